@@ -1,0 +1,48 @@
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import { AuthModule } from './auth/auth.module';
+import { AllExceptionsFilter } from './common/all-exceptions.filter';
+import { loggerParams } from './common/logging';
+import { ConfigModule } from './config/config.module';
+import { AppConfig } from './config/config.types';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { QueueModule } from './queue/queue.module';
+
+/** Modules that serve the public HTTP API (role api or all). */
+const API_MODULES: Type[] = [AuthModule];
+
+/** Modules that run queue processors and the sweeper (role worker or all). */
+const WORKER_MODULES: Type[] = [];
+
+export interface AppModuleOptions {
+  /** Where JSON logs go (stdout when absent); tests capture them here. */
+  logStream?: DestinationStream;
+}
+
+/**
+ * Composes the process for its APP_ROLE: every role gets config, database, queues, health and
+ * metrics; the API and worker parts are added by role.
+ */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, options: AppModuleOptions = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(loggerParams(config, options.logStream)),
+        DatabaseModule,
+        QueueModule,
+        MetricsModule,
+        HealthModule,
+        ...(config.role.api ? API_MODULES : []),
+        ...(config.role.worker ? WORKER_MODULES : []),
+      ],
+      providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
+    };
+  }
+}

@@ -1,0 +1,16 @@
+import { Global, Module } from '@nestjs/common';
+import { JwtModule } from '@nestjs/jwt';
+import { ApiClientsService } from './api-clients.service';
+import { AuthController } from './auth.controller';
+import { BearerGuard } from './bearer.guard';
+import { TokenService } from './token.service';
+
+/** Global so that any controller can use @RequireScopes() without importing this module. */
+@Global()
+@Module({
+  imports: [JwtModule.register({})],
+  controllers: [AuthController],
+  providers: [ApiClientsService, TokenService, BearerGuard],
+  exports: [TokenService, BearerGuard],
+})
+export class AuthModule {}

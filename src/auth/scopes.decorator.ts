@@ -1,0 +1,44 @@
+import {
+  ExecutionContext,
+  SetMetadata,
+  UseGuards,
+  applyDecorators,
+  createParamDecorator,
+} from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiForbiddenResponse,
+  ApiOAuth2,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import type { Request } from 'express';
+import { Scope } from '../config/config.types';
+import { ErrorResponse } from '../common/error-response';
+import { AuthenticatedClient, SCOPES_KEY } from './auth.types';
+import { BearerGuard } from './bearer.guard';
+
+/**
+ * Protects a route with a bearer token carrying every one of `scopes`, and documents it.
+ * Every /api route uses this; test/auth.e2e-spec.ts checks none is left open.
+ */
+export function RequireScopes(...scopes: Scope[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(SCOPES_KEY, scopes),
+    UseGuards(BearerGuard),
+    ApiOAuth2(scopes, 'oauth2'),
+    ApiBearerAuth('bearer'),
+    ApiUnauthorizedResponse({
+      description: 'Missing, malformed, expired or forged token',
+      type: ErrorResponse,
+    }),
+    ApiForbiddenResponse({
+      description: `Token lacks scope ${scopes.join(', ')}`,
+      type: ErrorResponse,
+    }),
+  );
+}
+
+export const CurrentClient = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): AuthenticatedClient =>
+    ctx.switchToHttp().getRequest<Request & { client: AuthenticatedClient }>().client,
+);

@@ -1,0 +1,52 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig, SCOPES, Scope } from '../config/config.types';
+import { AuthenticatedClient } from './auth.types';
+
+const AUDIENCE = 'meeting-event-bridge';
+
+interface TokenClaims {
+  sub: string;
+  scope: string;
+}
+
+/** Issues and verifies the service's own HS256 access tokens. */
+@Injectable()
+export class TokenService {
+  constructor(
+    private readonly jwt: JwtService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  issue(clientId: string, scopes: Scope[]): { token: string; expiresIn: number } {
+    const expiresIn = this.config.auth.tokenTtlSeconds;
+    const token = this.jwt.sign({ sub: clientId, scope: scopes.join(' ') } satisfies TokenClaims, {
+      secret: this.config.auth.tokenSecret,
+      algorithm: 'HS256',
+      audience: AUDIENCE,
+      issuer: AUDIENCE,
+      expiresIn,
+    });
+    return { token, expiresIn };
+  }
+
+  /** Returns null for any token that is malformed, forged, expired or for another audience. */
+  verify(token: string): AuthenticatedClient | null {
+    try {
+      const claims = this.jwt.verify<TokenClaims>(token, {
+        secret: this.config.auth.tokenSecret,
+        algorithms: ['HS256'],
+        audience: AUDIENCE,
+        issuer: AUDIENCE,
+      });
+      if (typeof claims.sub !== 'string' || typeof claims.scope !== 'string') return null;
+      const scopes = claims.scope
+        .split(' ')
+        .filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
+      return { clientId: claims.sub, scopes };
+    } catch {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { AppModule, AppModuleOptions } from './app.module';
+import { createValidationPipe } from './common/validation';
+import { AppConfig, SCOPES } from './config/config.types';
+
+export const BODY_LIMIT = '1mb';
+
+const SCOPE_DESCRIPTIONS: Record<(typeof SCOPES)[number], string> = {
+  'webhooks:read': 'Read webhook subscriptions and their delivery logs',
+  'webhooks:write': 'Create, change, delete and test webhook subscriptions',
+  'meetings:read': 'Read meetings',
+  'meetings:write': 'Create, change, end and delete meetings',
+  'users:read': 'List users',
+  'recordings:read': 'List and download cloud recordings',
+  'recordings:write': 'Delete cloud recordings',
+};
+
+function setupSwagger(app: INestApplication, version: string): void {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Meeting Event Bridge')
+      .setDescription(
+        'Receives the meeting platform (Zoom) webhooks, delivers them as signed notifications to ' +
+          'subscribed webhooks, and passes meeting calls through to the platform API. ' +
+          'Authorize with the client-credentials flow (your client_id and client_secret).',
+      )
+      .setVersion(version)
+      .addOAuth2(
+        {
+          type: 'oauth2',
+          flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: SCOPE_DESCRIPTIONS } },
+        },
+        'oauth2',
+      )
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs-json',
+    swaggerOptions: { persistAuthorization: true },
+  });
+}
+
+/** Builds the configured application without listening; main.ts and the tests share it. */
+export async function createApp(
+  config: AppConfig,
+  options: AppModuleOptions = {},
+): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options), {
+    bufferLogs: true,
+    // Keeps the exact request bytes on req.rawBody: the inbound webhook signature covers them.
+    rawBody: true,
+    bodyParser: false,
+  });
+  app.useLogger(app.get(Logger));
+  app.useBodyParser('json', { limit: BODY_LIMIT });
+  app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
+  app.useGlobalPipes(createValidationPipe());
+  app.disable('x-powered-by');
+  app.set('trust proxy', true);
+  if (config.role.api) setupSwagger(app, APP_VERSION);
+  return app;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const APP_VERSION: string = (require('../package.json') as { version: string }).version;

@@ -1,0 +1,27 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+import { ErrorDetail, UpstreamError } from './error-response';
+
+/**
+ * An HttpException that carries the extra parts of the error shape; throw it where a plain
+ * Nest exception cannot say enough (validation details, upstream errors, extra headers).
+ */
+export class ApiError extends HttpException {
+  constructor(
+    status: HttpStatus | number,
+    message: string,
+    readonly extra: {
+      details?: ErrorDetail[];
+      upstream?: UpstreamError;
+      headers?: Record<string, string>;
+      /** RFC 6749 error code; replaces `error` and adds `error_description` (token endpoint). */
+      oauthError?: string;
+    } = {},
+  ) {
+    super(message, status);
+  }
+
+  static validation(details: ErrorDetail[]): ApiError {
+    const message = details.map((d) => d.message).join('; ') || 'Validation failed';
+    return new ApiError(HttpStatus.BAD_REQUEST, message, { details });
+  }
+}

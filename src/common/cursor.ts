@@ -1,0 +1,48 @@
+import { ApiError } from './api-error';
+
+/** Position after the last row of a page ordered by (created_at DESC, id DESC); created_at columns are timestamptz(3) so the millisecond ISO string is exact. */
+export interface Cursor {
+  createdAt: string;
+  id: string;
+}
+
+export function encodeCursor(row: { createdAt: Date; id: string }): string {
+  return Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString('base64url');
+}
+
+export function decodeCursor(value: string | undefined): Cursor | null {
+  if (value === undefined || value === '') return null;
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      typeof parsed[0] === 'string' &&
+      !Number.isNaN(Date.parse(parsed[0])) &&
+      typeof parsed[1] === 'string' &&
+      /^[0-9a-f-]{36}$/i.test(parsed[1])
+    ) {
+      return { createdAt: parsed[0], id: parsed[1] };
+    }
+  } catch {
+    // fall through to the 400 below
+  }
+  throw ApiError.validation([{ field: 'cursor', message: 'cursor is not a valid page cursor' }]);
+}
+
+/**
+ * Builds a page from `limit + 1` rows fetched after the cursor: the extra row only tells
+ * whether another page exists.
+ */
+export function toPage<T extends { createdAt: Date; id: string }, R>(
+  rows: T[],
+  limit: number,
+  map: (row: T) => R,
+): { data: R[]; next_cursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    data: page.map(map),
+    next_cursor: rows.length > limit && last ? encodeCursor(last) : null,
+  };
+}

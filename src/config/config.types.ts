@@ -1,0 +1,49 @@
+export const APP_ROLES = ['all', 'api', 'worker'] as const;
+export type AppRoleName = (typeof APP_ROLES)[number];
+
+export const SCOPES = [
+  'webhooks:read',
+  'webhooks:write',
+  'meetings:read',
+  'meetings:write',
+  'users:read',
+  'recordings:read',
+  'recordings:write',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface ApiClientConfig {
+  clientId: string;
+  clientSecret: string;
+  scopes: Scope[];
+}
+
+export interface AppConfig {
+  nodeEnv: string;
+  production: boolean;
+  port: number;
+  role: { name: AppRoleName; api: boolean; worker: boolean };
+  logLevel: string;
+  shutdownTimeoutMs: number;
+  database: { url: string; migrationsRun: boolean };
+  redis: { url: string; prefix: string };
+  auth: { tokenSecret: string; tokenTtlSeconds: number; clients: ApiClientConfig[] };
+  /** 32-byte key for AES-256-GCM encryption of subscription secrets. */
+  secretsEncryptionKey: Buffer;
+  zoom: {
+    webhookSecretToken: string | null;
+    webhookToleranceSeconds: number;
+    accountId: string | null;
+    clientId: string | null;
+    clientSecret: string | null;
+    oauthUrl: string;
+    apiUrl: string;
+    timeoutMs: number;
+  };
+  delivery: { maxRetries: number; backoffMs: number; timeoutMs: number; concurrency: number };
+  /** Upper-case recording file types to keep; null keeps all. */
+  recordingFileTypes: string[] | null;
+  webhookAllowPrivateUrls: boolean;
+  /** Base URL clients use to reach this service (download links in notifications). */
+  publicBaseUrl: string;
+}

@@ -1,0 +1,123 @@
+import { ConfigError, DEV_AUTH_TOKEN_SECRET, loadConfig } from './load-config';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the SPEC defaults to an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.role).toEqual({ name: 'all', api: true, worker: true });
+    expect(config.database).toEqual({
+      url: 'postgres://postgres@localhost:5432/postgres',
+      migrationsRun: true,
+    });
+    expect(config.redis.url).toBe('redis://localhost:6379');
+    expect(config.auth.tokenSecret).toBe(DEV_AUTH_TOKEN_SECRET);
+    expect(config.auth.tokenTtlSeconds).toBe(3600);
+    expect(config.auth.clients).toEqual([]);
+    expect(config.secretsEncryptionKey).toHaveLength(32);
+    expect(config.zoom.webhookSecretToken).toBeNull();
+    expect(config.zoom.webhookToleranceSeconds).toBe(300);
+    expect(config.zoom.oauthUrl).toBe('https://zoom.us');
+    expect(config.zoom.apiUrl).toBe('https://api.zoom.us/v2');
+    expect(config.delivery).toEqual({
+      maxRetries: 3,
+      backoffMs: 30000,
+      timeoutMs: 10000,
+      concurrency: 50,
+    });
+    expect(config.recordingFileTypes).toBeNull();
+    expect(config.webhookAllowPrivateUrls).toBe(false);
+  });
+
+  it('reads roles, clients, file types and booleans', () => {
+    const config = loadConfig({
+      APP_ROLE: 'worker',
+      DATABASE_MIGRATIONS_RUN: 'false',
+      AUTH_CLIENTS:
+        '[{"client_id":"ops","client_secret":"0123456789abcdef","scopes":"webhooks:read webhooks:write"}]',
+      RECORDING_FILE_TYPES: 'mp4, TRANSCRIPT',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    });
+    expect(config.role).toEqual({ name: 'worker', api: false, worker: true });
+    expect(config.database.migrationsRun).toBe(false);
+    expect(config.auth.clients).toEqual([
+      {
+        clientId: 'ops',
+        clientSecret: '0123456789abcdef',
+        scopes: ['webhooks:read', 'webhooks:write'],
+      },
+    ]);
+    expect(config.recordingFileTypes).toEqual(['MP4', 'TRANSCRIPT']);
+    expect(config.webhookAllowPrivateUrls).toBe(true);
+    expect(config.secretsEncryptionKey).toEqual(Buffer.alloc(32, 7));
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DELIVERY_MAX_RETRIES: '-1' }, 'DELIVERY_MAX_RETRIES'],
+    [{ DELIVERY_BACKOFF_MS: '1.5' }, 'DELIVERY_BACKOFF_MS'],
+    [{ DELIVERY_CONCURRENCY: '0' }, 'DELIVERY_CONCURRENCY'],
+    [{ DATABASE_URL: 'nonsense' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'mysql://localhost/db' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
+    [{ APP_ROLE: 'both' }, 'APP_ROLE'],
+    [{ DATABASE_MIGRATIONS_RUN: 'maybe' }, 'DATABASE_MIGRATIONS_RUN'],
+    [{ AUTH_CLIENTS: '{not json' }, 'AUTH_CLIENTS'],
+    [{ AUTH_CLIENTS: '{"client_id":"x"}' }, 'AUTH_CLIENTS'],
+    [
+      { AUTH_CLIENTS: '[{"client_id":"ops","client_secret":"short","scopes":"webhooks:read"}]' },
+      'AUTH_CLIENTS[0].client_secret',
+    ],
+    [
+      { AUTH_CLIENTS: '[{"client_id":"ops","client_secret":"0123456789abcdef","scopes":"admin"}]' },
+      'AUTH_CLIENTS[0].scopes',
+    ],
+    [
+      { AUTH_CLIENTS: '[{"client_secret":"0123456789abcdef","scopes":"webhooks:read"}]' },
+      'AUTH_CLIENTS[0].client_id',
+    ],
+    [{ AUTH_TOKEN_SECRET: 'too-short' }, 'AUTH_TOKEN_SECRET'],
+    [{ SECRETS_ENCRYPTION_KEY: 'c2hvcnQ=' }, 'SECRETS_ENCRYPTION_KEY'],
+    [{ ZOOM_API_URL: 'ftp://zoom' }, 'ZOOM_API_URL'],
+    [{ ZOOM_WEBHOOK_TOLERANCE_SECONDS: '0' }, 'ZOOM_WEBHOOK_TOLERANCE_SECONDS'],
+    [{ RECORDING_FILE_TYPES: 'MP4,../x' }, 'RECORDING_FILE_TYPES'],
+    [{ WEBHOOK_ALLOW_PRIVATE_URLS: 'sure' }, 'WEBHOOK_ALLOW_PRIVATE_URLS'],
+  ])('rejects %j naming %s', (env, name) => {
+    const problems = problemsOf(env as Record<string, string>);
+    expect(problems).toHaveLength(1);
+    expect(problems[0].startsWith(`${name} `)).toBe(true);
+  });
+
+  it('requires both secrets in production, naming each', () => {
+    const problems = problemsOf({ NODE_ENV: 'production' });
+    expect(problems).toEqual([
+      'AUTH_TOKEN_SECRET is required when NODE_ENV=production',
+      'SECRETS_ENCRYPTION_KEY is required when NODE_ENV=production',
+    ]);
+  });
+
+  it('accepts production with both secrets set', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      AUTH_TOKEN_SECRET: 'x'.repeat(40),
+      SECRETS_ENCRYPTION_KEY: 'ab'.repeat(32),
+    });
+    expect(config.production).toBe(true);
+    expect(config.secretsEncryptionKey).toEqual(Buffer.alloc(32, 0xab));
+  });
+
+  it('reports every bad variable at once', () => {
+    expect(problemsOf({ PORT: 'abc', APP_ROLE: 'x', REDIS_URL: 'nope' })).toHaveLength(3);
+  });
+});

@@ -1,0 +1,230 @@
+import { createHash } from 'node:crypto';
+import { APP_ROLES, ApiClientConfig, AppConfig, AppRoleName, SCOPES, Scope } from './config.types';
+
+export type Env = Record<string, string | undefined>;
+
+/** Thrown with every bad variable named, so one start shows all that must be fixed. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+// Public so tests and docs can rely on one set of defaults.
+export const DEV_AUTH_TOKEN_SECRET = 'dev-only-auth-token-secret-do-not-use-in-production';
+const DEV_ENCRYPTION_KEY = createHash('sha256').update('dev-only-secrets-encryption-key').digest();
+
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  optional(name: string): string | null {
+    return this.raw(name) ?? null;
+  }
+
+  int(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (['true', '1', 'yes'].includes(value)) return true;
+    if (['false', '0', 'no'].includes(value)) return false;
+    this.problems.push(`${name} must be true or false, got "${value}"`);
+    return fallback;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(value)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+      return fallback;
+    }
+    return value as T;
+  }
+
+  url(name: string, fallback: string, protocols: string[]): string {
+    const value = this.raw(name) ?? fallback;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(value);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !protocols.includes(parsed.protocol) || !parsed.hostname) {
+      this.problems.push(`${name} must be a ${protocols.join(' or ')} URL`);
+      return fallback;
+    }
+    return value.replace(/\/+$/, '');
+  }
+}
+
+function parseClients(reader: Reader, name: string): ApiClientConfig[] {
+  const value = reader.raw(name);
+  if (value === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    reader.problems.push(`${name} must be a JSON array of clients`);
+    return [];
+  }
+  if (!Array.isArray(parsed)) {
+    reader.problems.push(`${name} must be a JSON array of clients`);
+    return [];
+  }
+  const clients: ApiClientConfig[] = [];
+  const seen = new Set<string>();
+  parsed.forEach((entry: unknown, index) => {
+    const at = `${name}[${index}]`;
+    const item = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<
+      string,
+      unknown
+    >;
+    const { client_id: id, client_secret: secret, scopes } = item;
+    if (typeof id !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(id)) {
+      reader.problems.push(`${at}.client_id must be 1-64 characters of letters, digits, . _ -`);
+      return;
+    }
+    if (seen.has(id)) reader.problems.push(`${at}.client_id "${id}" is listed twice`);
+    seen.add(id);
+    if (typeof secret !== 'string' || secret.length < 16) {
+      reader.problems.push(`${at}.client_secret must be a string of at least 16 characters`);
+      return;
+    }
+    if (typeof scopes !== 'string') {
+      reader.problems.push(`${at}.scopes must be a space-separated string of scopes`);
+      return;
+    }
+    const list = scopes.split(/\s+/).filter(Boolean);
+    const unknown = list.filter((s) => !(SCOPES as readonly string[]).includes(s));
+    if (unknown.length > 0) {
+      reader.problems.push(`${at}.scopes has unknown scope(s): ${unknown.join(', ')}`);
+      return;
+    }
+    clients.push({ clientId: id, clientSecret: secret, scopes: [...new Set(list)] as Scope[] });
+  });
+  return clients;
+}
+
+function parseKey(reader: Reader, name: string, production: boolean): Buffer {
+  const value = reader.raw(name);
+  if (value === undefined) {
+    if (production) reader.problems.push(`${name} is required when NODE_ENV=production`);
+    return DEV_ENCRYPTION_KEY;
+  }
+  const key = /^[0-9a-fA-F]{64}$/.test(value)
+    ? Buffer.from(value, 'hex')
+    : Buffer.from(value, 'base64');
+  if (key.length !== 32) {
+    reader.problems.push(
+      `${name} must be 32 bytes, base64 or hex encoded (openssl rand -base64 32)`,
+    );
+    return DEV_ENCRYPTION_KEY;
+  }
+  return key;
+}
+
+function parseFileTypes(reader: Reader, name: string): string[] | null {
+  const value = reader.raw(name);
+  if (value === undefined || value.toLowerCase() === 'all') return null;
+  const types = value
+    .split(',')
+    .map((t) => t.trim().toUpperCase())
+    .filter(Boolean);
+  if (types.length === 0 || types.some((t) => !/^[A-Z0-9_]+$/.test(t))) {
+    reader.problems.push(`${name} must be a comma-separated list of file types such as MP4,M4A`);
+    return null;
+  }
+  return types;
+}
+
+/** Reads and validates every variable of SPEC §1 from the given environment. */
+export function loadConfig(env: Env): AppConfig {
+  const r = new Reader(env);
+  const nodeEnv = r.string('NODE_ENV', 'development');
+  const production = nodeEnv === 'production';
+  const roleName: AppRoleName = r.oneOf('APP_ROLE', APP_ROLES, 'all');
+
+  const tokenSecret = r.raw('AUTH_TOKEN_SECRET');
+  if (tokenSecret === undefined && production) {
+    r.problems.push('AUTH_TOKEN_SECRET is required when NODE_ENV=production');
+  } else if (tokenSecret !== undefined && tokenSecret.length < 32) {
+    r.problems.push('AUTH_TOKEN_SECRET must be at least 32 characters');
+  }
+
+  const port = r.int('PORT', 3000, 1, 65535);
+  const config: AppConfig = {
+    nodeEnv,
+    production,
+    port,
+    role: { name: roleName, api: roleName !== 'worker', worker: roleName !== 'api' },
+    logLevel: r.oneOf(
+      'LOG_LEVEL',
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      'info',
+    ),
+    shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 25000, 0, 600000),
+    database: {
+      url: r.url('DATABASE_URL', 'postgres://postgres@localhost:5432/postgres', [
+        'postgres:',
+        'postgresql:',
+      ]),
+      migrationsRun: r.bool('DATABASE_MIGRATIONS_RUN', true),
+    },
+    redis: {
+      url: r.url('REDIS_URL', 'redis://localhost:6379', ['redis:', 'rediss:']),
+      prefix: r.string('QUEUE_PREFIX', 'meb'),
+    },
+    auth: {
+      tokenSecret: tokenSecret ?? DEV_AUTH_TOKEN_SECRET,
+      tokenTtlSeconds: r.int('AUTH_TOKEN_TTL_SECONDS', 3600, 60, 86400),
+      clients: parseClients(r, 'AUTH_CLIENTS'),
+    },
+    secretsEncryptionKey: parseKey(r, 'SECRETS_ENCRYPTION_KEY', production),
+    zoom: {
+      webhookSecretToken: r.optional('ZOOM_WEBHOOK_SECRET_TOKEN'),
+      webhookToleranceSeconds: r.int('ZOOM_WEBHOOK_TOLERANCE_SECONDS', 300, 1, 86400),
+      accountId: r.optional('ZOOM_ACCOUNT_ID'),
+      clientId: r.optional('ZOOM_CLIENT_ID'),
+      clientSecret: r.optional('ZOOM_CLIENT_SECRET'),
+      oauthUrl: r.url('ZOOM_OAUTH_URL', 'https://zoom.us', ['http:', 'https:']),
+      apiUrl: r.url('ZOOM_API_URL', 'https://api.zoom.us/v2', ['http:', 'https:']),
+      timeoutMs: r.int('ZOOM_TIMEOUT_MS', 15000, 100, 600000),
+    },
+    delivery: {
+      maxRetries: r.int('DELIVERY_MAX_RETRIES', 3, 0, 20),
+      backoffMs: r.int('DELIVERY_BACKOFF_MS', 30000, 0, 86400000),
+      timeoutMs: r.int('DELIVERY_TIMEOUT_MS', 10000, 100, 600000),
+      concurrency: r.int('DELIVERY_CONCURRENCY', 50, 1, 1000),
+    },
+    recordingFileTypes: parseFileTypes(r, 'RECORDING_FILE_TYPES'),
+    webhookAllowPrivateUrls: r.bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    publicBaseUrl: r.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
+  };
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return config;
+}
+
+/** The one place that touches process.env. */
+export function loadConfigFromProcess(): AppConfig {
+  return loadConfig(process.env);
+}

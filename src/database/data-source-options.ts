@@ -1,0 +1,18 @@
+import { DataSourceOptions } from 'typeorm';
+import { AppConfig } from '../config/config.types';
+import { MIGRATIONS } from './migrations';
+
+/** One definition shared by the app (TypeOrmModule) and the migration CLI (data-source.ts). */
+export function dataSourceOptions(config: AppConfig): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: config.database.url,
+    migrations: MIGRATIONS,
+    migrationsRun: config.database.migrationsRun,
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: ['error', 'migration'],
+    applicationName: `meeting-event-bridge:${config.role.name}`,
+    extra: { max: 20, connectionTimeoutMillis: 5000 },
+  };
+}

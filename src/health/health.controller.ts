@@ -1,0 +1,85 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Controller, Get, HttpStatus } from '@nestjs/common';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
+  HealthCheckService,
+  HealthIndicatorService,
+  TypeOrmHealthIndicator,
+} from '@nestjs/terminus';
+import type { Queue } from 'bull';
+import { ApiError } from '../common/api-error';
+import { ErrorResponse } from '../common/error-response';
+import { QUEUES } from '../queue/queue.constants';
+
+const CHECK_TIMEOUT_MS = 1500;
+
+@ApiTags('health')
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly indicator: HealthIndicatorService,
+    private readonly db: TypeOrmHealthIndicator,
+    @InjectQueue(QUEUES.deliveries) private readonly queue: Queue,
+  ) {}
+
+  @Get('live')
+  @ApiOperation({ summary: 'Liveness: the process is up' })
+  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer' })
+  @ApiOkResponse({ schema: { example: { status: 'ok', checks: { database: 'up', redis: 'up' } } } })
+  @ApiServiceUnavailableResponse({ type: ErrorResponse, description: 'details name what is down' })
+  async ready(): Promise<{ status: 'ok'; checks: Record<string, 'up'> }> {
+    const result = await this.health
+      .check([
+        () => this.db.pingCheck('database', { timeout: CHECK_TIMEOUT_MS }),
+        () => this.redis('redis'),
+      ])
+      .catch((error: { response?: { error?: Record<string, { message?: string }> } }) => {
+        const failed = Object.entries(error.response?.error ?? {});
+        throw new ApiError(
+          HttpStatus.SERVICE_UNAVAILABLE,
+          `Not ready: ${failed.map(([name]) => name).join(', ') || 'unknown'} unreachable`,
+          {
+            details: failed.map(([field, info]) => ({
+              field,
+              message: info.message ?? `${field} is down`,
+            })),
+          },
+        );
+      });
+    const checks = Object.fromEntries(
+      Object.keys(result.info ?? {}).map((k) => [k, 'up' as const]),
+    );
+    return { status: 'ok', checks };
+  }
+
+  private async redis(key: string) {
+    const check = this.indicator.check(key);
+    const client = this.queue.client;
+    if (client.status !== 'ready')
+      return check.down({ message: `redis connection is ${client.status}` });
+    try {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        client.ping(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('redis ping timed out')), CHECK_TIMEOUT_MS);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      return check.up();
+    } catch (error) {
+      return check.down({ message: (error as Error).message });
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+/** A platform webhook as received; identity_key is unique so redeliveries collapse. */
+@Entity('inbound_events')
+export class InboundEventEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ type: 'text' })
+  event: string;
+
+  @Column({ name: 'identity_key', type: 'text' })
+  identityKey: string;
+
+  @Column({ name: 'event_ts', type: 'bigint', nullable: true })
+  eventTs: string | null;
+
+  @Column({ name: 'account_id', type: 'text', nullable: true })
+  accountId: string | null;
+
+  @Column({ type: 'jsonb' })
+  payload: Record<string, unknown>;
+
+  @Column({ name: 'received_at', type: 'timestamptz', default: () => 'now()' })
+  receivedAt: Date;
+
+  @Column({ name: 'processed_at', type: 'timestamptz', nullable: true })
+  processedAt: Date | null;
+
+  @Column({ name: 'process_error', type: 'text', nullable: true })
+  processError: string | null;
+}

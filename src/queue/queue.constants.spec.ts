@@ -1,0 +1,22 @@
+import { loadConfig } from '../config/load-config';
+import { QUEUES, defaultJobOptions, retryDelayMs } from './queue.constants';
+
+describe('retry policy', () => {
+  it('doubles the delay for each retry', () => {
+    const mid = () => 0.5;
+    expect([1, 2, 3].map((n) => retryDelayMs(30000, n, mid))).toEqual([30000, 60000, 120000]);
+  });
+
+  it('keeps jitter within ±20%', () => {
+    expect(retryDelayMs(1000, 1, () => 0)).toBe(800);
+    expect(retryDelayMs(1000, 1, () => 0.999999)).toBe(1200);
+  });
+
+  it('gives deliveries one attempt more than DELIVERY_MAX_RETRIES', () => {
+    const options = defaultJobOptions(loadConfig({ DELIVERY_MAX_RETRIES: '3' }));
+    expect(options[QUEUES.deliveries].attempts).toBe(4);
+    expect(
+      defaultJobOptions(loadConfig({ DELIVERY_MAX_RETRIES: '0' }))[QUEUES.deliveries].attempts,
+    ).toBe(1);
+  });
+});

@@ -1,0 +1,38 @@
+import { BullModule } from '@nestjs/bull';
+import { Global, Module } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/config.types';
+import { JITTERED_EXPONENTIAL, QUEUES, defaultJobOptions, retryDelayMs } from './queue.constants';
+
+const registered = Object.values(QUEUES).map((name) =>
+  BullModule.registerQueueAsync({
+    name,
+    inject: [APP_CONFIG],
+    useFactory: (config: AppConfig) => ({
+      defaultJobOptions: defaultJobOptions(config)[name],
+      settings: {
+        backoffStrategies: {
+          [JITTERED_EXPONENTIAL]: (attemptsMade: number) =>
+            retryDelayMs(config.delivery.backoffMs, attemptsMade),
+        },
+      },
+    }),
+  }),
+);
+
+/** Bull, configured once from REDIS_URL; every queue is injectable everywhere. */
+@Global()
+@Module({
+  imports: [
+    BullModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        redis: config.redis.url,
+        prefix: config.redis.prefix,
+      }),
+    }),
+    ...registered,
+  ],
+  exports: registered,
+})
+export class QueueModule {}

@@ -1,0 +1,38 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+
+@Entity('webhooks')
+export class WebhookEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ name: 'owner_client_id', type: 'text' })
+  ownerClientId: string;
+
+  @Column({ type: 'text' })
+  url: string;
+
+  @Column({ type: 'text', array: true })
+  events: string[];
+
+  /** AES-256-GCM ciphertext (see SecretCipher); never leaves the service. */
+  @Column({ name: 'secret_encrypted', type: 'text' })
+  secretEncrypted: string;
+
+  @Column({ name: 'secret_hint', type: 'text' })
+  secretHint: string;
+
+  @Column({ type: 'boolean', default: true })
+  active: boolean;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -1,0 +1,134 @@
+import { DataSource } from 'typeorm';
+import { TestApp, startTestApp } from './support/test-app';
+
+describe('foundation: errors, docs, logs (role all)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers liveness and readiness with both dependencies up', async () => {
+    expect(await (await fetch(`${t.baseUrl}/health/live`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${t.baseUrl}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ok', checks: { database: 'up', redis: 'up' } });
+  });
+
+  it('has run the migrations into its own database', async () => {
+    const ds = t.app.get(DataSource);
+    const tables = await ds.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
+    );
+    expect(tables.map((r: { table_name: string }) => r.table_name)).toEqual(
+      expect.arrayContaining([
+        'deliveries',
+        'delivery_attempts',
+        'events',
+        'inbound_events',
+        'migrations',
+        'webhooks',
+      ]),
+    );
+  });
+
+  it('gives 404 in the error shape for an unknown route', async () => {
+    const res = await fetch(`${t.baseUrl}/no/such/route`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({
+      statusCode: 404,
+      error: 'Not Found',
+      message: 'Cannot GET /no/such/route',
+    });
+  });
+
+  it('gives 400 in the error shape for malformed JSON', async () => {
+    const res = await fetch(`${t.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"grant_type": ',
+    });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+    expect(body.message).toMatch(/JSON/);
+    expect(JSON.stringify(body)).not.toMatch(/at .*\.js|node_modules/);
+  });
+
+  it('gives 413 in the error shape for a body over 1 MiB', async () => {
+    const res = await fetch(`${t.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'x'.repeat(1024 * 1024 + 10) }),
+    });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({
+      statusCode: 413,
+      error: 'Payload Too Large',
+      message: 'Request body is larger than 1 MiB',
+    });
+  });
+
+  it('accepts a body just under 1 MiB', async () => {
+    const res = await fetch(`${t.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'x'.repeat(1024 * 1024 - 100) }),
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toBe('unsupported_grant_type');
+  });
+
+  it('serves Swagger UI and the OpenAPI document with the client-credentials scheme', async () => {
+    const ui = await fetch(`${t.baseUrl}/docs`);
+    expect(ui.status).toBe(200);
+    expect(await ui.text()).toContain('swagger-ui');
+    const doc = await (await fetch(`${t.baseUrl}/docs-json`)).json();
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(doc.components.securitySchemes.oauth2).toMatchObject({
+      type: 'oauth2',
+      flows: { clientCredentials: { tokenUrl: '/oauth/token' } },
+    });
+    expect(
+      Object.keys(doc.components.securitySchemes.oauth2.flows.clientCredentials.scopes),
+    ).toEqual(
+      expect.arrayContaining([
+        'webhooks:read',
+        'webhooks:write',
+        'meetings:read',
+        'recordings:read',
+      ]),
+    );
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('logs one JSON line per request with its request id, and redacts authorization', async () => {
+    const res = await fetch(`${t.baseUrl}/no/such/thing`, {
+      headers: { authorization: 'Bearer super-secret-token-value', 'x-request-id': 'req-abc-123' },
+    });
+    expect(res.headers.get('x-request-id')).toBe('req-abc-123');
+    const line = t.logs.map((l) => JSON.parse(l)).find((l) => l.req?.id === 'req-abc-123');
+    expect(line).toMatchObject({ msg: 'request completed', res: { statusCode: 404 } });
+    expect(line.req.headers.authorization).toBe('[redacted]');
+    expect(t.logs.join('\n')).not.toContain('super-secret-token-value');
+  });
+
+  it('generates a request id when none (or a hostile one) is given', async () => {
+    const res = await fetch(`${t.baseUrl}/health/live`, {
+      headers: { 'x-request-id': 'bad id\twith tab' },
+    });
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('exposes Prometheus metrics counting requests by route', async () => {
+    await fetch(`${t.baseUrl}/health/live`);
+    const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    expect(text).toMatch(
+      /http_requests_total\{method="GET",route="\/health\/live",status="200"\} \d+/,
+    );
+    expect(text).toMatch(/http_requests_total\{method="GET",route="unmatched",status="404"\} \d+/);
+    expect(text).toContain('process_cpu_user_seconds_total');
+    expect(text).toMatch(/queue_jobs\{queue="deliveries",state="waiting"\} 0/);
+  });
+});

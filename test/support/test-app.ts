@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import type { AddressInfo } from 'node:net';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import Redis from 'ioredis';
+import { createApp } from '../../src/bootstrap';
+import { AppConfig } from '../../src/config/config.types';
+import { Env, loadConfig } from '../../src/config/load-config';
+import { TestDatabase, createTestDatabase } from './test-db';
+
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Two API clients with every scope, and one that may only read webhooks. */
+export const CLIENTS = {
+  alpha: {
+    client_id: 'alpha',
+    client_secret: 'alpha-secret-0123456789',
+    scopes:
+      'webhooks:read webhooks:write meetings:read meetings:write users:read recordings:read recordings:write',
+  },
+  beta: {
+    client_id: 'beta',
+    client_secret: 'beta-secret-0123456789ab',
+    scopes:
+      'webhooks:read webhooks:write meetings:read meetings:write users:read recordings:read recordings:write',
+  },
+  reader: {
+    client_id: 'reader',
+    client_secret: 'reader-secret-012345678',
+    scopes: 'webhooks:read',
+  },
+} as const;
+export type ClientName = keyof typeof CLIENTS;
+
+export const ZOOM_SECRET_TOKEN = 'test_secret_token';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  config: AppConfig;
+  baseUrl: string;
+  database: TestDatabase;
+  /** Every JSON log line the app wrote, raw. */
+  logs: string[];
+  /** Obtains a bearer token for one of CLIENTS. */
+  token(client?: ClientName, scope?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Env;
+  /** Reuse a database (e.g. to restart an app over the same data). */
+  database?: TestDatabase;
+  /** Reuse a queue prefix (same Redis keys) across restarts. */
+  queuePrefix?: string;
+}
+
+/** Boots the real app (own database, own Redis key prefix) on a random local port. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
+  const prefix = options.queuePrefix ?? `mebtest:${randomBytes(4).toString('hex')}`;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: database.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    AUTH_CLIENTS: JSON.stringify(Object.values(CLIENTS)),
+    ZOOM_WEBHOOK_SECRET_TOKEN: ZOOM_SECRET_TOKEN,
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    DELIVERY_BACKOFF_MS: '50',
+    DELIVERY_TIMEOUT_MS: '2000',
+    SHUTDOWN_TIMEOUT_MS: '10000',
+    ...options.env,
+  });
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      callback();
+    },
+  });
+  const app = await createApp(config, { logStream });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  return {
+    app,
+    config,
+    baseUrl,
+    database,
+    logs,
+    async token(client: ClientName = 'alpha', scope?: string) {
+      const { client_id, client_secret } = CLIENTS[client];
+      const body = new URLSearchParams({ grant_type: 'client_credentials' });
+      if (scope) body.set('scope', scope);
+      const res = await fetch(`${baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${client_id}:${client_secret}`).toString('base64')}`,
+        },
+        body,
+      });
+      if (res.status !== 200)
+        throw new Error(`token for ${client}: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { access_token: string }).access_token;
+    },
+    async close() {
+      await app.close();
+      if (!options.database) await database.drop();
+      if (!options.queuePrefix) await deleteRedisKeys(prefix);
+    },
+  };
+}
+
+export async function deleteRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
