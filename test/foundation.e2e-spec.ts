@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { jsonOf } from './support/http';
 import { TestApp, startTestApp } from './support/test-app';
 
 describe('foundation: errors, docs, logs (role all)', () => {
@@ -10,7 +11,7 @@ describe('foundation: errors, docs, logs (role all)', () => {
   afterAll(() => t.close());
 
   it('answers liveness and readiness with both dependencies up', async () => {
-    expect(await (await fetch(`${t.baseUrl}/health/live`)).json()).toEqual({ status: 'ok' });
+    expect(await jsonOf(await fetch(`${t.baseUrl}/health/live`))).toEqual({ status: 'ok' });
     const ready = await fetch(`${t.baseUrl}/health/ready`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ok', checks: { database: 'up', redis: 'up' } });
@@ -36,7 +37,7 @@ describe('foundation: errors, docs, logs (role all)', () => {
   it('gives 404 in the error shape for an unknown route', async () => {
     const res = await fetch(`${t.baseUrl}/no/such/route`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({
+    expect(await jsonOf(res)).toEqual({
       statusCode: 404,
       error: 'Not Found',
       message: 'Cannot GET /no/such/route',
@@ -50,7 +51,7 @@ describe('foundation: errors, docs, logs (role all)', () => {
       body: '{"grant_type": ',
     });
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = await jsonOf(res);
     expect(body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
     expect(body.message).toMatch(/JSON/);
     expect(JSON.stringify(body)).not.toMatch(/at .*\.js|node_modules/);
@@ -63,7 +64,7 @@ describe('foundation: errors, docs, logs (role all)', () => {
       body: JSON.stringify({ grant_type: 'x'.repeat(1024 * 1024 + 10) }),
     });
     expect(res.status).toBe(413);
-    expect(await res.json()).toEqual({
+    expect(await jsonOf(res)).toEqual({
       statusCode: 413,
       error: 'Payload Too Large',
       message: 'Request body is larger than 1 MiB',
@@ -77,14 +78,14 @@ describe('foundation: errors, docs, logs (role all)', () => {
       body: JSON.stringify({ grant_type: 'x'.repeat(1024 * 1024 - 100) }),
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toBe('unsupported_grant_type');
+    expect((await jsonOf(res)).error).toBe('unsupported_grant_type');
   });
 
   it('serves Swagger UI and the OpenAPI document with the client-credentials scheme', async () => {
     const ui = await fetch(`${t.baseUrl}/docs`);
     expect(ui.status).toBe(200);
     expect(await ui.text()).toContain('swagger-ui');
-    const doc = await (await fetch(`${t.baseUrl}/docs-json`)).json();
+    const doc = await jsonOf(await fetch(`${t.baseUrl}/docs-json`));
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.components.securitySchemes.oauth2).toMatchObject({
       type: 'oauth2',

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { queryDatabase } from './support/test-db';
+import { jsonOf } from './support/http';
 import { TestApp, startTestApp } from './support/test-app';
 
 describe('readiness when a dependency is down', () => {
@@ -10,7 +11,7 @@ describe('readiness when a dependency is down', () => {
       expect(live.status).toBe(200);
       const res = await fetch(`${t.baseUrl}/health/ready`);
       expect(res.status).toBe(503);
-      const body = await res.json();
+      const body = await jsonOf(res);
       expect(body).toMatchObject({
         statusCode: 503,
         error: 'Service Unavailable',
@@ -34,7 +35,7 @@ describe('readiness when a dependency is down', () => {
       );
       const res = await fetch(`${t.baseUrl}/health/ready`);
       expect(res.status).toBe(503);
-      const body = await res.json();
+      const body = await jsonOf(res);
       expect(body.message).toBe('Not ready: database unreachable');
       expect(body.details.map((d: { field: string }) => d.field)).toEqual(['database']);
     } finally {
@@ -71,6 +72,6 @@ describe('APP_ROLE=worker', () => {
   ])('serves no %s %s', async (method, path) => {
     const res = await fetch(`${t.baseUrl}${path}`, { method });
     expect(res.status).toBe(404);
-    expect((await res.json()).statusCode).toBe(404);
+    expect((await jsonOf(res)).statusCode).toBe(404);
   });
 });

@@ -1,0 +1,76 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** Why a subscription or delivery URL is refused; the message is safe to show the client. */
+export class UrlPolicyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UrlPolicyError';
+  }
+}
+
+export type Resolver = (hostname: string) => Promise<string[]>;
+
+const systemResolver: Resolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+/**
+ * True only for globally routable unicast addresses. Everything ipaddr.js classifies otherwise
+ * is refused: loopback, private (RFC 1918), unique local (RFC 4193), link-local (which holds
+ * the 169.254.169.254 metadata address), CGNAT, multicast, unspecified, broadcast, reserved,
+ * and the IPv6 forms that embed an IPv4 address (mapped, 6to4, Teredo, NAT64) unless the
+ * embedded address is itself public.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  return parsed.range() === 'unicast';
+}
+
+/**
+ * Checks a subscription URL: http(s), no embedded credentials, and a host that is (or resolves
+ * only to) public addresses unless `allowPrivate`. Returns the addresses it resolved to.
+ * The dispatcher repeats this before each attempt, because DNS may have changed since.
+ */
+export async function checkWebhookUrl(
+  raw: string,
+  options: { allowPrivate: boolean; resolve?: Resolver },
+): Promise<string[]> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UrlPolicyError('url must be an absolute http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UrlPolicyError('url must use http or https');
+  }
+  if (url.username || url.password) {
+    throw new UrlPolicyError('url must not contain credentials');
+  }
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: string[];
+  if (isIP(host)) {
+    addresses = [host];
+  } else {
+    try {
+      addresses = await (options.resolve ?? systemResolver)(host);
+    } catch {
+      throw new UrlPolicyError(`url host ${host} does not resolve`);
+    }
+    if (addresses.length === 0) throw new UrlPolicyError(`url host ${host} does not resolve`);
+  }
+  if (!options.allowPrivate) {
+    const blocked = addresses.find((a) => !isPublicAddress(a));
+    if (blocked !== undefined) {
+      throw new UrlPolicyError(
+        `url host ${host} resolves to ${blocked}, a private or special-purpose address`,
+      );
+    }
+  }
+  return addresses;
+}
