@@ -5,6 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
 import { createValidationPipe } from './common/validation';
+import { APP_VERSION } from './common/version';
 import { AppConfig, SCOPES } from './config/config.types';
 
 export const BODY_LIMIT = '1mb';
@@ -67,5 +68,4 @@ export async function createApp(
   return app;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-export const APP_VERSION: string = (require('../package.json') as { version: string }).version;
+export { APP_VERSION };
