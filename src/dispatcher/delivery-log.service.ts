@@ -31,14 +31,14 @@ export class DeliveryLogService {
 
   async sendTest(ownerClientId: string, webhookId: string): Promise<DeliveryDto> {
     const webhook = await this.findOwnedWebhook(ownerClientId, webhookId);
-    const deliveryId = webhook.active ? await this.dispatcher.publishTest(webhook) : null;
-    if (deliveryId === null) {
+    const delivery = webhook.active ? await this.dispatcher.publishTest(webhook) : null;
+    if (delivery === null) {
       throw new ApiError(
         HttpStatus.CONFLICT,
         'The webhook is inactive; activate it (PATCH active: true) to send a test',
       );
     }
-    return toDeliveryDto(await this.deliveries.findOneByOrFail({ id: deliveryId }));
+    return toDeliveryDto(delivery);
   }
 
   async list(
@@ -66,7 +66,11 @@ export class DeliveryLogService {
     return toPage(await qb.getMany(), limit, toDeliveryDto);
   }
 
-  async get(ownerClientId: string, webhookId: string, deliveryId: string): Promise<DeliveryDetailDto> {
+  async get(
+    ownerClientId: string,
+    webhookId: string,
+    deliveryId: string,
+  ): Promise<DeliveryDetailDto> {
     await this.findOwnedWebhook(ownerClientId, webhookId);
     const delivery = await this.deliveries.findOneBy({ id: deliveryId, webhookId });
     if (!delivery) throw new ApiError(HttpStatus.NOT_FOUND, 'Delivery not found');

@@ -8,6 +8,7 @@ import { QUEUES } from '../queue/queue.constants';
 import { TEST_EVENT, isSubscriptionEvent } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody } from './delivery-body';
 import { deliverJob } from './delivery-job';
+import { DeliveryEntity, DeliveryStatus } from './delivery.entity';
 
 export interface PublishInput {
   /** A SUBSCRIPTION_EVENTS kind (src/webhooks/subscription-events.ts). */
@@ -60,7 +61,8 @@ const TEST_SQL = `
   )
   INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at)
   SELECT $1, ev.id, $3, $6, now() FROM ev
-  RETURNING id`;
+  RETURNING id, webhook_id, event_id, event, body, status, attempt_count, next_attempt_at,
+    last_status_code, last_error, created_at, updated_at, completed_at`;
 
 /**
  * The one entry point for notifications: stores the event and its deliveries in PostgreSQL
@@ -111,10 +113,10 @@ export class DispatcherService {
   }
 
   /**
-   * Publishes a `webhook.test` event to one webhook. Returns the delivery id, or null when the
-   * webhook is not (or no longer) active.
+   * Publishes a `webhook.test` event to one webhook. Returns the delivery as it was queued, or
+   * null when the webhook is not (or no longer) active.
    */
-  async publishTest(webhook: { id: string }): Promise<string | null> {
+  async publishTest(webhook: { id: string }): Promise<DeliveryEntity | null> {
     const event = {
       id: randomUUID(),
       kind: TEST_EVENT,
@@ -125,7 +127,7 @@ export class DispatcherService {
       },
       source: null,
     };
-    const rows: { id: string }[] = await this.db.query(TEST_SQL, [
+    const rows: Record<string, unknown>[] = await this.db.query(TEST_SQL, [
       webhook.id,
       event.id,
       event.kind,
@@ -134,15 +136,29 @@ export class DispatcherService {
       deliveryBody(event),
     ]);
     if (rows.length === 0) return null;
-    await this.enqueue([rows[0].id]);
-    return rows[0].id;
+    const delivery = this.db.getRepository(DeliveryEntity).create({
+      id: rows[0].id as string,
+      webhookId: rows[0].webhook_id as string,
+      eventId: rows[0].event_id as string,
+      event: rows[0].event as string,
+      body: rows[0].body as string,
+      status: rows[0].status as DeliveryStatus,
+      attemptCount: rows[0].attempt_count as number,
+      nextAttemptAt: rows[0].next_attempt_at as Date | null,
+      lastStatusCode: rows[0].last_status_code as number | null,
+      lastError: rows[0].last_error as string | null,
+      createdAt: rows[0].created_at as Date,
+      updatedAt: rows[0].updated_at as Date,
+      completedAt: rows[0].completed_at as Date | null,
+    });
+    await this.enqueue([delivery.id]);
+    return delivery;
   }
 
   private async findByIdempotencyKey(key: string): Promise<PublishResult | null> {
-    const rows: { id: string; delivery_ids: string[] }[] = await this.db.query(
-      EXISTING_EVENT_SQL,
-      [key],
-    );
+    const rows: { id: string; delivery_ids: string[] }[] = await this.db.query(EXISTING_EVENT_SQL, [
+      key,
+    ]);
     return rows[0] ? { eventId: rows[0].id, deliveryIds: rows[0].delivery_ids } : null;
   }
 
