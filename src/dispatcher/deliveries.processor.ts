@@ -114,7 +114,7 @@ export class DeliveriesProcessor implements OnApplicationBootstrap, BeforeApplic
       this.metrics.deliveries.inc({ outcome: 'failed' });
       this.logger.warn(`${what} failed (${result.error}): final, delivery marked failed`);
       // Keeps the job in the failed set without another retry: the record says it is over.
-      job.discard();
+      void job.discard();
       throw new Error(`final attempt failed: ${result.error}`);
     }
     this.logger.warn(`${what} failed (${result.error}): will retry in ${delayMs} ms`);

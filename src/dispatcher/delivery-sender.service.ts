@@ -40,7 +40,7 @@ export function excerptText(bytes: Buffer): string {
   return bytes
     .subarray(0, RESPONSE_EXCERPT_BYTES)
     .toString('utf8')
-    .replace(/\u0000/g, '\uFFFD');
+    .replaceAll('\u0000', '\uFFFD');
 }
 
 async function readExcerpt(body: Dispatcher.ResponseData['body']): Promise<string> {
