@@ -9,11 +9,13 @@ import { ConfigModule } from './config/config.module';
 import { AppConfig } from './config/config.types';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { MeetingsModule } from './meetings/meetings.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { QueueModule } from './queue/queue.module';
+import { RecordingsModule } from './recordings/recordings.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
-const API_MODULES: Type[] = [AuthModule];
+const API_MODULES: Type[] = [AuthModule, MeetingsModule, RecordingsModule];
 
 /** Modules that run queue processors and the sweeper (role worker or all). */
 const WORKER_MODULES: Type[] = [];
