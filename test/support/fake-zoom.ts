@@ -148,6 +148,13 @@ function decodeSegment(raw: string): { value: string; doubleEncoded: boolean } {
     : { value: once, doubleEncoded: false };
 }
 
+/** Consumes the first rule that matches the request; whether one did. */
+function take(rules: ((r: RecordedRequest) => boolean)[], rec: RecordedRequest): boolean {
+  const index = rules.findIndex((match) => match(rec));
+  if (index >= 0) rules.splice(index, 1);
+  return index >= 0;
+}
+
 async function listen(server: Server): Promise<string> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -165,8 +172,6 @@ export class FakeZoom {
   baseUrl = '';
   storageUrl = '';
 
-  /** Token requests received (good or bad). */
-  tokenRequests = 0;
   /** Every request to the platform server, in arrival order. */
   readonly requests: RecordedRequest[] = [];
   /** Every request to the storage server. */
@@ -183,8 +188,8 @@ export class FakeZoom {
   private refuseAll = false;
   private readonly rateLimits: RateLimitOptions[] = [];
   private readonly failures: { status: number; body: unknown }[] = [];
-  private resets = 0;
-  private stalls = 0;
+  private readonly resets: ((r: RecordedRequest) => boolean)[] = [];
+  private readonly stalls: ((r: RecordedRequest) => boolean)[] = [];
   private readonly stalled = new Set<ServerResponse>();
   private readonly sockets = new Set<Socket>();
   private readonly server: Server;
@@ -228,6 +233,11 @@ export class FakeZoom {
     };
   }
 
+  /** Token requests received (good, bad, stalled or reset alike). */
+  get tokenRequests(): number {
+    return this.requests.filter((r) => r.method === 'POST' && r.rawPath === '/oauth/token').length;
+  }
+
   /** REST calls (under …/v2) recorded so far. */
   apiRequests(): RecordedRequest[] {
     return this.requests.filter((r) => r.apiPath !== undefined);
@@ -256,14 +266,14 @@ export class FakeZoom {
     this.failures.push({ status, body });
   }
 
-  /** The next `count` requests (token or REST) get their connection reset without an answer. */
-  resetNext(count = 1): void {
-    this.resets += count;
+  /** The next `count` requests (matching `match`) get their connection reset, unanswered. */
+  resetNext(count = 1, match: (r: RecordedRequest) => boolean = () => true): void {
+    for (let i = 0; i < count; i++) this.resets.push(match);
   }
 
-  /** The next `count` requests (token or REST) are held without an answer until release(). */
-  stallNext(count = 1): void {
-    this.stalls += count;
+  /** The next `count` requests (matching `match`) are held unanswered until release(). */
+  stallNext(count = 1, match: (r: RecordedRequest) => boolean = () => true): void {
+    for (let i = 0; i < count; i++) this.stalls.push(match);
   }
 
   release(): void {
@@ -356,13 +366,11 @@ export class FakeZoom {
         rec.apiPath = api[2];
       }
       log.push(rec);
-      if (this.resets > 0 && log === this.requests) {
-        this.resets--;
+      if (log === this.requests && take(this.resets, rec)) {
         req.socket.destroy();
         return;
       }
-      if (this.stalls > 0 && log === this.requests) {
-        this.stalls--;
+      if (log === this.requests && take(this.stalls, rec)) {
         this.stalled.add(res);
         return;
       }
@@ -390,7 +398,6 @@ export class FakeZoom {
   }
 
   private token(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest): void {
-    this.tokenRequests++;
     const match = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
     const expected = Buffer.from(`${this.clientId}:${this.clientSecret}`);
     const given = match ? Buffer.from(match[1], 'base64') : Buffer.alloc(0);
