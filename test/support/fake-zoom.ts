@@ -84,6 +84,14 @@ export interface FakeRecordingFile {
   recording_type: string;
   /** Served with this content type and disposition. */
   content_type: string;
+  /** Listed instead of this fake's own download URL (to model a hostile or broken answer). */
+  download_url?: string;
+}
+
+export interface FileTransfer {
+  fileId: string;
+  bytes: number;
+  state: 'streaming' | 'done' | 'aborted';
 }
 
 export interface RateLimitOptions {
@@ -148,6 +156,18 @@ function decodeSegment(raw: string): { value: string; doubleEncoded: boolean } {
     : { value: once, doubleEncoded: false };
 }
 
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 /** Consumes the first rule that matches the request; whether one did. */
 function take(rules: ((r: RecordedRequest) => boolean)[], rec: RecordedRequest): boolean {
   const index = rules.findIndex((match) => match(rec));
@@ -181,6 +201,8 @@ export class FakeZoom {
   readonly meetings: FakeMeeting[] = [];
   /** Recording files by meeting uuid. */
   readonly recordings = new Map<string, FakeRecordingFile[]>();
+  /** Every file transfer started, with the bytes written so far and how it ended. */
+  readonly transfers: FileTransfer[] = [];
   /** Meeting uuids whose recordings were deleted, with the action used. */
   readonly deletedRecordings: { uuid: string; action: string }[] = [];
 
@@ -563,7 +585,10 @@ export class FakeZoom {
       duration: typeof body.duration === 'number' ? body.duration : undefined,
       settings: { join_before_host: false, waiting_room: false, ...(body.settings as object) },
     });
-    const { uuid: _uuid, status: _status, deleted: _deleted, ...created } = meeting;
+    // As on the platform, the create answer has no uuid (GET has it).
+    const created: Record<string, unknown> = this.meetingView(meeting);
+    delete created.uuid;
+    delete created.status;
     json(res, 201, {
       ...created,
       host_email: user.email,
@@ -573,7 +598,8 @@ export class FakeZoom {
   }
 
   private meetingView(meeting: FakeMeeting): Record<string, unknown> {
-    const { deleted: _deleted, ...view } = meeting;
+    const view: Record<string, unknown> = { ...meeting };
+    delete view.deleted;
     return view;
   }
 
@@ -600,7 +626,9 @@ export class FakeZoom {
         file_extension: f.file_extension,
         file_size: f.file_size,
         play_url: `${this.baseUrl}/rec/play/${f.id ?? 'none'}`,
-        download_url: `${this.baseUrl}/rec/download/${encodeURIComponent(f.id ?? `${meeting.id}-${f.file_type}`)}`,
+        download_url:
+          f.download_url ??
+          `${this.baseUrl}/rec/download/${encodeURIComponent(f.id ?? `${meeting.id}-${f.file_type}`)}`,
         status: 'completed',
         recording_type: f.recording_type,
       })),
@@ -664,12 +692,17 @@ export class FakeZoom {
       'content-length': String(file.file_size),
       'content-disposition': `attachment; filename="${file.id ?? 'file'}.${file.file_extension.toLowerCase()}"`,
     });
-    let closed = false;
-    res.on('close', () => (closed = true));
+    const transfer: FileTransfer = { fileId: file.id ?? '', bytes: 0, state: 'streaming' };
+    this.transfers.push(transfer);
+    res.on('close', () => {
+      if (transfer.state === 'streaming') transfer.state = 'aborted';
+    });
     for (const chunk of recordingChunks(file.id ?? '', file.file_size)) {
-      if (closed) return;
-      if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (transfer.state === 'aborted') return;
+      transfer.bytes += chunk.length;
+      if (!res.write(chunk)) await drainedOrClosed(res);
     }
+    transfer.state = 'done';
     res.end();
   }
 }
