@@ -11,9 +11,10 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { QueueModule } from './queue/queue.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
-const API_MODULES: Type[] = [AuthModule];
+const API_MODULES: Type[] = [AuthModule, WebhooksModule];
 
 /** Modules that run queue processors and the sweeper (role worker or all). */
 const WORKER_MODULES: Type[] = [];
