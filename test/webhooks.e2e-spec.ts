@@ -346,6 +346,12 @@ describe('subscription API (webhooks)', () => {
       ['cursor=not-a-cursor', 'cursor'],
       [`cursor=${Buffer.from('["x","y"]').toString('base64url')}`, 'cursor'],
       ['cursor=a&cursor=b', 'cursor'],
+      [
+        `cursor=${Buffer.from(`["2020-01-01T00:00:00.000Z","${'-'.repeat(36)}"]`).toString('base64url')}`,
+        'cursor',
+      ],
+      [`cursor=${Buffer.from(`["March 7, 20200","${NIL_UUID}"]`).toString('base64url')}`, 'cursor'],
+      [`cursor=${Buffer.from(`["2020-01-01","${NIL_UUID}"]`).toString('base64url')}`, 'cursor'],
       ['offset=10', 'offset'],
     ])('list refuses ?%s naming %s', async (query, field) => {
       const res = await call('GET', `/api/webhooks?${query}`);

@@ -4,6 +4,7 @@ import { Repository } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { decodeCursor, toPage } from '../common/cursor';
 import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
+import { UUID_PATTERN } from '../common/uuid-param';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
@@ -13,8 +14,6 @@ import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
 import { SecretCipher } from './secret-cipher';
 import { UrlPolicyError, checkWebhookUrl } from './url-policy';
 import { WebhookEntity } from './webhook.entity';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const UPDATABLE = ['url', 'events', 'secret', 'active'] as const;
 
@@ -77,7 +76,7 @@ export class WebhooksService {
 
   /** The caller's webhook `id`; 404 when it is absent or belongs to another client. */
   async findOwned(ownerClientId: string, id: string): Promise<WebhookEntity> {
-    if (!UUID.test(id)) throw notFound();
+    if (!UUID_PATTERN.test(id)) throw notFound();
     const webhook = await this.webhooks.findOneBy({ id, ownerClientId });
     if (!webhook) throw notFound();
     return webhook;
