@@ -1,4 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  applyDecorators,
+  Delete,
+  Get,
+  HttpCode,
+  Patch,
+  Post,
+  Query,
+} from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
@@ -26,24 +36,25 @@ const badRequest = (description: string, field: string, message: string) =>
     example: { statusCode: 400, error: 'Bad Request', message, details: [{ field, message }] },
   });
 
-const BAD_BODY = badRequest(
-  'A field is missing, of the wrong type, unknown or invalid, or the URL points at a private ' +
-    'address; `details` names each bad field',
+const BAD_FIELD_EXAMPLE = [
   'events',
   'events has unknown event kind(s) "job.exploded"; allowed: job.started, job.completed, ' +
     'follower.gained, follower.lost, operation.complete, operation.failed',
-);
+] as const;
+const BAD_BODY =
+  'A field is missing, of the wrong type, unknown or invalid, or the URL points at a private ' +
+  'address; `details` names each bad field';
 const BAD_ID = badRequest('`id` is not a UUID', 'id', 'id must be a UUID');
-const NOT_FOUND = ApiNotFoundResponse({
-  description: 'No webhook with this id belongs to the calling client',
-  type: ErrorResponse,
-  example: { statusCode: 404, error: 'Not Found', message: 'Webhook not found' },
-});
-const ID = ApiParam({
-  name: 'id',
-  format: 'uuid',
-  example: '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d',
-});
+
+/** The :id routes: the parameter, and 404 for an id that is not the caller's. */
+const OWNED_WEBHOOK = applyDecorators(
+  ApiParam({ name: 'id', format: 'uuid', example: '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d' }),
+  ApiNotFoundResponse({
+    description: 'No webhook with this id belongs to the calling client',
+    type: ErrorResponse,
+    example: { statusCode: 404, error: 'Not Found', message: 'Webhook not found' },
+  }),
+);
 
 @ApiTags('webhooks')
 @Controller('api/webhooks')
@@ -59,7 +70,7 @@ export class WebhooksController {
       'notification (`x-service-signature`) and is never returned.',
   })
   @ApiCreatedResponse({ description: 'The new webhook', type: WebhookResponse })
-  @BAD_BODY
+  @badRequest(BAD_BODY, ...BAD_FIELD_EXAMPLE)
   async create(
     @CurrentClient() client: AuthenticatedClient,
     @Body() body: CreateWebhookDto,
@@ -85,10 +96,9 @@ export class WebhooksController {
   @Get(':id')
   @RequireScopes('webhooks:read')
   @ApiOperation({ summary: 'Get one webhook' })
-  @ID
+  @OWNED_WEBHOOK
   @ApiOkResponse({ description: 'The webhook', type: WebhookResponse })
   @BAD_ID
-  @NOT_FOUND
   async get(
     @CurrentClient() client: AuthenticatedClient,
     @UuidParam('id') id: string,
@@ -104,10 +114,9 @@ export class WebhooksController {
       'Any of `url`, `events`, `secret`, `active` (at least one); the others keep their ' +
       'values. `active: false` stops deliveries until set back to true.',
   })
-  @ID
+  @OWNED_WEBHOOK
   @ApiOkResponse({ description: 'The webhook as changed', type: WebhookResponse })
-  @BAD_BODY
-  @NOT_FOUND
+  @badRequest(`${BAD_BODY}, or \`id\` is not a UUID`, ...BAD_FIELD_EXAMPLE)
   async update(
     @CurrentClient() client: AuthenticatedClient,
     @UuidParam('id') id: string,
@@ -123,10 +132,9 @@ export class WebhooksController {
     summary: 'Delete a webhook',
     description: 'It receives nothing further; its delivery log is deleted with it.',
   })
-  @ID
+  @OWNED_WEBHOOK
   @ApiNoContentResponse({ description: 'Deleted' })
   @BAD_ID
-  @NOT_FOUND
   async remove(
     @CurrentClient() client: AuthenticatedClient,
     @UuidParam('id') id: string,
