@@ -54,7 +54,11 @@ describe('the service’s own authentication', () => {
 
   beforeAll(async () => {
     t = await startTestApp({
-      env: { AUTH_CLIENTS: JSON.stringify([...Object.values(CLIENTS), ENCODED]) },
+      env: {
+        AUTH_CLIENTS: JSON.stringify([...Object.values(CLIENTS), ENCODED]),
+        // One trusted hop, so each test can speak from its own X-Forwarded-For address.
+        TRUST_PROXY_HOPS: '1',
+      },
     });
     jwt = new JwtService();
   });
@@ -448,5 +452,28 @@ describe('the service’s own authentication', () => {
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403']));
       }
     });
+  });
+});
+
+describe('token rate limit without a trusted proxy', () => {
+  it('keys on the peer address, so a forged X-Forwarded-For does not reset the count', async () => {
+    const t = await startTestApp();
+    try {
+      const attempt = (i: number) =>
+        request(t.baseUrl, 'POST', '/oauth/token', {
+          body: 'grant_type=client_credentials',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            authorization: `Basic ${Buffer.from('alpha:wrong-secret').toString('base64')}`,
+            'x-forwarded-for': `203.0.113.${i}`,
+          },
+        });
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await attempt(i)).status);
+      expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+      expect(statuses.slice(10)).toEqual([429, 429]);
+    } finally {
+      await t.close();
+    }
   });
 });
