@@ -13,9 +13,10 @@ import { MeetingsModule } from './meetings/meetings.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { QueueModule } from './queue/queue.module';
 import { RecordingsModule } from './recordings/recordings.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
-const API_MODULES: Type[] = [AuthModule, MeetingsModule, RecordingsModule];
+const API_MODULES: Type[] = [AuthModule, WebhooksModule, MeetingsModule, RecordingsModule];
 
 /** Modules that run queue processors and the sweeper (role worker or all). */
 const WORKER_MODULES: Type[] = [];
