@@ -325,6 +325,9 @@ describe('meeting passthrough (SPEC §6)', () => {
       [{ settings: 'on' }, 'settings', 'settings must be an object'],
       [{ settings: { mute_upon_entry: true } }, 'settings.mute_upon_entry', 'should not exist'],
       [{ agenda: 'Unknown here' }, 'agenda', 'property agenda should not exist'],
+      [{ topic: null }, 'topic', 'topic must be a string'],
+      [{ settings: null }, 'settings', 'settings must be an object'],
+      [{ start_time: null }, 'start_time', 'ending in Z'],
     ])('refuses create body %j naming %s', async (body, field, message) => {
       const res = await create(body);
       expect(res.status).toBe(400);

@@ -6,25 +6,24 @@ import {
   IsInt,
   IsNotEmpty,
   IsObject,
-  IsOptional,
   IsString,
   Max,
   MaxLength,
   Min,
   ValidateNested,
 } from 'class-validator';
-import { IsUtcTimestamp } from './validators';
+import { IsUtcTimestamp, Optional } from './validators';
 
 export const MEETING_TYPES = [1, 2, 3, 8] as const;
 
 export class MeetingSettingsDto {
   @ApiPropertyOptional({ example: false, description: 'Participants may join before the host' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   join_before_host?: boolean;
 
   @ApiPropertyOptional({ example: true, description: 'Participants wait in a waiting room' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   waiting_room?: boolean;
 }
@@ -32,7 +31,7 @@ export class MeetingSettingsDto {
 /** The meeting fields of the platform's create call; anything else is refused before it is sent. */
 export class CreateMeetingDto {
   @ApiPropertyOptional({ example: 'Weekly sync', maxLength: 200 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
@@ -45,7 +44,7 @@ export class CreateMeetingDto {
     description:
       '1 instant, 2 scheduled, 3 recurring without fixed time, 8 recurring with fixed time',
   })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @IsIn(MEETING_TYPES, { message: 'type must be one of 1, 2, 3, 8' })
   type?: (typeof MEETING_TYPES)[number];
@@ -54,19 +53,19 @@ export class CreateMeetingDto {
     example: '2025-01-31T14:00:00Z',
     description: 'ISO 8601 in UTC, ending in Z',
   })
-  @IsOptional()
+  @Optional()
   @IsUtcTimestamp()
   start_time?: string;
 
   @ApiPropertyOptional({ example: 30, minimum: 1, description: 'Minutes' })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(1)
   @Max(100000)
   duration?: number;
 
   @ApiPropertyOptional({ type: MeetingSettingsDto })
-  @IsOptional()
+  @Optional()
   @IsObject()
   @ValidateNested()
   @Type(() => MeetingSettingsDto)

@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
-import { ValidationOptions, registerDecorator } from 'class-validator';
+import { ValidateBy, ValidateIf } from 'class-validator';
+import { Satisfies } from '../../common/field-rule';
 
 const UTC_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?Z$/;
 const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -17,69 +18,53 @@ function realDate(y: string, mo: string, d: string, h = '00', mi = '00', s = '00
   );
 }
 
-function rule(
-  name: string,
-  message: string,
-  test: (value: unknown, object: Record<string, unknown>) => boolean,
-  options?: ValidationOptions,
-): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
-    registerDecorator({
-      name,
-      target: target.constructor,
-      propertyName: String(propertyName),
-      options: { message: `$property ${message}`, ...options },
-      validator: {
-        validate: (value: unknown, args) => test(value, args?.object as Record<string, unknown>),
-      },
-    });
-}
+/**
+ * An absent field is fine; an explicit null is checked like any value (and so refused),
+ * where @IsOptional would wave it through to the platform.
+ */
+export const Optional = () => ValidateIf((_object, value) => value !== undefined);
 
 /** ISO 8601 in UTC ending in `Z`, as the platform's `start_time` wants it. */
-export const IsUtcTimestamp = (options?: ValidationOptions) =>
-  rule(
-    'isUtcTimestamp',
-    'must be an ISO 8601 UTC timestamp ending in Z, like 2025-01-31T14:00:00Z',
-    (value) => {
-      const m = typeof value === 'string' ? UTC_TIMESTAMP.exec(value) : null;
-      return m !== null && realDate(m[1], m[2], m[3], m[4], m[5], m[6]);
-    },
-    options,
-  );
+export const IsUtcTimestamp = () =>
+  Satisfies((value, field) => {
+    const m = typeof value === 'string' ? UTC_TIMESTAMP.exec(value) : null;
+    return m !== null && realDate(m[1], m[2], m[3], m[4], m[5], m[6])
+      ? null
+      : `${field} must be an ISO 8601 UTC timestamp ending in Z, like 2025-01-31T14:00:00Z`;
+  });
 
 /** A real calendar date written yyyy-mm-dd. */
-export const IsCalendarDate = (options?: ValidationOptions) =>
-  rule(
-    'isCalendarDate',
-    'must be a date written yyyy-mm-dd, like 2025-01-31',
-    (value) => {
-      const m = typeof value === 'string' ? CALENDAR_DATE.exec(value) : null;
-      return m !== null && realDate(m[1], m[2], m[3]);
-    },
-    options,
-  );
+export const IsCalendarDate = () =>
+  Satisfies((value, field) => {
+    const m = typeof value === 'string' ? CALENDAR_DATE.exec(value) : null;
+    return m !== null && realDate(m[1], m[2], m[3])
+      ? null
+      : `${field} must be a date written yyyy-mm-dd, like 2025-01-31`;
+  });
 
-/** A yyyy-mm-dd date not before the one in `other` (when that one is set). */
-export const IsNotBefore = (other: string, options?: ValidationOptions) =>
-  rule(
-    'isNotBefore',
-    `must not be before ${other}`,
-    (value, object) =>
-      typeof object[other] !== 'string' || typeof value !== 'string' || value >= object[other],
-    options,
-  );
+/** A yyyy-mm-dd date not before the one in the property `other` (when that one is set). */
+export const IsNotBefore = (other: string) =>
+  ValidateBy({
+    name: 'isNotBefore',
+    validator: {
+      validate: (value: unknown, args) => {
+        const before = (args?.object as Record<string, unknown> | undefined)?.[other];
+        return typeof before !== 'string' || typeof value !== 'string' || value >= before;
+      },
+      defaultMessage: (args) => `${args?.property ?? 'date'} must not be before ${other}`,
+    },
+  });
 
 /**
  * Account-level (server-to-server) tokens have no user of their own, so the platform's `me`
  * keyword cannot stand for one.
  */
-export const IsNotMe = (options?: ValidationOptions) =>
-  rule(
-    'isNotMe',
-    'cannot be "me": this service calls the platform with an account-level token, which has no ' +
-      "user of its own; give the user's id or e-mail address",
-    (value) => typeof value !== 'string' || value.toLowerCase() !== 'me',
-    options,
+export const IsNotMe = () =>
+  Satisfies((value, field) =>
+    typeof value === 'string' && value.toLowerCase() === 'me'
+      ? `${field} cannot be "me": this service calls the platform with an account-level ` +
+        "token, which has no user of its own; give the user's id or e-mail address"
+      : null,
   );
 
 /**
