@@ -33,7 +33,9 @@ export function retryAfterSeconds(
   const text = value?.trim();
   if (!text) return undefined;
   if (/^\d+$/.test(text)) return text;
-  const at = Date.parse(text);
+  // HTTP dates name their month ("Wed, 21 Oct 2015 07:28:00 GMT"); Date.parse alone would
+  // also read "-5" as a year.
+  const at = /[A-Za-z]{3}/.test(text) ? Date.parse(text) : NaN;
   if (Number.isNaN(at)) return undefined;
   const base = responseDate ? Date.parse(responseDate) : NaN;
   const from = Number.isNaN(base) ? now : base;
