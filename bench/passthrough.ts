@@ -156,7 +156,7 @@ async function main(): Promise<void> {
     console.log(
       `  bridge/direct: p50 x${(bridged.p50 / direct.p50).toFixed(2)}, throughput x${(
         bridged.perSecond / direct.perSecond
-      ).toFixed(2)}; platform token requests during the bridged calls: ${
+      ).toFixed(2)}; platform token requests for all bridged calls: ${
         fake.tokenRequests - tokensBefore
       }\n`,
     );
