@@ -13,11 +13,9 @@
  *
  *   npx ts-node --transpile-only bench/passthrough.ts [calls=500] [downloadMB=200]
  */
-import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { FakeZoom } from '../test/support/fake-zoom';
+import { readStreamed } from '../test/support/streamed-read';
 import { startTestApp } from '../test/support/test-app';
 
 const CALLS = Math.min(Number(process.argv[2] ?? 500), 5_000);
@@ -25,9 +23,6 @@ const DOWNLOAD_MB = Math.min(Number(process.argv[3] ?? 200), 1_000);
 const CONCURRENCY = 20;
 const DEADLINE = Date.now() + 5 * 60_000;
 const MB = 1024 * 1024;
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
@@ -68,47 +63,15 @@ async function measureCalls(label: string, get: () => Promise<Response>) {
 
 /** Reads a download to the end, hashing it; samples live memory every 10 MB. */
 async function measureDownload(label: string, open: () => Promise<Response>, sha256: string) {
-  gc();
-  const base = process.memoryUsage();
-  let peakLive = 0;
-  let peakRss = 0;
-  const sample = () => {
-    gc();
-    const now = process.memoryUsage();
-    peakLive = Math.max(
-      peakLive,
-      now.heapUsed + now.arrayBuffers - base.heapUsed - base.arrayBuffers,
-    );
-    peakRss = Math.max(peakRss, now.rss - base.rss);
-  };
-  const start = performance.now();
-  let gcMs = 0;
-  const res = await open();
-  if (res.status !== 200) throw new Error(`${label}: status ${res.status}`);
-  const hash = createHash('sha256');
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  let received = 0;
-  let next = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    hash.update(value);
-    received += value.length;
-    if (received >= next) {
-      const before = performance.now();
-      sample();
-      gcMs += performance.now() - before;
-      next += 10 * MB;
-    }
-  }
-  const seconds = (performance.now() - start - gcMs) / 1000;
-  if (hash.digest('hex') !== sha256) throw new Error(`${label}: bytes differ`);
-  const rate = received / MB / seconds;
+  const read = await readStreamed(open, 10 * MB);
+  if (read.res.status !== 200) throw new Error(`${label}: status ${read.res.status}`);
+  if (read.sha256 !== sha256) throw new Error(`${label}: bytes differ`);
+  const rate = read.bytes / MB / read.seconds;
   console.log(
-    `${label.padEnd(34)} ${rate.toFixed(0).padStart(5)} MB/s  peak live +${(peakLive / MB).toFixed(1)} MB` +
-      `  peak RSS +${(peakRss / MB).toFixed(1)} MB  (${received / MB} MB)`,
+    `${label.padEnd(34)} ${rate.toFixed(0).padStart(5)} MB/s  peak live +${(read.peakLiveBytes / MB).toFixed(1)} MB` +
+      `  peak RSS +${(read.peakRssBytes / MB).toFixed(1)} MB  (${read.bytes / MB} MB)`,
   );
-  return { rate, peakLive, peakRss };
+  return { rate, peakLive: read.peakLiveBytes };
 }
 
 async function main(): Promise<void> {
