@@ -242,6 +242,21 @@ describe('recording passthrough (SPEC §6)', () => {
       expect(read.peakRssBytes).toBeLessThan(50 * MB);
     });
 
+    it('answers HEAD with the headers only, without pulling the file', async () => {
+      const before = fake.transfers.length;
+      const res = await fetch(
+        `${t.baseUrl}/api/meetings/${big.id}/recordings/${bigMp4.id}/download`,
+        { method: 'HEAD', headers: { authorization: `Bearer ${token}` } },
+      );
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-length')).toBe(String(50 * MB));
+      const transfer = await waitFor(
+        () => fake.transfers.slice(before).find((x) => x.state !== 'streaming'),
+        { what: 'the platform transfer to end' },
+      );
+      expect(transfer.state).toBe('aborted');
+    });
+
     it('stops pulling from the platform when the client goes away', async () => {
       const first = fake.transfers.find((x) => x.fileId === bigMp4.id);
       const controller = new AbortController();

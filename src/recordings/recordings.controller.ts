@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, Logger, Param, Query, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Logger, Param, Query, Req, Res } from '@nestjs/common';
 import {
   ApiNoContentResponse,
   ApiOkResponse,
@@ -6,7 +6,7 @@ import {
   ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { RequireScopes } from '../auth/scopes.decorator';
 import { ApiUpstreamErrors, passUpstream } from '../common/upstream';
@@ -83,12 +83,19 @@ export class RecordingsController {
   @ApiUpstreamErrors()
   async download(
     @Param() { meetingId, fileId }: RecordingFileParams,
+    @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
     const file = await this.recordings.download(meetingId, fileId);
     res.status(200);
     for (const [name, value] of Object.entries(file.headers)) res.setHeader(name, value);
     res.setHeader('cache-control', 'private, no-store');
+    if (req.method === 'HEAD') {
+      // Express answers HEAD with the GET route: the headers, without pulling the file.
+      file.body.destroy();
+      res.end();
+      return;
+    }
     try {
       await pipeline(file.body, res);
     } catch (error) {

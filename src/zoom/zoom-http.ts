@@ -60,7 +60,7 @@ export class ZoomHttp implements OnApplicationShutdown {
         signal: req.signal,
       });
     } catch (error) {
-      throw this.transportError(error, req.method, url);
+      throw this.transportError(error, `${req.method} ${new URL(url).origin}`);
     }
   }
 
@@ -78,7 +78,7 @@ export class ZoomHttp implements OnApplicationShutdown {
         chunks.push(chunk);
       }
     } catch (error) {
-      throw this.transportError(error, 'read', 'response body');
+      throw this.transportError(error, 'reading the answer of');
     }
     return Buffer.concat(chunks);
   }
@@ -104,16 +104,16 @@ export class ZoomHttp implements OnApplicationShutdown {
     await this.agent.close();
   }
 
-  private transportError(error: unknown, method: string, url: string): ZoomApiError {
+  /** `what` names the exchange for the log: method and origin, never a path or a token. */
+  private transportError(error: unknown, what: string): ZoomApiError {
     if (error instanceof ZoomApiError) return error;
     const { name, code } = (error ?? {}) as { name?: string; code?: string };
-    const origin = url.startsWith('http') ? new URL(url).origin : url;
     if (name === 'TimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
-      this.logger.warn(`${method} ${origin}: timed out after ${this.timeoutMs} ms`);
+      this.logger.warn(`${what}: timed out after ${this.timeoutMs} ms`);
       return ZoomApiError.timeout(this.timeoutMs);
     }
     const reason = code ?? name ?? 'network error';
-    this.logger.warn(`${method} ${origin}: ${reason}`);
+    this.logger.warn(`${what}: ${reason}`);
     return ZoomApiError.unreachable(reason);
   }
 }

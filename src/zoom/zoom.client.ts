@@ -30,6 +30,14 @@ export interface ZoomDownload {
 const DOWNLOAD_HEADERS = ['content-type', 'content-length', 'content-disposition'] as const;
 const MAX_REDIRECTS = 5;
 
+function parseUrl(value: string, base?: URL): URL | null {
+  try {
+    return new URL(value, base);
+  } catch {
+    return null;
+  }
+}
+
 const single = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
 
@@ -149,12 +157,7 @@ export class ZoomClient {
   }
 
   private redirectTarget(location: string, from: URL): URL {
-    let next: URL | null = null;
-    try {
-      next = new URL(location, from);
-    } catch {
-      next = null;
-    }
+    const next = parseUrl(location, from);
     if (!next || (next.protocol !== 'https:' && next.protocol !== 'http:')) {
       throw ZoomApiError.badResponse('The recording download redirected to an invalid location');
     }
@@ -167,24 +170,14 @@ export class ZoomClient {
    * with the same scheme and port.
    */
   private platformUrl(value: string, token: ZoomToken): URL {
-    let url: URL | null;
-    try {
-      url = new URL(value);
-    } catch {
-      url = null;
-    }
-    const hosts = [this.config.zoom.oauthUrl, this.config.zoom.apiUrl, token.apiBaseUrl].map(
-      (base) => new URL(base),
-    );
-    const allowed =
+    const url = parseUrl(value);
+    const onPlatform = (base: URL) =>
       url !== null &&
-      hosts.some(
-        (base) =>
-          url.protocol === base.protocol &&
-          url.port === base.port &&
-          (url.hostname === base.hostname || url.hostname.endsWith(`.${base.hostname}`)),
-      );
-    if (!url || !allowed) {
+      url.protocol === base.protocol &&
+      url.port === base.port &&
+      (url.hostname === base.hostname || url.hostname.endsWith(`.${base.hostname}`));
+    const bases = [this.config.zoom.oauthUrl, this.config.zoom.apiUrl, token.apiBaseUrl];
+    if (!url || !bases.some((base) => onPlatform(new URL(base)))) {
       throw ZoomApiError.badResponse('The recording download_url is not on the meeting platform');
     }
     return url;
