@@ -11,11 +11,20 @@ import { DatabaseModule } from './database/database.module';
 import { DeliveryLogModule } from './dispatcher/delivery-log.module';
 import { DispatcherWorkerModule } from './dispatcher/dispatcher-worker.module';
 import { HealthModule } from './health/health.module';
+import { MeetingsModule } from './meetings/meetings.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { QueueModule } from './queue/queue.module';
+import { RecordingsModule } from './recordings/recordings.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
-const API_MODULES: Type[] = [AuthModule, DeliveryLogModule];
+const API_MODULES: Type[] = [
+  AuthModule,
+  WebhooksModule,
+  DeliveryLogModule,
+  MeetingsModule,
+  RecordingsModule,
+];
 
 /** Modules that run queue processors and the sweeper (role worker or all). */
 const WORKER_MODULES: Type[] = [DispatcherWorkerModule];

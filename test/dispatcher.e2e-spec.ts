@@ -10,7 +10,7 @@ import { Json, request } from './support/http';
 import { Receiver, ReceivedRequest, startReceiver } from './support/receiver';
 import { TestApp, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
-import { createWebhook, deleteWebhook, setWebhookActive } from './support/webhooks';
+import { createWebhook, deleteWebhook, insertWebhook, setWebhookActive } from './support/webhooks';
 
 const VERSION = (
   JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }
@@ -399,7 +399,7 @@ describe('dispatcher (role all)', () => {
       const mine = await createWebhook(t, { url: receiver.route().url });
       expect((await api('POST', `/api/webhooks/${mine.id}/test`, '')).status).toBe(401);
       const reader = await t.token('reader');
-      const readers = await createWebhook(t, { url: receiver.route().url, client: 'reader' });
+      const readers = await insertWebhook(t, { url: receiver.route().url, client: 'reader' });
       expect((await api('POST', `/api/webhooks/${readers.id}/test`, reader)).status).toBe(403);
       expect((await api('GET', `/api/webhooks/${readers.id}/deliveries`, reader)).status).toBe(200);
     });
@@ -546,7 +546,7 @@ describe('dispatcher with WEBHOOK_ALLOW_PRIVATE_URLS=false', () => {
     async (_, toUrl) => {
       const route = receiver.route();
       // Stored while private URLs were allowed (or DNS pointed elsewhere).
-      const webhook = await createWebhook(t, { url: toUrl(route.url), events: ['job.started'] });
+      const webhook = await insertWebhook(t, { url: toUrl(route.url), events: ['job.started'] });
       const { deliveryIds } = await t.app
         .get(DispatcherService)
         .publish({ kind: 'job.started', data: {} });

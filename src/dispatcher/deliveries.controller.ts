@@ -1,13 +1,4 @@
-import {
-  Controller,
-  Get,
-  HttpCode,
-  HttpStatus,
-  Param,
-  ParseUUIDPipe,
-  Post,
-  Query,
-} from '@nestjs/common';
+import { Controller, Get, HttpCode, HttpStatus, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
@@ -20,16 +11,11 @@ import {
 } from '@nestjs/swagger';
 import type { AuthenticatedClient } from '../auth/auth.types';
 import { CurrentClient, RequireScopes } from '../auth/scopes.decorator';
-import { ApiError } from '../common/api-error';
 import { ErrorResponse } from '../common/error-response';
+import { UuidParam } from '../common/uuid-param';
 import { DeliveryLogService } from './delivery-log.service';
 import { DeliveryDetailDto, DeliveryDto, DeliveryPageDto } from './dto/delivery.dto';
 import { ListDeliveriesQuery } from './dto/list-deliveries-query.dto';
-
-const uuid = (field: string) =>
-  new ParseUUIDPipe({
-    exceptionFactory: () => ApiError.validation([{ field, message: `${field} must be a UUID` }]),
-  });
 
 /** Lives in the dispatcher, not in webhooks: the webhooks module never depends on delivery. */
 @ApiTags('webhooks')
@@ -53,7 +39,7 @@ export class DeliveriesController {
   @ApiConflictResponse({ type: ErrorResponse, description: 'The webhook is inactive' })
   test(
     @CurrentClient() client: AuthenticatedClient,
-    @Param('id', uuid('id')) id: string,
+    @UuidParam('id') id: string,
   ): Promise<DeliveryDto> {
     return this.log.sendTest(client.clientId, id);
   }
@@ -67,7 +53,7 @@ export class DeliveriesController {
   @ApiOkResponse({ type: DeliveryPageDto })
   list(
     @CurrentClient() client: AuthenticatedClient,
-    @Param('id', uuid('id')) id: string,
+    @UuidParam('id') id: string,
     @Query() query: ListDeliveriesQuery,
   ): Promise<DeliveryPageDto> {
     return this.log.list(client.clientId, id, query);
@@ -83,8 +69,8 @@ export class DeliveriesController {
   @ApiOkResponse({ type: DeliveryDetailDto })
   get(
     @CurrentClient() client: AuthenticatedClient,
-    @Param('id', uuid('id')) id: string,
-    @Param('deliveryId', uuid('deliveryId')) deliveryId: string,
+    @UuidParam('id') id: string,
+    @UuidParam('deliveryId') deliveryId: string,
   ): Promise<DeliveryDetailDto> {
     return this.log.get(client.clientId, id, deliveryId);
   }

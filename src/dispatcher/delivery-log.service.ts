@@ -3,7 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { decodeCursor, toPage } from '../common/cursor';
-import { WebhookEntity } from '../webhooks/webhook.entity';
+import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
+import { WebhooksService } from '../webhooks/webhooks.service';
 import { DeliveryAttemptEntity } from './delivery-attempt.entity';
 import { DeliveryEntity } from './delivery.entity';
 import { DispatcherService } from './dispatcher.service';
@@ -16,13 +17,11 @@ import {
 } from './dto/delivery.dto';
 import { ListDeliveriesQuery } from './dto/list-deliveries-query.dto';
 
-const DEFAULT_LIMIT = 50;
-
 /** The test endpoint and the delivery log of a client's own webhooks. */
 @Injectable()
 export class DeliveryLogService {
   constructor(
-    @InjectRepository(WebhookEntity) private readonly webhooks: Repository<WebhookEntity>,
+    private readonly webhooks: WebhooksService,
     @InjectRepository(DeliveryEntity) private readonly deliveries: Repository<DeliveryEntity>,
     @InjectRepository(DeliveryAttemptEntity)
     private readonly attempts: Repository<DeliveryAttemptEntity>,
@@ -30,7 +29,7 @@ export class DeliveryLogService {
   ) {}
 
   async sendTest(ownerClientId: string, webhookId: string): Promise<DeliveryDto> {
-    const webhook = await this.findOwnedWebhook(ownerClientId, webhookId);
+    const webhook = await this.webhooks.findOwned(ownerClientId, webhookId);
     const delivery = webhook.active ? await this.dispatcher.publishTest(webhook) : null;
     if (delivery === null) {
       throw new ApiError(
@@ -47,8 +46,8 @@ export class DeliveryLogService {
     query: ListDeliveriesQuery,
   ): Promise<DeliveryPageDto> {
     const cursor = decodeCursor(query.cursor);
-    await this.findOwnedWebhook(ownerClientId, webhookId);
-    const limit = query.limit ?? DEFAULT_LIMIT;
+    await this.webhooks.findOwned(ownerClientId, webhookId);
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const qb = this.deliveries
       .createQueryBuilder('d')
       .where('d.webhook_id = :webhookId', { webhookId })
@@ -71,7 +70,7 @@ export class DeliveryLogService {
     webhookId: string,
     deliveryId: string,
   ): Promise<DeliveryDetailDto> {
-    await this.findOwnedWebhook(ownerClientId, webhookId);
+    await this.webhooks.findOwned(ownerClientId, webhookId);
     const delivery = await this.deliveries.findOneBy({ id: deliveryId, webhookId });
     if (!delivery) throw new ApiError(HttpStatus.NOT_FOUND, 'Delivery not found');
     const attempts = await this.attempts.find({
@@ -79,12 +78,5 @@ export class DeliveryLogService {
       order: { attempt: 'ASC' },
     });
     return toDeliveryDetailDto(delivery, attempts);
-  }
-
-  // TODO(issue-3): use WebhooksService.findOwned once the webhooks CRUD is on main.
-  private async findOwnedWebhook(ownerClientId: string, id: string): Promise<WebhookEntity> {
-    const webhook = await this.webhooks.findOneBy({ id, ownerClientId });
-    if (!webhook) throw new ApiError(HttpStatus.NOT_FOUND, 'Webhook not found');
-    return webhook;
   }
 }
