@@ -87,7 +87,10 @@ export class DeliveriesProcessor implements OnApplicationBootstrap, BeforeApplic
     const delayMs = final ? null : retryDelayMs(this.config.delivery.backoffMs, attempt);
     let recorded: boolean;
     try {
-      recorded = await this.store.recordAttempt(deliveryId, attempt, result, {
+      recorded = await this.store.recordAttempt({
+        deliveryId,
+        attempt,
+        result,
         status: result.ok ? 'succeeded' : final ? 'failed' : 'pending',
         nextAttemptAt: delayMs === null ? null : new Date(Date.now() + delayMs),
       });
