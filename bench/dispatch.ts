@@ -13,10 +13,15 @@
  *
  *   npx ts-node --transpile-only bench/dispatch.ts [events=4000] [receivers=4] [rate=500]
  *   (env DELIVERY_CONCURRENCY, default 50, is used by both workers)
+ *
+ * The machine may be shared: the load average is printed, and the CPU time each worker
+ * process spent per delivery in the sustained phase (from /proc), which load does not skew.
  */
 import Bull from 'bull';
 import { ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DataSource } from 'typeorm';
@@ -42,6 +47,12 @@ const ROOT = join(__dirname, '..');
 const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 
+/** User + system CPU time of a process so far, in ms (Linux /proc, 100 ticks/s). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 interface Figures {
   perSecond: number;
   p50: number;
@@ -52,6 +63,8 @@ interface Figures {
 /** What each side must provide: send one event to its `targets`, and a process to do the work. */
 interface Side {
   name: string;
+  /** The worker process. */
+  pid(): number;
   /** Sends one event of `kind` to the webhooks subscribed to it; resolves when it is queued. */
   send(kind: string, n: number): Promise<void>;
 }
@@ -135,11 +148,19 @@ async function fanOut(side: Side, receivers: Receiver[]): Promise<number> {
 }
 
 function spawnProcess(args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), '-r', 'ts-node/register/transpile-only', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  // BENCH_CPU_PROF=dir writes a V8 CPU profile of each spawned worker there.
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
+  const child = spawn(
+    process.execPath,
+    [...profile, '-r', 'ts-node/register/transpile-only', ...args],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   return child;
 }
 
@@ -217,6 +238,7 @@ async function main(): Promise<void> {
     const dispatcher = t.app.get(DispatcherService);
     const ours: Side = {
       name: 'dispatcher (publish → PostgreSQL → Bull → worker)',
+      pid: () => worker.pid!,
       async send(kind, n) {
         const sent = Date.now();
         const { eventId } = await dispatcher.publish({ kind, data: { n, topic: 'bench' } });
@@ -229,8 +251,10 @@ async function main(): Promise<void> {
       prefix: baselinePrefix,
       defaultJobOptions: { attempts: 4, removeOnComplete: 1000, removeOnFail: 5000 },
     });
+    let baselineWorkerProcess: ChildProcess | undefined;
     const baseline: Side = {
       name: 'baseline (bare Bull → consumer, no PostgreSQL)',
+      pid: () => baselineWorkerProcess!.pid!,
       async send(kind, n) {
         const sent = Date.now();
         const event = {
@@ -252,19 +276,29 @@ async function main(): Promise<void> {
       },
     };
 
-    const results: Record<string, { sustained: Figures; paced: Figures; fanOutMs: number }> = {};
+    const results: Record<
+      string,
+      { sustained: Figures; paced: Figures; fanOutMs: number; cpuPerDelivery: number }
+    > = {};
     const run = async (side: Side) => {
       // Warm-up: connections, JIT, plans.
       const marks = marksOf(receivers);
       for (let n = 0; n < 50; n++) await side.send('job.started', n);
       await waitForReceipts(receivers, marks, 50 * RECEIVERS);
+      const cpuBefore = cpuMsOf(side.pid());
+      const ownBefore = process.cpuUsage();
       const s = await sustained(side, receivers);
+      const cpuPerDelivery = (cpuMsOf(side.pid()) - cpuBefore) / s.count;
+      const own = process.cpuUsage(ownBefore);
+      const ownPerDelivery = (own.user + own.system) / 1000 / s.count;
       const p = await paced(side, receivers);
       const f = await fanOut(side, receivers);
-      results[side.name] = { sustained: s, paced: p, fanOutMs: f };
+      results[side.name] = { sustained: s, paced: p, fanOutMs: f, cpuPerDelivery };
       console.log(
         `${side.name}\n` +
-          `  sustained: ${s.count} deliveries, ${s.perSecond.toFixed(0)}/s, publish→receipt p50 ${s.p50} ms p99 ${s.p99} ms\n` +
+          `  sustained: ${s.count} deliveries, ${s.perSecond.toFixed(0)}/s, publish→receipt p50 ${s.p50} ms p99 ${s.p99} ms, ` +
+          `CPU per delivery: worker ${(cpuPerDelivery * 1000).toFixed(0)} µs, ` +
+          `this process (publisher, receivers) ${(ownPerDelivery * 1000).toFixed(0)} µs\n` +
           `  paced at ${RATE}/s: ${p.count} deliveries, p50 ${p.p50} ms p99 ${p.p99} ms\n` +
           `  fan-out to ${FAN_OUT} webhooks: all received in ${f.toFixed(0)} ms`,
       );
@@ -272,16 +306,17 @@ async function main(): Promise<void> {
 
     console.log(
       `${EVENTS} events × ${RECEIVERS} receivers; worker concurrency ${CONCURRENCY}; ` +
-        `${PUBLISHERS} concurrent publishers\n`,
+        `${PUBLISHERS} concurrent publishers; load average ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')} on 2 cores\n`,
     );
     await run(ours);
     worker.kill('SIGTERM');
 
-    children.push(
-      spawnProcess(['bench/dispatch.ts', 'baseline-worker', baselinePrefix], {
-        DELIVERY_CONCURRENCY: String(CONCURRENCY),
-      }),
-    );
+    baselineWorkerProcess = spawnProcess(['bench/dispatch.ts', 'baseline-worker', baselinePrefix], {
+      DELIVERY_CONCURRENCY: String(CONCURRENCY),
+    });
+    children.push(baselineWorkerProcess);
     await run(baseline);
     await baselineQueue.close();
 
@@ -289,6 +324,7 @@ async function main(): Promise<void> {
     const b = results[baseline.name];
     console.log(
       `\nratio to baseline: throughput ${((100 * a.sustained.perSecond) / b.sustained.perSecond).toFixed(0)}%, ` +
+        `worker CPU per delivery ${((100 * a.cpuPerDelivery) / b.cpuPerDelivery).toFixed(0)}%, ` +
         `paced p99 ${a.paced.p99} vs ${b.paced.p99} ms, fan-out ${a.fanOutMs.toFixed(0)} vs ${b.fanOutMs.toFixed(0)} ms`,
     );
     console.log(
