@@ -20,8 +20,21 @@ import { ListDeliveriesQuery } from './dto/list-deliveries-query.dto';
 /** Lives in the dispatcher, not in webhooks: the webhooks module never depends on delivery. */
 @ApiTags('webhooks')
 @ApiParam({ name: 'id', format: 'uuid', description: 'The webhook' })
-@ApiBadRequestResponse({ type: ErrorResponse, description: 'A parameter is malformed' })
-@ApiNotFoundResponse({ type: ErrorResponse, description: 'No such webhook (or not yours)' })
+@ApiBadRequestResponse({
+  type: ErrorResponse,
+  description: 'A path or query parameter is malformed; `details` names it',
+  example: {
+    statusCode: 400,
+    error: 'Bad Request',
+    message: 'limit must be an integer from 1 to 100',
+    details: [{ field: 'limit', message: 'limit must be an integer from 1 to 100' }],
+  },
+})
+@ApiNotFoundResponse({
+  type: ErrorResponse,
+  description: 'No webhook with this id belongs to the calling client (or no such delivery of it)',
+  example: { statusCode: 404, error: 'Not Found', message: 'Webhook not found' },
+})
 @Controller('api/webhooks/:id')
 export class DeliveriesController {
   constructor(private readonly log: DeliveryLogService) {}
@@ -36,7 +49,15 @@ export class DeliveriesController {
       'retried like any other delivery. Follow it in the delivery log.',
   })
   @ApiAcceptedResponse({ type: DeliveryDto, description: 'The delivery it queued' })
-  @ApiConflictResponse({ type: ErrorResponse, description: 'The webhook is inactive' })
+  @ApiConflictResponse({
+    type: ErrorResponse,
+    description: 'The webhook is inactive',
+    example: {
+      statusCode: 409,
+      error: 'Conflict',
+      message: 'The webhook is inactive; activate it (PATCH active: true) to send a test',
+    },
+  })
   test(
     @CurrentClient() client: AuthenticatedClient,
     @UuidParam('id') id: string,
