@@ -78,7 +78,11 @@ describe('dispatcher (role all)', () => {
         event_ts: 1735725605123,
         account_id: 'acct-1',
       };
-      const data = { id: '85746065432', topic: 'Grüße 🎉 "quoted"', participant: { id: 'p1' } };
+      const data = {
+        id: '85746065432',
+        topic: 'Grüße 🎉 "quoted" \\ nul:\u0000',
+        participant: { id: 'p1' },
+      };
       const { eventId, deliveryIds } = await dispatcher.publish({
         kind: 'follower.gained',
         data,

@@ -24,6 +24,16 @@ export interface PublishResult {
   deliveryIds: string[];
 }
 
+/**
+ * JSON for a jsonb column. jsonb cannot hold U+0000, which a meeting topic or a name may carry;
+ * the record keeps U+FFFD there, while the body (text) sends the exact characters.
+ */
+function toJsonb(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'string' ? v.replaceAll('\u0000', '\uFFFD') : v,
+  );
+}
+
 /** Longest a publish waits for Redis; past it the sweeper queues the deliveries instead. */
 const ENQUEUE_TIMEOUT_MS = 2000;
 
@@ -92,8 +102,8 @@ export class DispatcherService {
     const rows: { id: string }[] = await this.db.query(FAN_OUT_SQL, [
       event.id,
       event.kind,
-      JSON.stringify(event.data),
-      event.source === null ? null : JSON.stringify(event.source),
+      toJsonb(event.data),
+      event.source === null ? null : toJsonb(event.source),
       input.idempotencyKey ?? null,
       event.createdAt,
       deliveryBody(event),
