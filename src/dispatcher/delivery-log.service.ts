@@ -2,7 +2,7 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ApiError } from '../common/api-error';
-import { decodeCursor, toPage } from '../common/cursor';
+import { decodeCursor, keysetPage, toPage } from '../common/cursor';
 import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { DeliveryAttemptEntity } from './delivery-attempt.entity';
@@ -50,18 +50,10 @@ export class DeliveryLogService {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const qb = this.deliveries
       .createQueryBuilder('d')
-      .where('d.webhook_id = :webhookId', { webhookId })
-      .orderBy('d.created_at', 'DESC')
-      .addOrderBy('d.id', 'DESC')
-      .limit(limit + 1);
+      .where('d.webhook_id = :webhookId', { webhookId });
     if (query.status) qb.andWhere('d.status = :status', { status: query.status });
     if (query.event) qb.andWhere('d.event = :event', { event: query.event });
-    if (cursor) {
-      qb.andWhere('(d.created_at, d.id) < (:createdAt::timestamptz, :id::uuid)', {
-        createdAt: cursor.createdAt,
-        id: cursor.id,
-      });
-    }
+    keysetPage(qb, 'd', cursor, limit);
     return toPage(await qb.getMany(), limit, toDeliveryDto);
   }
 
