@@ -59,19 +59,14 @@ export class DeliveriesProcessor implements OnApplicationBootstrap, BeforeApplic
     let target: DeliveryTarget | null;
     try {
       target = await this.store.load(deliveryId);
+      // Gone with its webhook (deleted, cascading), or already final: nothing to send, ever.
+      if (!target || target.status !== 'pending') return;
+      if (!target.active) {
+        await this.cancel(target);
+        return;
+      }
     } catch (error) {
       throw this.unrecorded(job, error);
-    }
-    // Gone with its webhook (deleted, cascading), or already final: nothing to send, ever.
-    if (!target || target.status !== 'pending') return;
-    if (!target.active) {
-      if (await this.store.cancel(deliveryId, INACTIVE_WEBHOOK_ERROR)) {
-        this.metrics.deliveries.inc({ outcome: 'failed' });
-        this.logger.log(
-          `delivery ${deliveryId}: webhook ${target.webhookId} is inactive: final, not sent`,
-        );
-      }
-      return;
     }
 
     const attempt = target.attemptCount + 1;
@@ -122,6 +117,15 @@ export class DeliveriesProcessor implements OnApplicationBootstrap, BeforeApplic
     }
     this.logger.warn(`${what} failed (${result.error}): will retry in ${delayMs} ms`);
     throw new RetryLaterError(`attempt ${attempt} failed: ${result.error}`, delayMs);
+  }
+
+  private async cancel(target: DeliveryTarget): Promise<void> {
+    if (await this.store.cancel(target.id, INACTIVE_WEBHOOK_ERROR)) {
+      this.metrics.deliveries.inc({ outcome: 'failed' });
+      this.logger.log(
+        `delivery ${target.id}: webhook ${target.webhookId} is inactive: final, not sent`,
+      );
+    }
   }
 
   /** For errors outside the attempt itself (database down): nothing was recorded. */

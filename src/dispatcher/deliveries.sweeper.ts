@@ -97,17 +97,16 @@ export class DeliveriesSweeper implements OnApplicationBootstrap, OnModuleDestro
     const runner = this.db.createQueryRunner();
     await runner.connect();
     try {
+      // A transaction-scoped lock: it goes with the transaction, or with the connection if
+      // this process dies, and can never stay behind on a pooled connection.
+      await runner.startTransaction();
       const [{ locked }] = (await runner.query(
-        `SELECT pg_try_advisory_lock(hashtext($1)) AS locked`,
+        `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked`,
         [SWEEP_LOCK_KEY],
       )) as { locked: boolean }[];
-      if (!locked) return 0;
-      try {
-        return await this.sweepLocked();
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock(hashtext($1))`, [SWEEP_LOCK_KEY]);
-      }
+      return locked ? await this.sweepLocked() : 0;
     } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
       await runner.release();
     }
   }
