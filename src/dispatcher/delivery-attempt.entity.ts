@@ -1,7 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { DeliveryEntity } from './delivery.entity';
 
-@Index('delivery_attempts_delivery_idx', { synchronize: false })
+@Index('delivery_attempts_delivery_attempt_uq', ['deliveryId', 'attempt'], { unique: true })
 @Entity('delivery_attempts')
 export class DeliveryAttemptEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })

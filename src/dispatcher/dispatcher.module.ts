@@ -1,11 +1,18 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WebhookEntity } from '../webhooks/webhook.entity';
+import { DeliveryEntity } from './delivery.entity';
 import { DispatcherService } from './dispatcher.service';
+import { EventEntity } from './event.entity';
 
 /**
  * publish() for every role: the API (test endpoint) and the workers that map platform events
  * both import this. No controllers and no processors here, so importing it adds neither.
  */
 @Module({
+  // Registers what publish writes (and what those entities refer to) in whichever role
+  // imports this module.
+  imports: [TypeOrmModule.forFeature([EventEntity, DeliveryEntity, WebhookEntity])],
   providers: [DispatcherService],
   exports: [DispatcherService],
 })
