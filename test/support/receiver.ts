@@ -31,6 +31,7 @@ export class Receiver {
   private readonly held = new Map<string, (() => void)[]>();
   private readonly holding = new Set<string>();
   readonly received: ReceivedRequest[] = [];
+  private readonly byPath = new Map<string, ReceivedRequest[]>();
   private baseUrl = '';
 
   constructor() {
@@ -39,13 +40,17 @@ export class Receiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const path = req.url ?? '/';
-        const index = this.requests(path).length;
-        this.received.push({
+        const record = {
           path,
           headers: req.headers,
           body: Buffer.concat(chunks),
           receivedAt: Date.now(),
-        });
+        };
+        const forPath = this.byPath.get(path) ?? [];
+        const index = forPath.length;
+        forPath.push(record);
+        this.byPath.set(path, forPath);
+        this.received.push(record);
         const route = this.routes.get(path) ?? {};
         const pick = (list: number[] | undefined, fallback: number) =>
           list && list.length > 0 ? list[Math.min(index, list.length - 1)] : fallback;
@@ -87,7 +92,7 @@ export class Receiver {
   }
 
   requests(path: string): ReceivedRequest[] {
-    return this.received.filter((r) => r.path === path);
+    return [...(this.byPath.get(path) ?? [])];
   }
 
   /** Requests to `path` wait, once recorded, until release(path). */
