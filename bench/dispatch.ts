@@ -59,6 +59,7 @@ interface Run {
   sustained: Figures;
   workerCpuUs: number;
   ownCpuUs: number;
+  pgCpuUs: number;
   paced: Figures;
   fanOutMs: number;
 }
@@ -246,6 +247,20 @@ async function main(): Promise<void> {
       { timeoutMs: 120_000, what: 'the worker' },
     );
 
+    /** CPU time of every PostgreSQL backend serving the bench database (0 for the baseline). */
+    const postgresCpuMs = async (): Promise<number> => {
+      const rows: { pid: number }[] = await db.query(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      );
+      return rows.reduce((sum, { pid }) => {
+        try {
+          return sum + cpuMsOf(pid);
+        } catch {
+          return sum; // ended meanwhile
+        }
+      }, 0);
+    };
+
     const dispatcher = t.app.get(DispatcherService);
     const ours: Side = {
       name: 'dispatcher (publish → PostgreSQL → Bull → worker)',
@@ -310,6 +325,7 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS && Date.now() < DEADLINE; round++) {
       for (const side of sides) {
         const workerBefore = cpuMsOf(side.pid());
+        const pgBefore = await postgresCpuMs();
         const ownBefore = process.cpuUsage();
         const s = await sustained(side, receivers);
         const own = process.cpuUsage(ownBefore);
@@ -317,6 +333,7 @@ async function main(): Promise<void> {
           sustained: s,
           workerCpuUs: ((cpuMsOf(side.pid()) - workerBefore) * 1000) / s.count,
           ownCpuUs: (own.user + own.system) / s.count,
+          pgCpuUs: (((await postgresCpuMs()) - pgBefore) * 1000) / s.count,
           paced: await paced(side, receivers),
           fanOutMs: await fanOut(side, receivers),
         };
@@ -324,7 +341,8 @@ async function main(): Promise<void> {
         console.log(
           `round ${round} ${side.name}\n` +
             `  sustained: ${s.count} deliveries, ${s.perSecond.toFixed(0)}/s, publish→receipt p50 ${s.p50} ms p99 ${s.p99} ms; ` +
-            `CPU per delivery: worker ${run.workerCpuUs.toFixed(0)} µs, this process (publishers, receivers) ${run.ownCpuUs.toFixed(0)} µs\n` +
+            `CPU per delivery: worker ${run.workerCpuUs.toFixed(0)} µs, this process (publishers, receivers) ${run.ownCpuUs.toFixed(0)} µs, ` +
+            `PostgreSQL ${side === ours ? `${run.pgCpuUs.toFixed(0)} µs` : 'not used'}\n` +
             `  paced at ${RATE}/s: ${run.paced.count} deliveries, p50 ${run.paced.p50} ms p99 ${run.paced.p99} ms\n` +
             `  fan-out to ${FAN_OUT} webhooks: all received in ${run.fanOutMs.toFixed(0)} ms`,
         );

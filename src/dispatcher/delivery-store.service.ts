@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { preparedQuery } from '../database/prepared-query';
 import { Batcher } from './batcher';
 import { DeliveryStatus } from './delivery.entity';
 import { AttemptResult } from './delivery-sender.service';
@@ -101,7 +102,9 @@ export class DeliveryStore {
   }
 
   private async loadMany(ids: string[]): Promise<(DeliveryTarget | null)[]> {
-    const rows: Record<string, unknown>[] = await this.db.query(LOAD_SQL, [ids]);
+    const rows = await preparedQuery<Record<string, unknown>>(this.db, 'delivery_load', LOAD_SQL, [
+      ids,
+    ]);
     const byId = new Map(
       rows.map((row): [string, DeliveryTarget] => [
         row.id as string,
@@ -123,17 +126,22 @@ export class DeliveryStore {
 
   private async recordMany(records: AttemptRecord[]): Promise<boolean[]> {
     const column = <T>(pick: (r: AttemptRecord) => T) => records.map(pick);
-    const rows: { delivery_id: string }[] = await this.db.query(RECORD_SQL, [
-      column((r) => r.deliveryId),
-      column((r) => r.attempt),
-      column((r) => r.status),
-      column((r) => r.result.statusCode),
-      column((r) => r.result.error),
-      column((r) => r.nextAttemptAt),
-      column((r) => r.result.startedAt),
-      column((r) => r.result.durationMs),
-      column((r) => r.result.responseBody),
-    ]);
+    const rows = await preparedQuery<{ delivery_id: string }>(
+      this.db,
+      'delivery_record',
+      RECORD_SQL,
+      [
+        column((r) => r.deliveryId),
+        column((r) => r.attempt),
+        column((r) => r.status),
+        column((r) => r.result.statusCode),
+        column((r) => r.result.error),
+        column((r) => r.nextAttemptAt),
+        column((r) => r.result.startedAt),
+        column((r) => r.result.durationMs),
+        column((r) => r.result.responseBody),
+      ],
+    );
     const written = new Set(rows.map((r) => r.delivery_id));
     return records.map((r) => written.has(r.deliveryId));
   }

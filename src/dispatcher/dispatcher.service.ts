@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { preparedQuery } from '../database/prepared-query';
 import { QUEUES } from '../queue/queue.constants';
 import { TEST_EVENT, isSubscriptionEvent } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody } from './delivery-body';
@@ -99,7 +100,7 @@ export class DispatcherService {
       data: input.data,
       source: input.source ?? null,
     };
-    const rows: { id: string }[] = await this.db.query(FAN_OUT_SQL, [
+    const rows = await preparedQuery<{ id: string }>(this.db, 'dispatcher_fan_out', FAN_OUT_SQL, [
       event.id,
       event.kind,
       toJsonb(event.data),
