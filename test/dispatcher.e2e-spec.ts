@@ -154,6 +154,34 @@ describe('dispatcher (role all)', () => {
       expect(got.map((r) => r.path.split('?')[1]).sort()).toEqual(['a', 'b']);
     });
 
+    it('gives each of many concurrent publishes its own event and deliveries', async () => {
+      const route = receiver.route();
+      const started = await createWebhook(t, { url: `${route.url}?s`, events: ['job.started'] });
+      const completed = await createWebhook(t, {
+        url: `${route.url}?c`,
+        events: ['job.completed', 'job.started'],
+      });
+      const kinds = ['job.started', 'job.completed', 'follower.lost'];
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, n) =>
+          dispatcher.publish({ kind: kinds[n % 3], data: { n } }),
+        ),
+      );
+      const db = t.app.get(DataSource);
+      for (const [n, result] of results.entries()) {
+        const rows: { id: string; webhook_id: string; body: string }[] = await db.query(
+          `SELECT id, webhook_id, body FROM deliveries WHERE event_id = $1`,
+          [result.eventId],
+        );
+        expect(rows.map((r) => r.id).sort()).toEqual([...result.deliveryIds].sort());
+        const expected = [[started.id, completed.id], [completed.id], []][n % 3];
+        expect(rows.map((r) => r.webhook_id).sort()).toEqual([...expected].sort());
+        for (const row of rows)
+          expect(JSON.parse(row.body)).toMatchObject({ id: result.eventId, data: { n } });
+      }
+      expect(new Set(results.map((r) => r.eventId)).size).toBe(12);
+    });
+
     it('publishes an idempotency key once, however often it is called', async () => {
       const route = receiver.route();
       const webhook = await createWebhook(t, { url: route.url, events: ['job.started'] });

@@ -8,6 +8,7 @@ import { preparedQuery } from '../database/prepared-query';
 import { QUEUES } from '../queue/queue.constants';
 import { TEST_EVENT, isSubscriptionEvent } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody } from './delivery-body';
+import { Batcher } from './batcher';
 import { deliverJob } from './delivery-job';
 import { DeliveryEntity, DeliveryStatus } from './delivery.entity';
 
@@ -38,22 +39,42 @@ function toJsonb(value: unknown): string {
 /** Longest a publish waits for Redis; past it the sweeper queues the deliveries instead. */
 const ENQUEUE_TIMEOUT_MS = 2000;
 
-// One statement, so one round trip and one implicit transaction: the event and a delivery per
-// active webhook subscribed to its kind (the partial GIN index webhooks_active_events_idx
-// serves `active AND events @> ARRAY[kind]`). On an idempotency-key conflict nothing is
-// inserted. The body is bound once and copied into every row.
+// One statement (one round trip, one implicit transaction) for a batch of events: each event
+// and a delivery per active webhook subscribed to its kind (the partial GIN index
+// webhooks_active_events_idx serves `active AND events @> ARRAY[kind]`). An event whose
+// idempotency key is taken inserts nothing and is missing from the result. Each body is
+// bound once and copied into the rows of its deliveries.
 const FAN_OUT_SQL = `
-  WITH ev AS (
+  WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[],
+                         $6::timestamptz[], $7::text[])
+      AS i(id, kind, data, source, idempotency_key, created_at, body)
+  ),
+  ev AS (
     INSERT INTO events (id, kind, data, source, idempotency_key, created_at)
-    VALUES ($1, $2, $3, $4, $5, $6)
+    SELECT id, kind, data, source, idempotency_key, created_at FROM input
     ON CONFLICT (idempotency_key) DO NOTHING
     RETURNING id
+  ),
+  d AS (
+    INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at)
+    SELECT w.id, i.id, i.kind, i.body, now()
+    FROM ev JOIN input i ON i.id = ev.id
+    JOIN webhooks w ON w.active AND w.events @> ARRAY[i.kind]
+    RETURNING id, event_id
   )
-  INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at)
-  SELECT w.id, ev.id, $2, $7, now()
-  FROM ev CROSS JOIN webhooks w
-  WHERE w.active AND w.events @> ARRAY[$2::text]
-  RETURNING id`;
+  SELECT ev.id, array_remove(array_agg(d.id::text), NULL) AS delivery_ids
+  FROM ev LEFT JOIN d ON d.event_id = ev.id
+  GROUP BY ev.id`;
+
+interface NewEvent {
+  id: string;
+  kind: string;
+  createdAt: Date;
+  data: Record<string, unknown>;
+  source: EventSource | null;
+  idempotencyKey: string | null;
+}
 
 const EXISTING_EVENT_SQL = `
   SELECT e.id, coalesce(array_agg(d.id::text ORDER BY d.id) FILTER (WHERE d.id IS NOT NULL), '{}'::text[])
@@ -83,6 +104,11 @@ const TEST_SQL = `
 @Injectable()
 export class DispatcherService {
   private readonly logger = new Logger(DispatcherService.name);
+  // Concurrent publishes (inbound workers, many at once) share one statement and one commit.
+  private readonly fanOuts = new Batcher<NewEvent, string[] | null>(
+    (events) => this.fanOutMany(events),
+    (event) => event.idempotencyKey ?? event.id,
+  );
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -93,34 +119,46 @@ export class DispatcherService {
     if (!isSubscriptionEvent(input.kind)) {
       throw new Error(`publish: "${input.kind}" is not a subscription event kind`);
     }
-    const event = {
+    const event: NewEvent = {
       id: randomUUID(),
       kind: input.kind,
       createdAt: new Date(),
       data: input.data,
       source: input.source ?? null,
+      idempotencyKey: input.idempotencyKey ?? null,
     };
-    const rows = await preparedQuery<{ id: string }>(this.db, 'dispatcher_fan_out', FAN_OUT_SQL, [
-      event.id,
-      event.kind,
-      toJsonb(event.data),
-      event.source === null ? null : toJsonb(event.source),
-      input.idempotencyKey ?? null,
-      event.createdAt,
-      deliveryBody(event),
-    ]);
-    if (rows.length === 0 && input.idempotencyKey !== undefined) {
-      const existing = await this.findByIdempotencyKey(input.idempotencyKey);
-      if (existing && existing.eventId !== event.id) {
-        // Already published: queue again what it created (a no-op for jobs still queued), in
-        // case the first publisher died between its commit and its queueing.
-        await this.enqueue(existing.deliveryIds);
-        return existing;
-      }
+    const deliveryIds = await this.fanOuts.call(event);
+    if (deliveryIds === null) {
+      const existing = await this.findByIdempotencyKey(input.idempotencyKey!);
+      if (!existing) throw new Error('publish: idempotency key conflict, but no event holds it');
+      // Already published: queue again what it created (a no-op for jobs still queued), in
+      // case the first publisher died between its commit and its queueing.
+      await this.enqueue(existing.deliveryIds);
+      return existing;
     }
-    const deliveryIds = rows.map((r) => r.id);
     await this.enqueue(deliveryIds);
     return { eventId: event.id, deliveryIds };
+  }
+
+  /** The fan-out of the events published in one event-loop turn; null for a taken key. */
+  private async fanOutMany(events: NewEvent[]): Promise<(string[] | null)[]> {
+    const column = <T>(pick: (e: NewEvent) => T) => events.map(pick);
+    const rows = await preparedQuery<{ id: string; delivery_ids: string[] }>(
+      this.db,
+      'dispatcher_fan_out',
+      FAN_OUT_SQL,
+      [
+        column((e) => e.id),
+        column((e) => e.kind),
+        column((e) => toJsonb(e.data)),
+        column((e) => (e.source === null ? null : toJsonb(e.source))),
+        column((e) => e.idempotencyKey),
+        column((e) => e.createdAt),
+        column((e) => deliveryBody(e)),
+      ],
+    );
+    const inserted = new Map(rows.map((r) => [r.id, r.delivery_ids]));
+    return events.map((e) => inserted.get(e.id) ?? null);
   }
 
   /**
