@@ -9,11 +9,12 @@ import { ConfigModule } from './config/config.module';
 import { AppConfig } from './config/config.types';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { InboundModule } from './meetings/inbound/inbound.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { QueueModule } from './queue/queue.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
-const API_MODULES: Type[] = [AuthModule];
+const API_MODULES: Type[] = [AuthModule, InboundModule];
 
 /** Modules that run queue processors and the sweeper (role worker or all). */
 const WORKER_MODULES: Type[] = [];

@@ -7,10 +7,17 @@ const NOW_S = String(Math.floor(NOW_MS / 1000));
 const options = { secret: SECRET, toleranceSeconds: 300, nowMs: NOW_MS };
 const body = Buffer.from('{"event":"meeting.started","payload":{"object":{"topic":"Réunion ☕"}}}');
 
-function signed(overrides: Partial<{ timestamp: string; signature: string; rawBody: Buffer }> = {}) {
+function signed(
+  overrides: Partial<{ timestamp: string; signature: string; rawBody: Buffer }> = {},
+) {
   const rawBody = overrides.rawBody ?? body;
   const timestamp = overrides.timestamp ?? NOW_S;
-  return { timestamp, rawBody, signature: signZoomRequest(SECRET, timestamp, rawBody), ...overrides };
+  return {
+    timestamp,
+    rawBody,
+    signature: signZoomRequest(SECRET, timestamp, rawBody),
+    ...overrides,
+  };
 }
 
 describe('encryptPlainToken', () => {
@@ -90,8 +97,16 @@ describe('verifyZoomSignature', () => {
 
     it('rejects any change to the body bytes', () => {
       const change = fc.oneof(
-        fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
-        fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
+        fc.record({
+          kind: fc.constant('flip' as const),
+          at: fc.nat(),
+          bit: fc.integer({ min: 0, max: 7 }),
+        }),
+        fc.record({
+          kind: fc.constant('insert' as const),
+          at: fc.nat(),
+          byte: fc.integer({ min: 0, max: 255 }),
+        }),
         fc.record({ kind: fc.constant('delete' as const), at: fc.nat() }),
       );
       fc.assert(
@@ -114,10 +129,17 @@ describe('verifyZoomSignature', () => {
 
     it('rejects any other timestamp, even one inside the tolerance', () => {
       fc.assert(
-        fc.property(requests, fc.integer({ min: -400, max: 400 }).filter((d) => d !== 0), (r, d) => {
-          const request = sign(r);
-          return !accepts(r.secret, { ...request, timestamp: String(Number(request.timestamp) + d) });
-        }),
+        fc.property(
+          requests,
+          fc.integer({ min: -400, max: 400 }).filter((d) => d !== 0),
+          (r, d) => {
+            const request = sign(r);
+            return !accepts(r.secret, {
+              ...request,
+              timestamp: String(Number(request.timestamp) + d),
+            });
+          },
+        ),
       );
     });
 

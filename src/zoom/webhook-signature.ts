@@ -37,7 +37,10 @@ function single(value: string | string[] | undefined): string | undefined {
  * tolerance in either direction (a clock ahead of ours is as suspicious as a replay), and the
  * signature equal in constant time. The message names what failed; it never echoes a secret.
  */
-export function verifyZoomSignature(request: SignedRequest, options: VerifyOptions): SignatureCheck {
+export function verifyZoomSignature(
+  request: SignedRequest,
+  options: VerifyOptions,
+): SignatureCheck {
   const timestamp = single(request.timestamp);
   const signature = single(request.signature);
   if (timestamp === undefined) {
@@ -58,7 +61,10 @@ export function verifyZoomSignature(request: SignedRequest, options: VerifyOptio
     };
   }
   if (!SIGNATURE_FORMAT.test(signature)) {
-    return { ok: false, message: `${ZOOM_SIGNATURE_HEADER} must be v0= and 64 lowercase hex digits` };
+    return {
+      ok: false,
+      message: `${ZOOM_SIGNATURE_HEADER} must be v0= and 64 lowercase hex digits`,
+    };
   }
   const expected = Buffer.from(
     signZoomRequest(options.secret, timestamp, request.rawBody).slice(3),

@@ -90,7 +90,9 @@ describe('identityKey', () => {
   it('falls back to event_ts and a payload hash when the object has no identity', () => {
     const a = { event: 'account.updated', event_ts: 1, payload: { account_id: 'x', object: {} } };
     expect(identityKey(a)).toBe(identityKey(structuredClone(a)));
-    expect(identityKey(a)).not.toBe(identityKey({ ...a, payload: { account_id: 'y', object: {} } }));
+    expect(identityKey(a)).not.toBe(
+      identityKey({ ...a, payload: { account_id: 'y', object: {} } }),
+    );
   });
 
   it('hashes keys too long for a btree index', () => {

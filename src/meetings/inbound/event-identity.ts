@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
 import { IdentityRule, asRecord, asText, routeOf } from './event-mapping';
-
-/** A verified platform event, as parsed from the request body. */
-export interface PlatformEnvelope {
-  event: string;
-  event_ts?: unknown;
-  payload: Record<string, unknown>;
-}
+import { PlatformEnvelope } from './platform-envelope';
 
 // A unique btree entry must stay far below PostgreSQL's ~2.7 kB limit.
 const MAX_READABLE_KEY = 512;
@@ -52,7 +46,8 @@ export function identityKey(envelope: PlatformEnvelope): string {
   const own = objectParts(object);
   const parts = [envelope.event, ...own, ...occurrenceParts(route?.identity ?? 'object', object)];
   const eventTs = asText(envelope.event_ts) ?? '';
-  if (own.length === 0) parts.push('ts', eventTs, 'payload', sha256(JSON.stringify(envelope.payload)));
+  if (own.length === 0)
+    parts.push('ts', eventTs, 'payload', sha256(JSON.stringify(envelope.payload)));
   else if (!route) parts.push('ts', eventTs);
   const key = JSON.stringify(parts);
   return key.length <= MAX_READABLE_KEY ? key : `sha256:${sha256(key)}`;

@@ -27,7 +27,8 @@ export const asRecord = (value: unknown): PlatformObject =>
 /** The named fields that are present, in a fixed order (absent ones are left out, not nulled). */
 function pick(source: PlatformObject, keys: readonly string[]): EventData {
   const out: EventData = {};
-  for (const key of keys) if (source[key] !== undefined && source[key] !== null) out[key] = source[key];
+  for (const key of keys)
+    if (source[key] !== undefined && source[key] !== null) out[key] = source[key];
   return out;
 }
 
@@ -72,7 +73,11 @@ const started = { kind: 'job.started', identity: 'object', data: meetingData } a
 const ended = { kind: 'job.completed', identity: 'object', data: meetingData } as const;
 const joined = { kind: 'follower.gained', identity: 'participant', data: withParticipant } as const;
 const left = { kind: 'follower.lost', identity: 'participant', data: withParticipant } as const;
-const registered = { kind: 'follower.gained', identity: 'registrant', data: withRegistrant } as const;
+const registered = {
+  kind: 'follower.gained',
+  identity: 'registrant',
+  data: withRegistrant,
+} as const;
 const cancelled = { kind: 'follower.lost', identity: 'registrant', data: withRegistrant } as const;
 const recording = { automation: 'recording', identity: 'object' } as const;
 
