@@ -91,7 +91,8 @@ export class InboundService {
     envelope: PlatformEnvelope & Record<string, unknown>,
   ): Promise<InboundAck> {
     // The download token is a credential for the recording files; it is neither kept nor passed on.
-    const { download_token: _downloadToken, ...stored } = envelope;
+    const stored: Record<string, unknown> = { ...envelope };
+    delete stored.download_token;
     const eventTs = Number.isSafeInteger(envelope.event_ts) ? (envelope.event_ts as number) : null;
     const accountId = envelope.payload.account_id;
     let id: string | null;

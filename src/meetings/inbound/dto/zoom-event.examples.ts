@@ -129,8 +129,13 @@ export const PLATFORM_EVENT_EXAMPLES: ExamplesObject = examples;
 
 const DOWNLOAD_BASE =
   'https://bridge.example.com/api/meetings/4444AAAiAAAAAiAiAiiAii%3D%3D/recordings';
-const { type: _type, timezone: _tz, duration: _duration, ...MEETING_DATA } = MEETING;
-const { id: _id, ...PARTICIPANT_REST } = PARTICIPANT;
+const MEETING_DATA = {
+  id: MEETING.id,
+  uuid: MEETING.uuid,
+  topic: MEETING.topic,
+  host_id: MEETING.host_id,
+  start_time: MEETING.start_time,
+};
 const SOURCE_EVENTS: Record<SubscriptionEvent, [string, number]> = {
   'job.started': ['meeting.started', 1735725605123],
   'job.completed': ['meeting.ended', 1735727405123],
@@ -146,7 +151,7 @@ export const NOTIFICATION_DATA_EXAMPLES: Record<SubscriptionEvent, Record<string
   'job.completed': { ...MEETING_DATA, end_time: '2025-01-01T10:30:05Z' },
   'follower.gained': {
     ...MEETING_DATA,
-    participant: { id: '', ...PARTICIPANT_REST, join_time: '2025-01-01T10:01:40Z' },
+    participant: { ...PARTICIPANT, join_time: '2025-01-01T10:01:40Z' },
   },
   'follower.lost': { ...MEETING_DATA, registrant: REGISTRANT },
   'operation.complete': {
