@@ -12,9 +12,10 @@ import { HealthModule } from './health/health.module';
 import { InboundModule } from './meetings/inbound/inbound.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { QueueModule } from './queue/queue.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
-const API_MODULES: Type[] = [AuthModule, InboundModule];
+const API_MODULES: Type[] = [AuthModule, WebhooksModule, InboundModule];
 
 /** Modules that run queue processors and the sweeper (role worker or all). */
 const WORKER_MODULES: Type[] = [];

@@ -67,7 +67,7 @@ export async function createApp(
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
   app.useGlobalPipes(createValidationPipe());
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
+  app.set('trust proxy', config.trustProxy);
   if (config.role.api) setupSwagger(app, APP_VERSION);
   return app;
 }

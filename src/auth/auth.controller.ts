@@ -1,4 +1,4 @@
-import { Body, Controller, Headers, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, HttpStatus, Ip, Post, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -7,13 +7,15 @@ import {
   ApiOperation,
   ApiProperty,
   ApiTags,
+  ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiError } from '../common/api-error';
 import { ErrorResponse } from '../common/error-response';
-import { SCOPES, Scope } from '../config/config.types';
+import { ApiClientConfig, SCOPES, Scope } from '../config/config.types';
 import { ApiClientsService } from './api-clients.service';
+import { AuthFailureLimiter, FAILURE_WINDOW_MS, MAX_FAILURES } from './auth-failure-limiter';
 import { TokenService } from './token.service';
 
 class TokenResponse {
@@ -33,21 +35,27 @@ const oauthError = (status: HttpStatus, code: string, description: string, basic
     headers: basic ? { 'www-authenticate': 'Basic realm="meeting-event-bridge"' } : {},
   });
 
-function basicCredentials(header: string | undefined): [string, string] | null {
+/**
+ * The client id and secret of a Basic header. RFC 6749 §2.3.1 form-urlencodes both before
+ * base64, but many clients (Swagger UI, curl -u) send them raw; so a pair that decodes to
+ * something else is offered both ways, and a secret holding `+` or `%` works from either.
+ */
+function basicCredentials(header: string | undefined): [string, string][] | null {
   const match = /^Basic ([A-Za-z0-9+/]+=*)$/i.exec(header ?? '');
   if (!match) return null;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return null;
-  // RFC 6749 §2.3.1: both parts are form-urlencoded before base64.
-  const part = (s: string) => {
+  const formDecode = (s: string) => {
     try {
       return decodeURIComponent(s.replace(/\+/g, ' '));
     } catch {
       return s;
     }
   };
-  return [part(decoded.slice(0, colon)), part(decoded.slice(colon + 1))];
+  const raw: [string, string] = [decoded.slice(0, colon), decoded.slice(colon + 1)];
+  const form: [string, string] = [formDecode(raw[0]), formDecode(raw[1])];
+  return form[0] === raw[0] && form[1] === raw[1] ? [raw] : [form, raw];
 }
 
 @ApiTags('auth')
@@ -56,6 +64,7 @@ export class AuthController {
   constructor(
     private readonly clients: ApiClientsService,
     private readonly tokens: TokenService,
+    private readonly failures: AuthFailureLimiter,
   ) {}
 
   @Post('token')
@@ -85,9 +94,22 @@ export class AuthController {
     type: ErrorResponse,
   })
   @ApiUnauthorizedResponse({ description: 'invalid_client', type: ErrorResponse })
+  @ApiTooManyRequestsResponse({
+    description:
+      `More than ${MAX_FAILURES - 1} failed authentications from this address for this ` +
+      `client_id within ${FAILURE_WINDOW_MS / 1000} s; see the Retry-After header (seconds)`,
+    type: ErrorResponse,
+    headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } },
+    example: {
+      statusCode: 429,
+      error: 'Too Many Requests',
+      message: 'Too many failed authentication attempts; retry after 42 s',
+    },
+  })
   token(
     @Headers('authorization') authorization: string | undefined,
     @Body() body: Record<string, unknown>,
+    @Ip() ip: string,
     @Res({ passthrough: true }) res: Response,
   ): TokenResponse {
     res.setHeader('cache-control', 'no-store');
@@ -95,6 +117,23 @@ export class AuthController {
     const form = typeof body === 'object' && body !== null ? body : {};
     const field = (name: string) =>
       typeof form[name] === 'string' ? (form[name] as string) : undefined;
+
+    const candidates: [string | undefined, string | undefined][] = basicCredentials(
+      authorization,
+    ) ?? [[field('client_id'), field('client_secret')]];
+    const clientId = candidates[0][0];
+
+    // Checked before anything else, so that a blocked caller learns nothing, not even
+    // whether its next guess would have been right.
+    const attemptKey = `${clientId ?? ''}\n${ip}`;
+    const wait = this.failures.retryAfterSeconds(attemptKey);
+    if (wait > 0) {
+      throw new ApiError(
+        HttpStatus.TOO_MANY_REQUESTS,
+        `Too many failed authentication attempts; retry after ${wait} s`,
+        { headers: { 'retry-after': String(wait) } },
+      );
+    }
 
     const grantType = field('grant_type');
     if (!grantType) {
@@ -107,10 +146,8 @@ export class AuthController {
         'Only grant_type=client_credentials is supported',
       );
     }
-    const fromHeader = basicCredentials(authorization);
-    const clientId = fromHeader?.[0] ?? field('client_id');
-    const clientSecret = fromHeader?.[1] ?? field('client_secret');
-    if (!clientId || clientSecret === undefined) {
+    if (!clientId || candidates[0][1] === undefined) {
+      this.failures.recordFailure(attemptKey);
       throw oauthError(
         HttpStatus.UNAUTHORIZED,
         'invalid_client',
@@ -118,8 +155,12 @@ export class AuthController {
         true,
       );
     }
-    const client = this.clients.verify(clientId, clientSecret);
+    const client = candidates.reduce<ApiClientConfig | null>(
+      (found, [id, secret]) => found ?? this.clients.verify(id ?? '', secret ?? ''),
+      null,
+    );
     if (!client) {
+      this.failures.recordFailure(attemptKey);
       throw oauthError(
         HttpStatus.UNAUTHORIZED,
         'invalid_client',

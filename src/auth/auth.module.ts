@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { ApiClientsService } from './api-clients.service';
+import { AuthFailureLimiter } from './auth-failure-limiter';
 import { AuthController } from './auth.controller';
 import { BearerGuard } from './bearer.guard';
 import { TokenService } from './token.service';
@@ -10,7 +11,7 @@ import { TokenService } from './token.service';
 @Module({
   imports: [JwtModule.register({})],
   controllers: [AuthController],
-  providers: [ApiClientsService, TokenService, BearerGuard],
+  providers: [ApiClientsService, AuthFailureLimiter, TokenService, BearerGuard],
   exports: [TokenService, BearerGuard],
 })
 export class AuthModule {}

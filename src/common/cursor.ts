@@ -1,4 +1,5 @@
 import { ApiError } from './api-error';
+import { UUID_PATTERN } from './uuid-param';
 
 /** Position after the last row of a page ordered by (created_at DESC, id DESC); created_at columns are timestamptz(3) so the millisecond ISO string is exact. */
 export interface Cursor {
@@ -10,6 +11,13 @@ export function encodeCursor(row: { createdAt: Date; id: string }): string {
   return Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString('base64url');
 }
 
+// Only what encodeCursor writes: PostgreSQL must never be handed a string it parses otherwise
+// (or not at all, which would be a 500).
+function isCanonicalIso(value: string): boolean {
+  const time = Date.parse(value);
+  return !Number.isNaN(time) && new Date(time).toISOString() === value;
+}
+
 export function decodeCursor(value: string | undefined): Cursor | null {
   if (value === undefined || value === '') return null;
   try {
@@ -18,9 +26,9 @@ export function decodeCursor(value: string | undefined): Cursor | null {
       Array.isArray(parsed) &&
       parsed.length === 2 &&
       typeof parsed[0] === 'string' &&
-      !Number.isNaN(Date.parse(parsed[0])) &&
+      isCanonicalIso(parsed[0]) &&
       typeof parsed[1] === 'string' &&
-      /^[0-9a-f-]{36}$/i.test(parsed[1])
+      UUID_PATTERN.test(parsed[1])
     ) {
       return { createdAt: parsed[0], id: parsed[1] };
     }

@@ -25,6 +25,8 @@ export interface AppConfig {
   role: { name: AppRoleName; api: boolean; worker: boolean };
   logLevel: string;
   shutdownTimeoutMs: number;
+  /** Express `trust proxy`: false, or how many proxy hops to trust for the client address. */
+  trustProxy: false | number;
   database: { url: string; migrationsRun: boolean };
   redis: { url: string; prefix: string };
   auth: { tokenSecret: string; tokenTtlSeconds: number; clients: ApiClientConfig[] };

@@ -36,6 +36,7 @@ describe('loadConfig', () => {
     });
     expect(config.recordingFileTypes).toBeNull();
     expect(config.webhookAllowPrivateUrls).toBe(false);
+    expect(config.trustProxy).toBe(false);
   });
 
   it('reads roles, clients, file types and booleans', () => {
@@ -93,6 +94,7 @@ describe('loadConfig', () => {
     [{ ZOOM_WEBHOOK_TOLERANCE_SECONDS: '0' }, 'ZOOM_WEBHOOK_TOLERANCE_SECONDS'],
     [{ RECORDING_FILE_TYPES: 'MP4,../x' }, 'RECORDING_FILE_TYPES'],
     [{ WEBHOOK_ALLOW_PRIVATE_URLS: 'sure' }, 'WEBHOOK_ALLOW_PRIVATE_URLS'],
+    [{ TRUST_PROXY_HOPS: 'all' }, 'TRUST_PROXY_HOPS'],
   ])('rejects %j naming %s', (env, name) => {
     const problems = problemsOf(env as Record<string, string>);
     expect(problems).toHaveLength(1);

@@ -183,6 +183,8 @@ export function loadConfig(env: Env): AppConfig {
       'info',
     ),
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 25000, 0, 600000),
+    // X-Forwarded-For is caller-controlled unless a known number of proxies sits in front.
+    trustProxy: r.int('TRUST_PROXY_HOPS', 0, 0, 10) || false,
     database: {
       url: r.url('DATABASE_URL', 'postgres://postgres@localhost:5432/postgres', [
         'postgres:',

@@ -12,8 +12,21 @@ export class UrlPolicyError extends Error {
 
 export type Resolver = (hostname: string) => Promise<string[]>;
 
-const systemResolver: Resolver = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+const DNS_TIMEOUT_MS = 3000;
+
+// A slow resolver must not hold a request (or a delivery slot) open indefinitely.
+const systemResolver: Resolver = async (hostname) => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('DNS lookup timed out')), DNS_TIMEOUT_MS);
+  });
+  try {
+    const found = await Promise.race([lookup(hostname, { all: true, verbatim: true }), timeout]);
+    return found.map((a) => a.address);
+  } finally {
+    clearTimeout(timer);
+  }
+};
 
 /**
  * True only for globally routable unicast addresses. Everything ipaddr.js classifies otherwise

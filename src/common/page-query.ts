@@ -1,0 +1,46 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { Satisfies } from './field-rule';
+
+export const DEFAULT_PAGE_LIMIT = 50;
+export const MAX_PAGE_LIMIT = 100;
+
+/** `limit` of a cursor-paginated list: an integer 1–100 in the query string. */
+export function PageLimit(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_PAGE_LIMIT,
+      default: DEFAULT_PAGE_LIMIT,
+      example: 20,
+      description: 'Items per page',
+    }),
+    // Digits only: Number() alone would also take "1e1", " 5" or "0x10".
+    Transform(({ value }: { value: unknown }) =>
+      typeof value === 'string' && /^\d{1,4}$/.test(value) ? Number(value) : value,
+    ),
+    Satisfies(
+      (value, field) =>
+        Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_PAGE_LIMIT
+          ? null
+          : `${field} must be an integer from 1 to ${MAX_PAGE_LIMIT}`,
+      { optional: true },
+    ),
+  );
+}
+
+/** `cursor` of a cursor-paginated list: the `next_cursor` of the previous page, opaque. */
+export function PageCursor(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      description: '`next_cursor` of the previous page; omit for the first page',
+      example:
+        'WyIyMDI2LTAxLTAxVDAwOjAwOjAwLjAwMFoiLCI5YjFkZWI0ZC0zYjdkLTRiYWQtOWJkZC0yYjBkN2IzZGNiNmQiXQ',
+    }),
+    Satisfies((value, field) => (typeof value === 'string' ? null : `${field} must be a string`), {
+      optional: true,
+    }),
+  );
+}

@@ -1,0 +1,15 @@
+import { Param, ParseUUIDPipe } from '@nestjs/common';
+import { ApiError } from './api-error';
+
+/** A UUID in its canonical textual form (any version), as PostgreSQL prints the uuid type. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A path parameter that must be a UUID (any version); otherwise 400 naming it. */
+export const UuidParam = (name: string): ParameterDecorator =>
+  Param(
+    name,
+    new ParseUUIDPipe({
+      exceptionFactory: () =>
+        ApiError.validation([{ field: name, message: `${name} must be a UUID` }]),
+    }),
+  );

@@ -1,0 +1,14 @@
+import { SubscriptionEvent } from '../subscription-events';
+import { WebhookEvents, WebhookSecret, WebhookUrl } from './webhook-fields';
+
+/** Body of POST /api/webhooks. Any other field is refused. */
+export class CreateWebhookDto {
+  @WebhookUrl({ required: true })
+  url: string;
+
+  @WebhookEvents({ required: true })
+  events: SubscriptionEvent[];
+
+  @WebhookSecret({ required: true })
+  secret: string;
+}

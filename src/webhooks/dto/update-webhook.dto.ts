@@ -1,0 +1,17 @@
+import { SubscriptionEvent } from '../subscription-events';
+import { WebhookActive, WebhookEvents, WebhookSecret, WebhookUrl } from './webhook-fields';
+
+/** Body of PATCH /api/webhooks/:id: at least one of these; null is not a value. */
+export class UpdateWebhookDto {
+  @WebhookUrl({ required: false })
+  url?: string;
+
+  @WebhookEvents({ required: false })
+  events?: SubscriptionEvent[];
+
+  @WebhookSecret({ required: false })
+  secret?: string;
+
+  @WebhookActive({ required: false })
+  active?: boolean;
+}

@@ -1,0 +1,127 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { FieldRule, Satisfies, quote } from '../../common/field-rule';
+import { SUBSCRIPTION_EVENTS, isSubscriptionEvent } from '../subscription-events';
+
+export const URL_MAX_LENGTH = 2048;
+export const SECRET_MIN_LENGTH = 16;
+export const SECRET_MAX_LENGTH = 256;
+
+/** Secrets are measured in characters (code points), as secret_hint is cut. */
+export const characters = (value: string): string[] => Array.from(value);
+
+const required =
+  (rule: FieldRule): FieldRule =>
+  (value, field) =>
+    value === undefined ? `${field} is required` : rule(value, field);
+
+const urlRule: FieldRule = (value, field) => {
+  if (typeof value !== 'string') return `${field} must be a string`;
+  if (value.length > URL_MAX_LENGTH) {
+    return `${field} must be at most ${URL_MAX_LENGTH} characters`;
+  }
+  // The URL parser silently drops tabs and newlines and trims spaces; the stored string must
+  // be the one that was checked.
+  // eslint-disable-next-line no-control-regex
+  if (/[\s\u0000-\u001f\u007f]/.test(value)) {
+    return `${field} must not contain spaces or control characters`;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `${field} must be an absolute http or https URL`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return `${field} must use http or https, not ${quote(url.protocol.slice(0, -1))}`;
+  }
+  if (url.username || url.password) return `${field} must not contain credentials`;
+  return null;
+};
+
+const eventsRule: FieldRule = (value, field) => {
+  if (!Array.isArray(value)) return `${field} must be an array of event kinds`;
+  if (value.length === 0) return `${field} must list at least one event kind`;
+  const unknown = value.filter((event) => !isSubscriptionEvent(event));
+  if (unknown.length > 0) {
+    return (
+      `${field} has unknown event kind(s) ${unknown.slice(0, 3).map(quote).join(', ')}; ` +
+      `allowed: ${SUBSCRIPTION_EVENTS.join(', ')}`
+    );
+  }
+  const seen = new Set<unknown>();
+  const repeated = value.find((event) => seen.size === seen.add(event).size);
+  if (repeated !== undefined) return `${field} lists ${quote(repeated)} more than once`;
+  return null;
+};
+
+// Never quotes the value: this is the signing secret.
+const secretRule: FieldRule = (value, field) => {
+  if (typeof value !== 'string') return `${field} must be a string`;
+  const length = characters(value).length;
+  if (length < SECRET_MIN_LENGTH || length > SECRET_MAX_LENGTH) {
+    return `${field} must be ${SECRET_MIN_LENGTH} to ${SECRET_MAX_LENGTH} characters long, got ${length}`;
+  }
+  return null;
+};
+
+const activeRule: FieldRule = (value, field) =>
+  typeof value === 'boolean' ? null : `${field} must be a boolean`;
+
+interface FieldOptions {
+  required: boolean;
+}
+
+const property = (options: FieldOptions) => (options.required ? ApiProperty : ApiPropertyOptional);
+const rule = (check: FieldRule, options: FieldOptions) =>
+  options.required ? Satisfies(required(check)) : Satisfies(check, { optional: true });
+
+export const WebhookUrl = (options: FieldOptions): PropertyDecorator =>
+  applyDecorators(
+    property(options)({
+      description:
+        'Receiver of the notifications: an absolute http or https URL. Refused when its host ' +
+        'is or resolves to a loopback, private, link-local, CGNAT, multicast or metadata ' +
+        'address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true).',
+      example: 'https://hooks.example.com/meetings',
+      format: 'uri',
+      maxLength: URL_MAX_LENGTH,
+    }),
+    rule(urlRule, options),
+  );
+
+export const WebhookEvents = (options: FieldOptions): PropertyDecorator =>
+  applyDecorators(
+    property(options)({
+      description: 'Event kinds to receive: at least one, each at most once',
+      enum: SUBSCRIPTION_EVENTS,
+      isArray: true,
+      uniqueItems: true,
+      minItems: 1,
+      example: ['job.started', 'job.completed'],
+    }),
+    rule(eventsRule, options),
+  );
+
+export const WebhookSecret = (options: FieldOptions): PropertyDecorator =>
+  applyDecorators(
+    property(options)({
+      description:
+        'Signing secret: the key of the HMAC-SHA256 in `x-service-signature`. Stored ' +
+        'encrypted; never returned (only its last 4 characters, as `secret_hint`).',
+      minLength: SECRET_MIN_LENGTH,
+      maxLength: SECRET_MAX_LENGTH,
+      example: 'whsec_3q2+7w8X9yZ0a1b2',
+      writeOnly: true,
+    }),
+    rule(secretRule, options),
+  );
+
+export const WebhookActive = (options: FieldOptions): PropertyDecorator =>
+  applyDecorators(
+    property(options)({
+      description: 'false pauses deliveries to this webhook; true resumes them',
+      example: false,
+    }),
+    rule(activeRule, options),
+  );

@@ -1,0 +1,57 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { SUBSCRIPTION_EVENTS, SubscriptionEvent } from '../subscription-events';
+import { WebhookEntity } from '../webhook.entity';
+
+/** A webhook as the API shows it: everything but the secret. */
+export class WebhookResponse {
+  @ApiProperty({ format: 'uuid', example: '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d' })
+  id: string;
+
+  @ApiProperty({ example: 'https://hooks.example.com/meetings' })
+  url: string;
+
+  @ApiProperty({
+    enum: SUBSCRIPTION_EVENTS,
+    isArray: true,
+    example: ['job.started', 'job.completed'],
+  })
+  events: SubscriptionEvent[];
+
+  @ApiProperty({ example: true })
+  active: boolean;
+
+  @ApiProperty({ format: 'date-time', example: '2026-01-01T09:30:00.000Z' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-01-01T09:30:00.000Z' })
+  updated_at: string;
+
+  @ApiProperty({ description: 'Last 4 characters of the signing secret', example: 'a1b2' })
+  secret_hint: string;
+
+  static from(webhook: WebhookEntity): WebhookResponse {
+    return {
+      id: webhook.id,
+      url: webhook.url,
+      events: webhook.events as SubscriptionEvent[],
+      active: webhook.active,
+      created_at: webhook.createdAt.toISOString(),
+      updated_at: webhook.updatedAt.toISOString(),
+      secret_hint: webhook.secretHint,
+    };
+  }
+}
+
+export class WebhookListResponse {
+  @ApiProperty({ type: [WebhookResponse] })
+  data: WebhookResponse[];
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Pass as `cursor` for the next page; null on the last page',
+    example:
+      'WyIyMDI2LTAxLTAxVDA5OjMwOjAwLjAwMFoiLCI5YjFkZWI0ZC0zYjdkLTRiYWQtOWJkZC0yYjBkN2IzZGNiNmQiXQ',
+  })
+  next_cursor: string | null;
+}

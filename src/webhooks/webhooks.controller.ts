@@ -1,0 +1,144 @@
+import {
+  Body,
+  Controller,
+  applyDecorators,
+  Delete,
+  Get,
+  HttpCode,
+  Patch,
+  Post,
+  Query,
+} from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import { AuthenticatedClient } from '../auth/auth.types';
+import { CurrentClient, RequireScopes } from '../auth/scopes.decorator';
+import { ErrorResponse } from '../common/error-response';
+import { UuidParam } from '../common/uuid-param';
+import { CreateWebhookDto } from './dto/create-webhook.dto';
+import { ListWebhooksQuery } from './dto/list-webhooks.query';
+import { UpdateWebhookDto } from './dto/update-webhook.dto';
+import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
+import { WebhooksService } from './webhooks.service';
+
+const badRequest = (description: string, field: string, message: string) =>
+  ApiBadRequestResponse({
+    description,
+    type: ErrorResponse,
+    example: { statusCode: 400, error: 'Bad Request', message, details: [{ field, message }] },
+  });
+
+const BAD_FIELD_EXAMPLE = [
+  'events',
+  'events has unknown event kind(s) "job.exploded"; allowed: job.started, job.completed, ' +
+    'follower.gained, follower.lost, operation.complete, operation.failed',
+] as const;
+const BAD_BODY =
+  'A field is missing, of the wrong type, unknown or invalid, or the URL points at a private ' +
+  'address; `details` names each bad field';
+const BAD_ID = badRequest('`id` is not a UUID', 'id', 'id must be a UUID');
+
+/** The :id routes: the parameter, and 404 for an id that is not the caller's. */
+const OWNED_WEBHOOK = applyDecorators(
+  ApiParam({ name: 'id', format: 'uuid', example: '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d' }),
+  ApiNotFoundResponse({
+    description: 'No webhook with this id belongs to the calling client',
+    type: ErrorResponse,
+    example: { statusCode: 404, error: 'Not Found', message: 'Webhook not found' },
+  }),
+);
+
+@ApiTags('webhooks')
+@Controller('api/webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @RequireScopes('webhooks:write')
+  @ApiOperation({
+    summary: 'Subscribe a URL to event kinds',
+    description:
+      'Creates an active webhook owned by the calling client. The secret signs every ' +
+      'notification (`x-service-signature`) and is never returned.',
+  })
+  @ApiCreatedResponse({ description: 'The new webhook', type: WebhookResponse })
+  @badRequest(BAD_BODY, ...BAD_FIELD_EXAMPLE)
+  async create(
+    @CurrentClient() client: AuthenticatedClient,
+    @Body() body: CreateWebhookDto,
+  ): Promise<WebhookResponse> {
+    return WebhookResponse.from(await this.webhooks.create(client.clientId, body));
+  }
+
+  @Get()
+  @RequireScopes('webhooks:read')
+  @ApiOperation({
+    summary: "List the calling client's webhooks, newest first",
+    description: 'Cursor pagination: pass `next_cursor` as `cursor` until it is null.',
+  })
+  @ApiOkResponse({ description: 'One page of webhooks', type: WebhookListResponse })
+  @badRequest('Bad `limit` or `cursor`', 'limit', 'limit must be an integer from 1 to 100')
+  list(
+    @CurrentClient() client: AuthenticatedClient,
+    @Query() query: ListWebhooksQuery,
+  ): Promise<WebhookListResponse> {
+    return this.webhooks.list(client.clientId, query);
+  }
+
+  @Get(':id')
+  @RequireScopes('webhooks:read')
+  @ApiOperation({ summary: 'Get one webhook' })
+  @OWNED_WEBHOOK
+  @ApiOkResponse({ description: 'The webhook', type: WebhookResponse })
+  @BAD_ID
+  async get(
+    @CurrentClient() client: AuthenticatedClient,
+    @UuidParam('id') id: string,
+  ): Promise<WebhookResponse> {
+    return WebhookResponse.from(await this.webhooks.findOwned(client.clientId, id));
+  }
+
+  @Patch(':id')
+  @RequireScopes('webhooks:write')
+  @ApiOperation({
+    summary: 'Change a webhook',
+    description:
+      'Any of `url`, `events`, `secret`, `active` (at least one); the others keep their ' +
+      'values. `active: false` stops deliveries until set back to true.',
+  })
+  @OWNED_WEBHOOK
+  @ApiOkResponse({ description: 'The webhook as changed', type: WebhookResponse })
+  @badRequest(`${BAD_BODY}, or \`id\` is not a UUID`, ...BAD_FIELD_EXAMPLE)
+  async update(
+    @CurrentClient() client: AuthenticatedClient,
+    @UuidParam('id') id: string,
+    @Body() body: UpdateWebhookDto,
+  ): Promise<WebhookResponse> {
+    return WebhookResponse.from(await this.webhooks.update(client.clientId, id, body));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @RequireScopes('webhooks:write')
+  @ApiOperation({
+    summary: 'Delete a webhook',
+    description: 'It receives nothing further; its delivery log is deleted with it.',
+  })
+  @OWNED_WEBHOOK
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @BAD_ID
+  async remove(
+    @CurrentClient() client: AuthenticatedClient,
+    @UuidParam('id') id: string,
+  ): Promise<void> {
+    await this.webhooks.remove(client.clientId, id);
+  }
+}

@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { SecretCipher } from './secret-cipher';
+import { WebhookEntity } from './webhook.entity';
+import { WebhooksController } from './webhooks.controller';
+import { WebhooksService } from './webhooks.service';
+
+/**
+ * /api/webhooks: the subscriptions. Exports the service (findOwned) and the cipher for the
+ * dispatcher, which owns the test and delivery-log routes under the same path.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([WebhookEntity])],
+  controllers: [WebhooksController],
+  providers: [WebhooksService, SecretCipher],
+  exports: [WebhooksService, SecretCipher],
+})
+export class WebhooksModule {}

@@ -1,0 +1,129 @@
+import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { ApiError } from '../common/api-error';
+import { decodeCursor, toPage } from '../common/cursor';
+import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
+import { UUID_PATTERN } from '../common/uuid-param';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/config.types';
+import { CreateWebhookDto } from './dto/create-webhook.dto';
+import { UpdateWebhookDto } from './dto/update-webhook.dto';
+import { characters } from './dto/webhook-fields';
+import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
+import { SecretCipher } from './secret-cipher';
+import { UrlPolicyError, checkWebhookUrl } from './url-policy';
+import { WebhookEntity } from './webhook.entity';
+
+const UPDATABLE = ['url', 'events', 'secret', 'active'] as const;
+
+const notFound = () => new ApiError(HttpStatus.NOT_FOUND, 'Webhook not found');
+
+/**
+ * The subscriptions of API clients. Every read and write is scoped to the calling client:
+ * another client's webhook is indistinguishable from an absent one. URLs and secrets are
+ * not logged (a URL may carry a token of its own).
+ */
+@Injectable()
+export class WebhooksService {
+  private readonly logger = new Logger(WebhooksService.name);
+
+  constructor(
+    @InjectRepository(WebhookEntity) private readonly webhooks: Repository<WebhookEntity>,
+    private readonly cipher: SecretCipher,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async create(ownerClientId: string, dto: CreateWebhookDto): Promise<WebhookEntity> {
+    await this.assertUrlAllowed(dto.url);
+    const webhook = await this.webhooks.save(
+      this.webhooks.create({
+        ownerClientId,
+        url: dto.url,
+        events: dto.events,
+        ...this.sealSecret(dto.secret),
+        active: true,
+      }),
+    );
+    this.logger.log(`webhook ${webhook.id} created by ${ownerClientId}`);
+    return webhook;
+  }
+
+  /** Newest first, by (created_at, id) so that rows of the same millisecond keep one order. */
+  async list(
+    ownerClientId: string,
+    query: { limit?: number; cursor?: string },
+  ): Promise<WebhookListResponse> {
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const after = decodeCursor(query.cursor);
+    const select = this.webhooks
+      .createQueryBuilder('w')
+      .where('w.owner_client_id = :ownerClientId', { ownerClientId })
+      .orderBy('w.created_at', 'DESC')
+      .addOrderBy('w.id', 'DESC')
+      .limit(limit + 1);
+    if (after) {
+      select.andWhere(
+        '(w.created_at, w.id) < (CAST(:createdAt AS timestamptz), CAST(:id AS uuid))',
+        {
+          createdAt: after.createdAt,
+          id: after.id,
+        },
+      );
+    }
+    return toPage(await select.getMany(), limit, (webhook) => WebhookResponse.from(webhook));
+  }
+
+  /** The caller's webhook `id`; 404 when it is absent or belongs to another client. */
+  async findOwned(ownerClientId: string, id: string): Promise<WebhookEntity> {
+    if (!UUID_PATTERN.test(id)) throw notFound();
+    const webhook = await this.webhooks.findOneBy({ id, ownerClientId });
+    if (!webhook) throw notFound();
+    return webhook;
+  }
+
+  async update(ownerClientId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookEntity> {
+    const fields = UPDATABLE.filter((field) => dto[field] !== undefined);
+    if (fields.length === 0) {
+      throw ApiError.validation([
+        { field: 'body', message: `body must set at least one of ${UPDATABLE.join(', ')}` },
+      ]);
+    }
+    if (dto.url !== undefined) await this.assertUrlAllowed(dto.url);
+    const changes: Partial<WebhookEntity> = {
+      ...(dto.url !== undefined && { url: dto.url }),
+      ...(dto.events !== undefined && { events: dto.events }),
+      ...(dto.secret !== undefined && this.sealSecret(dto.secret)),
+      ...(dto.active !== undefined && { active: dto.active }),
+    };
+    // One statement both checks ownership and writes, so a foreign id changes nothing.
+    const result = await this.webhooks.update({ id, ownerClientId }, changes);
+    if (!result.affected) throw notFound();
+    this.logger.log(`webhook ${id} updated by ${ownerClientId}: ${fields.join(', ')}`);
+    return this.findOwned(ownerClientId, id);
+  }
+
+  async remove(ownerClientId: string, id: string): Promise<void> {
+    const result = await this.webhooks.delete({ id, ownerClientId });
+    if (!result.affected) throw notFound();
+    this.logger.log(`webhook ${id} deleted by ${ownerClientId}`);
+  }
+
+  private sealSecret(secret: string): Pick<WebhookEntity, 'secretEncrypted' | 'secretHint'> {
+    return {
+      secretEncrypted: this.cipher.encrypt(secret),
+      secretHint: characters(secret).slice(-4).join(''),
+    };
+  }
+
+  private async assertUrlAllowed(url: string): Promise<void> {
+    try {
+      await checkWebhookUrl(url, { allowPrivate: this.config.webhookAllowPrivateUrls });
+    } catch (error) {
+      if (error instanceof UrlPolicyError) {
+        throw ApiError.validation([{ field: 'url', message: error.message }]);
+      }
+      throw error;
+    }
+  }
+}
