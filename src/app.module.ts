@@ -8,6 +8,8 @@ import { loggerParams } from './common/logging';
 import { ConfigModule } from './config/config.module';
 import { AppConfig } from './config/config.types';
 import { DatabaseModule } from './database/database.module';
+import { DeliveryLogModule } from './dispatcher/delivery-log.module';
+import { DispatcherWorkerModule } from './dispatcher/dispatcher-worker.module';
 import { HealthModule } from './health/health.module';
 import { InboundModule } from './meetings/inbound/inbound.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -15,10 +17,10 @@ import { QueueModule } from './queue/queue.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
-const API_MODULES: Type[] = [AuthModule, WebhooksModule, InboundModule];
+const API_MODULES: Type[] = [AuthModule, WebhooksModule, DeliveryLogModule, InboundModule];
 
 /** Modules that run queue processors and the sweeper (role worker or all). */
-const WORKER_MODULES: Type[] = [];
+const WORKER_MODULES: Type[] = [DispatcherWorkerModule];
 
 export interface AppModuleOptions {
   /** Where JSON logs go (stdout when absent); tests capture them here. */

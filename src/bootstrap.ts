@@ -5,6 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
 import { createValidationPipe } from './common/validation';
+import { APP_VERSION } from './common/version';
 import { AppConfig, SCOPES } from './config/config.types';
 import { isZoomEventsRequest } from './meetings/inbound/inbound.controller';
 
@@ -72,5 +73,4 @@ export async function createApp(
   return app;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-export const APP_VERSION: string = (require('../package.json') as { version: string }).version;
+export { APP_VERSION };

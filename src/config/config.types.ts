@@ -42,7 +42,14 @@ export interface AppConfig {
     apiUrl: string;
     timeoutMs: number;
   };
-  delivery: { maxRetries: number; backoffMs: number; timeoutMs: number; concurrency: number };
+  delivery: {
+    maxRetries: number;
+    backoffMs: number;
+    timeoutMs: number;
+    concurrency: number;
+    /** How often the sweeper looks for due deliveries that the queue lost. */
+    sweepIntervalMs: number;
+  };
   /** Upper-case recording file types to keep; null keeps all. */
   recordingFileTypes: string[] | null;
   /** Retries of the recording automation job and its first backoff (doubling). */

@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       backoffMs: 30000,
       timeoutMs: 10000,
       concurrency: 50,
+      sweepIntervalMs: 30000,
     });
     expect(config.recordingFileTypes).toBeNull();
     expect(config.webhookAllowPrivateUrls).toBe(false);
@@ -69,6 +70,7 @@ describe('loadConfig', () => {
     [{ DELIVERY_MAX_RETRIES: '-1' }, 'DELIVERY_MAX_RETRIES'],
     [{ DELIVERY_BACKOFF_MS: '1.5' }, 'DELIVERY_BACKOFF_MS'],
     [{ DELIVERY_CONCURRENCY: '0' }, 'DELIVERY_CONCURRENCY'],
+    [{ DELIVERY_SWEEP_INTERVAL_MS: '10' }, 'DELIVERY_SWEEP_INTERVAL_MS'],
     [{ DATABASE_URL: 'nonsense' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'mysql://localhost/db' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],

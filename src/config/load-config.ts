@@ -217,6 +217,7 @@ export function loadConfig(env: Env): AppConfig {
       backoffMs: r.int('DELIVERY_BACKOFF_MS', 30000, 0, 86400000),
       timeoutMs: r.int('DELIVERY_TIMEOUT_MS', 10000, 100, 600000),
       concurrency: r.int('DELIVERY_CONCURRENCY', 50, 1, 1000),
+      sweepIntervalMs: r.int('DELIVERY_SWEEP_INTERVAL_MS', 30000, 100, 3600000),
     },
     recordingFileTypes: parseFileTypes(r, 'RECORDING_FILE_TYPES'),
     recordingAutomation: {

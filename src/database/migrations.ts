@@ -1,4 +1,5 @@
 import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
+import { DeliveryAttemptsUnique1764000000004 } from './migrations/1764000000004-delivery-attempts-unique';
 
 /** Every migration, in order. New migrations are appended here. */
-export const MIGRATIONS = [InitialSchema1763800000000];
+export const MIGRATIONS = [InitialSchema1763800000000, DeliveryAttemptsUnique1764000000004];

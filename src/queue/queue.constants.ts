@@ -47,3 +47,17 @@ export function retryDelayMs(baseMs: number, retry: number, random = Math.random
   const exact = baseMs * 2 ** Math.max(0, retry - 1);
   return Math.round(exact * (0.8 + 0.4 * random()));
 }
+
+/**
+ * An error a processor throws when it has already chosen (and recorded) the delay before its
+ * next attempt; the backoff strategy then uses that delay, so the queue and the record agree.
+ */
+export class RetryLaterError extends Error {
+  constructor(
+    message: string,
+    readonly retryDelayMs: number,
+  ) {
+    super(message);
+    this.name = 'RetryLaterError';
+  }
+}

@@ -2,7 +2,13 @@ import { BullModule } from '@nestjs/bull';
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
-import { JITTERED_EXPONENTIAL, QUEUES, defaultJobOptions, retryDelayMs } from './queue.constants';
+import {
+  JITTERED_EXPONENTIAL,
+  QUEUES,
+  RetryLaterError,
+  defaultJobOptions,
+  retryDelayMs,
+} from './queue.constants';
 
 const registered = Object.values(QUEUES).map((name) =>
   BullModule.registerQueueAsync({
@@ -12,8 +18,10 @@ const registered = Object.values(QUEUES).map((name) =>
       defaultJobOptions: defaultJobOptions(config)[name],
       settings: {
         backoffStrategies: {
-          [JITTERED_EXPONENTIAL]: (attemptsMade: number) =>
-            retryDelayMs(config.delivery.backoffMs, attemptsMade),
+          [JITTERED_EXPONENTIAL]: (attemptsMade: number, error: unknown) =>
+            error instanceof RetryLaterError
+              ? error.retryDelayMs
+              : retryDelayMs(config.delivery.backoffMs, attemptsMade),
         },
       },
     }),

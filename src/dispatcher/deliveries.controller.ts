@@ -1,0 +1,91 @@
+import {
+  Controller,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Query,
+} from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { AuthenticatedClient } from '../auth/auth.types';
+import { CurrentClient, RequireScopes } from '../auth/scopes.decorator';
+import { ApiError } from '../common/api-error';
+import { ErrorResponse } from '../common/error-response';
+import { DeliveryLogService } from './delivery-log.service';
+import { DeliveryDetailDto, DeliveryDto, DeliveryPageDto } from './dto/delivery.dto';
+import { ListDeliveriesQuery } from './dto/list-deliveries-query.dto';
+
+const uuid = (field: string) =>
+  new ParseUUIDPipe({
+    exceptionFactory: () => ApiError.validation([{ field, message: `${field} must be a UUID` }]),
+  });
+
+/** Lives in the dispatcher, not in webhooks: the webhooks module never depends on delivery. */
+@ApiTags('webhooks')
+@ApiParam({ name: 'id', format: 'uuid', description: 'The webhook' })
+@ApiBadRequestResponse({ type: ErrorResponse, description: 'A parameter is malformed' })
+@ApiNotFoundResponse({ type: ErrorResponse, description: 'No such webhook (or not yours)' })
+@Controller('api/webhooks/:id')
+export class DeliveriesController {
+  constructor(private readonly log: DeliveryLogService) {}
+
+  @Post('test')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @RequireScopes('webhooks:write')
+  @ApiOperation({
+    summary: 'Send a test notification',
+    description:
+      'Queues a `webhook.test` event to this webhook only, whatever it subscribes to, signed and ' +
+      'retried like any other delivery. Follow it in the delivery log.',
+  })
+  @ApiAcceptedResponse({ type: DeliveryDto, description: 'The delivery it queued' })
+  @ApiConflictResponse({ type: ErrorResponse, description: 'The webhook is inactive' })
+  test(
+    @CurrentClient() client: AuthenticatedClient,
+    @Param('id', uuid('id')) id: string,
+  ): Promise<DeliveryDto> {
+    return this.log.sendTest(client.clientId, id);
+  }
+
+  @Get('deliveries')
+  @RequireScopes('webhooks:read')
+  @ApiOperation({
+    summary: 'List deliveries (delivery log)',
+    description: 'Newest first, filtered by `status` and `event`, paged with `limit` and `cursor`.',
+  })
+  @ApiOkResponse({ type: DeliveryPageDto })
+  list(
+    @CurrentClient() client: AuthenticatedClient,
+    @Param('id', uuid('id')) id: string,
+    @Query() query: ListDeliveriesQuery,
+  ): Promise<DeliveryPageDto> {
+    return this.log.list(client.clientId, id, query);
+  }
+
+  @Get('deliveries/:deliveryId')
+  @RequireScopes('webhooks:read')
+  @ApiOperation({
+    summary: 'Get one delivery with its payload and attempts',
+    description: 'Each attempt keeps the first 1 KiB of the response body.',
+  })
+  @ApiParam({ name: 'deliveryId', format: 'uuid' })
+  @ApiOkResponse({ type: DeliveryDetailDto })
+  get(
+    @CurrentClient() client: AuthenticatedClient,
+    @Param('id', uuid('id')) id: string,
+    @Param('deliveryId', uuid('deliveryId')) deliveryId: string,
+  ): Promise<DeliveryDetailDto> {
+    return this.log.get(client.clientId, id, deliveryId);
+  }
+}

@@ -1,0 +1,159 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { Agent, Dispatcher, request } from 'undici';
+import { APP_VERSION } from '../common/version';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/config.types';
+import { SecretCipher } from '../webhooks/secret-cipher';
+import { checkWebhookUrl } from '../webhooks/url-policy';
+import { createDeliveryAgent } from './delivery-agent';
+import { signBody } from './delivery-body';
+
+export const USER_AGENT = `meeting-event-bridge/${APP_VERSION}`;
+/** How much of a receiver's answer is kept in the delivery log. */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+// Past this the rest of an answer is not read: the socket is dropped instead of drained.
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+const ERROR_MAX_CHARS = 500;
+
+export interface DeliveryRequest {
+  deliveryId: string;
+  event: string;
+  url: string;
+  body: string;
+  secretEncrypted: string;
+  attempt: number;
+}
+
+export interface AttemptResult {
+  ok: boolean;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  /** First RESPONSE_EXCERPT_BYTES of the answer, null when there was no answer. */
+  responseBody: string | null;
+}
+
+/** PostgreSQL text holds no NUL; a receiver's answer may. */
+export function excerptText(bytes: Buffer): string {
+  return bytes
+    .subarray(0, RESPONSE_EXCERPT_BYTES)
+    .toString('utf8')
+    .replace(/\u0000/g, '\uFFFD');
+}
+
+async function readExcerpt(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let total = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      total += chunk.length;
+      if (keptBytes < RESPONSE_EXCERPT_BYTES) {
+        const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - keptBytes);
+        kept.push(part);
+        keptBytes += part.length;
+      }
+      if (total > DRAIN_LIMIT_BYTES) break;
+    }
+  } catch {
+    // The status decides the outcome; the excerpt is whatever arrived before the body failed.
+  }
+  return excerptText(Buffer.concat(kept));
+}
+
+function describe(error: unknown): string {
+  const err = error as { message?: string; code?: string; cause?: { message?: string } };
+  let text = err?.message || String(error);
+  if (err?.code && !text.includes(err.code)) text = `${err.code}: ${text}`;
+  if (err?.cause?.message && !text.includes(err.cause.message)) text += ` (${err.cause.message})`;
+  return text.slice(0, ERROR_MAX_CHARS);
+}
+
+/**
+ * Makes one delivery attempt: URL policy check, signature, POST through the keep-alive pool
+ * with the per-attempt timeout. Never throws: every outcome is an AttemptResult to record.
+ */
+@Injectable()
+export class DeliverySender implements OnApplicationShutdown {
+  private readonly agent: Agent;
+  private readonly allowPrivate: boolean;
+  private readonly timeoutMs: number;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly cipher: SecretCipher,
+  ) {
+    this.allowPrivate = config.webhookAllowPrivateUrls;
+    this.timeoutMs = config.delivery.timeoutMs;
+    this.agent = createDeliveryAgent({
+      allowPrivate: this.allowPrivate,
+      timeoutMs: this.timeoutMs,
+      connections: config.delivery.concurrency,
+    });
+  }
+
+  async send(req: DeliveryRequest): Promise<AttemptResult> {
+    const startedAt = new Date();
+    const t0 = performance.now();
+    const result = (r: Omit<AttemptResult, 'startedAt' | 'durationMs'>): AttemptResult => ({
+      ...r,
+      startedAt,
+      durationMs: Math.round(performance.now() - t0),
+    });
+    const refused = (error: string) =>
+      result({ ok: false, statusCode: null, error, responseBody: null });
+
+    try {
+      // Again at every attempt: the name may point elsewhere now than when it was registered.
+      await checkWebhookUrl(req.url, { allowPrivate: this.allowPrivate });
+    } catch (error) {
+      return refused(describe(error));
+    }
+    let secret: string;
+    try {
+      secret = this.cipher.decrypt(req.secretEncrypted);
+    } catch {
+      return refused('the webhook secret cannot be decrypted (was SECRETS_ENCRYPTION_KEY changed?)');
+    }
+
+    const body = Buffer.from(req.body, 'utf8');
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    try {
+      const res = await request(req.url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        signal: controller.signal,
+        headers: {
+          'content-type': 'application/json',
+          'x-service-signature': signBody(secret, body),
+          'x-service-event': req.event,
+          'x-service-delivery': req.deliveryId,
+          'x-service-attempt': String(req.attempt),
+          'user-agent': USER_AGENT,
+        },
+        body,
+      });
+      const responseBody = await readExcerpt(res.body);
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      const error = ok
+        ? null
+        : res.statusCode >= 300 && res.statusCode < 400
+          ? `HTTP ${res.statusCode}: redirects are not followed`
+          : `HTTP ${res.statusCode}`;
+      return result({ ok, statusCode: res.statusCode, error, responseBody });
+    } catch (error) {
+      return refused(
+        controller.signal.aborted ? `timed out after ${this.timeoutMs} ms` : describe(error),
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.agent.close();
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { SecretCipher } from '../webhooks/secret-cipher';
+import { DeliveriesProcessor } from './deliveries.processor';
+import { DeliveriesSweeper } from './deliveries.sweeper';
+import { DeliverySender } from './delivery-sender.service';
+import { DeliveryStore } from './delivery-store.service';
+
+/** Worker role: the deliveries processor and the sweeper. */
+@Module({
+  providers: [DeliveriesProcessor, DeliveriesSweeper, DeliverySender, DeliveryStore, SecretCipher],
+})
+export class DispatcherWorkerModule {}

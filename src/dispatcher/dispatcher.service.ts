@@ -1,0 +1,172 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Queue } from 'bull';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { QUEUES } from '../queue/queue.constants';
+import { TEST_EVENT, isSubscriptionEvent } from '../webhooks/subscription-events';
+import { EventSource, deliveryBody } from './delivery-body';
+import { deliverJob } from './delivery-job';
+
+export interface PublishInput {
+  /** A SUBSCRIPTION_EVENTS kind (src/webhooks/subscription-events.ts). */
+  kind: string;
+  data: Record<string, unknown>;
+  source?: EventSource | null;
+  /** Same key => the same event, no second fan-out (events.idempotency_key is UNIQUE). */
+  idempotencyKey?: string;
+}
+
+export interface PublishResult {
+  eventId: string;
+  deliveryIds: string[];
+}
+
+/** Longest a publish waits for Redis; past it the sweeper queues the deliveries instead. */
+const ENQUEUE_TIMEOUT_MS = 2000;
+
+// One statement, so one round trip and one implicit transaction: the event and a delivery per
+// active webhook subscribed to its kind (the partial GIN index webhooks_active_events_idx
+// serves `active AND events @> ARRAY[kind]`). On an idempotency-key conflict nothing is
+// inserted. The body is bound once and copied into every row.
+const FAN_OUT_SQL = `
+  WITH ev AS (
+    INSERT INTO events (id, kind, data, source, idempotency_key, created_at)
+    VALUES ($1, $2, $3, $4, $5, $6)
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING id
+  )
+  INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at)
+  SELECT w.id, ev.id, $2, $7, now()
+  FROM ev CROSS JOIN webhooks w
+  WHERE w.active AND w.events @> ARRAY[$2::text]
+  RETURNING id`;
+
+const EXISTING_EVENT_SQL = `
+  SELECT e.id, coalesce(array_agg(d.id::text ORDER BY d.id) FILTER (WHERE d.id IS NOT NULL), '{}'::text[])
+    AS delivery_ids
+  FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
+  WHERE e.idempotency_key = $1
+  GROUP BY e.id`;
+
+// The test event goes to its one webhook, and only while that webhook is active.
+const TEST_SQL = `
+  WITH w AS (SELECT id FROM webhooks WHERE id = $1 AND active),
+  ev AS (
+    INSERT INTO events (id, kind, data, source, created_at)
+    SELECT $2, $3, $4, NULL, $5 FROM w
+    RETURNING id
+  )
+  INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at)
+  SELECT $1, ev.id, $3, $6, now() FROM ev
+  RETURNING id`;
+
+/**
+ * The one entry point for notifications: stores the event and its deliveries in PostgreSQL
+ * (the record), then queues them. Queueing is best effort; the sweeper re-queues whatever
+ * the queue did not get.
+ */
+@Injectable()
+export class DispatcherService {
+  private readonly logger = new Logger(DispatcherService.name);
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @InjectQueue(QUEUES.deliveries) private readonly queue: Queue,
+  ) {}
+
+  async publish(input: PublishInput): Promise<PublishResult> {
+    if (!isSubscriptionEvent(input.kind)) {
+      throw new Error(`publish: "${input.kind}" is not a subscription event kind`);
+    }
+    const event = {
+      id: randomUUID(),
+      kind: input.kind,
+      createdAt: new Date(),
+      data: input.data,
+      source: input.source ?? null,
+    };
+    const rows: { id: string }[] = await this.db.query(FAN_OUT_SQL, [
+      event.id,
+      event.kind,
+      JSON.stringify(event.data),
+      event.source === null ? null : JSON.stringify(event.source),
+      input.idempotencyKey ?? null,
+      event.createdAt,
+      deliveryBody(event),
+    ]);
+    if (rows.length === 0 && input.idempotencyKey !== undefined) {
+      const existing = await this.findByIdempotencyKey(input.idempotencyKey);
+      if (existing && existing.eventId !== event.id) {
+        // Already published: queue again what it created (a no-op for jobs still queued), in
+        // case the first publisher died between its commit and its queueing.
+        await this.enqueue(existing.deliveryIds);
+        return existing;
+      }
+    }
+    const deliveryIds = rows.map((r) => r.id);
+    await this.enqueue(deliveryIds);
+    return { eventId: event.id, deliveryIds };
+  }
+
+  /**
+   * Publishes a `webhook.test` event to one webhook. Returns the delivery id, or null when the
+   * webhook is not (or no longer) active.
+   */
+  async publishTest(webhook: { id: string }): Promise<string | null> {
+    const event = {
+      id: randomUUID(),
+      kind: TEST_EVENT,
+      createdAt: new Date(),
+      data: {
+        webhook_id: webhook.id,
+        message: 'Test notification sent from POST /api/webhooks/{id}/test',
+      },
+      source: null,
+    };
+    const rows: { id: string }[] = await this.db.query(TEST_SQL, [
+      webhook.id,
+      event.id,
+      event.kind,
+      JSON.stringify(event.data),
+      event.createdAt,
+      deliveryBody(event),
+    ]);
+    if (rows.length === 0) return null;
+    await this.enqueue([rows[0].id]);
+    return rows[0].id;
+  }
+
+  private async findByIdempotencyKey(key: string): Promise<PublishResult | null> {
+    const rows: { id: string; delivery_ids: string[] }[] = await this.db.query(
+      EXISTING_EVENT_SQL,
+      [key],
+    );
+    return rows[0] ? { eventId: rows[0].id, deliveryIds: rows[0].delivery_ids } : null;
+  }
+
+  private async enqueue(deliveryIds: string[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    const adding = this.queue.addBulk(deliveryIds.map(deliverJob));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer from Redis within ${ENQUEUE_TIMEOUT_MS} ms`)),
+        ENQUEUE_TIMEOUT_MS,
+      );
+    });
+    try {
+      await Promise.race([adding, timeout]);
+    } catch (error) {
+      // The deliveries are committed; the sweeper queues them once they are due and missing.
+      adding.catch(() => undefined);
+      this.logger.warn(
+        `could not queue ${deliveryIds.length} deliveries (${(error as Error).message}); ` +
+          'the sweeper will queue them',
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
