@@ -12,12 +12,21 @@ import { DeliveryLogModule } from './dispatcher/delivery-log.module';
 import { DispatcherWorkerModule } from './dispatcher/dispatcher-worker.module';
 import { HealthModule } from './health/health.module';
 import { InboundModule } from './meetings/inbound/inbound.module';
+import { MeetingsModule } from './meetings/meetings.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { QueueModule } from './queue/queue.module';
+import { RecordingsModule } from './recordings/recordings.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
-const API_MODULES: Type[] = [AuthModule, WebhooksModule, DeliveryLogModule, InboundModule];
+const API_MODULES: Type[] = [
+  AuthModule,
+  WebhooksModule,
+  DeliveryLogModule,
+  MeetingsModule,
+  RecordingsModule,
+  InboundModule,
+];
 
 /** Modules that run queue processors and the sweeper (role worker or all). */
 const WORKER_MODULES: Type[] = [DispatcherWorkerModule];

@@ -1,0 +1,91 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ErrorResponse } from './error-response';
+
+const RATE_LIMITED =
+  'You have reached the maximum per-second rate limit for this API. Try again later.';
+
+const UPSTREAM_ERRORS = [
+  {
+    status: 400,
+    error: 'Bad Request',
+    description:
+      'A path parameter, query parameter or body field is invalid (nothing is sent to the ' +
+      'platform), or the platform refused the request (then with `upstream`)',
+    message:
+      'userId cannot be "me": this service calls the platform with an account-level token, ' +
+      "which has no user of its own; give the user's id or e-mail address",
+  },
+  {
+    status: 404,
+    error: 'Not Found',
+    description: 'The platform does not know the user, meeting or recording',
+    message: 'Meeting does not exist: 85746065432.',
+    upstream: { status: 404, code: 3001, message: 'Meeting does not exist: 85746065432.' },
+  },
+  {
+    status: 429,
+    error: 'Too Many Requests',
+    description:
+      "The platform's rate limit: Retry-After (seconds) and the platform's X-RateLimit-* " +
+      'headers are passed on',
+    message: RATE_LIMITED,
+    upstream: { status: 429, code: 429, message: RATE_LIMITED },
+    headers: {
+      'Retry-After': { description: 'Seconds to wait', schema: { type: 'string', example: '1' } },
+      'X-RateLimit-Category': { schema: { type: 'string', example: 'Light' } },
+      'X-RateLimit-Type': { schema: { type: 'string', example: 'QPS' } },
+      'X-RateLimit-Limit': { schema: { type: 'string', example: '30' } },
+      'X-RateLimit-Remaining': { schema: { type: 'string', example: '0' } },
+    },
+  },
+  {
+    status: 502,
+    error: 'Bad Gateway',
+    description:
+      "The platform could not be reached, sent an invalid answer, or refused the service's " +
+      'own credentials or token',
+    message: 'The meeting platform could not be reached (ECONNREFUSED)',
+  },
+  {
+    status: 503,
+    error: 'Service Unavailable',
+    description: 'The platform credentials are not configured',
+    message:
+      'The meeting platform is not configured: set ZOOM_ACCOUNT_ID, ZOOM_CLIENT_ID, ZOOM_CLIENT_SECRET',
+  },
+  {
+    status: 504,
+    error: 'Gateway Timeout',
+    description: 'The platform did not answer within ZOOM_TIMEOUT_MS',
+    message: 'The meeting platform did not answer within 15000 ms',
+  },
+];
+
+/**
+ * Documents the error answers of a platform passthrough route (SPEC §6, §7). Any other error
+ * status the platform answers with is passed on the same way, with `upstream`.
+ */
+export function ApiUpstreamErrors(): MethodDecorator {
+  return applyDecorators(
+    ...UPSTREAM_ERRORS.map(({ status, error, description, message, upstream, headers }) =>
+      ApiResponse({
+        status,
+        description,
+        type: ErrorResponse,
+        headers,
+        example: { statusCode: status, error, message, ...(upstream ? { upstream } : {}) },
+      }),
+    ),
+  );
+}
+
+/** Answers with the platform's own 2xx status (201, 204, …) and passes its body on. */
+export function passUpstream<T>(
+  res: Response,
+  result: { status: number; body: T | undefined },
+): T | undefined {
+  res.status(result.status);
+  return result.body;
+}

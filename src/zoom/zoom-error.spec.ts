@@ -1,0 +1,121 @@
+import { ZoomApiError, retryAfterSeconds } from './zoom-error';
+
+describe('retryAfterSeconds', () => {
+  const now = Date.parse('2025-01-01T10:00:00Z');
+
+  it('passes seconds on as they are', () => {
+    expect(retryAfterSeconds('7', undefined, now)).toBe('7');
+    expect(retryAfterSeconds(' 120 ', undefined, now)).toBe('120');
+  });
+
+  it('turns an HTTP date into seconds from the response Date header', () => {
+    const responseDate = 'Wed, 01 Jan 2025 09:00:00 GMT'; // the platform's clock is an hour behind
+    expect(retryAfterSeconds('Wed, 01 Jan 2025 09:00:30 GMT', responseDate, now)).toBe('30');
+  });
+
+  it('uses the local clock when the response has no Date, and never goes negative', () => {
+    expect(retryAfterSeconds('Wed, 01 Jan 2025 10:01:00 GMT', undefined, now)).toBe('60');
+    expect(retryAfterSeconds('Wed, 01 Jan 2025 09:59:00 GMT', undefined, now)).toBe('0');
+    expect(retryAfterSeconds('Wed, 01 Jan 2025 10:00:00 GMT', 'not a date', now)).toBe('0');
+  });
+
+  it('drops a missing or unreadable value', () => {
+    expect(retryAfterSeconds(undefined, undefined, now)).toBeUndefined();
+    expect(retryAfterSeconds('', undefined, now)).toBeUndefined();
+    expect(retryAfterSeconds('soon', undefined, now)).toBeUndefined();
+    expect(retryAfterSeconds('-5', undefined, now)).toBeUndefined();
+  });
+});
+
+describe('ZoomApiError.fromResponse', () => {
+  it('passes status, code and message on, with field errors as details', () => {
+    const error = ZoomApiError.fromResponse(
+      400,
+      {},
+      {
+        code: 300,
+        message: 'Validation Failed.',
+        errors: [{ field: 'topic', message: 'Too long.' }, { nonsense: true }],
+      },
+    );
+    expect(error.getStatus()).toBe(400);
+    expect(error.message).toBe('Validation Failed.');
+    expect(error.extra.upstream).toEqual({ status: 400, code: 300, message: 'Validation Failed.' });
+    expect(error.extra.details).toEqual([{ field: 'topic', message: 'Too long.' }]);
+    expect(error.retryable).toBe(false);
+  });
+
+  it('keeps Retry-After and the rate-limit headers of a 429, and is retryable', () => {
+    const error = ZoomApiError.fromResponse(
+      429,
+      {
+        'retry-after': '3',
+        'x-ratelimit-category': 'Heavy',
+        'x-ratelimit-type': 'QPS',
+        'x-ratelimit-limit': '10',
+        'x-ratelimit-remaining': '0',
+        'x-other': 'dropped',
+      },
+      { code: 429, message: 'Too many requests.' },
+    );
+    expect(error.getStatus()).toBe(429);
+    expect(error.extra.headers).toEqual({
+      'retry-after': '3',
+      'x-ratelimit-category': 'Heavy',
+      'x-ratelimit-type': 'QPS',
+      'x-ratelimit-limit': '10',
+      'x-ratelimit-remaining': '0',
+    });
+    expect(error.retryable).toBe(true);
+  });
+
+  it('answers 502 for a 401 that survived the renewal, keeping the platform code', () => {
+    const error = ZoomApiError.fromResponse(
+      401,
+      {},
+      { code: 124, message: 'Invalid access token.' },
+    );
+    expect(error.getStatus()).toBe(502);
+    expect(error.extra.upstream).toEqual({
+      status: 401,
+      code: 124,
+      message: 'Invalid access token.',
+    });
+  });
+
+  it('answers 502 for token endpoint refusals, naming the reason', () => {
+    const error = ZoomApiError.fromResponse(
+      401,
+      {},
+      { reason: 'Invalid client_id or client_secret', error: 'invalid_client' },
+      'token',
+    );
+    expect(error.getStatus()).toBe(502);
+    expect(error.message).toBe(
+      'The meeting platform refused the server-to-server credentials (401: Invalid client_id or client_secret)',
+    );
+    expect(error.extra.upstream?.code).toBe('invalid_client');
+    expect(error.retryable).toBe(false);
+  });
+
+  it('copes with a body that is not the platform error shape', () => {
+    const error = ZoomApiError.fromResponse(503, {}, undefined);
+    expect(error.getStatus()).toBe(503);
+    expect(error.message).toBe('The meeting platform answered 503');
+    expect(error.extra.upstream).toEqual({ status: 503, code: null, message: null });
+    expect(error.retryable).toBe(true);
+  });
+
+  it('treats a redirect from a JSON endpoint as a bad answer', () => {
+    expect(ZoomApiError.fromResponse(302, {}, undefined).getStatus()).toBe(502);
+  });
+});
+
+describe('ZoomApiError kinds', () => {
+  it('marks transport failures retryable and missing configuration final', () => {
+    expect(ZoomApiError.timeout(100).retryable).toBe(true);
+    expect(ZoomApiError.unreachable('ECONNREFUSED').retryable).toBe(true);
+    expect(ZoomApiError.notConfigured(['ZOOM_CLIENT_ID']).retryable).toBe(false);
+    expect(ZoomApiError.notConfigured(['ZOOM_CLIENT_ID']).getStatus()).toBe(503);
+  });
+});

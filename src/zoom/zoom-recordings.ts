@@ -1,0 +1,53 @@
+import { ZoomMeetingRecording, ZoomRecordingFile, ZoomRecordingList } from './zoom.types';
+
+/** The platform's recording file types (its documentation and OpenAPI document). */
+export const RECORDING_FILE_TYPES = [
+  'MP4',
+  'M4A',
+  'CHAT',
+  'TRANSCRIPT',
+  'CSV',
+  'TB',
+  'CC',
+  'CHAT_MESSAGE',
+  'SUMMARY',
+  'TIMELINE',
+] as const;
+
+const FILE_LISTS = ['recording_files', 'participant_audio_files'] as const;
+
+/**
+ * The recording with only files of the given types (both file lists). `null` keeps all. The
+ * platform's own totals (`recording_count`, `total_size`) are left as it sent them.
+ */
+export function filterRecordingFiles(
+  recording: ZoomMeetingRecording,
+  types: readonly string[] | null,
+): ZoomMeetingRecording {
+  if (types === null) return recording;
+  const wanted = new Set(types.map((t) => t.toUpperCase()));
+  const keep = (file: ZoomRecordingFile) => wanted.has(String(file.file_type).toUpperCase());
+  const filtered: ZoomMeetingRecording = { ...recording };
+  for (const list of FILE_LISTS) {
+    const files = recording[list];
+    if (Array.isArray(files)) filtered[list] = files.filter(keep);
+  }
+  return filtered;
+}
+
+/** A user's recording list filtered by type; meetings left with no matching file are dropped. */
+export function filterRecordingList(
+  list: ZoomRecordingList,
+  types: readonly string[] | null,
+): ZoomRecordingList {
+  if (types === null || !Array.isArray(list.meetings)) return list;
+  const meetings = list.meetings
+    .map((meeting) => filterRecordingFiles(meeting, types))
+    .filter((meeting) => FILE_LISTS.some((name) => (meeting[name]?.length ?? 0) > 0));
+  return { ...list, meetings };
+}
+
+/** Every file of a recording, from both lists. */
+export function recordingFilesOf(recording: ZoomMeetingRecording): ZoomRecordingFile[] {
+  return FILE_LISTS.flatMap((list) => (Array.isArray(recording[list]) ? recording[list] : []));
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { ZoomHttp } from './zoom-http';
+import { ZoomTokenProvider } from './zoom-token.provider';
+import { ZoomClient } from './zoom.client';
+
+/**
+ * The platform REST client, free of HTTP routes so that worker-role modules (the recording
+ * automation) can import it as well as the passthrough controllers. Nest keeps one instance
+ * per process, so every importer shares one token cache.
+ */
+@Module({
+  providers: [ZoomHttp, ZoomTokenProvider, ZoomClient],
+  exports: [ZoomClient],
+})
+export class ZoomModule {}

@@ -1,0 +1,585 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SCOPES, Scope } from '../src/config/config.types';
+import { FakeUser, FakeZoom } from './support/fake-zoom';
+import { RequestOptions, request } from './support/http';
+import { TestApp, startTestApp } from './support/test-app';
+
+const TIMEOUT_MS = 1500;
+
+/** A local port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const allScopesBut = (scope: Scope) => SCOPES.filter((s) => s !== scope).join(' ');
+
+describe('meeting passthrough (SPEC §6)', () => {
+  let fake: FakeZoom;
+  let t: TestApp;
+  let token: string;
+  let host: FakeUser;
+
+  const api = (method: string, path: string, options: RequestOptions = {}) =>
+    request(t.baseUrl, method, path, { token, ...options });
+
+  beforeAll(async () => {
+    fake = await FakeZoom.start();
+    t = await startTestApp({ env: { ...fake.env(), ZOOM_TIMEOUT_MS: String(TIMEOUT_MS) } });
+    token = await t.token();
+    host = fake.addUser({ email: 'host@example.com' });
+    for (let i = 0; i < 4; i++) fake.addUser();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
+
+  describe('server-to-server token', () => {
+    it('requests one token for a burst of 20 concurrent calls on a cold cache', async () => {
+      expect(fake.tokenRequests).toBe(0);
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => api('GET', '/api/users?page_size=2')),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+      expect(fake.tokenRequests).toBe(1);
+      expect(fake.apiRequests()).toHaveLength(20);
+    });
+
+    it('asks {ZOOM_OAUTH_URL}/oauth/token with Basic credentials and an account_credentials form', () => {
+      const [tokenRequest] = fake.requests.filter((r) => r.rawPath === '/oauth/token');
+      expect(tokenRequest.method).toBe('POST');
+      expect(tokenRequest.headers.authorization).toBe(
+        `Basic ${Buffer.from(`${fake.clientId}:${fake.clientSecret}`).toString('base64')}`,
+      );
+      expect(tokenRequest.headers['content-type']).toBe('application/x-www-form-urlencoded');
+      expect(Object.fromEntries(new URLSearchParams(tokenRequest.body))).toEqual({
+        grant_type: 'account_credentials',
+        account_id: fake.accountId,
+      });
+    });
+
+    it("calls the token's api_url + /v2 (regional base), with the bearer token", () => {
+      for (const call of fake.apiRequests()) {
+        expect(call.base).toBe('/regional');
+        expect(call.headers.authorization).toMatch(/^Bearer \S+$/);
+      }
+    });
+
+    it('keeps using the cached token for many sequential calls', async () => {
+      const before = fake.tokenRequests;
+      for (let i = 0; i < 10; i++) {
+        expect((await api('GET', '/api/users')).status).toBe(200);
+      }
+      expect(fake.tokenRequests).toBe(before);
+    });
+
+    it('renews the token once after an upstream 401 and retries the call once', async () => {
+      const meeting = fake.addMeeting(host.id);
+      const before = fake.tokenRequests;
+      fake.revokeTokens();
+      const res = await api('GET', `/api/meetings/${meeting.id}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: meeting.id, uuid: meeting.uuid, topic: meeting.topic });
+      expect(fake.tokenRequests).toBe(before + 1);
+      const calls = fake.apiRequests().filter((r) => r.apiPath === `/meetings/${meeting.id}`);
+      expect(calls).toHaveLength(2);
+      expect(calls[0].headers.authorization).not.toBe(calls[1].headers.authorization);
+    });
+
+    it('renews only once when a burst of 20 calls all meet the revoked token', async () => {
+      const before = fake.tokenRequests;
+      const apiBefore = fake.apiRequests().length;
+      fake.revokeTokens();
+      const answers = await Promise.all(Array.from({ length: 20 }, () => api('GET', '/api/users')));
+      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+      expect(fake.tokenRequests).toBe(before + 1);
+      expect(fake.apiRequests().length - apiBefore).toBe(40);
+    });
+
+    it('gives up after one renewal: a platform refusing every token gives 502 with its 401', async () => {
+      const before = fake.tokenRequests;
+      const apiBefore = fake.apiRequests().length;
+      fake.refuseAllTokens();
+      try {
+        const res = await api('GET', '/api/users');
+        expect(res.status).toBe(502);
+        expect(res.body).toEqual({
+          statusCode: 502,
+          error: 'Bad Gateway',
+          message: 'The meeting platform refused a freshly issued access token',
+          upstream: { status: 401, code: 124, message: 'Invalid access token.' },
+        });
+        expect(fake.tokenRequests).toBe(before + 1);
+        expect(fake.apiRequests().length - apiBefore).toBe(2);
+      } finally {
+        fake.refuseAllTokens(false);
+      }
+    });
+
+    it('falls back to ZOOM_API_URL when the token carries no api_url', async () => {
+      fake.regionPath = null;
+      fake.revokeTokens();
+      try {
+        expect((await api('GET', '/api/users')).status).toBe(200);
+        expect(fake.apiRequests().at(-1)?.base).toBe('/global');
+      } finally {
+        fake.regionPath = '/regional';
+        fake.revokeTokens();
+      }
+      expect((await api('GET', '/api/users')).status).toBe(200);
+      expect(fake.apiRequests().at(-1)?.base).toBe('/regional');
+    });
+
+    it('never writes the platform token or client secret to the logs', () => {
+      const logs = t.logs.join('\n');
+      expect(logs).not.toContain(fake.clientSecret);
+      const bearer = fake.apiRequests().at(-1)?.headers.authorization?.slice('Bearer '.length);
+      expect(bearer).toBeTruthy();
+      expect(logs).not.toContain(bearer as string);
+    });
+  });
+
+  describe('routes', () => {
+    it('creates a meeting: 201 with the platform answer, body sent as given', async () => {
+      const body = {
+        topic: 'Weekly sync',
+        type: 2,
+        start_time: '2025-01-31T14:00:00Z',
+        duration: 30,
+        settings: { join_before_host: true, waiting_room: false },
+      };
+      const res = await api('POST', `/api/users/${host.email}/meetings`, { body });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({
+        id: expect.any(Number),
+        host_id: host.id,
+        host_email: host.email,
+        topic: 'Weekly sync',
+        join_url: expect.any(String),
+        start_url: expect.any(String),
+      });
+      const sent = fake.apiRequests().at(-1);
+      expect(sent?.method).toBe('POST');
+      expect(sent?.apiPath).toBe('/users/host%40example.com/meetings');
+      expect(sent?.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(sent?.body ?? '')).toEqual(body);
+    });
+
+    it("lists a user's meetings, passing type and paging on", async () => {
+      const res = await api('GET', `/api/users/${host.id}/meetings?type=scheduled&page_size=1`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ page_size: 1, total_records: expect.any(Number) });
+      expect(res.body.meetings).toHaveLength(1);
+      expect(res.body.next_page_token).not.toBe('');
+      const sent = fake.apiRequests().at(-1);
+      expect(Object.fromEntries(sent?.query ?? [])).toEqual({ type: 'scheduled', page_size: '1' });
+
+      const next = await api(
+        'GET',
+        `/api/users/${host.id}/meetings?page_size=1&next_page_token=${res.body.next_page_token}`,
+      );
+      expect(next.status).toBe(200);
+      expect(next.body.meetings[0].id).not.toBe(res.body.meetings[0].id);
+    });
+
+    it('encodes user ids in the path', async () => {
+      const odd = fake.addUser({ email: 'a+b@example.com' });
+      const res = await api('GET', `/api/users/${encodeURIComponent(odd.email)}/meetings`);
+      expect(res.status).toBe(200);
+      expect(fake.apiRequests().at(-1)?.apiPath).toBe('/users/a%2Bb%40example.com/meetings');
+    });
+
+    it('updates, ends and deletes a meeting, answering the platform 204s', async () => {
+      const meeting = fake.addMeeting(host.id);
+      const patched = await api('PATCH', `/api/meetings/${meeting.id}`, {
+        body: { topic: 'Renamed', duration: 45 },
+      });
+      expect(patched.status).toBe(204);
+      expect(patched.text).toBe('');
+      expect(meeting).toMatchObject({ topic: 'Renamed', duration: 45 });
+
+      const ended = await api('PUT', `/api/meetings/${meeting.id}/status`, {
+        body: { action: 'end' },
+      });
+      expect(ended.status).toBe(204);
+      expect(meeting.status).toBe('ended');
+      expect(JSON.parse(fake.apiRequests().at(-1)?.body ?? '')).toEqual({ action: 'end' });
+
+      const deleted = await api('DELETE', `/api/meetings/${meeting.id}`);
+      expect(deleted.status).toBe(204);
+      expect(meeting.deleted).toBe(true);
+      expect(fake.apiRequests().at(-1)).toMatchObject({
+        method: 'DELETE',
+        apiPath: `/meetings/${meeting.id}`,
+      });
+    });
+
+    it('lists users with status, page_size and next_page_token passed on', async () => {
+      const first = await api('GET', '/api/users?status=active&page_size=2');
+      expect(first.status).toBe(200);
+      expect(first.body.users).toHaveLength(2);
+      const second = await api(
+        'GET',
+        `/api/users?status=active&page_size=2&next_page_token=${first.body.next_page_token}`,
+      );
+      expect(second.body.users[0].id).not.toBe(first.body.users[0].id);
+      expect(Object.fromEntries(fake.apiRequests().at(-1)?.query ?? [])).toEqual({
+        status: 'active',
+        page_size: '2',
+        next_page_token: first.body.next_page_token,
+      });
+    });
+
+    it('passes a platform 404 on with its code and message in upstream', async () => {
+      const res = await api('GET', '/api/meetings/123');
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({
+        statusCode: 404,
+        error: 'Not Found',
+        message: 'Meeting does not exist: 123.',
+        upstream: { status: 404, code: 3001, message: 'Meeting does not exist: 123.' },
+      });
+    });
+
+    it('passes a platform 400 on with its field errors as details', async () => {
+      fake.failNext(400, {
+        code: 300,
+        message: 'Validation Failed.',
+        errors: [{ field: 'settings.waiting_room', message: 'Invalid field.' }],
+      });
+      const res = await api('POST', `/api/users/${host.id}/meetings`, { body: { topic: 'x' } });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'Validation Failed.',
+        details: [{ field: 'settings.waiting_room', message: 'Invalid field.' }],
+        upstream: { status: 400, code: 300, message: 'Validation Failed.' },
+      });
+    });
+
+    it('passes a platform 500 on, with upstream', async () => {
+      fake.failNext(500, { code: 500, message: 'Internal error' });
+      const res = await api('GET', '/api/users');
+      expect(res.status).toBe(500);
+      expect(res.body.upstream).toEqual({ status: 500, code: 500, message: 'Internal error' });
+    });
+  });
+
+  describe('meeting UUIDs in paths', () => {
+    it.each([
+      ['begins with /', '/ajXp112QmuoKj4854875==', '%252Fajxp'],
+      ['contains //', 'ab//Xp112QmuoKj48548==', 'ab%252F%252F'],
+    ])('double-encodes a UUID that %s', async (_case, uuid) => {
+      const meeting = fake.addMeeting(host.id, { uuid });
+      const res = await api('GET', `/api/meetings/${encodeURIComponent(uuid)}`);
+      expect(res.status).toBe(200);
+      expect(res.body.uuid).toBe(uuid);
+      expect(fake.apiRequests().at(-1)?.apiPath).toBe(
+        `/meetings/${encodeURIComponent(encodeURIComponent(uuid))}`,
+      );
+      expect(fake.apiRequests().at(-1)?.apiPath).toContain('%252F');
+      expect(meeting.uuid).toBe(uuid);
+    });
+
+    it('encodes any other UUID once', async () => {
+      const uuid = 'ab/Xp112QmuoKj4854875==';
+      fake.addMeeting(host.id, { uuid });
+      const res = await api('GET', `/api/meetings/${encodeURIComponent(uuid)}`);
+      expect(res.status).toBe(200);
+      expect(fake.apiRequests().at(-1)?.apiPath).toBe('/meetings/ab%2FXp112QmuoKj4854875%3D%3D');
+    });
+  });
+
+  describe('validation happens before any platform call', () => {
+    let before: number;
+    beforeAll(() => {
+      before = fake.requests.length;
+    });
+    afterAll(() => {
+      // Not one of the refused requests below reached the platform (token endpoint included).
+      expect(fake.requests.length).toBe(before);
+    });
+
+    const create = (body: unknown) => api('POST', `/api/users/${host.id}/meetings`, { body });
+
+    it.each([
+      [{ type: 4 }, 'type', 'type must be one of 1, 2, 3, 8'],
+      [{ type: '2' }, 'type', 'type must be an integer number'],
+      [{ start_time: '2025-01-31T14:00:00' }, 'start_time', 'ending in Z'],
+      [{ start_time: '2025-01-31T14:00:00+01:00' }, 'start_time', 'ending in Z'],
+      [{ start_time: '2025-02-30T10:00:00Z' }, 'start_time', 'ending in Z'],
+      [{ start_time: 1738332000 }, 'start_time', 'ending in Z'],
+      [{ duration: 0 }, 'duration', 'duration must not be less than 1'],
+      [{ duration: 1.5 }, 'duration', 'duration must be an integer number'],
+      [{ duration: '30' }, 'duration', 'duration must be an integer number'],
+      [{ topic: 5 }, 'topic', 'topic must be a string'],
+      [{ topic: 'x'.repeat(201) }, 'topic', 'shorter than or equal to 200'],
+      [{ settings: { join_before_host: 'yes' } }, 'settings.join_before_host', 'boolean'],
+      [{ settings: { waiting_room: 1 } }, 'settings.waiting_room', 'boolean'],
+      [{ settings: 'on' }, 'settings', 'settings must be an object'],
+      [{ settings: { mute_upon_entry: true } }, 'settings.mute_upon_entry', 'should not exist'],
+      [{ agenda: 'Unknown here' }, 'agenda', 'property agenda should not exist'],
+      [{ topic: null }, 'topic', 'topic must be a string'],
+      [{ settings: null }, 'settings', 'settings must be an object'],
+      [{ start_time: null }, 'start_time', 'ending in Z'],
+    ])('refuses create body %j naming %s', async (body, field, message) => {
+      const res = await create(body);
+      expect(res.status).toBe(400);
+      expect(res.body.statusCode).toBe(400);
+      expect(res.body.details).toEqual(
+        expect.arrayContaining([{ field, message: expect.stringContaining(message) }]),
+      );
+    });
+
+    it('refuses a PATCH with the same rules', async () => {
+      const res = await api('PATCH', '/api/meetings/123', { body: { type: 5, extra: 1 } });
+      expect(res.status).toBe(400);
+      expect(res.body.details.map((d: { field: string }) => d.field).sort()).toEqual([
+        'extra',
+        'type',
+      ]);
+    });
+
+    it.each([
+      ['POST', 'me/meetings'],
+      ['GET', 'ME/meetings'],
+      ['GET', 'Me/recordings'],
+    ])(
+      'refuses %s userId in /api/users/%s, telling the caller to name the user',
+      async (method, path) => {
+        const res = await api(method, `/api/users/${path}`, {
+          body: method === 'POST' ? { topic: 'x' } : undefined,
+        });
+        expect(res.status).toBe(400);
+        expect(res.body.details).toEqual([
+          {
+            field: 'userId',
+            message: expect.stringMatching(/account-level token.*user's id or e-mail address/),
+          },
+        ]);
+      },
+    );
+
+    it.each([
+      ['/api/users?page_size=0', 'page_size', 'page_size must not be less than 1'],
+      ['/api/users?page_size=301', 'page_size', 'page_size must not be greater than 300'],
+      ['/api/users?page_size=abc', 'page_size', 'page_size must be an integer number'],
+      ['/api/users?page_size=1.5', 'page_size', 'page_size must be an integer number'],
+      ['/api/users?page_size=', 'page_size', 'page_size must be an integer number'],
+      ['/api/users?status=deleted', 'status', 'status must be one of'],
+      ['/api/users?role_id=1', 'role_id', 'property role_id should not exist'],
+      ['/api/users?next_page_token=a%20b', 'next_page_token', 'not a page token'],
+      ['/api/users/x/meetings?type=past', 'type', 'type must be one of'],
+      ['/api/users/x/recordings?from=2025-1-1', 'from', 'yyyy-mm-dd'],
+      ['/api/users/x/recordings?to=2025-02-30', 'to', 'yyyy-mm-dd'],
+      ['/api/users/x/recordings?from=2025-02-01&to=2025-01-01', 'to', 'to must not be before from'],
+      ['/api/users/x/recordings?file_type=MP5', 'file_type', 'file_type must list only'],
+      ['/api/meetings/x/recordings?file_type=', 'file_type', 'at least one file type'],
+      ['/api/meetings/%2E%2E%2Fusers', 'meetingId', 'meetingId must be a meeting id'],
+      ['/api/meetings/a%20b', 'meetingId', 'meetingId must be a meeting id'],
+      [`/api/meetings/${'1'.repeat(65)}`, 'meetingId', 'meetingId must be a meeting id'],
+      ['/api/users/a%2Fb/meetings', 'userId', 'userId must be a user id or an e-mail address'],
+    ])('refuses GET %s naming %s', async (path, field, message) => {
+      const res = await api('GET', path);
+      expect(res.status).toBe(400);
+      expect(res.body.details).toEqual(
+        expect.arrayContaining([{ field, message: expect.stringContaining(message) }]),
+      );
+    });
+
+    it.each([{ action: 'start' }, {}, { action: 'end', force: true }])(
+      'refuses status body %j',
+      async (body) => {
+        const res = await api('PUT', '/api/meetings/123/status', { body });
+        expect(res.status).toBe(400);
+      },
+    );
+  });
+
+  describe('rate limits', () => {
+    it('passes a 429 on with Retry-After and the X-RateLimit-* headers', async () => {
+      fake.rateLimitNext(1, { retryAfter: '7', category: 'Medium', type: 'QPS', limit: '20' });
+      const res = await api('GET', '/api/users');
+      expect(res.status).toBe(429);
+      expect(res.headers.get('retry-after')).toBe('7');
+      expect(res.headers.get('x-ratelimit-category')).toBe('Medium');
+      expect(res.headers.get('x-ratelimit-type')).toBe('QPS');
+      expect(res.headers.get('x-ratelimit-limit')).toBe('20');
+      expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(res.body).toEqual({
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: expect.stringContaining('rate limit'),
+        upstream: { status: 429, code: 429, message: expect.stringContaining('rate limit') },
+      });
+    });
+
+    it('turns a Retry-After date into seconds', async () => {
+      const at = new Date(Date.now() + 3600_000).toUTCString();
+      fake.rateLimitNext(1, { retryAfter: at, type: 'Daily' });
+      const res = await api('POST', `/api/users/${host.id}/meetings`, { body: { topic: 'x' } });
+      expect(res.status).toBe(429);
+      const seconds = Number(res.headers.get('retry-after'));
+      expect(seconds).toBeGreaterThan(3590);
+      expect(seconds).toBeLessThanOrEqual(3601);
+      expect(res.headers.get('x-ratelimit-type')).toBe('Daily');
+    });
+
+    it('answers 429 without Retry-After when the platform sent none', async () => {
+      fake.rateLimitNext(1, { retryAfter: null });
+      const res = await api('GET', '/api/users');
+      expect(res.status).toBe(429);
+      expect(res.headers.get('retry-after')).toBeNull();
+    });
+  });
+
+  describe('platform trouble', () => {
+    it('answers 504 when the platform does not answer within ZOOM_TIMEOUT_MS', async () => {
+      fake.stallNext(1);
+      const res = await api('GET', '/api/users');
+      expect(res.status).toBe(504);
+      expect(res.body).toEqual({
+        statusCode: 504,
+        error: 'Gateway Timeout',
+        message: `The meeting platform did not answer within ${TIMEOUT_MS} ms`,
+      });
+      fake.release();
+    });
+
+    it('answers 504 when the token endpoint does not answer in time, and recovers', async () => {
+      const before = fake.tokenRequests;
+      fake.revokeTokens();
+      fake.stallNext(1, (r) => r.rawPath === '/oauth/token');
+      const res = await api('GET', '/api/users');
+      expect(res.status).toBe(504);
+      expect(fake.tokenRequests).toBe(before + 1);
+      fake.release();
+      expect((await api('GET', '/api/users')).status).toBe(200);
+      expect(fake.tokenRequests).toBe(before + 2);
+    });
+
+    it('answers 502 when the platform drops the connection', async () => {
+      fake.resetNext(1);
+      const res = await api('GET', '/api/users');
+      expect(res.status).toBe(502);
+      expect(res.body.message).toMatch(/^The meeting platform could not be reached/);
+    });
+  });
+
+  describe('scopes', () => {
+    it.each([
+      ['POST', '/api/users/u1/meetings', 'meetings:write'],
+      ['GET', '/api/users/u1/meetings', 'meetings:read'],
+      ['GET', '/api/meetings/123', 'meetings:read'],
+      ['PATCH', '/api/meetings/123', 'meetings:write'],
+      ['DELETE', '/api/meetings/123', 'meetings:write'],
+      ['PUT', '/api/meetings/123/status', 'meetings:write'],
+      ['GET', '/api/users', 'users:read'],
+    ] as const)('%s %s needs %s', async (method, path, scope) => {
+      const before = fake.requests.length;
+      const narrow = await t.token('alpha', allScopesBut(scope));
+      const body = method === 'PUT' ? { action: 'end' } : method === 'GET' ? undefined : {};
+      const res = await request(t.baseUrl, method, path, { token: narrow, body });
+      expect(res.status).toBe(403);
+      expect(res.body.message).toBe(`The token lacks scope ${scope}`);
+      const anonymous = await request(t.baseUrl, method, path, { body });
+      expect(anonymous.status).toBe(401);
+      expect(fake.requests.length).toBe(before);
+    });
+  });
+
+  it('documents every passthrough route in Swagger with its scope and error answers', async () => {
+    const doc = (await request(t.baseUrl, 'GET', '/docs-json')).body;
+    const routes: [string, string, string][] = [
+      ['/api/users/{userId}/meetings', 'post', 'meetings:write'],
+      ['/api/users/{userId}/meetings', 'get', 'meetings:read'],
+      ['/api/meetings/{meetingId}', 'get', 'meetings:read'],
+      ['/api/meetings/{meetingId}', 'patch', 'meetings:write'],
+      ['/api/meetings/{meetingId}', 'delete', 'meetings:write'],
+      ['/api/meetings/{meetingId}/status', 'put', 'meetings:write'],
+      ['/api/users', 'get', 'users:read'],
+      ['/api/users/{userId}/recordings', 'get', 'recordings:read'],
+      ['/api/meetings/{meetingId}/recordings', 'get', 'recordings:read'],
+      ['/api/meetings/{meetingId}/recordings/{fileId}/download', 'get', 'recordings:read'],
+      ['/api/meetings/{meetingId}/recordings', 'delete', 'recordings:write'],
+    ];
+    for (const [path, method, scope] of routes) {
+      const op = doc.paths[path]?.[method];
+      expect({ path, method, found: Boolean(op) }).toEqual({ path, method, found: true });
+      expect(op.security).toEqual(expect.arrayContaining([{ oauth2: [scope] }]));
+      for (const status of ['400', '401', '403', '404', '429', '502', '503', '504']) {
+        expect({ path, method, status, documented: Boolean(op.responses[status]) }).toEqual({
+          path,
+          method,
+          status,
+          documented: true,
+        });
+      }
+      expect(op.responses['429'].headers['Retry-After']).toBeDefined();
+    }
+    const create = doc.paths['/api/users/{userId}/meetings'].post;
+    expect(create.requestBody.content['application/json'].schema.$ref).toMatch(/CreateMeetingDto$/);
+  });
+});
+
+describe('meeting passthrough when the platform cannot be reached', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    const port = await closedPort();
+    t = await startTestApp({
+      env: {
+        ZOOM_ACCOUNT_ID: 'acc',
+        ZOOM_CLIENT_ID: 'id',
+        ZOOM_CLIENT_SECRET: 'secret',
+        ZOOM_OAUTH_URL: `http://127.0.0.1:${port}`,
+        ZOOM_API_URL: `http://127.0.0.1:${port}/v2`,
+      },
+    });
+  });
+  afterAll(() => t?.close());
+
+  it('answers 502 naming the connection failure', async () => {
+    const res = await request(t.baseUrl, 'GET', '/api/users', { token: await t.token() });
+    expect(res.status).toBe(502);
+    expect(res.body).toEqual({
+      statusCode: 502,
+      error: 'Bad Gateway',
+      message: 'The meeting platform could not be reached (ECONNREFUSED)',
+    });
+  });
+});
+
+describe('meeting passthrough without platform credentials', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { ZOOM_ACCOUNT_ID: 'acc' } });
+  });
+  afterAll(() => t?.close());
+
+  it.each([
+    ['GET', '/api/users'],
+    ['GET', '/api/meetings/123'],
+    ['GET', '/api/meetings/123/recordings/f1/download'],
+  ])('%s %s answers 503 naming the missing variables', async (method, path) => {
+    const res = await request(t.baseUrl, method, path, { token: await t.token() });
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      statusCode: 503,
+      error: 'Service Unavailable',
+      message: 'The meeting platform is not configured: set ZOOM_CLIENT_ID, ZOOM_CLIENT_SECRET',
+    });
+  });
+
+  it('still validates first (400 before 503)', async () => {
+    const res = await request(t.baseUrl, 'GET', '/api/users?page_size=0', {
+      token: await t.token(),
+    });
+    expect(res.status).toBe(400);
+  });
+});
