@@ -67,7 +67,9 @@ export class DeliveriesProcessor implements OnApplicationBootstrap, BeforeApplic
     if (!target.active) {
       if (await this.store.cancel(deliveryId, INACTIVE_WEBHOOK_ERROR)) {
         this.metrics.deliveries.inc({ outcome: 'failed' });
-        this.logger.log(`delivery ${deliveryId}: webhook ${target.webhookId} is inactive: final, not sent`);
+        this.logger.log(
+          `delivery ${deliveryId}: webhook ${target.webhookId} is inactive: final, not sent`,
+        );
       }
       return;
     }

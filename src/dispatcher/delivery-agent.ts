@@ -14,7 +14,10 @@ const systemResolveAll: ResolveAll = (hostname) => lookup(hostname, { all: true,
  * its own; checking again here, on the very answer used to connect, leaves no gap in which
  * the name could be re-pointed at a private address (DNS rebinding).
  */
-export function guardedLookup(allowPrivate: boolean, resolveAll = systemResolveAll): LookupFunction {
+export function guardedLookup(
+  allowPrivate: boolean,
+  resolveAll = systemResolveAll,
+): LookupFunction {
   return (hostname, options, callback) => {
     const check = async (): Promise<LookupAddress[]> => {
       const found = await resolveAll(hostname);

@@ -66,7 +66,11 @@ export class DeliveryLogService {
     return toPage(await qb.getMany(), limit, toDeliveryDto);
   }
 
-  async get(ownerClientId: string, webhookId: string, deliveryId: string): Promise<DeliveryDetailDto> {
+  async get(
+    ownerClientId: string,
+    webhookId: string,
+    deliveryId: string,
+  ): Promise<DeliveryDetailDto> {
     await this.findOwnedWebhook(ownerClientId, webhookId);
     const delivery = await this.deliveries.findOneBy({ id: deliveryId, webhookId });
     if (!delivery) throw new ApiError(HttpStatus.NOT_FOUND, 'Delivery not found');

@@ -115,7 +115,9 @@ export class DeliverySender implements OnApplicationShutdown {
     try {
       secret = this.cipher.decrypt(req.secretEncrypted);
     } catch {
-      return refused('the webhook secret cannot be decrypted (was SECRETS_ENCRYPTION_KEY changed?)');
+      return refused(
+        'the webhook secret cannot be decrypted (was SECRETS_ENCRYPTION_KEY changed?)',
+      );
     }
 
     const body = Buffer.from(req.body, 'utf8');

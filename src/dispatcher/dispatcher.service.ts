@@ -139,10 +139,9 @@ export class DispatcherService {
   }
 
   private async findByIdempotencyKey(key: string): Promise<PublishResult | null> {
-    const rows: { id: string; delivery_ids: string[] }[] = await this.db.query(
-      EXISTING_EVENT_SQL,
-      [key],
-    );
+    const rows: { id: string; delivery_ids: string[] }[] = await this.db.query(EXISTING_EVENT_SQL, [
+      key,
+    ]);
     return rows[0] ? { eventId: rows[0].id, deliveryIds: rows[0].delivery_ids } : null;
   }
 

@@ -15,6 +15,7 @@ import {
 } from '../../zoom/webhook-signature';
 import { identityKey } from './event-identity';
 import { InboundEventStore } from './inbound-event.store';
+import { InboundJobData } from './inbound-job';
 import { PlatformEnvelope, URL_VALIDATION_EVENT, parseEnvelope } from './platform-envelope';
 
 export interface UrlValidationAnswer {
@@ -23,9 +24,6 @@ export interface UrlValidationAnswer {
 }
 export interface InboundAck {
   status: 'accepted' | 'duplicate';
-}
-export interface InboundJobData {
-  inboundEventId: string;
 }
 
 type Outcome = 'accepted' | 'duplicate' | 'rejected' | 'unavailable';
