@@ -137,7 +137,7 @@ describe('inbound events mapped and delivered (role all, event-only recordings)'
 
   it.each(cases)(
     'delivers %s as %s to its subscriber only, signed',
-    async (_name, make, kind, extra) => {
+    async (_name, kind, make, extra) => {
       const uuid = meetingUuid();
       const event = make(uuid);
       expect((await sendZoomEvent(t.baseUrl, event)).body).toEqual({ status: 'accepted' });
