@@ -3,6 +3,7 @@ import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../../common/api-error';
+import { MicroBatcher } from '../../common/micro-batch';
 import { APP_CONFIG } from '../../config/config.module';
 import { AppConfig } from '../../config/config.types';
 import { MetricsService } from '../../metrics/metrics.service';
@@ -14,7 +15,7 @@ import {
   verifyZoomSignature,
 } from '../../zoom/webhook-signature';
 import { identityKey } from './event-identity';
-import { InboundEventStore } from './inbound-event.store';
+import { InboundEventStore, isDataException } from './inbound-event.store';
 import { InboundJobData } from './inbound-job';
 import { PlatformEnvelope, URL_VALIDATION_EVENT, parseEnvelope } from './platform-envelope';
 
@@ -37,6 +38,8 @@ const UNVERIFIED = '(unverified)';
 @Injectable()
 export class InboundService {
   private readonly logger = new Logger(InboundService.name);
+  // Jobs of concurrent requests go to Redis in one round trip.
+  private readonly jobs = new MicroBatcher((ids: string[]) => this.addJobs(ids));
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -119,8 +122,8 @@ export class InboundService {
    * sweeper, so a slow or absent Redis never delays the platform's 200.
    */
   private enqueue(id: string): void {
-    this.queue
-      .add(JOBS.processInbound, { inboundEventId: id }, { jobId: id })
+    this.jobs
+      .submit(id)
       .catch((error: Error) =>
         this.logger.warn(
           `inbound event ${id} is stored but not queued (${error.message}); the sweeper will queue it`,
@@ -128,11 +131,21 @@ export class InboundService {
       );
   }
 
+  private async addJobs(ids: string[]): Promise<undefined[]> {
+    await this.queue.addBulk(
+      ids.map((id) => ({
+        name: JOBS.processInbound,
+        data: { inboundEventId: id },
+        opts: { jobId: id },
+      })),
+    );
+    return ids.map(() => undefined);
+  }
+
   private storeFailure(event: string, error: unknown): ApiError {
-    const code = (error as { code?: unknown }).code;
-    // SQLSTATE class 22 is bad data (e.g. \u0000 in a string, which jsonb refuses): retrying
-    // cannot help, so the platform is told so instead of being asked to retry.
-    if (typeof code === 'string' && code.startsWith('22')) {
+    // Bad data (e.g. \u0000 in a string, which jsonb refuses): retrying cannot help, so the
+    // platform is told so instead of being asked to retry.
+    if (isDataException(error)) {
       this.count(event, 'rejected');
       return new ApiError(HttpStatus.BAD_REQUEST, 'Event body holds values that cannot be stored');
     }
