@@ -14,11 +14,12 @@
  * 3. End to end at 200 events/s, role `all`: event sent → the subscriber's server has the
  *    notification, p50/p99.
  *
- *   npx ts-node --transpile-only bench/inbound.ts [seconds=10] [connections=32]
+ *   npx ts-node --transpile-only bench/inbound.ts [seconds=10] [connections=32] [phases=123]
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -36,6 +37,7 @@ import {
 
 const SECONDS = Math.min(Number(process.argv[2] ?? 10), 60);
 const CONNECTIONS = Math.min(Number(process.argv[3] ?? 32), 256);
+const PHASES = process.argv[4] ?? '123';
 const MAX_EVENTS_PER_PHASE = 200_000;
 const ROOT = join(__dirname, '..');
 
@@ -69,6 +71,8 @@ function signedEvent(): { body: string; headers: Record<string, string>; uuid: s
 interface Target {
   url: string;
   pool: Pool;
+  /** CPU seconds the serving process has used so far (Linux /proc), NaN when unknown. */
+  cpuSeconds(): number;
   close(): Promise<void>;
 }
 
@@ -101,6 +105,7 @@ async function closedLoop(label: string, target: Target, call: Sender = send) {
   const took: number[] = [];
   let ok = 0;
   let other = 0;
+  const cpuBefore = target.cpuSeconds();
   const start = performance.now();
   const end = start + SECONDS * 1000;
   await Promise.all(
@@ -114,8 +119,10 @@ async function closedLoop(label: string, target: Target, call: Sender = send) {
     }),
   );
   const rate = ok / ((performance.now() - start) / 1000);
+  const cpu = ((target.cpuSeconds() - cpuBefore) * 1000) / (ok + other);
   console.log(
     `${label.padEnd(40)} ${rate.toFixed(0).padStart(6)} events/s  p50 ${ms(percentile(took, 0.5))}  p99 ${ms(percentile(took, 0.99))}` +
+      `  server CPU ${cpu.toFixed(2)} ms/request` +
       (other > 0 ? `  (${other} not 200)` : ''),
   );
   return { rate, ok };
@@ -134,6 +141,7 @@ async function warmUp(target: Target): Promise<void> {
 /** Sends at a fixed rate whatever the answers do; returns each send's timing. */
 async function openLoop(target: Target, perSecond: number, warm = true) {
   if (warm) await warmUp(target);
+  const cpuBefore = target.cpuSeconds();
   const results: Promise<{ status: number; ms: number; uuid: string; at: number }>[] = [];
   const total = Math.min(perSecond * SECONDS, MAX_EVENTS_PER_PHASE);
   const start = performance.now();
@@ -143,12 +151,27 @@ async function openLoop(target: Target, perSecond: number, warm = true) {
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
     results.push(send(target));
   }
-  return Promise.all(results);
+  const done = await Promise.all(results);
+  return Object.assign(done, { cpuBefore });
 }
 
-function connect(url: string, close: () => Promise<void>): Target {
+function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks
+  } catch {
+    return NaN;
+  }
+}
+
+function connect(url: string, child: ChildProcess, close: () => Promise<void>): Target {
   const pool = new Pool(url, { connections: CONNECTIONS, pipelining: 1 });
-  return { url, pool, close: async () => (await pool.close(), close()) };
+  return {
+    url,
+    pool,
+    cpuSeconds: () => cpuSecondsOf(child.pid),
+    close: async () => (await pool.close(), close()),
+  };
 }
 
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
@@ -177,26 +200,37 @@ let portSeed = 39000 + Math.floor(Math.random() * 1000);
 /** The real app in its own process (src/main.ts, as `npm start`). */
 async function startApp(role: 'api' | 'all', db: TestDatabase, prefix: string): Promise<Target> {
   const port = ++portSeed;
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      PORT: String(port),
-      APP_ROLE: role,
-      LOG_LEVEL: 'info',
-      DATABASE_URL: db.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      AUTH_CLIENTS: JSON.stringify([CLIENTS.alpha]),
-      ZOOM_WEBHOOK_SECRET_TOKEN: ZOOM_SECRET_TOKEN,
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+        : []),
+      '-r',
+      'ts-node/register/transpile-only',
+      'src/main.ts',
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'test',
+        PORT: String(port),
+        APP_ROLE: role,
+        LOG_LEVEL: 'info',
+        DATABASE_URL: db.url,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: prefix,
+        AUTH_CLIENTS: JSON.stringify([CLIENTS.alpha]),
+        ZOOM_WEBHOOK_SECRET_TOKEN: ZOOM_SECRET_TOKEN,
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitReady(url, child);
-  return connect(url, () => stop(child));
+  return connect(url, child, () => stop(child));
 }
 
 /** The baseline: node:http, read the body, the same HMAC and constant-time compare, 200. */
@@ -225,7 +259,7 @@ async function startBaseline(): Promise<Target> {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const [port] = (await once(child, 'message')) as [number];
-  return connect(`http://127.0.0.1:${port}`, () => stop(child));
+  return connect(`http://127.0.0.1:${port}`, child, () => stop(child));
 }
 
 async function count(db: TestDatabase, sql: string): Promise<number> {
@@ -258,12 +292,17 @@ async function withApp<T>(
   }
 }
 
-function reportFixed(label: string, results: { status: number; ms: number }[]): number {
+function reportFixed(
+  label: string,
+  target: Target,
+  results: { status: number; ms: number }[] & { cpuBefore: number },
+): number {
   const took = results.map((r) => r.ms);
   const p99 = percentile(took, 0.99);
+  const cpu = ((target.cpuSeconds() - results.cpuBefore) * 1000) / results.length;
   console.log(
     `${label.padEnd(40)} p50 ${ms(percentile(took, 0.5))}  p99 ${ms(p99)}  max ${ms(Math.max(...took))}` +
-      `  non-200: ${results.filter((r) => r.status !== 200).length}/${results.length}`,
+      `  non-200: ${results.filter((r) => r.status !== 200).length}/${results.length}  server CPU ${cpu.toFixed(2)} ms/event`,
   );
   return p99;
 }
@@ -314,7 +353,21 @@ async function main(): Promise<void> {
     `${SECONDS} s per phase, ${CONNECTIONS} connections, unique signed meeting.started events\n`,
   );
 
-  // 1. Throughput: the endpoint, the same app's cheapest route, and the bare HMAC server.
+  if (PHASES.includes('1')) await throughput();
+  if (PHASES.includes('2')) {
+    // 2. Fixed 500 events/s: the endpoint alone (an API pod), then with its worker in-process.
+    await withApp('api', async (app) =>
+      reportFixed('500 events/s, role api', app, await openLoop(app, 500)),
+    );
+    await withApp('all', async (app) =>
+      reportFixed('500 events/s, role all', app, await openLoop(app, 500)),
+    );
+  }
+  if (PHASES.includes('3')) await endToEnd();
+}
+
+/** 1. Throughput: the endpoint, the same app's cheapest route, and the bare HMAC server. */
+async function throughput(): Promise<void> {
   const {
     rate: apiRate,
     stored,
@@ -335,16 +388,10 @@ async function main(): Promise<void> {
     `every accepted event stored: ${stored >= ok ? 'yes' : 'NO'} (${stored} rows, ${ok} answers); ` +
       `endpoint / bare baseline ${(apiRate / bare.rate).toFixed(2)}x; endpoint / GET /health/live ${(apiRate / ceiling).toFixed(2)}x\n`,
   );
+}
 
-  // 2. Fixed 500 events/s: the endpoint alone (an api pod), then with its worker in-process.
-  await withApp('api', async (app) =>
-    reportFixed('500 events/s, role api', await openLoop(app, 500)),
-  );
-  await withApp('all', async (app) =>
-    reportFixed('500 events/s, role all', await openLoop(app, 500)),
-  );
-
-  // 3. End to end at 200 events/s, one subscriber of job.started.
+/** 3. End to end at 200 events/s, one subscriber of job.started. */
+async function endToEnd(): Promise<void> {
   await withApp('all', async (app, db) => {
     const subscriber = await startSubscriber();
     try {
@@ -364,13 +411,49 @@ async function main(): Promise<void> {
       while (subscriber.arrivals.size < sent.length && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+      if (process.env.BENCH_TRACE) {
+        const t0 = sent[0].at;
+        for (let sec = 0; sec < SECONDS; sec++) {
+          const b = sent.filter((r) => r.at - t0 >= sec * 1000 && r.at - t0 < (sec + 1) * 1000);
+          const sp = b.flatMap((r) =>
+            subscriber.arrivals.has(r.uuid) ? [subscriber.arrivals.get(r.uuid)! - r.at] : [],
+          );
+          console.log(
+            sec,
+            b.length,
+            percentile(
+              b.map((r) => r.ms),
+              0.5,
+            ).toFixed(1),
+            percentile(sp, 0.5).toFixed(0),
+            percentile(sp, 0.99).toFixed(0),
+          );
+        }
+      }
+      if (process.env.BENCH_TRACE) {
+        const client = new Client({ connectionString: db.url });
+        await client.connect();
+        const stages = await client.query(`
+          SELECT
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM e.created_at - i.received_at)) * 1000 AS inbound_p50,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM e.created_at - i.received_at)) * 1000 AS inbound_p99,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - d.created_at)) * 1000 AS delivery_wait_p50,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - d.created_at)) * 1000 AS delivery_wait_p99,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY a.duration_ms) AS post_p50
+          FROM deliveries d JOIN events e ON e.id = d.event_id
+          JOIN inbound_events i ON e.idempotency_key = 'inbound:' || i.id || ':job.started'
+          JOIN delivery_attempts a ON a.delivery_id = d.id`);
+        console.log(stages.rows[0]);
+        await client.end();
+      }
       const spans = sent.flatMap((r) => {
         const at = subscriber.arrivals.get(r.uuid);
         return at === undefined ? [] : [at - r.at];
       });
       console.log(
         `${'end to end at 200 events/s, role all'.padEnd(40)} p50 ${ms(percentile(spans, 0.5))}  p99 ${ms(percentile(spans, 0.99))}` +
-          `  max ${ms(Math.max(...spans))}  delivered ${spans.length}/${sent.length}`,
+          `  max ${ms(Math.max(...spans))}  delivered ${spans.length}/${sent.length}` +
+          `  server CPU ${(((app.cpuSeconds() - sent.cpuBefore) * 1000) / sent.length).toFixed(2)} ms/event`,
       );
     } finally {
       subscriber.close();

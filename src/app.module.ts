@@ -22,12 +22,13 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
 const API_MODULES: Type[] = [
+  // First: its route is then matched first, and the platform's events are the hot path.
+  InboundModule,
   AuthModule,
   WebhooksModule,
   DeliveryLogModule,
   MeetingsModule,
   RecordingsModule,
-  InboundModule,
 ];
 
 /** Modules that run queue processors and the sweeper (role worker or all). */

@@ -60,7 +60,14 @@ export class InboundEventStore {
     } catch (error) {
       // One unstorable event must not fail the others that shared its statement.
       if (unique.length > 1 && isDataException(error)) {
-        return Promise.all(rows.map((row) => this.insertMany([row]).then(([r]) => r)));
+        return Promise.all(
+          rows.map((row) =>
+            this.insertMany([row]).then(
+              ([result]) => result,
+              (rowError: Error) => rowError,
+            ),
+          ),
+        );
       }
       throw error;
     }
