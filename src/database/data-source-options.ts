@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/config.types';
 import { MIGRATIONS } from './migrations';
@@ -14,5 +15,13 @@ export function dataSourceOptions(config: AppConfig): DataSourceOptions {
     logging: ['error', 'migration'],
     applicationName: `meeting-event-bridge:${config.role.name}`,
     extra: { max: 20, connectionTimeoutMillis: 5000 },
+  };
+}
+
+/** For the CLI, which has no Nest modules to register entities: every *.entity file. */
+export function cliDataSourceOptions(config: AppConfig): DataSourceOptions {
+  return {
+    ...dataSourceOptions(config),
+    entities: [join(__dirname, '..', '**', '*.entity.{ts,js}')],
   };
 }

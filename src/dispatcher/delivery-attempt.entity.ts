@@ -1,5 +1,7 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { DeliveryEntity } from './delivery.entity';
 
+@Index('delivery_attempts_delivery_idx', { synchronize: false })
 @Entity('delivery_attempts')
 export class DeliveryAttemptEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
@@ -7,6 +9,13 @@ export class DeliveryAttemptEntity {
 
   @Column({ name: 'delivery_id', type: 'uuid' })
   deliveryId: string;
+
+  @ManyToOne(() => DeliveryEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({
+    name: 'delivery_id',
+    foreignKeyConstraintName: 'delivery_attempts_delivery_id_fkey',
+  })
+  delivery?: DeliveryEntity;
 
   @Column({ type: 'integer' })
   attempt: number;

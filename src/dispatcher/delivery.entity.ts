@@ -1,14 +1,24 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { WebhookEntity } from '../webhooks/webhook.entity';
+import { EventEntity } from './event.entity';
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
+@Check('deliveries_status_check', `status IN ('pending', 'succeeded', 'failed')`)
+@Index('deliveries_webhook_page_idx', { synchronize: false })
+@Index('deliveries_due_idx', { synchronize: false })
+@Index('deliveries_event_idx', { synchronize: false })
 @Entity('deliveries')
 export class DeliveryEntity {
   @PrimaryGeneratedColumn('uuid')
@@ -17,8 +27,17 @@ export class DeliveryEntity {
   @Column({ name: 'webhook_id', type: 'uuid' })
   webhookId: string;
 
+  // Declared so the schema (and migration:generate) knows the foreign keys; never loaded.
+  @ManyToOne(() => WebhookEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'webhook_id', foreignKeyConstraintName: 'deliveries_webhook_id_fkey' })
+  webhook?: WebhookEntity;
+
   @Column({ name: 'event_id', type: 'uuid' })
   eventId: string;
+
+  @ManyToOne(() => EventEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'event_id', foreignKeyConstraintName: 'deliveries_event_id_fkey' })
+  eventRow?: EventEntity;
 
   @Column({ type: 'text' })
   event: string;
@@ -42,7 +61,7 @@ export class DeliveryEntity {
   @Column({ name: 'last_error', type: 'text', nullable: true })
   lastError: string | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })

@@ -1,6 +1,7 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, Unique } from 'typeorm';
 
 /** A subscription event (job.started, …) as published, before fan-out. */
+@Unique('events_idempotency_key_uq', ['idempotencyKey'])
 @Entity('events')
 export class EventEntity {
   @PrimaryGeneratedColumn('uuid')
@@ -19,6 +20,6 @@ export class EventEntity {
   @Column({ name: 'idempotency_key', type: 'text', nullable: true })
   idempotencyKey: string | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;
 }

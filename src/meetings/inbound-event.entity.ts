@@ -1,6 +1,8 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
 
 /** A platform webhook as received; identity_key is unique so redeliveries collapse. */
+@Unique('inbound_events_identity_key_uq', ['identityKey'])
+@Index('inbound_events_unprocessed_idx', { synchronize: false })
 @Entity('inbound_events')
 export class InboundEventEntity {
   @PrimaryGeneratedColumn('uuid')

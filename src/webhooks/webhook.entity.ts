@@ -2,10 +2,15 @@ import {
   Column,
   CreateDateColumn,
   Entity,
+  Index,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
 
+// Indexes the migration creates in forms TypeORM cannot describe (GIN, partial, DESC);
+// synchronize: false keeps migration:generate from proposing to drop them.
+@Index('webhooks_active_events_idx', { synchronize: false })
+@Index('webhooks_owner_page_idx', { synchronize: false })
 @Entity('webhooks')
 export class WebhookEntity {
   @PrimaryGeneratedColumn('uuid')
@@ -30,7 +35,7 @@ export class WebhookEntity {
   @Column({ type: 'boolean', default: true })
   active: boolean;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })

@@ -4,7 +4,7 @@ import { ToInt } from './validators';
 
 /** The platform's paging: `page_size` 1-300 and the opaque `next_page_token` it returned. */
 export class PageQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 300, default: 30, example: 30 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 300, default: 30, example: 30 })
   @IsOptional()
   @ToInt()
   @IsInt()

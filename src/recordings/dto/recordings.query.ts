@@ -18,11 +18,10 @@ const toFileTypes = ({ value }: { value: unknown }): unknown => {
 export class FileTypeQuery {
   @ApiPropertyOptional({
     description:
-      'Keep only files of these types (comma-separated); filtered by this service, the ' +
-      "platform's totals are left as it sent them",
+      `Keep only files of these types, comma-separated, from ${RECORDING_FILE_TYPES.join(', ')}. ` +
+      "Filtered by this service: the platform's totals are left as it sent them.",
     example: 'MP4,TRANSCRIPT',
     type: String,
-    enum: RECORDING_FILE_TYPES,
   })
   @IsOptional()
   @Transform(toFileTypes)
