@@ -1,3 +1,4 @@
+import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { ApiError } from './api-error';
 import { UUID_PATTERN } from './uuid-param';
 
@@ -53,4 +54,27 @@ export function toPage<T extends { createdAt: Date; id: string }, R>(
     data: page.map(map),
     next_cursor: rows.length > limit && last ? encodeCursor(last) : null,
   };
+}
+
+/**
+ * Orders a list query newest first by (created_at, id) of `alias`, starts it after `cursor`
+ * and fetches the `limit + 1` rows that toPage expects.
+ */
+export function keysetPage<T extends ObjectLiteral>(
+  select: SelectQueryBuilder<T>,
+  alias: string,
+  cursor: Cursor | null,
+  limit: number,
+): SelectQueryBuilder<T> {
+  select
+    .orderBy(`${alias}.created_at`, 'DESC')
+    .addOrderBy(`${alias}.id`, 'DESC')
+    .limit(limit + 1);
+  if (cursor) {
+    select.andWhere(
+      `(${alias}.created_at, ${alias}.id) < (CAST(:cursorCreatedAt AS timestamptz), CAST(:cursorId AS uuid))`,
+      { cursorCreatedAt: cursor.createdAt, cursorId: cursor.id },
+    );
+  }
+  return select;
 }

@@ -1,13 +1,4 @@
-import {
-  Controller,
-  Get,
-  HttpCode,
-  HttpStatus,
-  Param,
-  ParseUUIDPipe,
-  Post,
-  Query,
-} from '@nestjs/common';
+import { Controller, Get, HttpCode, HttpStatus, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
@@ -20,22 +11,30 @@ import {
 } from '@nestjs/swagger';
 import type { AuthenticatedClient } from '../auth/auth.types';
 import { CurrentClient, RequireScopes } from '../auth/scopes.decorator';
-import { ApiError } from '../common/api-error';
 import { ErrorResponse } from '../common/error-response';
+import { UuidParam } from '../common/uuid-param';
 import { DeliveryLogService } from './delivery-log.service';
 import { DeliveryDetailDto, DeliveryDto, DeliveryPageDto } from './dto/delivery.dto';
 import { ListDeliveriesQuery } from './dto/list-deliveries-query.dto';
 
-const uuid = (field: string) =>
-  new ParseUUIDPipe({
-    exceptionFactory: () => ApiError.validation([{ field, message: `${field} must be a UUID` }]),
-  });
-
 /** Lives in the dispatcher, not in webhooks: the webhooks module never depends on delivery. */
 @ApiTags('webhooks')
 @ApiParam({ name: 'id', format: 'uuid', description: 'The webhook' })
-@ApiBadRequestResponse({ type: ErrorResponse, description: 'A parameter is malformed' })
-@ApiNotFoundResponse({ type: ErrorResponse, description: 'No such webhook (or not yours)' })
+@ApiBadRequestResponse({
+  type: ErrorResponse,
+  description: 'A path or query parameter is malformed; `details` names it',
+  example: {
+    statusCode: 400,
+    error: 'Bad Request',
+    message: 'limit must be an integer from 1 to 100',
+    details: [{ field: 'limit', message: 'limit must be an integer from 1 to 100' }],
+  },
+})
+@ApiNotFoundResponse({
+  type: ErrorResponse,
+  description: 'No webhook with this id belongs to the calling client (or no such delivery of it)',
+  example: { statusCode: 404, error: 'Not Found', message: 'Webhook not found' },
+})
 @Controller('api/webhooks/:id')
 export class DeliveriesController {
   constructor(private readonly log: DeliveryLogService) {}
@@ -50,10 +49,18 @@ export class DeliveriesController {
       'retried like any other delivery. Follow it in the delivery log.',
   })
   @ApiAcceptedResponse({ type: DeliveryDto, description: 'The delivery it queued' })
-  @ApiConflictResponse({ type: ErrorResponse, description: 'The webhook is inactive' })
+  @ApiConflictResponse({
+    type: ErrorResponse,
+    description: 'The webhook is inactive',
+    example: {
+      statusCode: 409,
+      error: 'Conflict',
+      message: 'The webhook is inactive; activate it (PATCH active: true) to send a test',
+    },
+  })
   test(
     @CurrentClient() client: AuthenticatedClient,
-    @Param('id', uuid('id')) id: string,
+    @UuidParam('id') id: string,
   ): Promise<DeliveryDto> {
     return this.log.sendTest(client.clientId, id);
   }
@@ -67,7 +74,7 @@ export class DeliveriesController {
   @ApiOkResponse({ type: DeliveryPageDto })
   list(
     @CurrentClient() client: AuthenticatedClient,
-    @Param('id', uuid('id')) id: string,
+    @UuidParam('id') id: string,
     @Query() query: ListDeliveriesQuery,
   ): Promise<DeliveryPageDto> {
     return this.log.list(client.clientId, id, query);
@@ -83,8 +90,8 @@ export class DeliveriesController {
   @ApiOkResponse({ type: DeliveryDetailDto })
   get(
     @CurrentClient() client: AuthenticatedClient,
-    @Param('id', uuid('id')) id: string,
-    @Param('deliveryId', uuid('deliveryId')) deliveryId: string,
+    @UuidParam('id') id: string,
+    @UuidParam('deliveryId') deliveryId: string,
   ): Promise<DeliveryDetailDto> {
     return this.log.get(client.clientId, id, deliveryId);
   }

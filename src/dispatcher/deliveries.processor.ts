@@ -87,7 +87,10 @@ export class DeliveriesProcessor implements OnApplicationBootstrap, BeforeApplic
     const delayMs = final ? null : retryDelayMs(this.config.delivery.backoffMs, attempt);
     let recorded: boolean;
     try {
-      recorded = await this.store.recordAttempt(deliveryId, attempt, result, {
+      recorded = await this.store.recordAttempt({
+        deliveryId,
+        attempt,
+        result,
         status: result.ok ? 'succeeded' : final ? 'failed' : 'pending',
         nextAttemptAt: delayMs === null ? null : new Date(Date.now() + delayMs),
       });
@@ -114,7 +117,7 @@ export class DeliveriesProcessor implements OnApplicationBootstrap, BeforeApplic
       this.metrics.deliveries.inc({ outcome: 'failed' });
       this.logger.warn(`${what} failed (${result.error}): final, delivery marked failed`);
       // Keeps the job in the failed set without another retry: the record says it is over.
-      job.discard();
+      void job.discard();
       throw new Error(`final attempt failed: ${result.error}`);
     }
     this.logger.warn(`${what} failed (${result.error}): will retry in ${delayMs} ms`);

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WebhookEntity } from '../webhooks/webhook.entity';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveryAttemptEntity } from './delivery-attempt.entity';
 import { DeliveryLogService } from './delivery-log.service';
@@ -11,7 +11,8 @@ import { DispatcherModule } from './dispatcher.module';
 @Module({
   imports: [
     DispatcherModule,
-    TypeOrmModule.forFeature([WebhookEntity, DeliveryEntity, DeliveryAttemptEntity]),
+    WebhooksModule,
+    TypeOrmModule.forFeature([DeliveryEntity, DeliveryAttemptEntity]),
   ],
   controllers: [DeliveriesController],
   providers: [DeliveryLogService],

@@ -37,10 +37,7 @@ export interface AttemptResult {
 
 /** PostgreSQL text holds no NUL; a receiver's answer may. */
 export function excerptText(bytes: Buffer): string {
-  return bytes
-    .subarray(0, RESPONSE_EXCERPT_BYTES)
-    .toString('utf8')
-    .replace(/\u0000/g, '\uFFFD');
+  return bytes.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replaceAll('\u0000', '\uFFFD');
 }
 
 async function readExcerpt(body: Dispatcher.ResponseData['body']): Promise<string> {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { Batcher } from './batcher';
 import { DeliveryStatus } from './delivery.entity';
 import { AttemptResult } from './delivery-sender.service';
 
@@ -21,29 +22,37 @@ const LOAD_SQL = `
   SELECT d.id, d.event, d.body, d.status, d.attempt_count, d.webhook_id,
          w.url, w.secret_encrypted, w.active
   FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
-  WHERE d.id = $1`;
+  WHERE d.id = ANY($1::uuid[])`;
 
-// The attempt row and the delivery's new state in one statement. The update only applies
-// while the delivery is pending at the attempt count the worker started from, and the attempt
-// is inserted only if the update applied: a worker that lost the delivery (webhook deleted,
-// or another worker recorded this attempt first) records nothing.
+// The attempt rows and the deliveries' new states, for a batch of attempts, in one statement.
+// An update only applies while its delivery is pending at the attempt count the worker started
+// from, and an attempt is inserted only if its update applied: a worker that lost the delivery
+// (webhook deleted, or another worker recorded this attempt first) records nothing.
 const RECORD_SQL = `
-  WITH d AS (
-    UPDATE deliveries SET
-      attempt_count = $2,
-      status = $3,
-      last_status_code = $4,
-      last_error = $5,
-      next_attempt_at = $6,
-      completed_at = CASE WHEN $3 = 'pending' THEN NULL ELSE now() END,
+  WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[],
+                         $6::timestamptz[], $7::timestamptz[], $8::int[], $9::text[])
+      AS i(id, attempt, status, status_code, error, next_attempt_at, started_at, duration_ms,
+           response_body)
+  ),
+  updated AS (
+    UPDATE deliveries d SET
+      attempt_count = i.attempt,
+      status = i.status,
+      last_status_code = i.status_code,
+      last_error = i.error,
+      next_attempt_at = i.next_attempt_at,
+      completed_at = CASE WHEN i.status = 'pending' THEN NULL ELSE now() END,
       updated_at = now()
-    WHERE id = $1 AND status = 'pending' AND attempt_count = $2 - 1
-    RETURNING id
+    FROM input i
+    WHERE d.id = i.id AND d.status = 'pending' AND d.attempt_count = i.attempt - 1
+    RETURNING d.id
   )
   INSERT INTO delivery_attempts
     (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body)
-  SELECT d.id, $2, $7, $8, $4, $5, $9 FROM d
-  RETURNING id`;
+  SELECT i.id, i.attempt, i.started_at, i.duration_ms, i.status_code, i.error, i.response_body
+  FROM input i JOIN updated u ON u.id = i.id
+  RETURNING delivery_id`;
 
 const CANCEL_SQL = `
   WITH d AS (
@@ -54,50 +63,79 @@ const CANCEL_SQL = `
   )
   SELECT id FROM d`;
 
-/** The processor's reads and writes of deliveries: one statement each. */
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  result: AttemptResult;
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * The processor's reads and writes of deliveries. Loads and attempt records of concurrent jobs
+ * are batched (see Batcher): at full load two statements serve dozens of deliveries.
+ */
 @Injectable()
 export class DeliveryStore {
+  private readonly loads = new Batcher<string, DeliveryTarget | null>(
+    (ids) => this.loadMany(ids),
+    (id) => id,
+  );
+  private readonly records = new Batcher<AttemptRecord, boolean>(
+    (records) => this.recordMany(records),
+    (record) => record.deliveryId,
+  );
+
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async load(deliveryId: string): Promise<DeliveryTarget | null> {
-    const rows: Record<string, unknown>[] = await this.db.query(LOAD_SQL, [deliveryId]);
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      id: row.id as string,
-      event: row.event as string,
-      body: row.body as string,
-      status: row.status as DeliveryStatus,
-      attemptCount: row.attempt_count as number,
-      webhookId: row.webhook_id as string,
-      url: row.url as string,
-      secretEncrypted: row.secret_encrypted as string,
-      active: row.active as boolean,
-    };
+  load(deliveryId: string): Promise<DeliveryTarget | null> {
+    return this.loads.call(deliveryId);
   }
 
   /**
-   * Records attempt number `attempt` and the delivery's resulting state; false when the
-   * delivery had moved on meanwhile (nothing is written then).
+   * Records an attempt and the delivery's resulting state; false when the delivery had moved
+   * on meanwhile (nothing is written then).
    */
-  async recordAttempt(
-    deliveryId: string,
-    attempt: number,
-    result: AttemptResult,
-    next: { status: DeliveryStatus; nextAttemptAt: Date | null },
-  ): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(RECORD_SQL, [
-      deliveryId,
-      attempt,
-      next.status,
-      result.statusCode,
-      result.error,
-      next.nextAttemptAt,
-      result.startedAt,
-      result.durationMs,
-      result.responseBody,
+  recordAttempt(record: AttemptRecord): Promise<boolean> {
+    return this.records.call(record);
+  }
+
+  private async loadMany(ids: string[]): Promise<(DeliveryTarget | null)[]> {
+    const rows: Record<string, unknown>[] = await this.db.query(LOAD_SQL, [ids]);
+    const byId = new Map(
+      rows.map((row): [string, DeliveryTarget] => [
+        row.id as string,
+        {
+          id: row.id as string,
+          event: row.event as string,
+          body: row.body as string,
+          status: row.status as DeliveryStatus,
+          attemptCount: row.attempt_count as number,
+          webhookId: row.webhook_id as string,
+          url: row.url as string,
+          secretEncrypted: row.secret_encrypted as string,
+          active: row.active as boolean,
+        },
+      ]),
+    );
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  private async recordMany(records: AttemptRecord[]): Promise<boolean[]> {
+    const column = <T>(pick: (r: AttemptRecord) => T) => records.map(pick);
+    const rows: { delivery_id: string }[] = await this.db.query(RECORD_SQL, [
+      column((r) => r.deliveryId),
+      column((r) => r.attempt),
+      column((r) => r.status),
+      column((r) => r.result.statusCode),
+      column((r) => r.result.error),
+      column((r) => r.nextAttemptAt),
+      column((r) => r.result.startedAt),
+      column((r) => r.result.durationMs),
+      column((r) => r.result.responseBody),
     ]);
-    return rows.length > 0;
+    const written = new Set(rows.map((r) => r.delivery_id));
+    return records.map((r) => written.has(r.deliveryId));
   }
 
   /** Ends a pending delivery without sending it (its webhook was deactivated). */

@@ -8,6 +8,7 @@ import { QUEUES } from '../queue/queue.constants';
 import { TEST_EVENT, isSubscriptionEvent } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody } from './delivery-body';
 import { deliverJob } from './delivery-job';
+import { DeliveryEntity, DeliveryStatus } from './delivery.entity';
 
 export interface PublishInput {
   /** A SUBSCRIPTION_EVENTS kind (src/webhooks/subscription-events.ts). */
@@ -21,6 +22,16 @@ export interface PublishInput {
 export interface PublishResult {
   eventId: string;
   deliveryIds: string[];
+}
+
+/**
+ * JSON for a jsonb column. jsonb cannot hold U+0000, which a meeting topic or a name may carry;
+ * the record keeps U+FFFD there, while the body (text) sends the exact characters.
+ */
+function toJsonb(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'string' ? v.replaceAll('\u0000', '\uFFFD') : v,
+  );
 }
 
 /** Longest a publish waits for Redis; past it the sweeper queues the deliveries instead. */
@@ -60,7 +71,8 @@ const TEST_SQL = `
   )
   INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at)
   SELECT $1, ev.id, $3, $6, now() FROM ev
-  RETURNING id`;
+  RETURNING id, webhook_id, event_id, event, body, status, attempt_count, next_attempt_at,
+    last_status_code, last_error, created_at, updated_at, completed_at`;
 
 /**
  * The one entry point for notifications: stores the event and its deliveries in PostgreSQL
@@ -90,8 +102,8 @@ export class DispatcherService {
     const rows: { id: string }[] = await this.db.query(FAN_OUT_SQL, [
       event.id,
       event.kind,
-      JSON.stringify(event.data),
-      event.source === null ? null : JSON.stringify(event.source),
+      toJsonb(event.data),
+      event.source === null ? null : toJsonb(event.source),
       input.idempotencyKey ?? null,
       event.createdAt,
       deliveryBody(event),
@@ -111,10 +123,10 @@ export class DispatcherService {
   }
 
   /**
-   * Publishes a `webhook.test` event to one webhook. Returns the delivery id, or null when the
-   * webhook is not (or no longer) active.
+   * Publishes a `webhook.test` event to one webhook. Returns the delivery as it was queued, or
+   * null when the webhook is not (or no longer) active.
    */
-  async publishTest(webhook: { id: string }): Promise<string | null> {
+  async publishTest(webhook: { id: string }): Promise<DeliveryEntity | null> {
     const event = {
       id: randomUUID(),
       kind: TEST_EVENT,
@@ -125,7 +137,7 @@ export class DispatcherService {
       },
       source: null,
     };
-    const rows: { id: string }[] = await this.db.query(TEST_SQL, [
+    const rows: Record<string, unknown>[] = await this.db.query(TEST_SQL, [
       webhook.id,
       event.id,
       event.kind,
@@ -134,8 +146,23 @@ export class DispatcherService {
       deliveryBody(event),
     ]);
     if (rows.length === 0) return null;
-    await this.enqueue([rows[0].id]);
-    return rows[0].id;
+    const delivery = this.db.getRepository(DeliveryEntity).create({
+      id: rows[0].id as string,
+      webhookId: rows[0].webhook_id as string,
+      eventId: rows[0].event_id as string,
+      event: rows[0].event as string,
+      body: rows[0].body as string,
+      status: rows[0].status as DeliveryStatus,
+      attemptCount: rows[0].attempt_count as number,
+      nextAttemptAt: rows[0].next_attempt_at as Date | null,
+      lastStatusCode: rows[0].last_status_code as number | null,
+      lastError: rows[0].last_error as string | null,
+      createdAt: rows[0].created_at as Date,
+      updatedAt: rows[0].updated_at as Date,
+      completedAt: rows[0].completed_at as Date | null,
+    });
+    await this.enqueue([delivery.id]);
+    return delivery;
   }
 
   private async findByIdempotencyKey(key: string): Promise<PublishResult | null> {

@@ -2,7 +2,7 @@ import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ApiError } from '../common/api-error';
-import { decodeCursor, toPage } from '../common/cursor';
+import { decodeCursor, keysetPage, toPage } from '../common/cursor';
 import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
 import { UUID_PATTERN } from '../common/uuid-param';
 import { APP_CONFIG } from '../config/config.module';
@@ -56,21 +56,14 @@ export class WebhooksService {
   ): Promise<WebhookListResponse> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const after = decodeCursor(query.cursor);
-    const select = this.webhooks
-      .createQueryBuilder('w')
-      .where('w.owner_client_id = :ownerClientId', { ownerClientId })
-      .orderBy('w.created_at', 'DESC')
-      .addOrderBy('w.id', 'DESC')
-      .limit(limit + 1);
-    if (after) {
-      select.andWhere(
-        '(w.created_at, w.id) < (CAST(:createdAt AS timestamptz), CAST(:id AS uuid))',
-        {
-          createdAt: after.createdAt,
-          id: after.id,
-        },
-      );
-    }
+    const select = keysetPage(
+      this.webhooks
+        .createQueryBuilder('w')
+        .where('w.owner_client_id = :ownerClientId', { ownerClientId }),
+      'w',
+      after,
+      limit,
+    );
     return toPage(await select.getMany(), limit, (webhook) => WebhookResponse.from(webhook));
   }
 

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { SecretCipher } from '../../src/webhooks/secret-cipher';
-import { TestApp } from './test-app';
+import { request } from './http';
+import { ClientName, TestApp } from './test-app';
 
 export interface TestWebhook {
   id: string;
@@ -8,17 +9,50 @@ export interface TestWebhook {
   secret: string;
 }
 
+export interface WebhookOptions {
+  url: string;
+  events?: string[];
+  client?: ClientName;
+  secret?: string;
+  active?: boolean;
+}
+
 let counter = 0;
+const tokens = new WeakMap<TestApp, Map<ClientName, Promise<string>>>();
+
+function tokenOf(t: TestApp, client: ClientName): Promise<string> {
+  let byClient = tokens.get(t);
+  if (!byClient) tokens.set(t, (byClient = new Map()));
+  let token = byClient.get(client);
+  if (!token) byClient.set(client, (token = t.token(client)));
+  return token;
+}
+
+async function call(t: TestApp, client: ClientName, method: string, path: string, body?: unknown) {
+  const res = await request(t.baseUrl, method, path, { token: await tokenOf(t, client), body });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  return res;
+}
+
+/** Registers a webhook for `client` through POST /api/webhooks (and PATCH for active: false). */
+export async function createWebhook(t: TestApp, options: WebhookOptions): Promise<TestWebhook> {
+  const client = options.client ?? 'alpha';
+  const secret = options.secret ?? `whsec-test-${++counter}-0123456789abcdef`;
+  const res = await call(t, client, 'POST', '/api/webhooks', {
+    url: options.url,
+    events: options.events ?? ['job.started'],
+    secret,
+  });
+  const id = res.body.id as string;
+  if (options.active === false) await setWebhookActive(t, id, false, client);
+  return { id, url: options.url, secret };
+}
 
 /**
- * Registers a webhook for `client`.
- * TODO(issue-3): POST /api/webhooks once the webhooks CRUD is on main; until then the row is
- * inserted as that API would store it (secret encrypted under the app's key).
+ * Stores a webhook row as it is, past the API's checks: a URL registered while private
+ * addresses were allowed, or a client without webhooks:write.
  */
-export async function createWebhook(
-  t: TestApp,
-  options: { url: string; events?: string[]; client?: string; secret?: string; active?: boolean },
-): Promise<TestWebhook> {
+export async function insertWebhook(t: TestApp, options: WebhookOptions): Promise<TestWebhook> {
   const secret = options.secret ?? `whsec-test-${++counter}-0123456789abcdef`;
   const [row] = (await t.app.get(DataSource).query(
     `INSERT INTO webhooks (owner_client_id, url, events, secret_encrypted, secret_hint, active)
@@ -35,12 +69,19 @@ export async function createWebhook(
   return { id: row.id, url: options.url, secret };
 }
 
-/** TODO(issue-3): PATCH /api/webhooks/:id {active} once the webhooks CRUD is on main. */
-export async function setWebhookActive(t: TestApp, id: string, active: boolean): Promise<void> {
-  await t.app.get(DataSource).query(`UPDATE webhooks SET active = $2 WHERE id = $1`, [id, active]);
+export async function setWebhookActive(
+  t: TestApp,
+  id: string,
+  active: boolean,
+  client: ClientName = 'alpha',
+): Promise<void> {
+  await call(t, client, 'PATCH', `/api/webhooks/${id}`, { active });
 }
 
-/** TODO(issue-3): DELETE /api/webhooks/:id once the webhooks CRUD is on main. */
-export async function deleteWebhook(t: TestApp, id: string): Promise<void> {
-  await t.app.get(DataSource).query(`DELETE FROM webhooks WHERE id = $1`, [id]);
+export async function deleteWebhook(
+  t: TestApp,
+  id: string,
+  client: ClientName = 'alpha',
+): Promise<void> {
+  await call(t, client, 'DELETE', `/api/webhooks/${id}`);
 }

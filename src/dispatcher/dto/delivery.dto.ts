@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DELIVERY_STATUSES, DeliveryEntity, DeliveryStatus } from '../delivery.entity';
 import { DeliveryAttemptEntity } from '../delivery-attempt.entity';
-import { RESPONSE_EXCERPT_BYTES, excerptText } from '../delivery-sender.service';
+import { RESPONSE_EXCERPT_BYTES } from '../delivery-sender.service';
 
 const DELIVERY_ID = '7d6f0c64-58b1-4a5e-9c1e-3f7f6b1f2a10';
 const WEBHOOK_ID = '0b5e5a8e-3c1d-4f47-8d0a-6a3c2f4b9e11';
@@ -152,8 +152,7 @@ export function toDeliveryDetailDto(
       duration_ms: a.durationMs,
       status_code: a.statusCode,
       error: a.error,
-      response_body:
-        a.responseBody === null ? null : excerptText(Buffer.from(a.responseBody, 'utf8')),
+      response_body: a.responseBody,
     })),
   };
 }

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
+import { PageCursor, PageLimit } from '../../common/page-query';
 import { SUBSCRIPTION_EVENTS, TEST_EVENT } from '../../webhooks/subscription-events';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../delivery.entity';
 
@@ -17,17 +17,9 @@ export class ListDeliveriesQuery {
   @IsIn(EVENT_KINDS, { message: `event must be one of ${EVENT_KINDS.join(', ')}` })
   event?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer from 1 to 100' })
-  @Min(1, { message: 'limit must be an integer from 1 to 100' })
-  @Max(100, { message: 'limit must be an integer from 1 to 100' })
+  @PageLimit()
   limit?: number;
 
-  @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
+  @PageCursor()
   cursor?: string;
 }

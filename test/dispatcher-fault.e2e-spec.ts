@@ -1,0 +1,150 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { Receiver, startReceiver } from './support/receiver';
+import { SpawnedApp, spawnApp } from './support/spawn-app';
+import { TEST_REDIS_URL, TestApp, deleteRedisKeys, startTestApp } from './support/test-app';
+import { queryDatabase } from './support/test-db';
+import { waitFor } from './support/wait-for';
+import { TestWebhook, createWebhook } from './support/webhooks';
+
+const EVENTS = 40;
+const WEBHOOKS = 2;
+
+async function redisKeyCount(prefix: string): Promise<number> {
+  const redis = new Redis(TEST_REDIS_URL);
+  try {
+    return (await redis.keys(`${prefix}:*`)).length;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+describe('no loss when the worker is killed and Redis loses its data', () => {
+  const prefix = `mebtest:fault${randomBytes(4).toString('hex')}`;
+  let t: TestApp;
+  let receiver: Receiver;
+  const workers: SpawnedApp[] = [];
+
+  const startWorker = async (): Promise<SpawnedApp> => {
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const worker = spawnApp({
+      APP_ROLE: 'worker',
+      PORT: port,
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: t.database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: prefix,
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      DELIVERY_CONCURRENCY: '4',
+      DELIVERY_BACKOFF_MS: '50',
+      DELIVERY_SWEEP_INTERVAL_MS: '500',
+    });
+    workers.push(worker);
+    await waitFor(
+      async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200,
+      { timeoutMs: 60000, what: `the worker on :${port} to be ready` },
+    );
+    return worker;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { APP_ROLE: 'api' }, queuePrefix: prefix });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    for (const worker of workers) worker.child.kill('SIGKILL');
+    await receiver.close();
+    await t.close();
+    await deleteRedisKeys(prefix);
+  });
+
+  it('delivers every delivery after SIGKILL of the worker, a Redis wipe and a restart', async () => {
+    const webhooks: (TestWebhook & { path: string })[] = [];
+    for (let i = 0; i < WEBHOOKS; i++) {
+      const route = receiver.route({ delaysMs: [150] });
+      webhooks.push({ ...(await createWebhook(t, { url: route.url })), path: route.path });
+    }
+    const deliveryIds: string[] = [];
+    const dispatcher = t.app.get(DispatcherService);
+    for (let i = 0; i < EVENTS; i++) {
+      deliveryIds.push(
+        ...(await dispatcher.publish({ kind: 'job.started', data: { n: i } })).deliveryIds,
+      );
+    }
+    const sent = deliveryIds.length;
+    expect(sent).toBe(EVENTS * WEBHOOKS);
+
+    const succeeded = async () =>
+      (
+        await queryDatabase<{ id: string }>(
+          t.database.url,
+          `SELECT id FROM deliveries WHERE status = 'succeeded'`,
+        )
+      ).map((r) => r.id);
+
+    const first = await startWorker();
+    await waitFor(async () => (await succeeded()).length >= sent / 4, {
+      timeoutMs: 30000,
+      what: 'a quarter of the deliveries to succeed',
+    });
+    const doneBeforeKill = new Set(await succeeded());
+    first.child.kill('SIGKILL');
+    await first.exit;
+    const receivedAtKill = receiver.received.length;
+    await deleteRedisKeys(prefix);
+    expect(await redisKeyCount(prefix)).toBe(0);
+
+    const second = await startWorker();
+    await waitFor(async () => (await succeeded()).length === sent, {
+      timeoutMs: 60000,
+      what: 'every delivery to succeed',
+    });
+
+    const byDelivery = new Map<string, number>();
+    for (const req of receiver.received) {
+      const id = String(req.headers['x-service-delivery']);
+      byDelivery.set(id, (byDelivery.get(id) ?? 0) + 1);
+      const webhook = webhooks.find((w) => w.path === req.path);
+      expect(req.headers['x-service-signature']).toBe(
+        createHmac('sha256', webhook!.secret).update(req.body).digest('hex'),
+      );
+    }
+    const received = receiver.received.length;
+    const duplicates = received - byDelivery.size;
+    console.log(
+      `fault test: sent ${sent}, received ${received} (${byDelivery.size} distinct, ` +
+        `${duplicates} duplicates); ${doneBeforeKill.size} succeeded before SIGKILL, ` +
+        `${receivedAtKill - doneBeforeKill.size} more received by then; ` +
+        `${sent - receivedAtKill} never sent before the Redis wipe`,
+    );
+    expect([...byDelivery.keys()].sort()).toEqual([...deliveryIds].sort());
+    // Succeeded before the kill: never sent again, although Redis forgot them.
+    for (const id of doneBeforeKill) expect(byDelivery.get(id)).toBe(1);
+    expect(second.output()).toMatch(/re-queued \d+ due deliveries/);
+
+    // And the restarted worker drains and exits 0 on SIGTERM.
+    second.child.kill('SIGTERM');
+    expect(await second.exit).toEqual({ code: 0, signal: null });
+  }, 180000);
+
+  it('finishes and records the attempt in flight when the worker gets SIGTERM', async () => {
+    const route = receiver.route({ delaysMs: [1500] });
+    await t.app.get(DataSource).query(`UPDATE webhooks SET active = false`);
+    await createWebhook(t, { url: route.url });
+    const worker = await startWorker();
+    const { deliveryIds } = await t.app
+      .get(DispatcherService)
+      .publish({ kind: 'job.started', data: {} });
+    await waitFor(() => receiver.requests(route.path).length === 1);
+    worker.child.kill('SIGTERM');
+    expect(await worker.exit).toEqual({ code: 0, signal: null });
+    const [row] = await queryDatabase<{ status: string; attempt_count: number }>(
+      t.database.url,
+      `SELECT status, attempt_count FROM deliveries WHERE id = $1`,
+      [deliveryIds[0]],
+    );
+    expect(row).toEqual({ status: 'succeeded', attempt_count: 1 });
+  }, 120000);
+});

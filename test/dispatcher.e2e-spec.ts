@@ -1,0 +1,578 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { QUEUES } from '../src/queue/queue.constants';
+import { Json, request } from './support/http';
+import { Receiver, ReceivedRequest, startReceiver } from './support/receiver';
+import { TestApp, startTestApp } from './support/test-app';
+import { waitFor } from './support/wait-for';
+import { createWebhook, deleteWebhook, insertWebhook, setWebhookActive } from './support/webhooks';
+
+const VERSION = (
+  JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }
+).version;
+const TIMEOUT_MS = 500;
+
+/** What a receiver does to verify a notification: HMAC over the raw bytes, constant-time compare. */
+function signatureVerifies(secret: string, req: ReceivedRequest): boolean {
+  const expected = Buffer.from(createHmac('sha256', secret).update(req.body).digest('hex'));
+  const given = Buffer.from(String(req.headers['x-service-signature']));
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+describe('dispatcher (role all)', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  let dispatcher: DispatcherService;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      env: { DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS), DELIVERY_SWEEP_INTERVAL_MS: '300' },
+    });
+    receiver = await startReceiver();
+    dispatcher = t.app.get(DispatcherService);
+    token = await t.token('alpha');
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await t.close();
+  });
+  // Each case fans out only to the webhooks it creates (there are just six event kinds).
+  const deactivateAll = () => t.app.get(DataSource).query(`UPDATE webhooks SET active = false`);
+  beforeEach(deactivateAll);
+
+  const api = (method: string, path: string, client = token) =>
+    request(t.baseUrl, method, path, { token: client });
+  const delivery = async (webhookId: string, deliveryId: string): Promise<Json> =>
+    (await api('GET', `/api/webhooks/${webhookId}/deliveries/${deliveryId}`)).body;
+  const waitForStatus = (webhookId: string, deliveryId: string, status: string) =>
+    waitFor(
+      async () => {
+        const d = await delivery(webhookId, deliveryId);
+        return d?.status === status && d;
+      },
+      { what: `delivery ${deliveryId} to be ${status}` },
+    );
+  const publishTo = async (url: string, kind = 'job.started', data: object = { n: 1 }) => {
+    const webhook = await createWebhook(t, { url, events: [kind] });
+    const { eventId, deliveryIds } = await dispatcher.publish({
+      kind,
+      data: data as Record<string, unknown>,
+    });
+    expect(deliveryIds).toHaveLength(1);
+    return { webhook, eventId, deliveryId: deliveryIds[0] };
+  };
+
+  describe('publish and the notification', () => {
+    it('sends the SPEC body and headers, signed over the exact bytes', async () => {
+      const route = receiver.route();
+      const webhook = await createWebhook(t, { url: route.url, events: ['follower.gained'] });
+      const source = {
+        platform: 'zoom' as const,
+        event: 'meeting.participant_joined',
+        event_ts: 1735725605123,
+        account_id: 'acct-1',
+      };
+      const data = {
+        id: '85746065432',
+        topic: 'Grüße 🎉 "quoted" \\ nul:\u0000',
+        participant: { id: 'p1' },
+      };
+      const { eventId, deliveryIds } = await dispatcher.publish({
+        kind: 'follower.gained',
+        data,
+        source,
+      });
+
+      const [req] = await waitFor(
+        () => receiver.requests(route.path).length === 1 && receiver.requests(route.path),
+      );
+      expect(signatureVerifies(webhook.secret, req)).toBe(true);
+      expect(signatureVerifies('another-secret-0123456789', req)).toBe(false);
+      expect(req.headers['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
+      expect(req.headers).toMatchObject({
+        'content-type': 'application/json',
+        'x-service-event': 'follower.gained',
+        'x-service-delivery': deliveryIds[0],
+        'x-service-attempt': '1',
+        'user-agent': `meeting-event-bridge/${VERSION}`,
+      });
+      const body = JSON.parse(req.body.toString('utf8'));
+      expect(Object.keys(body)).toEqual(['id', 'event', 'created_at', 'data', 'source']);
+      expect(body).toEqual({
+        id: eventId,
+        event: 'follower.gained',
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        data,
+        source,
+      });
+
+      const done = await waitForStatus(webhook.id, deliveryIds[0], 'succeeded');
+      expect(done).toMatchObject({
+        attempt_count: 1,
+        last_status_code: 200,
+        last_error: null,
+        next_attempt_at: null,
+        event_id: eventId,
+      });
+      expect(done.payload).toEqual(body);
+    });
+
+    it('fans out to the active webhooks subscribed to the kind, and only those', async () => {
+      const route = receiver.route();
+      const a = await createWebhook(t, { url: `${route.url}?a`, events: ['job.completed'] });
+      const b = await createWebhook(t, {
+        url: `${route.url}?b`,
+        events: ['follower.lost', 'job.completed'],
+        client: 'beta',
+      });
+      await createWebhook(t, { url: `${route.url}?other-kind`, events: ['job.started'] });
+      await createWebhook(t, {
+        url: `${route.url}?inactive`,
+        events: ['job.completed'],
+        active: false,
+      });
+      const { eventId, deliveryIds } = await dispatcher.publish({
+        kind: 'job.completed',
+        data: {},
+      });
+      expect(deliveryIds).toHaveLength(2);
+      const rows: { webhook_id: string }[] = await t.app
+        .get(DataSource)
+        .query(`SELECT webhook_id FROM deliveries WHERE event_id = $1`, [eventId]);
+      expect(rows.map((r) => r.webhook_id).sort()).toEqual([a.id, b.id].sort());
+      const got = await waitFor(
+        () =>
+          receiver.received.filter((r) => r.path.startsWith(route.path)).length === 2 &&
+          receiver.received.filter((r) => r.path.startsWith(route.path)),
+      );
+      expect(got.map((r) => r.path.split('?')[1]).sort()).toEqual(['a', 'b']);
+    });
+
+    it('publishes an idempotency key once, however often it is called', async () => {
+      const route = receiver.route();
+      const webhook = await createWebhook(t, { url: route.url, events: ['job.started'] });
+      const input = { kind: 'job.started', data: { n: 1 }, idempotencyKey: `key-${webhook.id}` };
+      const first = await dispatcher.publish(input);
+      const again = await Promise.all([dispatcher.publish(input), dispatcher.publish(input)]);
+      expect(again).toEqual([first, first]);
+      const [{ count }] = await t.app
+        .get(DataSource)
+        .query(`SELECT count(*)::int AS count FROM deliveries WHERE webhook_id = $1`, [webhook.id]);
+      expect(count).toBe(1);
+      await waitForStatus(webhook.id, first.deliveryIds[0], 'succeeded');
+      expect(receiver.requests(route.path)).toHaveLength(1);
+    });
+
+    it('refuses a kind that is not a subscription event', async () => {
+      await expect(dispatcher.publish({ kind: 'meeting.started', data: {} })).rejects.toThrow(
+        /not a subscription event kind/,
+      );
+      await expect(dispatcher.publish({ kind: 'webhook.test', data: {} })).rejects.toThrow();
+    });
+  });
+
+  describe('attempts and retries', () => {
+    it('500, 500, 200: succeeded after 3 attempts, same delivery id and bytes, attempt counting up', async () => {
+      const route = receiver.route({ statuses: [500, 500, 200], body: 'receiver says hi' });
+      const { webhook, deliveryId } = await publishTo(route.url);
+      const done = await waitForStatus(webhook.id, deliveryId, 'succeeded');
+
+      const reqs = receiver.requests(route.path);
+      expect(reqs.map((r) => r.headers['x-service-attempt'])).toEqual(['1', '2', '3']);
+      expect(new Set(reqs.map((r) => r.headers['x-service-delivery']))).toEqual(
+        new Set([deliveryId]),
+      );
+      expect(new Set(reqs.map((r) => r.body.toString('hex'))).size).toBe(1);
+      expect(new Set(reqs.map((r) => r.headers['x-service-signature'])).size).toBe(1);
+      expect(reqs.every((r) => signatureVerifies(webhook.secret, r))).toBe(true);
+
+      expect(done).toMatchObject({
+        attempt_count: 3,
+        last_status_code: 200,
+        last_error: null,
+        next_attempt_at: null,
+        completed_at: expect.any(String),
+      });
+      expect(done.attempts).toEqual([
+        expect.objectContaining({ attempt: 1, status_code: 500, error: 'HTTP 500' }),
+        expect.objectContaining({ attempt: 2, status_code: 500, error: 'HTTP 500' }),
+        {
+          attempt: 3,
+          started_at: expect.any(String),
+          duration_ms: expect.any(Number),
+          status_code: 200,
+          error: null,
+          response_body: 'receiver says hi',
+        },
+      ]);
+      const retryLogs = t.logs.filter((l) => l.includes(deliveryId) && l.includes('will retry'));
+      expect(retryLogs).toHaveLength(2);
+    });
+
+    it('always failing: exactly 1 + 3 requests, then failed, and nothing more', async () => {
+      const route = receiver.route({ statuses: [503] });
+      const { webhook, deliveryId } = await publishTo(route.url);
+      const done = await waitForStatus(webhook.id, deliveryId, 'failed');
+      expect(done).toMatchObject({
+        attempt_count: 4,
+        last_status_code: 503,
+        last_error: 'HTTP 503',
+        next_attempt_at: null,
+      });
+      expect(done.attempts.map((a: Json) => a.attempt)).toEqual([1, 2, 3, 4]);
+      expect(
+        t.logs.some((l) => l.includes(deliveryId) && l.includes('final, delivery marked failed')),
+      ).toBe(true);
+      // The job ends in Bull's failed set: no retry is left anywhere.
+      const queue = t.app.get<Queue>(getQueueToken(QUEUES.deliveries));
+      await waitFor(async () => (await queue.getJob(deliveryId))?.isFailed());
+      expect(receiver.requests(route.path).map((r) => r.headers['x-service-attempt'])).toEqual([
+        '1',
+        '2',
+        '3',
+        '4',
+      ]);
+    });
+
+    it('counts an answer slower than DELIVERY_TIMEOUT_MS as a failed attempt', async () => {
+      const route = receiver.route({ delaysMs: [TIMEOUT_MS * 3, 0] });
+      const { webhook, deliveryId } = await publishTo(route.url);
+      const done = await waitForStatus(webhook.id, deliveryId, 'succeeded');
+      expect(done.attempts).toHaveLength(2);
+      expect(done.attempts[0]).toMatchObject({
+        status_code: null,
+        error: `timed out after ${TIMEOUT_MS} ms`,
+        response_body: null,
+      });
+      expect(done.attempts[0].duration_ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+      expect(receiver.requests(route.path)).toHaveLength(2);
+    });
+
+    it('does not follow redirects: a 3xx is a failed attempt', async () => {
+      const target = receiver.route({}, 'redirect-target');
+      const route = receiver.route({ statuses: [302, 200], headers: { location: target.url } });
+      const { webhook, deliveryId } = await publishTo(route.url);
+      const done = await waitForStatus(webhook.id, deliveryId, 'succeeded');
+      expect(done.attempts[0]).toMatchObject({
+        status_code: 302,
+        error: 'HTTP 302: redirects are not followed',
+      });
+      expect(receiver.requests(target.path)).toHaveLength(0);
+    });
+
+    it('keeps only the first 1 KiB of an answer, NUL bytes included', async () => {
+      const answer = Buffer.concat([Buffer.from('a\u0000b'), Buffer.alloc(5000, 'z')]);
+      const route = receiver.route({ statuses: [500, 200], body: answer });
+      const { webhook, deliveryId } = await publishTo(route.url);
+      const done = await waitForStatus(webhook.id, deliveryId, 'succeeded');
+      // The first 1024 bytes as received; a NUL (which PostgreSQL text cannot hold) reads U+FFFD.
+      expect(done.attempts[0].response_body).toBe(`a\uFFFDb${'z'.repeat(1021)}`);
+    });
+
+    it('sends a pending retry of a deactivated webhook nothing: the delivery ends failed', async () => {
+      const route = receiver.route({ statuses: [500] });
+      receiver.hold(route.path);
+      const { webhook, deliveryId } = await publishTo(route.url);
+      await waitFor(() => receiver.requests(route.path).length === 1);
+      await setWebhookActive(t, webhook.id, false);
+      receiver.release(route.path); // attempt 1 fails; its retry finds the webhook inactive
+      const done = await waitForStatus(webhook.id, deliveryId, 'failed');
+      expect(done).toMatchObject({
+        attempt_count: 1,
+        last_error: 'webhook is inactive: delivery cancelled, not sent',
+      });
+      expect(receiver.requests(route.path)).toHaveLength(1);
+    });
+
+    it('sends a deleted webhook nothing further', async () => {
+      const route = receiver.route({ statuses: [500] });
+      receiver.hold(route.path);
+      const { webhook, deliveryId } = await publishTo(route.url);
+      await waitFor(() => receiver.requests(route.path).length === 1);
+      await deleteWebhook(t, webhook.id);
+      receiver.release(route.path);
+      const queue = t.app.get<Queue>(getQueueToken(QUEUES.deliveries));
+      await waitFor(async () => (await queue.getJob(deliveryId))?.finishedOn, {
+        what: 'the job to finish',
+      });
+      expect(receiver.requests(route.path)).toHaveLength(1);
+      expect((await api('GET', `/api/webhooks/${webhook.id}/deliveries`)).status).toBe(404);
+    });
+  });
+
+  describe('no loss', () => {
+    it('delivers a committed delivery that never reached the queue', async () => {
+      const route = receiver.route();
+      const webhook = await createWebhook(t, { url: route.url, events: ['job.started'] });
+      // What a publish leaves behind when Redis was unreachable right after its commit.
+      const [{ id }] = await t.app.get(DataSource).query(
+        `WITH ev AS (INSERT INTO events (kind, data) VALUES ('job.started', '{}') RETURNING id)
+         INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at)
+         SELECT $1, ev.id, 'job.started', '{"lost":true}', now() FROM ev RETURNING id`,
+        [webhook.id],
+      );
+      await waitForStatus(webhook.id, id, 'succeeded');
+      const reqs = receiver.requests(route.path);
+      expect(reqs.map((r) => [r.headers['x-service-delivery'], r.body.toString()])).toEqual([
+        [id, '{"lost":true}'],
+      ]);
+    });
+
+    it('re-queues a pending delivery whose job Bull had already finished', async () => {
+      const route = receiver.route({ statuses: [500, 500, 500, 500, 200] });
+      const { webhook, deliveryId } = await publishTo(route.url);
+      await waitForStatus(webhook.id, deliveryId, 'failed');
+      // As if Bull gave up on the job while the record still said pending.
+      await t.app.get(DataSource).query(
+        `UPDATE deliveries SET status = 'pending', attempt_count = 3, completed_at = NULL,
+           next_attempt_at = now() WHERE id = $1`,
+        [deliveryId],
+      );
+      await t.app
+        .get(DataSource)
+        .query(`DELETE FROM delivery_attempts WHERE delivery_id = $1 AND attempt = 4`, [
+          deliveryId,
+        ]);
+      const done = await waitForStatus(webhook.id, deliveryId, 'succeeded');
+      expect(done.attempt_count).toBe(4);
+      expect(receiver.requests(route.path)).toHaveLength(5);
+    });
+  });
+
+  describe('POST /api/webhooks/:id/test', () => {
+    it('answers 202 with the delivery and sends webhook.test to that webhook only', async () => {
+      const route = receiver.route();
+      const webhook = await createWebhook(t, { url: route.url, events: ['follower.lost'] });
+      const other = await createWebhook(t, {
+        url: `${route.url}?other`,
+        events: ['follower.lost'],
+      });
+      const res = await api('POST', `/api/webhooks/${webhook.id}/test`);
+      expect(res.status).toBe(202);
+      expect(res.body).toEqual({
+        id: expect.any(String),
+        webhook_id: webhook.id,
+        event: 'webhook.test',
+        event_id: expect.any(String),
+        status: 'pending',
+        attempt_count: 0,
+        next_attempt_at: expect.any(String),
+        last_status_code: null,
+        last_error: null,
+        created_at: expect.any(String),
+        completed_at: null,
+      });
+      const done = await waitForStatus(webhook.id, res.body.id, 'succeeded');
+      const [req] = receiver.requests(route.path);
+      expect(req.headers['x-service-event']).toBe('webhook.test');
+      expect(signatureVerifies(webhook.secret, req)).toBe(true);
+      expect(JSON.parse(req.body.toString())).toMatchObject({
+        id: res.body.event_id,
+        event: 'webhook.test',
+        data: { webhook_id: webhook.id },
+        source: null,
+      });
+      expect(done.payload.event).toBe('webhook.test');
+      expect(receiver.requests(`${route.path}?other`)).toHaveLength(0);
+      expect((await api('GET', `/api/webhooks/${other.id}/deliveries`)).body.data).toEqual([]);
+    });
+
+    it('answers 409 for an inactive webhook and queues nothing', async () => {
+      const webhook = await createWebhook(t, { url: receiver.route().url, active: false });
+      const res = await api('POST', `/api/webhooks/${webhook.id}/test`);
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ statusCode: 409, error: 'Conflict' });
+      expect((await api('GET', `/api/webhooks/${webhook.id}/deliveries`)).body.data).toEqual([]);
+    });
+
+    it('answers 404 for a webhook of another client, 400 for a bad id, 401/403 without the scope', async () => {
+      const theirs = await createWebhook(t, { url: receiver.route().url, client: 'beta' });
+      expect((await api('POST', `/api/webhooks/${theirs.id}/test`)).status).toBe(404);
+      expect(
+        (await api('POST', '/api/webhooks/6f1c1c3e-0000-4000-8000-000000000000/test')).status,
+      ).toBe(404);
+      const bad = await api('POST', '/api/webhooks/not-a-uuid/test');
+      expect(bad.status).toBe(400);
+      expect(bad.body.details).toEqual([{ field: 'id', message: 'id must be a UUID' }]);
+      const mine = await createWebhook(t, { url: receiver.route().url });
+      expect((await api('POST', `/api/webhooks/${mine.id}/test`, '')).status).toBe(401);
+      const reader = await t.token('reader');
+      const readers = await insertWebhook(t, { url: receiver.route().url, client: 'reader' });
+      expect((await api('POST', `/api/webhooks/${readers.id}/test`, reader)).status).toBe(403);
+      expect((await api('GET', `/api/webhooks/${readers.id}/deliveries`, reader)).status).toBe(200);
+    });
+  });
+
+  describe('delivery log', () => {
+    let webhook: { id: string };
+    let ids: string[]; // oldest first
+
+    beforeAll(async () => {
+      await deactivateAll();
+      const route = receiver.route({ statuses: [200, 200, 500] });
+      webhook = await createWebhook(t, {
+        url: route.url,
+        events: ['job.started', 'job.completed'],
+      });
+      ids = [];
+      for (const kind of ['job.started', 'job.completed', 'job.started']) {
+        const { deliveryIds } = await dispatcher.publish({ kind, data: { kind } });
+        ids.push(...deliveryIds);
+        // One at a time, so the receiver answers them in order (200, 200, then 500s).
+        await waitFor(async () => {
+          const d = await delivery(webhook.id, deliveryIds[0]);
+          return d.status !== 'pending' && d;
+        });
+      }
+    });
+
+    it('lists newest first with status and event filters', async () => {
+      const all = await api('GET', `/api/webhooks/${webhook.id}/deliveries`);
+      expect(all.status).toBe(200);
+      expect(all.body.data.map((d: Json) => d.id)).toEqual([...ids].reverse());
+      expect(all.body.next_cursor).toBeNull();
+      expect(Object.keys(all.body.data[0]).sort()).toEqual(
+        [
+          'attempt_count',
+          'completed_at',
+          'created_at',
+          'event',
+          'event_id',
+          'id',
+          'last_error',
+          'last_status_code',
+          'next_attempt_at',
+          'status',
+          'webhook_id',
+        ].sort(),
+      );
+      const failed = await api('GET', `/api/webhooks/${webhook.id}/deliveries?status=failed`);
+      expect(failed.body.data.map((d: Json) => d.id)).toEqual([ids[2]]);
+      const completed = await api(
+        'GET',
+        `/api/webhooks/${webhook.id}/deliveries?event=job.completed&status=succeeded`,
+      );
+      expect(completed.body.data.map((d: Json) => d.id)).toEqual([ids[1]]);
+    });
+
+    it('pages with limit and cursor', async () => {
+      const first = await api('GET', `/api/webhooks/${webhook.id}/deliveries?limit=2`);
+      expect(first.body.data.map((d: Json) => d.id)).toEqual([ids[2], ids[1]]);
+      expect(first.body.next_cursor).toEqual(expect.any(String));
+      const second = await api(
+        'GET',
+        `/api/webhooks/${webhook.id}/deliveries?limit=2&cursor=${first.body.next_cursor}`,
+      );
+      expect(second.body).toEqual({
+        data: [expect.objectContaining({ id: ids[0] })],
+        next_cursor: null,
+      });
+    });
+
+    it.each([
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=abc', 'limit'],
+      ['status=done', 'status'],
+      ['event=meeting.started', 'event'],
+      ['cursor=bm90LWEtY3Vyc29y', 'cursor'],
+      ['bogus=1', 'bogus'],
+    ])('answers 400 naming the field for %s', async (query, field) => {
+      const res = await api('GET', `/api/webhooks/${webhook.id}/deliveries?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body.details.map((d: Json) => d.field)).toContain(field);
+    });
+
+    it('shows one delivery with its payload and attempts', async () => {
+      const res = await api('GET', `/api/webhooks/${webhook.id}/deliveries/${ids[2]}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        id: ids[2],
+        status: 'failed',
+        attempt_count: 4,
+        payload: { event: 'job.started', data: { kind: 'job.started' } },
+      });
+      expect(res.body.attempts).toHaveLength(4);
+      expect(Object.keys(res.body.attempts[0]).sort()).toEqual(
+        ['attempt', 'duration_ms', 'error', 'response_body', 'started_at', 'status_code'].sort(),
+      );
+    });
+
+    it('hides the log from other clients and answers 404 for a delivery of another webhook', async () => {
+      const beta = await t.token('beta');
+      expect((await api('GET', `/api/webhooks/${webhook.id}/deliveries`, beta)).status).toBe(404);
+      expect(
+        (await api('GET', `/api/webhooks/${webhook.id}/deliveries/${ids[0]}`, beta)).status,
+      ).toBe(404);
+      const other = await createWebhook(t, { url: receiver.route().url });
+      const res = await api('GET', `/api/webhooks/${other.id}/deliveries/${ids[0]}`);
+      expect(res.status).toBe(404);
+      expect(res.body.message).toBe('Delivery not found');
+      const bad = await api('GET', `/api/webhooks/${webhook.id}/deliveries/123`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.details).toEqual([
+        { field: 'deliveryId', message: 'deliveryId must be a UUID' },
+      ]);
+    });
+  });
+
+  it('counts deliveries and attempt durations in /metrics', async () => {
+    const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    expect(text).toMatch(/deliveries_total\{outcome="succeeded"\} [1-9]/);
+    expect(text).toMatch(/deliveries_total\{outcome="failed"\} [1-9]/);
+    expect(text).toMatch(/delivery_attempt_duration_seconds_count\{outcome="failure"\} [1-9]/);
+  });
+});
+
+describe('dispatcher with WEBHOOK_ALLOW_PRIVATE_URLS=false', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'false' } });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await t.close();
+  });
+
+  it.each([
+    ['an address', (url: string) => url],
+    ['a name', (url: string) => url.replace('127.0.0.1', 'localhost')],
+  ])(
+    'checks the URL again at delivery time: %s that is private fails without a request',
+    async (_, toUrl) => {
+      const route = receiver.route();
+      // Stored while private URLs were allowed (or DNS pointed elsewhere).
+      const webhook = await insertWebhook(t, { url: toUrl(route.url), events: ['job.started'] });
+      const { deliveryIds } = await t.app
+        .get(DispatcherService)
+        .publish({ kind: 'job.started', data: {} });
+      const token = await t.token();
+      const done = await waitFor(async () => {
+        const res = await request(
+          t.baseUrl,
+          'GET',
+          `/api/webhooks/${webhook.id}/deliveries/${deliveryIds[0]}`,
+          { token },
+        );
+        return res.body.status === 'failed' && res.body;
+      });
+      expect(done.attempts).toHaveLength(4);
+      for (const attempt of done.attempts) {
+        expect(attempt).toMatchObject({ status_code: null, response_body: null });
+        expect(attempt.error).toMatch(
+          /resolves to (127\.0\.0\.1|::1), a private or special-purpose address/,
+        );
+      }
+      expect(receiver.requests(route.path)).toHaveLength(0);
+      await setWebhookActive(t, webhook.id, false); // out of the next case's fan-out
+    },
+  );
+});
