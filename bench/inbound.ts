@@ -11,8 +11,12 @@
  *    server (own process) that reads the body and checks the same HMAC, storing nothing.
  * 2. Fixed rate: 500 events/s for SECONDS (open loop: sends are scheduled, not waited for),
  *    p50/p99, for role `api` (an API pod) and role `all` (its worker in the same process).
- * 3. End to end at 200 events/s, role `all`: event sent → the subscriber's server has the
- *    notification, p50/p99.
+ * 3. End to end at 200 events/s: event sent → the subscriber's server has the notification,
+ *    p50/p99; one process of role `all`, then an `api` process beside a `worker` process.
+ *
+ * Each line also gives the server's CPU time per event (utime + stime from /proc). Set
+ * BENCH_TRACE=1 for per-second figures and the pipeline's stages (from the database's
+ * timestamps), BENCH_CPU_PROF=<dir> for V8 CPU profiles of the app processes.
  *
  *   npx ts-node --transpile-only bench/inbound.ts [seconds=10] [connections=32] [phases=123]
  */
@@ -198,7 +202,11 @@ async function stop(child: ChildProcess): Promise<void> {
 let portSeed = 39000 + Math.floor(Math.random() * 1000);
 
 /** The real app in its own process (src/main.ts, as `npm start`). */
-async function startApp(role: 'api' | 'all', db: TestDatabase, prefix: string): Promise<Target> {
+async function startApp(
+  role: 'api' | 'all' | 'worker',
+  db: TestDatabase,
+  prefix: string,
+): Promise<Target> {
   const port = ++portSeed;
   const child = spawn(
     process.execPath,
@@ -273,18 +281,30 @@ async function count(db: TestDatabase, sql: string): Promise<number> {
 }
 
 /** Runs `fn` against a fresh app (own database and queue prefix), so no backlog carries over. */
+type Deployment = 'api' | 'all' | 'api+worker';
+
+/**
+ * Runs `fn` against a fresh deployment (own database and queue prefix, so no backlog carries
+ * over): one process of role `api` or `all`, or an `api` process beside a `worker` process as
+ * in Kubernetes. The target is the API process; its CPU figure adds up both processes.
+ */
 async function withApp<T>(
-  role: 'api' | 'all',
+  deployment: Deployment,
   fn: (app: Target, db: TestDatabase) => Promise<T>,
 ): Promise<T> {
   const db = await createTestDatabase();
   const prefix = `mebbench:${randomBytes(4).toString('hex')}`;
   try {
-    const app = await startApp(role, db, prefix);
+    const app = await startApp(deployment === 'all' ? 'all' : 'api', db, prefix);
+    const worker = deployment === 'api+worker' ? await startApp('worker', db, prefix) : null;
+    const target: Target = worker
+      ? { ...app, cpuSeconds: () => app.cpuSeconds() + worker.cpuSeconds() }
+      : app;
     try {
-      return await fn(app, db);
+      return await fn(target, db);
     } finally {
       await app.close();
+      await worker?.close();
     }
   } finally {
     await db.drop();
@@ -363,7 +383,10 @@ async function main(): Promise<void> {
       reportFixed('500 events/s, role all', app, await openLoop(app, 500)),
     );
   }
-  if (PHASES.includes('3')) await endToEnd();
+  if (PHASES.includes('3')) {
+    await endToEnd('all');
+    await endToEnd('api+worker');
+  }
 }
 
 /** 1. Throughput: the endpoint, the same app's cheapest route, and the bare HMAC server. */
@@ -390,9 +413,9 @@ async function throughput(): Promise<void> {
   );
 }
 
-/** 3. End to end at 200 events/s, one subscriber of job.started. */
-async function endToEnd(): Promise<void> {
-  await withApp('all', async (app, db) => {
+/** 3. End to end at 200 events/s, one subscriber of job.started; role all, then api + worker. */
+async function endToEnd(deployment: Deployment): Promise<void> {
+  await withApp(deployment, async (app, db) => {
     const subscriber = await startSubscriber();
     try {
       // Warm up before subscribing, and let the worker finish the warm-up events first.
@@ -451,7 +474,7 @@ async function endToEnd(): Promise<void> {
         return at === undefined ? [] : [at - r.at];
       });
       console.log(
-        `${'end to end at 200 events/s, role all'.padEnd(40)} p50 ${ms(percentile(spans, 0.5))}  p99 ${ms(percentile(spans, 0.99))}` +
+        `${`end to end at 200 events/s, ${deployment}`.padEnd(40)} p50 ${ms(percentile(spans, 0.5))}  p99 ${ms(percentile(spans, 0.99))}` +
           `  max ${ms(Math.max(...spans))}  delivered ${spans.length}/${sent.length}` +
           `  server CPU ${(((app.cpuSeconds() - sent.cpuBefore) * 1000) / sent.length).toFixed(2)} ms/event`,
       );
