@@ -199,7 +199,14 @@ async function stop(child: ChildProcess): Promise<void> {
   await once(child, 'exit');
 }
 
-let portSeed = 39000 + Math.floor(Math.random() * 1000);
+/** A port the kernel just handed out, so parallel runs on this machine do not collide. */
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 /** The real app in its own process (src/main.ts, as `npm start`). */
 async function startApp(
@@ -207,7 +214,7 @@ async function startApp(
   db: TestDatabase,
   prefix: string,
 ): Promise<Target> {
-  const port = ++portSeed;
+  const port = await freePort();
   const child = spawn(
     process.execPath,
     [
