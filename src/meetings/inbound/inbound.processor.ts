@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
 import { DispatcherService } from '../../dispatcher/dispatcher.service';
+import { attemptLabel, isFinalAttempt } from '../../queue/attempts';
 import { ensureJob } from '../../queue/ensure-job';
 import { JOBS, QUEUES } from '../../queue/queue.constants';
 import { routeOf } from './event-mapping';
@@ -48,16 +49,17 @@ export class InboundProcessor implements OnApplicationBootstrap, BeforeApplicati
     try {
       await this.process(job.data.inboundEventId);
     } catch (error) {
-      const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      const final = isFinalAttempt(job);
       const message = (error as Error).message;
       this.logger.error(
-        `inbound event ${job.data.inboundEventId}: ${message}; ` +
+        `inbound event ${job.data.inboundEventId}, ${attemptLabel(job)}: ${message}; ` +
           (final
             ? 'final for this job; the sweeper queues it again while it is unprocessed'
             : 'will retry'),
       );
-      if (final)
+      if (final) {
         await this.store.recordError(job.data.inboundEventId, message).catch(() => undefined);
+      }
       throw error;
     }
   }

@@ -16,6 +16,7 @@ import {
   publishKey,
   sourceOf,
 } from '../../meetings/inbound/inbound-job';
+import { attemptLabel, isFinalAttempt } from '../../queue/attempts';
 import { JOBS, QUEUES } from '../../queue/queue.constants';
 import { RecordingAutomationService } from './recording-automation.service';
 
@@ -62,10 +63,22 @@ export class RecordingAutomationProcessor
   }
 
   async run(job: Job<InboundJobData>): Promise<void> {
-    const id = job.data.inboundEventId;
-    const attempt = `attempt ${job.attemptsMade + 1}/${job.opts.attempts ?? 1}`;
-    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    const row = await this.store.findById(id);
+    const what = `recording automation for inbound event ${job.data.inboundEventId}, ${attemptLabel(job)}`;
+    try {
+      await this.complete(job, what);
+    } catch (error) {
+      this.logger.error(
+        `${what}: ${reasonOf(error)}; ` +
+          (isFinalAttempt(job)
+            ? 'final for this job; the inbound sweeper queues the event again'
+            : 'will retry'),
+      );
+      throw error;
+    }
+  }
+
+  private async complete(job: Job<InboundJobData>, what: string): Promise<void> {
+    const row = await this.store.findById(job.data.inboundEventId);
     if (!row || row.processedAt) return;
     const object = platformObjectOf(row);
     let outcome: { kind: 'operation.complete' | 'operation.failed'; data: Record<string, unknown> };
@@ -73,34 +86,17 @@ export class RecordingAutomationProcessor
       const files = await this.automation.collectFiles(row.event, object);
       outcome = { kind: 'operation.complete', data: { ...meetingData(object), files } };
     } catch (error) {
+      if (!isFinalAttempt(job)) throw error;
       const reason = reasonOf(error);
-      if (!final) {
-        this.logger.warn(
-          `recording automation for inbound event ${id}, ${attempt}: ${reason}; will retry`,
-        );
-        throw error;
-      }
-      this.logger.error(
-        `recording automation for inbound event ${id}, ${attempt}: ${reason}; final: publishing operation.failed`,
-      );
+      this.logger.error(`${what}: ${reason}; final: publishing operation.failed`);
       outcome = { kind: 'operation.failed', data: { ...meetingData(object), error: reason } };
     }
-    try {
-      await this.dispatcher.publish({
-        ...outcome,
-        source: sourceOf(row),
-        idempotencyKey: publishKey(row, outcome.kind),
-      });
-      await this.store.markProcessed(
-        id,
-        outcome.kind === 'operation.failed' ? String(outcome.data.error) : null,
-      );
-    } catch (error) {
-      this.logger.error(
-        `recording automation for inbound event ${id}, ${attempt}: could not publish ${outcome.kind} ` +
-          `(${(error as Error).message}); ${final ? 'final for this job; the inbound sweeper queues it again' : 'will retry'}`,
-      );
-      throw error;
-    }
+    await this.dispatcher.publish({
+      ...outcome,
+      source: sourceOf(row),
+      idempotencyKey: publishKey(row, outcome.kind),
+    });
+    const error = outcome.kind === 'operation.failed' ? String(outcome.data.error) : null;
+    await this.store.markProcessed(row.id, error);
   }
 }
