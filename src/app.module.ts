@@ -11,14 +11,19 @@ import { DatabaseModule } from './database/database.module';
 import { DeliveryLogModule } from './dispatcher/delivery-log.module';
 import { DispatcherWorkerModule } from './dispatcher/dispatcher-worker.module';
 import { HealthModule } from './health/health.module';
+import { InboundWorkerModule } from './meetings/inbound/inbound-worker.module';
+import { InboundModule } from './meetings/inbound/inbound.module';
 import { MeetingsModule } from './meetings/meetings.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { QueueModule } from './queue/queue.module';
+import { RecordingAutomationModule } from './recordings/automation/recording-automation.module';
 import { RecordingsModule } from './recordings/recordings.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
 const API_MODULES: Type[] = [
+  // First: its route is then matched first, and the platform's events are the hot path.
+  InboundModule,
   AuthModule,
   WebhooksModule,
   DeliveryLogModule,
@@ -27,7 +32,11 @@ const API_MODULES: Type[] = [
 ];
 
 /** Modules that run queue processors and the sweeper (role worker or all). */
-const WORKER_MODULES: Type[] = [DispatcherWorkerModule];
+const WORKER_MODULES: Type[] = [
+  DispatcherWorkerModule,
+  InboundWorkerModule,
+  RecordingAutomationModule,
+];
 
 export interface AppModuleOptions {
   /** Where JSON logs go (stdout when absent); tests capture them here. */

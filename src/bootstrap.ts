@@ -7,6 +7,7 @@ import { AppModule, AppModuleOptions } from './app.module';
 import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
 import { AppConfig, SCOPES } from './config/config.types';
+import { isZoomEventsRequest } from './meetings/inbound/inbound.controller';
 
 export const BODY_LIMIT = '1mb';
 
@@ -59,6 +60,10 @@ export async function createApp(
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
+  // Platform webhooks are verified over their exact bytes before anything parses them, so that
+  // route takes its body raw (whatever the content type) and the parsers below then skip it:
+  // a forged request is 401 whatever its body, and only a verified one can be 400 for bad JSON.
+  app.useBodyParser('raw', { limit: BODY_LIMIT, type: isZoomEventsRequest });
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
   app.useGlobalPipes(createValidationPipe());

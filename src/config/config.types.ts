@@ -52,6 +52,10 @@ export interface AppConfig {
   };
   /** Upper-case recording file types to keep; null keeps all. */
   recordingFileTypes: string[] | null;
+  /** Retries of the recording automation job and its first backoff (doubling). */
+  recordingAutomation: { maxRetries: number; backoffMs: number };
+  /** Re-queues stored inbound events whose job was lost: how often, and from what age. */
+  inboundSweep: { intervalMs: number; graceMs: number };
   webhookAllowPrivateUrls: boolean;
   /** Base URL clients use to reach this service (download links in notifications). */
   publicBaseUrl: string;

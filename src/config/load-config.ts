@@ -220,6 +220,14 @@ export function loadConfig(env: Env): AppConfig {
       sweepIntervalMs: r.int('DELIVERY_SWEEP_INTERVAL_MS', 30000, 100, 3600000),
     },
     recordingFileTypes: parseFileTypes(r, 'RECORDING_FILE_TYPES'),
+    recordingAutomation: {
+      maxRetries: r.int('RECORDING_AUTOMATION_MAX_RETRIES', 3, 0, 20),
+      backoffMs: r.int('RECORDING_AUTOMATION_BACKOFF_MS', 5000, 0, 3600000),
+    },
+    inboundSweep: {
+      intervalMs: r.int('INBOUND_SWEEP_INTERVAL_MS', 30000, 100, 3600000),
+      graceMs: r.int('INBOUND_SWEEP_GRACE_MS', 60000, 0, 86400000),
+    },
     webhookAllowPrivateUrls: r.bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     publicBaseUrl: r.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
   };

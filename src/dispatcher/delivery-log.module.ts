@@ -6,13 +6,15 @@ import { DeliveryAttemptEntity } from './delivery-attempt.entity';
 import { DeliveryLogService } from './delivery-log.service';
 import { DeliveryEntity } from './delivery.entity';
 import { DispatcherModule } from './dispatcher.module';
+import { EventEntity } from './event.entity';
 
 /** API role: POST /api/webhooks/:id/test and the delivery log. */
 @Module({
   imports: [
     DispatcherModule,
     WebhooksModule,
-    TypeOrmModule.forFeature([DeliveryEntity, DeliveryAttemptEntity]),
+    // EventEntity: DeliveryEntity's relation needs its metadata (entities are auto-loaded).
+    TypeOrmModule.forFeature([DeliveryEntity, DeliveryAttemptEntity, EventEntity]),
   ],
   controllers: [DeliveriesController],
   providers: [DeliveryLogService],

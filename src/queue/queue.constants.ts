@@ -31,7 +31,11 @@ export function defaultJobOptions(config: AppConfig): Record<QueueName, JobOptio
       ...keep,
     },
     [QUEUES.inbound]: { attempts: 5, backoff: { type: 'exponential', delay: 1000 }, ...keep },
-    [QUEUES.recordings]: { attempts: 4, backoff: { type: 'exponential', delay: 5000 }, ...keep },
+    [QUEUES.recordings]: {
+      attempts: config.recordingAutomation.maxRetries + 1,
+      backoff: { type: 'exponential', delay: config.recordingAutomation.backoffMs },
+      ...keep,
+    },
   };
 }
 

@@ -1,0 +1,41 @@
+import { MicroBatcher } from './micro-batch';
+
+describe('MicroBatcher', () => {
+  it('runs the calls of one turn as one batch and answers each in order', async () => {
+    const batches: number[][] = [];
+    const batcher = new MicroBatcher<number, number>((items) => {
+      batches.push(items);
+      return Promise.resolve(items.map((n) => n * 10));
+    });
+    const results = await Promise.all([1, 2, 3].map((n) => batcher.submit(n)));
+    expect(results).toEqual([10, 20, 30]);
+    expect(batches).toEqual([[1, 2, 3]]);
+    expect(await batcher.submit(4)).toBe(40);
+    expect(batches).toEqual([[1, 2, 3], [4]]);
+  });
+
+  it('splits at maxSize', async () => {
+    const sizes: number[] = [];
+    const batcher = new MicroBatcher<number, number>((items) => {
+      sizes.push(items.length);
+      return Promise.resolve(items);
+    }, 2);
+    await Promise.all([1, 2, 3, 4, 5].map((n) => batcher.submit(n)));
+    expect(sizes).toEqual([2, 2, 1]);
+  });
+
+  it('rejects only the items answered with an Error, and all of a failed batch', async () => {
+    const perItem = new MicroBatcher<number, number>((items) =>
+      Promise.resolve(items.map((n) => (n === 2 ? new Error('bad 2') : n))),
+    );
+    const settled = await Promise.allSettled([1, 2, 3].map((n) => perItem.submit(n)));
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+
+    const failing = new MicroBatcher<number, number>(() => Promise.reject(new Error('down')));
+    const all = await Promise.allSettled([1, 2].map((n) => failing.submit(n)));
+    expect(all).toEqual([
+      { status: 'rejected', reason: new Error('down') },
+      { status: 'rejected', reason: new Error('down') },
+    ]);
+  });
+});

@@ -1,0 +1,189 @@
+import type { ExamplesObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { SubscriptionEvent } from '../../../webhooks/subscription-events';
+
+/** Example bodies for Swagger only: what the platform sends, and what subscribers receive. */
+
+const ACCOUNT_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
+const MEETING = {
+  id: '85746065432',
+  uuid: '4444AAAiAAAAAiAiAiiAii==',
+  host_id: 'x1yCzABCDEfg23HiJKl4mN',
+  topic: 'Bridge test',
+  type: 2,
+  start_time: '2025-01-01T10:00:05Z',
+  timezone: 'UTC',
+  duration: 30,
+};
+const PARTICIPANT = {
+  user_id: '16778240',
+  user_name: 'Jill Chill',
+  id: '',
+  participant_uuid: '55FF8A1B-0000-4E3F-9D1B-000000000001',
+  email: 'jchill@example.com',
+};
+const REGISTRANT = {
+  id: '9tboDiHUQAeOnbmudzWa01',
+  first_name: 'Jill',
+  last_name: 'Chill',
+  email: 'jchill@example.com',
+  status: 'approved',
+};
+const RECORDING_FILE = {
+  meeting_id: MEETING.uuid,
+  recording_start: '2025-01-01T10:00:10Z',
+  recording_end: '2025-01-01T10:29:50Z',
+  status: 'completed',
+};
+
+function platformEvent(event: string, eventTs: number, object: Record<string, unknown>) {
+  return { event, event_ts: eventTs, payload: { account_id: ACCOUNT_ID, object } };
+}
+
+const examples: Record<string, { summary: string; value: unknown }> = {
+  'endpoint.url_validation': {
+    summary: 'URL validation (answered with plainToken and encryptedToken)',
+    value: {
+      event: 'endpoint.url_validation',
+      event_ts: 1735725605123,
+      payload: { plainToken: 'qgg8vlvZRS6UYooatFL8Aw' },
+    },
+  },
+  'meeting.started': {
+    summary: 'meeting.started → job.started (webinar.started alike)',
+    value: platformEvent('meeting.started', 1735725605123, MEETING),
+  },
+  'meeting.ended': {
+    summary: 'meeting.ended → job.completed (webinar.ended alike)',
+    value: platformEvent('meeting.ended', 1735727405123, {
+      ...MEETING,
+      end_time: '2025-01-01T10:30:05Z',
+    }),
+  },
+  'meeting.participant_joined': {
+    summary: 'meeting.participant_joined → follower.gained (webinar alike)',
+    value: platformEvent('meeting.participant_joined', 1735725700456, {
+      ...MEETING,
+      participant: { ...PARTICIPANT, join_time: '2025-01-01T10:01:40Z' },
+    }),
+  },
+  'meeting.participant_left': {
+    summary: 'meeting.participant_left → follower.lost (webinar alike)',
+    value: platformEvent('meeting.participant_left', 1735726800789, {
+      ...MEETING,
+      participant: {
+        ...PARTICIPANT,
+        leave_time: '2025-01-01T10:20:00Z',
+        leave_reason: 'left the meeting',
+      },
+    }),
+  },
+  'meeting.registration_created': {
+    summary: 'meeting.registration_created → follower.gained (webinar alike)',
+    value: platformEvent('meeting.registration_created', 1735700000000, {
+      ...MEETING,
+      id: 85746065432,
+      registrant: { ...REGISTRANT, join_url: 'https://example.zoom.us/w/85746065432?tk=…' },
+    }),
+  },
+  'meeting.registration_cancelled': {
+    summary: 'meeting.registration_cancelled → follower.lost (webinar alike)',
+    value: platformEvent('meeting.registration_cancelled', 1735710000000, {
+      ...MEETING,
+      id: 85746065432,
+      registrant: REGISTRANT,
+    }),
+  },
+  'recording.completed': {
+    summary: 'recording.completed → recording automation → operation.complete / operation.failed',
+    value: {
+      ...platformEvent('recording.completed', 1735729800000, {
+        ...MEETING,
+        id: 85746065432,
+        total_size: 3495663,
+        recording_count: 2,
+        recording_files: [
+          {
+            ...RECORDING_FILE,
+            id: 'a1b2c3d4-0001',
+            file_type: 'MP4',
+            file_extension: 'MP4',
+            file_size: 3400000,
+            download_url: 'https://example.zoom.us/rec/download/x',
+          },
+          {
+            ...RECORDING_FILE,
+            id: 'a1b2c3d4-0002',
+            file_type: 'TRANSCRIPT',
+            file_extension: 'VTT',
+            file_size: 95663,
+            download_url: 'https://example.zoom.us/rec/download/y',
+          },
+        ],
+      }),
+      download_token: 'eyJ0eXAiOiJKV1Qi…',
+    },
+  },
+};
+
+export const PLATFORM_EVENT_EXAMPLES: ExamplesObject = examples;
+
+const DOWNLOAD_BASE =
+  'https://bridge.example.com/api/meetings/4444AAAiAAAAAiAiAiiAii%3D%3D/recordings';
+const MEETING_DATA = {
+  id: MEETING.id,
+  uuid: MEETING.uuid,
+  topic: MEETING.topic,
+  host_id: MEETING.host_id,
+  start_time: MEETING.start_time,
+};
+const SOURCE_EVENTS: Record<SubscriptionEvent, [string, number]> = {
+  'job.started': ['meeting.started', 1735725605123],
+  'job.completed': ['meeting.ended', 1735727405123],
+  'follower.gained': ['meeting.participant_joined', 1735725700456],
+  'follower.lost': ['meeting.registration_cancelled', 1735710000000],
+  'operation.complete': ['recording.completed', 1735729800000],
+  'operation.failed': ['recording.completed', 1735729800000],
+};
+
+/** `data` of each subscription event kind, as this service builds it (SPEC §4, §5). */
+export const NOTIFICATION_DATA_EXAMPLES: Record<SubscriptionEvent, Record<string, unknown>> = {
+  'job.started': MEETING_DATA,
+  'job.completed': { ...MEETING_DATA, end_time: '2025-01-01T10:30:05Z' },
+  'follower.gained': {
+    ...MEETING_DATA,
+    participant: { ...PARTICIPANT, join_time: '2025-01-01T10:01:40Z' },
+  },
+  'follower.lost': { ...MEETING_DATA, registrant: REGISTRANT },
+  'operation.complete': {
+    ...MEETING_DATA,
+    files: [
+      {
+        id: 'a1b2c3d4-0001',
+        file_type: 'MP4',
+        file_size: 3400000,
+        download_url: `${DOWNLOAD_BASE}/a1b2c3d4-0001/download`,
+      },
+      {
+        id: 'a1b2c3d4-0002',
+        file_type: 'TRANSCRIPT',
+        file_size: 95663,
+        download_url: `${DOWNLOAD_BASE}/a1b2c3d4-0002/download`,
+      },
+    ],
+  },
+  'operation.failed': {
+    ...MEETING_DATA,
+    error: 'platform answered 404 to GET /meetings/{uuid}/recordings',
+  },
+};
+
+export function notificationExample(kind: SubscriptionEvent) {
+  const [event, eventTs] = SOURCE_EVENTS[kind];
+  return {
+    id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+    event: kind,
+    created_at: '2025-01-01T10:00:05.412Z',
+    data: NOTIFICATION_DATA_EXAMPLES[kind],
+    source: { platform: 'zoom', event, event_ts: eventTs, account_id: ACCOUNT_ID },
+  };
+}

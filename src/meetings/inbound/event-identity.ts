@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { IdentityRule, asRecord, asText, routeOf } from './event-mapping';
+import { PlatformEnvelope } from './platform-envelope';
+
+// A unique btree entry must stay far below PostgreSQL's ~2.7 kB limit.
+const MAX_READABLE_KEY = 512;
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+/** The object's own identity: its uuid, else its id (number or string alike), else none. */
+function objectParts(object: Record<string, unknown>): string[] {
+  const uuid = asText(object.uuid);
+  if (uuid) return ['uuid', uuid];
+  const id = asText(object.id);
+  if (id) return ['id', id];
+  return [];
+}
+
+function occurrenceParts(rule: IdentityRule, object: Record<string, unknown>): string[] {
+  if (rule === 'participant') {
+    const p = asRecord(object.participant);
+    // The platform fills these unevenly (`id` is often ""); the first present one is used, and a
+    // redelivery carries the same fields, so it resolves the same way.
+    const who = asText(p.participant_uuid) || asText(p.user_id) || asText(p.id) || asText(p.email);
+    return ['participant', who ?? '', 'at', asText(p.join_time) ?? asText(p.leave_time) ?? ''];
+  }
+  if (rule === 'registrant') return ['registrant', asText(asRecord(object.registrant).id) ?? ''];
+  return [];
+}
+
+/**
+ * The de-duplication key of SPEC §5: event name + `payload.object.uuid`, plus participant id
+ * and join/leave time for participant events and the registrant id for registration events.
+ * Never a hash of the whole body: redeliveries differ in tokens and download URLs.
+ *
+ * Fallbacks, where the platform gives less:
+ * - no `uuid`: the object's `id`, as a string (so 123 and "123" collide, as they should);
+ * - unmapped events also add `event_ts`: events such as `meeting.updated` recur for one object,
+ *   and each occurrence is worth keeping, while a redelivery repeats its `event_ts`;
+ * - no object identity at all: `event_ts` and a hash of `payload` (without the top-level
+ *   `download_token`, which is not part of `payload`).
+ */
+export function identityKey(envelope: PlatformEnvelope): string {
+  const object = asRecord(envelope.payload.object);
+  const route = routeOf(envelope.event);
+  const own = objectParts(object);
+  const parts = [envelope.event, ...own, ...occurrenceParts(route?.identity ?? 'object', object)];
+  const eventTs = asText(envelope.event_ts) ?? '';
+  if (own.length === 0)
+    parts.push('ts', eventTs, 'payload', sha256(JSON.stringify(envelope.payload)));
+  else if (!route) parts.push('ts', eventTs);
+  const key = JSON.stringify(parts);
+  return key.length <= MAX_READABLE_KEY ? key : `sha256:${sha256(key)}`;
+}

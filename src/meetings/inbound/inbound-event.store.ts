@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, LessThan, Repository } from 'typeorm';
+import { MicroBatcher } from '../../common/micro-batch';
+import { InboundEventEntity } from '../inbound-event.entity';
+
+export interface NewInboundEvent {
+  event: string;
+  identityKey: string;
+  eventTs: number | null;
+  accountId: string | null;
+  payload: Record<string, unknown>;
+}
+
+const INSERT_SQL = `
+  INSERT INTO inbound_events (event, identity_key, event_ts, account_id, payload)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[])
+  ON CONFLICT (identity_key) DO NOTHING
+  RETURNING id, identity_key`;
+
+/** SQLSTATE class 22, bad data (e.g. \u0000 in a string, which jsonb refuses). */
+export function isDataException(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('22');
+}
+
+/** inbound_events: the durable record of every verified platform event. */
+@Injectable()
+export class InboundEventStore {
+  // Concurrent requests share one INSERT (and one commit): the endpoint's hot path.
+  private readonly inserts = new MicroBatcher((rows: NewInboundEvent[]) => this.insertMany(rows));
+
+  constructor(
+    @InjectRepository(InboundEventEntity) private readonly repo: Repository<InboundEventEntity>,
+  ) {}
+
+  /**
+   * Stores the event unless one with the same identity is already stored, atomically (ON
+   * CONFLICT), so concurrent redeliveries cannot both win. Returns the new row's id, or null
+   * for a duplicate.
+   */
+  insert(row: NewInboundEvent): Promise<string | null> {
+    return this.inserts.submit(row);
+  }
+
+  private async insertMany(rows: NewInboundEvent[]): Promise<(string | null | Error)[]> {
+    // Within one batch the first of several equal identities is the one stored.
+    const first = new Map<string, number>();
+    rows.forEach((row, i) => first.has(row.identityKey) || first.set(row.identityKey, i));
+    const unique = [...first.values()].map((i) => rows[i]);
+    let stored: { id: string; identity_key: string }[];
+    try {
+      stored = await this.repo.query(INSERT_SQL, [
+        unique.map((r) => r.event),
+        unique.map((r) => r.identityKey),
+        unique.map((r) => r.eventTs),
+        unique.map((r) => r.accountId),
+        unique.map((r) => JSON.stringify(r.payload)),
+      ]);
+    } catch (error) {
+      // One unstorable event must not fail the others that shared its statement.
+      if (unique.length > 1 && isDataException(error)) {
+        return Promise.all(
+          rows.map((row) =>
+            this.insertMany([row]).then(
+              ([result]) => result,
+              (rowError: Error) => rowError,
+            ),
+          ),
+        );
+      }
+      throw error;
+    }
+    const ids = new Map(stored.map((r) => [r.identity_key, r.id]));
+    return rows.map((row, i) =>
+      first.get(row.identityKey) === i ? (ids.get(row.identityKey) ?? null) : null,
+    );
+  }
+
+  findById(id: string): Promise<InboundEventEntity | null> {
+    return this.repo.findOneBy({ id });
+  }
+
+  /** Marks the event done; `error` records why it was done without a notification. */
+  async markProcessed(id: string, error: string | null = null): Promise<void> {
+    await this.repo.update(
+      { id, processedAt: IsNull() },
+      { processedAt: new Date(), processError: error },
+    );
+  }
+
+  /** Records a failed processing attempt without finishing the event (the sweeper retries it). */
+  async recordError(id: string, error: string): Promise<void> {
+    await this.repo.update({ id }, { processError: error });
+  }
+
+  /** Oldest unprocessed events received before `before` (served by the partial index). */
+  async findUnprocessed(before: Date, limit: number): Promise<string[]> {
+    const rows = await this.repo.find({
+      select: { id: true },
+      where: { processedAt: IsNull(), receivedAt: LessThan(before) },
+      order: { receivedAt: 'ASC' },
+      take: limit,
+    });
+    return rows.map((r) => r.id);
+  }
+}

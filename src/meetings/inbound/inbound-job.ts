@@ -1,0 +1,32 @@
+import type { EventSource } from '../../dispatcher/delivery-body';
+import { SubscriptionEvent } from '../../webhooks/subscription-events';
+import { InboundEventEntity } from '../inbound-event.entity';
+import { PlatformObject, asRecord } from './event-mapping';
+
+/** Job data on the inbound and recordings queues: the stored event is read back from PostgreSQL. */
+export interface InboundJobData {
+  inboundEventId: string;
+}
+
+/** `payload.object` of a stored event (its payload column holds the whole envelope). */
+export function platformObjectOf(row: InboundEventEntity): PlatformObject {
+  return asRecord(asRecord(row.payload.payload).object);
+}
+
+/** `source` of the notifications an inbound event causes (SPEC §4). */
+export function sourceOf(row: InboundEventEntity): EventSource {
+  return {
+    platform: 'zoom',
+    event: row.event,
+    event_ts: row.eventTs === null ? row.receivedAt.getTime() : Number(row.eventTs),
+    account_id: row.accountId ?? '',
+  };
+}
+
+/**
+ * One notification per inbound event and kind, however often its job runs: publish() with the
+ * same key is the same event, with no second fan-out.
+ */
+export function publishKey(row: InboundEventEntity, kind: SubscriptionEvent): string {
+  return `inbound:${row.id}:${kind}`;
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { InboundEventEntity } from '../inbound-event.entity';
+import { InboundEventStore } from './inbound-event.store';
+
+/** inbound_events access, shared by the endpoint, the inbound worker and the recording automation. */
+@Module({
+  imports: [TypeOrmModule.forFeature([InboundEventEntity])],
+  providers: [InboundEventStore],
+  exports: [InboundEventStore],
+})
+export class InboundStoreModule {}

@@ -1,0 +1,104 @@
+import { Controller, HttpCode, HttpStatus, Post, RawBodyRequest, Req } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiCallbacks,
+  ApiExtraModels,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPayloadTooLargeResponse,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+  ApiUnauthorizedResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
+import { ErrorResponse } from '../../common/error-response';
+import { SUBSCRIPTION_EVENTS } from '../../webhooks/subscription-events';
+import { ZOOM_SIGNATURE_HEADER, ZOOM_TIMESTAMP_HEADER } from '../../zoom/webhook-signature';
+import {
+  InboundAckDto,
+  NOTIFICATION_MODELS,
+  UrlValidationAnswerDto,
+  ZoomEventDto,
+} from './dto/zoom-event.dto';
+import { PLATFORM_EVENT_EXAMPLES } from './dto/zoom-event.examples';
+import { EVENT_MAPPING } from './event-mapping';
+import { InboundAck, InboundService, UrlValidationAnswer } from './inbound.service';
+
+const ZOOM_EVENTS_PATH = /^\/zoom\/events\/?(?:\?|$)/i;
+
+/** The body parser for this route keeps raw bytes (src/bootstrap.ts); matched as Express routes. */
+export const isZoomEventsRequest = (req: IncomingMessage): boolean =>
+  req.method === 'POST' && ZOOM_EVENTS_PATH.test(req.url ?? '');
+
+const MAPPING_TABLE = Object.entries(EVENT_MAPPING)
+  .map(
+    ([event, route]) =>
+      `| \`${event}\` | ${'kind' in route ? `\`${route.kind}\`` : 'recording automation → `operation.complete` / `operation.failed`'} |`,
+  )
+  .join('\n');
+
+@ApiTags('inbound')
+@Controller()
+export class InboundController {
+  constructor(private readonly inbound: InboundService) {}
+
+  @Post('zoom/events')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Event notification endpoint of the platform (Zoom) app',
+    description:
+      'Verified before anything else: `x-zm-signature` must be `v0=` + hex HMAC-SHA256(secret ' +
+      'token, `v0:{x-zm-request-timestamp}:{raw body}`) and the timestamp within ' +
+      '`ZOOM_WEBHOOK_TOLERANCE_SECONDS` of now; otherwise 401 and nothing is stored. ' +
+      '`endpoint.url_validation` is answered with `plainToken` and `encryptedToken`. Any other ' +
+      'event is stored (de-duplicated on its identity: a redelivery is acknowledged as ' +
+      '`duplicate` and not notified again) and answered at once; mapping and delivery run ' +
+      'from the queue. The notifications that subscribers then receive are listed as ' +
+      'callbacks, one per subscription event.\n\n| platform event | subscription event |\n|---|---|\n' +
+      MAPPING_TABLE +
+      '\n\nOther platform events are stored and not delivered.',
+  })
+  @ApiHeader({ name: ZOOM_SIGNATURE_HEADER, required: true, example: 'v0=9f86d081884c7d65…' })
+  @ApiHeader({ name: ZOOM_TIMESTAMP_HEADER, required: true, example: '1735725605' })
+  @ApiBody({ type: ZoomEventDto, examples: PLATFORM_EVENT_EXAMPLES })
+  @ApiExtraModels(UrlValidationAnswerDto, InboundAckDto, ...Object.values(NOTIFICATION_MODELS))
+  @ApiOkResponse({
+    description: 'URL validation answer, or the event was stored (or already was)',
+    schema: {
+      oneOf: [
+        { $ref: getSchemaPath(UrlValidationAnswerDto) },
+        { $ref: getSchemaPath(InboundAckDto) },
+      ],
+    },
+  })
+  @ApiBadRequestResponse({
+    type: ErrorResponse,
+    description: 'correctly signed, but not JSON or not an event envelope',
+  })
+  @ApiUnauthorizedResponse({
+    type: ErrorResponse,
+    description: 'signature or timestamp missing, malformed, stale or wrong',
+  })
+  @ApiPayloadTooLargeResponse({ type: ErrorResponse, description: 'body over 1 MiB' })
+  @ApiServiceUnavailableResponse({
+    type: ErrorResponse,
+    description: 'ZOOM_WEBHOOK_SECRET_TOKEN unset, or the database is down: the platform retries',
+  })
+  @ApiCallbacks(
+    ...SUBSCRIPTION_EVENTS.map((kind) => ({
+      name: kind,
+      callbackUrl: '{subscribed webhook url}',
+      method: 'post',
+      requestBody: { type: NOTIFICATION_MODELS[kind] },
+      expectedResponse: { status: 200, description: 'any 2xx within DELIVERY_TIMEOUT_MS' },
+    })),
+  )
+  receive(@Req() req: RawBodyRequest<Request>): Promise<UrlValidationAnswer | InboundAck> {
+    const raw = Buffer.isBuffer(req.body) ? req.body : (req.rawBody ?? Buffer.alloc(0));
+    return this.inbound.receive(req.headers, raw);
+  }
+}

@@ -1,0 +1,163 @@
+import { InjectQueue } from '@nestjs/bull';
+import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
+import type { Queue } from 'bull';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ApiError } from '../../common/api-error';
+import { MicroBatcher } from '../../common/micro-batch';
+import { APP_CONFIG } from '../../config/config.module';
+import { AppConfig } from '../../config/config.types';
+import { MetricsService } from '../../metrics/metrics.service';
+import { JOBS, QUEUES } from '../../queue/queue.constants';
+import {
+  ZOOM_SIGNATURE_HEADER,
+  ZOOM_TIMESTAMP_HEADER,
+  encryptPlainToken,
+  verifyZoomSignature,
+} from '../../zoom/webhook-signature';
+import { identityKey } from './event-identity';
+import { InboundEventStore, isDataException } from './inbound-event.store';
+import { InboundJobData } from './inbound-job';
+import { PlatformEnvelope, URL_VALIDATION_EVENT, parseEnvelope } from './platform-envelope';
+
+export interface UrlValidationAnswer {
+  plainToken: string;
+  encryptedToken: string;
+}
+export interface InboundAck {
+  status: 'accepted' | 'duplicate';
+}
+
+type Outcome = 'accepted' | 'duplicate' | 'rejected' | 'unavailable';
+// Label for requests whose event name cannot be trusted: unverified bodies must not mint labels.
+const UNVERIFIED = '(unverified)';
+
+/**
+ * POST /zoom/events (SPEC §5): verify, answer the URL validation, or store and queue. Mapping
+ * and publishing happen later from the inbound queue, so the platform gets its 200 at once.
+ */
+@Injectable()
+export class InboundService {
+  private readonly logger = new Logger(InboundService.name);
+  // Jobs of concurrent requests go to Redis in one round trip.
+  private readonly jobs = new MicroBatcher((ids: string[]) => this.addJobs(ids));
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly store: InboundEventStore,
+    @InjectQueue(QUEUES.inbound) private readonly queue: Queue<InboundJobData>,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  async receive(
+    headers: IncomingHttpHeaders,
+    rawBody: Buffer,
+  ): Promise<UrlValidationAnswer | InboundAck> {
+    const secret = this.config.zoom.webhookSecretToken;
+    if (secret === null) {
+      this.count(UNVERIFIED, 'unavailable');
+      throw new ApiError(
+        HttpStatus.SERVICE_UNAVAILABLE,
+        'Inbound events are refused until ZOOM_WEBHOOK_SECRET_TOKEN is configured',
+      );
+    }
+    const check = verifyZoomSignature(
+      {
+        timestamp: headers[ZOOM_TIMESTAMP_HEADER],
+        signature: headers[ZOOM_SIGNATURE_HEADER],
+        rawBody,
+      },
+      { secret, toleranceSeconds: this.config.zoom.webhookToleranceSeconds },
+    );
+    if (!check.ok) {
+      this.count(UNVERIFIED, 'rejected');
+      this.logger.warn(`inbound event refused: ${check.message}`);
+      throw new ApiError(HttpStatus.UNAUTHORIZED, check.message);
+    }
+    let envelope: PlatformEnvelope & Record<string, unknown>;
+    try {
+      envelope = parseEnvelope(rawBody);
+    } catch (error) {
+      this.count('(malformed)', 'rejected');
+      throw error;
+    }
+    if (envelope.event === URL_VALIDATION_EVENT) {
+      this.count(envelope.event, 'accepted');
+      const plainToken = envelope.payload.plainToken as string;
+      return { plainToken, encryptedToken: encryptPlainToken(secret, plainToken) };
+    }
+    return this.storeAndQueue(envelope);
+  }
+
+  private async storeAndQueue(
+    envelope: PlatformEnvelope & Record<string, unknown>,
+  ): Promise<InboundAck> {
+    // The download token is a credential for the recording files; it is neither kept nor passed on.
+    const stored: Record<string, unknown> = { ...envelope };
+    delete stored.download_token;
+    const eventTs = Number.isSafeInteger(envelope.event_ts) ? (envelope.event_ts as number) : null;
+    const accountId = envelope.payload.account_id;
+    let id: string | null;
+    try {
+      id = await this.store.insert({
+        event: envelope.event,
+        identityKey: identityKey(envelope),
+        eventTs,
+        accountId: typeof accountId === 'string' ? accountId : null,
+        payload: stored,
+      });
+    } catch (error) {
+      throw this.storeFailure(envelope.event, error);
+    }
+    if (id === null) {
+      this.count(envelope.event, 'duplicate');
+      return { status: 'duplicate' };
+    }
+    this.count(envelope.event, 'accepted');
+    this.enqueue(id);
+    return { status: 'accepted' };
+  }
+
+  /**
+   * Not awaited: the row is the record, and a job that Redis never took is found by the inbound
+   * sweeper, so a slow or absent Redis never delays the platform's 200.
+   */
+  private enqueue(id: string): void {
+    this.jobs
+      .submit(id)
+      .catch((error: Error) =>
+        this.logger.warn(
+          `inbound event ${id} is stored but not queued (${error.message}); the sweeper will queue it`,
+        ),
+      );
+  }
+
+  private async addJobs(ids: string[]): Promise<undefined[]> {
+    await this.queue.addBulk(
+      ids.map((id) => ({
+        name: JOBS.processInbound,
+        data: { inboundEventId: id },
+        opts: { jobId: id },
+      })),
+    );
+    return ids.map(() => undefined);
+  }
+
+  private storeFailure(event: string, error: unknown): ApiError {
+    // Bad data (e.g. \u0000 in a string, which jsonb refuses): retrying cannot help, so the
+    // platform is told so instead of being asked to retry.
+    if (isDataException(error)) {
+      this.count(event, 'rejected');
+      return new ApiError(HttpStatus.BAD_REQUEST, 'Event body holds values that cannot be stored');
+    }
+    this.count(event, 'unavailable');
+    this.logger.error(`could not store inbound ${event}: ${(error as Error).message}`);
+    return new ApiError(
+      HttpStatus.SERVICE_UNAVAILABLE,
+      'Events cannot be stored right now; the platform will retry',
+    );
+  }
+
+  private count(event: string, outcome: Outcome): void {
+    this.metrics.inboundEvents.inc({ event, outcome });
+  }
+}

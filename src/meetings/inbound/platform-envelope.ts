@@ -1,0 +1,49 @@
+import { HttpStatus } from '@nestjs/common';
+import { ApiError } from '../../common/api-error';
+
+/** A verified platform event, as parsed from the request body. */
+export interface PlatformEnvelope {
+  event: string;
+  event_ts?: unknown;
+  payload: Record<string, unknown>;
+}
+
+export const URL_VALIDATION_EVENT = 'endpoint.url_validation';
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Parses a verified body into the platform's envelope, or a 400 naming what is wrong. Only
+ * called once the signature holds, so these answers never reach a forger.
+ */
+export function parseEnvelope(rawBody: Buffer): PlatformEnvelope & Record<string, unknown> {
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    throw new ApiError(HttpStatus.BAD_REQUEST, 'Request body is not valid JSON');
+  }
+  if (!isObject(body)) {
+    throw ApiError.validation([{ field: 'body', message: 'body must be a JSON object' }]);
+  }
+  const details = [];
+  if (typeof body.event !== 'string' || body.event.length === 0 || body.event.length > 200) {
+    details.push({ field: 'event', message: 'event must be a string of 1 to 200 characters' });
+  }
+  if (!isObject(body.payload)) {
+    details.push({ field: 'payload', message: 'payload must be an object' });
+  } else if (
+    body.event === URL_VALIDATION_EVENT &&
+    (typeof body.payload.plainToken !== 'string' ||
+      body.payload.plainToken.length === 0 ||
+      body.payload.plainToken.length > 512)
+  ) {
+    details.push({
+      field: 'payload.plainToken',
+      message: 'payload.plainToken must be a string of 1 to 512 characters',
+    });
+  }
+  if (details.length > 0) throw ApiError.validation(details);
+  return body as PlatformEnvelope & Record<string, unknown>;
+}

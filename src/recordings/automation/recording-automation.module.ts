@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { DispatcherModule } from '../../dispatcher/dispatcher.module';
+import { InboundStoreModule } from '../../meetings/inbound/inbound-store.module';
+import { ZoomModule } from '../../zoom/zoom.module';
+import { RecordingAutomationProcessor } from './recording-automation.processor';
+import { RecordingAutomationService } from './recording-automation.service';
+
+/** Worker role: the recording automation on the recordings queue. */
+@Module({
+  imports: [InboundStoreModule, DispatcherModule, ZoomModule],
+  providers: [RecordingAutomationProcessor, RecordingAutomationService],
+})
+export class RecordingAutomationModule {}

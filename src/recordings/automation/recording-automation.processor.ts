@@ -1,0 +1,102 @@
+import { InjectQueue } from '@nestjs/bull';
+import {
+  BeforeApplicationShutdown,
+  HttpException,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
+import type { Job, Queue } from 'bull';
+import { DispatcherService } from '../../dispatcher/dispatcher.service';
+import { meetingData } from '../../meetings/inbound/event-mapping';
+import { InboundEventStore } from '../../meetings/inbound/inbound-event.store';
+import {
+  InboundJobData,
+  platformObjectOf,
+  publishKey,
+  sourceOf,
+} from '../../meetings/inbound/inbound-job';
+import { attemptLabel, isFinalAttempt } from '../../queue/attempts';
+import { JOBS, QUEUES } from '../../queue/queue.constants';
+import { RecordingAutomationService } from './recording-automation.service';
+
+/** Recordings handled at once per worker: each may wait on the platform API. */
+const CONCURRENCY = 5;
+
+/** The reason given to subscribers: the platform's status and message, never a token or URL. */
+function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return error instanceof HttpException
+    ? `meeting platform call failed (${error.getStatus()}): ${message}`
+    : message;
+}
+
+/**
+ * The recording automation (SPEC §5), on the recordings queue (worker role): for a stored
+ * recording.completed or recording.transcript_completed event, publish operation.complete
+ * with the recording's files behind this service's download route; when the files cannot be
+ * collected on the last of its attempts (RECORDING_AUTOMATION_MAX_RETRIES + 1), publish
+ * operation.failed with the reason instead. Either is published once per event (idempotency
+ * key), and only then is the inbound event marked processed.
+ */
+@Injectable()
+export class RecordingAutomationProcessor
+  implements OnApplicationBootstrap, BeforeApplicationShutdown
+{
+  private readonly logger = new Logger(RecordingAutomationProcessor.name);
+
+  constructor(
+    @InjectQueue(QUEUES.recordings) private readonly queue: Queue<InboundJobData>,
+    private readonly store: InboundEventStore,
+    private readonly automation: RecordingAutomationService,
+    private readonly dispatcher: DispatcherService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.queue
+      .process(JOBS.recordingAutomation, CONCURRENCY, (job: Job<InboundJobData>) => this.run(job))
+      .catch((error: Error) => this.logger.error(`recordings processor stopped: ${error.message}`));
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.queue.pause(true);
+  }
+
+  async run(job: Job<InboundJobData>): Promise<void> {
+    const what = `recording automation for inbound event ${job.data.inboundEventId}, ${attemptLabel(job)}`;
+    try {
+      await this.complete(job, what);
+    } catch (error) {
+      this.logger.error(
+        `${what}: ${reasonOf(error)}; ` +
+          (isFinalAttempt(job)
+            ? 'final for this job; the inbound sweeper queues the event again'
+            : 'will retry'),
+      );
+      throw error;
+    }
+  }
+
+  private async complete(job: Job<InboundJobData>, what: string): Promise<void> {
+    const row = await this.store.findById(job.data.inboundEventId);
+    if (!row || row.processedAt) return;
+    const object = platformObjectOf(row);
+    let outcome: { kind: 'operation.complete' | 'operation.failed'; data: Record<string, unknown> };
+    try {
+      const files = await this.automation.collectFiles(row.event, object);
+      outcome = { kind: 'operation.complete', data: { ...meetingData(object), files } };
+    } catch (error) {
+      if (!isFinalAttempt(job)) throw error;
+      const reason = reasonOf(error);
+      this.logger.error(`${what}: ${reason}; final: publishing operation.failed`);
+      outcome = { kind: 'operation.failed', data: { ...meetingData(object), error: reason } };
+    }
+    await this.dispatcher.publish({
+      ...outcome,
+      source: sourceOf(row),
+      idempotencyKey: publishKey(row, outcome.kind),
+    });
+    const error = outcome.kind === 'operation.failed' ? String(outcome.data.error) : null;
+    await this.store.markProcessed(row.id, error);
+  }
+}

@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto';
+import { ZoomEvent, recordingCompleted } from './fixtures/zoom-events';
+import { FakeMeeting, FakeZoom } from './support/fake-zoom';
+import { Json, request } from './support/http';
+import { Receiver, startReceiver } from './support/receiver';
+import { TestApp, startTestApp } from './support/test-app';
+import { waitFor } from './support/wait-for';
+import { sendZoomEvent } from './support/zoom-sender';
+
+const PUBLIC_BASE_URL = 'https://bridge.example.com';
+const RETRIES = 2;
+
+const file = (id: string | undefined, fileType: string, size: number) => ({
+  id,
+  file_type: fileType,
+  file_extension: fileType === 'TRANSCRIPT' ? 'VTT' : fileType,
+  file_size: size,
+  recording_type: 'shared_screen_with_speaker_view',
+  content_type: 'application/octet-stream',
+});
+
+/** The platform's event for a fake meeting's recording, naming the given file ids. */
+function eventFor(meeting: FakeMeeting, event: string, fileIds: string[]): ZoomEvent {
+  const base = recordingCompleted(meeting.uuid, 'dl-token-never-forwarded');
+  const object = base.payload.object as Record<string, unknown>;
+  object.id = meeting.id;
+  object.recording_files = fileIds.map((id) => ({
+    id,
+    file_type: 'X',
+    download_url: 'https://example.zoom.us/rec/download/stale',
+  }));
+  return { ...base, event };
+}
+
+describe('recording automation with platform credentials (files from the API)', () => {
+  let zoom: FakeZoom;
+  let receiver: Receiver;
+  let t: TestApp;
+  let paths: { complete: string; failed: string };
+  const bodies = (path: string, uuid: string): Json[] =>
+    receiver
+      .requests(path)
+      .map((r) => JSON.parse(r.body.toString('utf8')))
+      .filter((b) => b.data.uuid === uuid);
+
+  beforeAll(async () => {
+    zoom = await FakeZoom.start();
+    receiver = await startReceiver();
+    t = await startTestApp({
+      env: {
+        ...zoom.env(),
+        PUBLIC_BASE_URL,
+        RECORDING_FILE_TYPES: 'MP4,TRANSCRIPT,TIMELINE',
+        RECORDING_AUTOMATION_MAX_RETRIES: String(RETRIES),
+        RECORDING_AUTOMATION_BACKOFF_MS: '20',
+      },
+    });
+    const token = await t.token();
+    const subscribe = async (kind: string) => {
+      const { url, path } = receiver.route({}, kind.replace('.', '-'));
+      const res = await request(t.baseUrl, 'POST', '/api/webhooks', {
+        token,
+        body: { url, events: [kind], secret: 'subscriber-secret-0123456789' },
+      });
+      expect(res.status).toBe(201);
+      return path;
+    };
+    paths = {
+      complete: await subscribe('operation.complete'),
+      failed: await subscribe('operation.failed'),
+    };
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+    await zoom?.close();
+  });
+
+  function meetingWithRecording(): FakeMeeting {
+    const host = zoom.addUser();
+    const meeting = zoom.addMeeting(host.id, {
+      uuid: `/rec${Math.random().toString(36).slice(2)}//x==`,
+    });
+    zoom.addRecording(meeting, [
+      file(`${meeting.id}-mp4`, 'MP4', 4000001),
+      file(`${meeting.id}-m4a`, 'M4A', 90001),
+      file(`${meeting.id}-vtt`, 'TRANSCRIPT', 2001),
+      file(undefined, 'TIMELINE', 301),
+    ]);
+    return meeting;
+  }
+
+  const link = (meeting: FakeMeeting, id: string) =>
+    `${PUBLIC_BASE_URL}/api/meetings/${encodeURIComponent(meeting.uuid)}/recordings/${id}/download`;
+
+  it('lists the files the platform reports now, filtered and behind this service', async () => {
+    const meeting = meetingWithRecording();
+    const ids = ['mp4', 'm4a', 'vtt'].map((s) => `${meeting.id}-${s}`);
+    expect(
+      (await sendZoomEvent(t.baseUrl, eventFor(meeting, 'recording.completed', ids))).status,
+    ).toBe(200);
+    const [body] = await waitFor(
+      () => {
+        const got = bodies(paths.complete, meeting.uuid);
+        return got.length > 0 && got;
+      },
+      { what: 'operation.complete' },
+    );
+    expect(body.data).toEqual({
+      id: String(meeting.id),
+      uuid: meeting.uuid,
+      topic: 'Bridge test – Réunion ☕',
+      host_id: 'x1yCzABCDEfg23HiJKl4mN',
+      start_time: '2025-01-01T10:00:05Z',
+      files: [
+        { id: ids[0], file_type: 'MP4', file_size: 4000001, download_url: link(meeting, ids[0]) },
+        {
+          id: ids[2],
+          file_type: 'TRANSCRIPT',
+          file_size: 2001,
+          download_url: link(meeting, ids[2]),
+        },
+      ],
+    });
+    // The rewritten link works: this service's download route streams the platform's bytes.
+    const download = await fetch(
+      `${t.baseUrl}${new URL(body.data.files[0].download_url).pathname}`,
+      {
+        headers: { authorization: `Bearer ${await t.token()}` },
+      },
+    );
+    expect(download.status).toBe(200);
+    const bytes = Buffer.from(await download.arrayBuffer());
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(
+      zoom.fileSha256(file(ids[0], 'MP4', 4000001)),
+    );
+    const calls = zoom.apiRequests().filter((r) => r.apiPath?.endsWith('/recordings'));
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    // A uuid with "//" is double-encoded to the platform, and the call carries the S2S token.
+    expect(calls.at(-1)?.apiPath).toBe(
+      `/meetings/${encodeURIComponent(encodeURIComponent(meeting.uuid))}/recordings`,
+    );
+    expect(calls.at(-1)?.headers.authorization).toMatch(/^Bearer /);
+    expect(JSON.stringify(zoom.requests)).not.toContain('dl-token-never-forwarded');
+  });
+
+  it('narrows recording.transcript_completed to the files the event names', async () => {
+    const meeting = meetingWithRecording();
+    const vtt = `${meeting.id}-vtt`;
+    await sendZoomEvent(t.baseUrl, eventFor(meeting, 'recording.transcript_completed', [vtt]));
+    const [body] = await waitFor(
+      () => {
+        const got = bodies(paths.complete, meeting.uuid);
+        return got.length > 0 && got;
+      },
+      { what: 'operation.complete' },
+    );
+    expect(body.source.event).toBe('recording.transcript_completed');
+    expect(body.data.files).toEqual([
+      { id: vtt, file_type: 'TRANSCRIPT', file_size: 2001, download_url: link(meeting, vtt) },
+    ]);
+  });
+
+  it('publishes operation.failed after every attempt failed at the platform', async () => {
+    const host = zoom.addUser();
+    const meeting = zoom.addMeeting(host.id); // no recording: the platform answers 404
+    const before = zoom.apiRequests().length;
+    await sendZoomEvent(t.baseUrl, eventFor(meeting, 'recording.completed', ['gone']));
+    const [body] = await waitFor(
+      () => {
+        const got = bodies(paths.failed, meeting.uuid);
+        return got.length > 0 && got;
+      },
+      { what: 'operation.failed' },
+    );
+    expect(body).toMatchObject({
+      event: 'operation.failed',
+      data: {
+        uuid: meeting.uuid,
+        id: String(meeting.id),
+        error: 'meeting platform call failed (404): This recording does not exist.',
+      },
+      source: { platform: 'zoom', event: 'recording.completed' },
+    });
+    const recordingCalls = zoom
+      .apiRequests()
+      .slice(before)
+      .filter((r) =>
+        decodeURIComponent(decodeURIComponent(r.apiPath ?? '')).includes(meeting.uuid),
+      );
+    expect(recordingCalls).toHaveLength(RETRIES + 1);
+    expect(bodies(paths.complete, meeting.uuid)).toEqual([]);
+  });
+});
