@@ -16,10 +16,13 @@ describe('MicroBatcher', () => {
 
   it('splits at maxSize', async () => {
     const sizes: number[] = [];
-    const batcher = new MicroBatcher<number, number>((items) => {
-      sizes.push(items.length);
-      return Promise.resolve(items);
-    }, 2);
+    const batcher = new MicroBatcher<number, number>(
+      (items) => {
+        sizes.push(items.length);
+        return Promise.resolve(items);
+      },
+      { maxSize: 2 },
+    );
     await Promise.all([1, 2, 3, 4, 5].map((n) => batcher.submit(n)));
     expect(sizes).toEqual([2, 2, 1]);
   });
@@ -37,5 +40,18 @@ describe('MicroBatcher', () => {
       { status: 'rejected', reason: new Error('down') },
       { status: 'rejected', reason: new Error('down') },
     ]);
+  });
+
+  it('never puts one key twice in a batch', async () => {
+    const batches: number[][] = [];
+    const batcher = new MicroBatcher<number, number>(
+      (items) => {
+        batches.push(items);
+        return Promise.resolve(items);
+      },
+      { keyOf: String },
+    );
+    await Promise.all([1, 2, 1].map((n) => batcher.submit(n)));
+    expect(batches).toEqual([[1, 2], [1]]);
   });
 });

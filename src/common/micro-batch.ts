@@ -1,33 +1,61 @@
+interface Pending<I, O> {
+  item: I;
+  resolve: (value: O) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface MicroBatcherOptions<I> {
+  /** Items with the same key never share a batch: a statement must not see one row twice. */
+  keyOf?: (item: I) => string;
+  maxSize?: number;
+}
+
 /**
  * Gathers the calls made within one turn of the event loop (up to `maxSize`) into one call of
  * `run`, which answers each item in order with a value or an Error. Under load this turns N
  * round trips (and N commits) into one; alone, a call waits for nothing but the current turn.
+ * Used on both hot paths: inbound inserts and job adds, and the dispatcher's fan-out, loads
+ * and attempt records.
  */
 export class MicroBatcher<I, O> {
-  private pending: { item: I; resolve: (value: O) => void; reject: (error: Error) => void }[] = [];
+  private pending: Pending<I, O>[] = [];
+  private keys = new Set<string>();
   private scheduled = false;
+  private readonly keyOf?: (item: I) => string;
+  private readonly maxSize: number;
 
   constructor(
     private readonly run: (items: I[]) => Promise<(O | Error)[]>,
-    private readonly maxSize = 100,
-  ) {}
+    options: MicroBatcherOptions<I> = {},
+  ) {
+    this.keyOf = options.keyOf;
+    this.maxSize = options.maxSize ?? 100;
+  }
 
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
+      const key = this.keyOf?.(item);
+      if (key !== undefined) {
+        if (this.keys.has(key)) this.flush();
+        this.keys.add(key);
+      }
       this.pending.push({ item, resolve, reject });
       if (this.pending.length >= this.maxSize) this.flush();
       else if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        setImmediate(() => {
+          this.scheduled = false;
+          this.flush();
+        });
       }
     });
   }
 
   private flush(): void {
-    this.scheduled = false;
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
+    this.keys = new Set();
     this.run(batch.map((b) => b.item)).then(
       (results) =>
         batch.forEach((b, i) => {
@@ -35,7 +63,7 @@ export class MicroBatcher<I, O> {
           if (result instanceof Error) b.reject(result);
           else b.resolve(result);
         }),
-      (error: Error) => batch.forEach((b) => b.reject(error)),
+      (error: unknown) => batch.forEach((b) => b.reject(error)),
     );
   }
 }

@@ -12,7 +12,8 @@ export function dataSourceOptions(config: AppConfig): DataSourceOptions {
     migrationsRun: config.database.migrationsRun,
     migrationsTransactionMode: 'each',
     synchronize: false,
-    logging: ['error', 'migration'],
+    // Not 'error': TypeORM would log failed queries with their parameters (payloads, e-mails).
+    logging: ['migration'],
     applicationName: `meeting-event-bridge:${config.role.name}`,
     extra: { max: 20, connectionTimeoutMillis: 5000 },
   };

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { preparedQuery } from '../database/prepared-query';
-import { Batcher } from './batcher';
+import { MicroBatcher } from '../common/micro-batch';
 import { DeliveryStatus } from './delivery.entity';
 import { AttemptResult } from './delivery-sender.service';
 
@@ -74,23 +74,23 @@ export interface AttemptRecord {
 
 /**
  * The processor's reads and writes of deliveries. Loads and attempt records of concurrent jobs
- * are batched (see Batcher): at full load two statements serve dozens of deliveries.
+ * are batched (see MicroBatcher): at full load two statements serve dozens of deliveries.
  */
 @Injectable()
 export class DeliveryStore {
-  private readonly loads = new Batcher<string, DeliveryTarget | null>(
+  private readonly loads = new MicroBatcher<string, DeliveryTarget | null>(
     (ids) => this.loadMany(ids),
-    (id) => id,
+    { keyOf: (id) => id },
   );
-  private readonly records = new Batcher<AttemptRecord, boolean>(
+  private readonly records = new MicroBatcher<AttemptRecord, boolean>(
     (records) => this.recordMany(records),
-    (record) => record.deliveryId,
+    { keyOf: (record) => record.deliveryId },
   );
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   load(deliveryId: string): Promise<DeliveryTarget | null> {
-    return this.loads.call(deliveryId);
+    return this.loads.submit(deliveryId);
   }
 
   /**
@@ -98,7 +98,7 @@ export class DeliveryStore {
    * on meanwhile (nothing is written then).
    */
   recordAttempt(record: AttemptRecord): Promise<boolean> {
-    return this.records.call(record);
+    return this.records.submit(record);
   }
 
   private async loadMany(ids: string[]): Promise<(DeliveryTarget | null)[]> {

@@ -8,7 +8,7 @@ import { preparedQuery } from '../database/prepared-query';
 import { QUEUES } from '../queue/queue.constants';
 import { TEST_EVENT, isSubscriptionEvent } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody } from './delivery-body';
-import { Batcher } from './batcher';
+import { MicroBatcher } from '../common/micro-batch';
 import { deliverJob } from './delivery-job';
 import { DeliveryEntity, DeliveryStatus } from './delivery.entity';
 
@@ -105,9 +105,9 @@ const TEST_SQL = `
 export class DispatcherService {
   private readonly logger = new Logger(DispatcherService.name);
   // Concurrent publishes (inbound workers, many at once) share one statement and one commit.
-  private readonly fanOuts = new Batcher<NewEvent, string[] | null>(
+  private readonly fanOuts = new MicroBatcher<NewEvent, string[] | null>(
     (events) => this.fanOutMany(events),
-    (event) => event.idempotencyKey ?? event.id,
+    { keyOf: (event) => event.idempotencyKey ?? event.id },
   );
 
   constructor(
@@ -127,7 +127,7 @@ export class DispatcherService {
       source: input.source ?? null,
       idempotencyKey: input.idempotencyKey ?? null,
     };
-    const deliveryIds = await this.fanOuts.call(event);
+    const deliveryIds = await this.fanOuts.submit(event);
     if (deliveryIds === null) {
       const existing = await this.findByIdempotencyKey(input.idempotencyKey!);
       if (!existing) throw new Error('publish: idempotency key conflict, but no event holds it');
