@@ -15,6 +15,7 @@ import { InboundWorkerModule } from './meetings/inbound/inbound-worker.module';
 import { InboundModule } from './meetings/inbound/inbound.module';
 import { MeetingsModule } from './meetings/meetings.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { QueueDashboardModule } from './queue/queue-dashboard.module';
 import { QueueModule } from './queue/queue.module';
 import { RecordingAutomationModule } from './recordings/automation/recording-automation.module';
 import { RecordingsModule } from './recordings/recordings.module';
@@ -29,6 +30,7 @@ const API_MODULES: Type[] = [
   DeliveryLogModule,
   MeetingsModule,
   RecordingsModule,
+  QueueDashboardModule,
 ];
 
 /** Modules that run queue processors and the sweeper (role worker or all). */

@@ -19,6 +19,7 @@ const SCOPE_DESCRIPTIONS: Record<(typeof SCOPES)[number], string> = {
   'users:read': 'List users',
   'recordings:read': 'List and download cloud recordings',
   'recordings:write': 'Delete cloud recordings',
+  'queues:admin': 'Operate the queue dashboard at /admin/queues',
 };
 
 function setupSwagger(app: INestApplication, version: string): void {

@@ -22,4 +22,12 @@ export class ApiClientsService {
     const matches = timingSafeEqual(expected, digest(clientSecret));
     return client && matches ? client : null;
   }
+
+  /** The first candidate pair (see basicCredentials) that verifies, or null. */
+  verifyAny(candidates: [string | undefined, string | undefined][]): ApiClientConfig | null {
+    return candidates.reduce<ApiClientConfig | null>(
+      (found, [id, secret]) => found ?? this.verify(id ?? '', secret ?? ''),
+      null,
+    );
+  }
 }

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { ApiError } from '../common/api-error';
 
 /** A caller may fail this many authentications within the window before it gets 429. */
 export const MAX_FAILURES = 10;
@@ -7,7 +8,7 @@ export const FAILURE_WINDOW_MS = 60_000;
 export const MAX_TRACKED_CALLERS = 10_000;
 
 /**
- * Counts failed client authentications at POST /oauth/token per caller key (client id and
+ * Counts failed client authentications (POST /oauth/token, the queue dashboard) per caller key (client id and
  * IP address) over a sliding window, so that client secrets cannot be guessed at speed.
  * Successful authentications are not counted.
  *
@@ -28,6 +29,18 @@ export class AuthFailureLimiter {
     const wait = times[0] + FAILURE_WINDOW_MS - Date.now();
     if (wait <= 0) return 0;
     return Math.max(1, Math.ceil(wait / 1000));
+  }
+
+  /** 429 with Retry-After while `key` is blocked; check it before looking at the credentials. */
+  assertMayTry(key: string): void {
+    const wait = this.retryAfterSeconds(key);
+    if (wait > 0) {
+      throw new ApiError(
+        HttpStatus.TOO_MANY_REQUESTS,
+        `Too many failed authentication attempts; retry after ${wait} s`,
+        { headers: { 'retry-after': String(wait) } },
+      );
+    }
   }
 
   /** How many callers are being tracked (bounded by MAX_TRACKED_CALLERS). */

@@ -13,8 +13,9 @@ import {
 import type { Response } from 'express';
 import { ApiError } from '../common/api-error';
 import { ErrorResponse } from '../common/error-response';
-import { ApiClientConfig, SCOPES, Scope } from '../config/config.types';
+import { SCOPES, Scope } from '../config/config.types';
 import { ApiClientsService } from './api-clients.service';
+import { basicCredentials } from './basic-credentials';
 import { AuthFailureLimiter, FAILURE_WINDOW_MS, MAX_FAILURES } from './auth-failure-limiter';
 import { TokenService } from './token.service';
 
@@ -34,29 +35,6 @@ const oauthError = (status: HttpStatus, code: string, description: string, basic
     oauthError: code,
     headers: basic ? { 'www-authenticate': 'Basic realm="meeting-event-bridge"' } : {},
   });
-
-/**
- * The client id and secret of a Basic header. RFC 6749 §2.3.1 form-urlencodes both before
- * base64, but many clients (Swagger UI, curl -u) send them raw; so a pair that decodes to
- * something else is offered both ways, and a secret holding `+` or `%` works from either.
- */
-function basicCredentials(header: string | undefined): [string, string][] | null {
-  const match = /^Basic ([A-Za-z0-9+/]+=*)$/i.exec(header ?? '');
-  if (!match) return null;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) return null;
-  const formDecode = (s: string) => {
-    try {
-      return decodeURIComponent(s.replace(/\+/g, ' '));
-    } catch {
-      return s;
-    }
-  };
-  const raw: [string, string] = [decoded.slice(0, colon), decoded.slice(colon + 1)];
-  const form: [string, string] = [formDecode(raw[0]), formDecode(raw[1])];
-  return form[0] === raw[0] && form[1] === raw[1] ? [raw] : [form, raw];
-}
 
 @ApiTags('auth')
 @Controller('oauth')
@@ -126,14 +104,7 @@ export class AuthController {
     // Checked before anything else, so that a blocked caller learns nothing, not even
     // whether its next guess would have been right.
     const attemptKey = `${clientId ?? ''}\n${ip}`;
-    const wait = this.failures.retryAfterSeconds(attemptKey);
-    if (wait > 0) {
-      throw new ApiError(
-        HttpStatus.TOO_MANY_REQUESTS,
-        `Too many failed authentication attempts; retry after ${wait} s`,
-        { headers: { 'retry-after': String(wait) } },
-      );
-    }
+    this.failures.assertMayTry(attemptKey);
 
     const grantType = field('grant_type');
     if (!grantType) {
@@ -155,10 +126,7 @@ export class AuthController {
         true,
       );
     }
-    const client = candidates.reduce<ApiClientConfig | null>(
-      (found, [id, secret]) => found ?? this.clients.verify(id ?? '', secret ?? ''),
-      null,
-    );
+    const client = this.clients.verifyAny(candidates);
     if (!client) {
       this.failures.recordFailure(attemptKey);
       throw oauthError(

@@ -10,7 +10,7 @@ import { TestDatabase, createTestDatabase } from './test-db';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Two API clients with every scope, and one that may only read webhooks. */
+/** Two API clients with every API scope, one that may only read webhooks, and an operator. */
 export const CLIENTS = {
   alpha: {
     client_id: 'alpha',
@@ -28,6 +28,11 @@ export const CLIENTS = {
     client_id: 'reader',
     client_secret: 'reader-secret-012345678',
     scopes: 'webhooks:read',
+  },
+  operator: {
+    client_id: 'operator',
+    client_secret: 'operator-secret-0123456',
+    scopes: 'queues:admin',
   },
 } as const;
 export type ClientName = keyof typeof CLIENTS;
