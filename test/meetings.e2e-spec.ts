@@ -1,9 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SCOPES, Scope } from '../src/config/config.types';
 import { FakeUser, FakeZoom } from './support/fake-zoom';
 import { RequestOptions, request } from './support/http';
-import { TestApp, startTestApp } from './support/test-app';
+import { TestApp, scopesOfBut, startTestApp } from './support/test-app';
 
 const TIMEOUT_MS = 1500;
 
@@ -15,8 +14,6 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
-
-const allScopesBut = (scope: Scope) => SCOPES.filter((s) => s !== scope).join(' ');
 
 describe('meeting passthrough (SPEC §6)', () => {
   let fake: FakeZoom;
@@ -483,7 +480,7 @@ describe('meeting passthrough (SPEC §6)', () => {
       ['GET', '/api/users', 'users:read'],
     ] as const)('%s %s needs %s', async (method, path, scope) => {
       const before = fake.requests.length;
-      const narrow = await t.token('alpha', allScopesBut(scope));
+      const narrow = await t.token('alpha', scopesOfBut('alpha', scope));
       const body = method === 'PUT' ? { action: 'end' } : method === 'GET' ? undefined : {};
       const res = await request(t.baseUrl, method, path, { token: narrow, body });
       expect(res.status).toBe(403);

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { SCOPES, Scope } from '../src/config/config.types';
 import {
   FakeMeeting,
   FakeRecordingFile,
@@ -9,7 +8,7 @@ import {
 } from './support/fake-zoom';
 import { RequestOptions, jsonOf, request } from './support/http';
 import { readStreamed } from './support/streamed-read';
-import { TestApp, startTestApp } from './support/test-app';
+import { TestApp, scopesOfBut, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
 const MB = 1024 * 1024;
@@ -299,8 +298,6 @@ describe('recording passthrough (SPEC §6)', () => {
   });
 
   describe('scopes', () => {
-    const allScopesBut = (scope: Scope) => SCOPES.filter((s) => s !== scope).join(' ');
-
     it.each([
       ['GET', '/api/users/u1/recordings', 'recordings:read'],
       ['GET', '/api/meetings/123/recordings', 'recordings:read'],
@@ -308,7 +305,7 @@ describe('recording passthrough (SPEC §6)', () => {
       ['DELETE', '/api/meetings/123/recordings', 'recordings:write'],
     ] as const)('%s %s needs %s', async (method, path, scope) => {
       const before = fake.requests.length;
-      const narrow = await t.token('alpha', allScopesBut(scope));
+      const narrow = await t.token('alpha', scopesOfBut('alpha', scope));
       const res = await request(t.baseUrl, method, path, { token: narrow });
       expect(res.status).toBe(403);
       expect(res.body.message).toBe(`The token lacks scope ${scope}`);

@@ -37,6 +37,13 @@ export const CLIENTS = {
 } as const;
 export type ClientName = keyof typeof CLIENTS;
 
+/** Every scope `client` holds but `scope`: a token that lacks exactly the route's scope. */
+export const scopesOfBut = (client: ClientName, scope: string): string =>
+  CLIENTS[client].scopes
+    .split(' ')
+    .filter((s) => s !== scope)
+    .join(' ');
+
 export const ZOOM_SECRET_TOKEN = 'test_secret_token';
 
 export interface TestApp {
