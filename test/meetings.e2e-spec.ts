@@ -428,11 +428,33 @@ describe('meeting passthrough (SPEC §6)', () => {
       expect(res.headers.get('x-ratelimit-type')).toBe('Daily');
     });
 
-    it('answers 429 without Retry-After when the platform sent none', async () => {
-      fake.rateLimitNext(1, { retryAfter: null });
+    it.each([
+      ['a per-second limit', 'QPS', 'Medium', 1],
+      ['the per-minute Resource-intensive category', 'QPS', 'Resource-intensive', 60],
+    ])(
+      'computes Retry-After when the platform sent none: %s',
+      async (_what, type, category, seconds) => {
+        fake.rateLimitNext(1, { retryAfter: null, type, category });
+        const res = await api('GET', '/api/users');
+        expect(res.status).toBe(429);
+        expect(res.headers.get('retry-after')).toBe(String(seconds));
+        expect(res.headers.get('x-ratelimit-category')).toBe(category);
+      },
+    );
+
+    it('computes Retry-After as the time to 00:00 UTC when a daily cap was hit', async () => {
+      fake.rateLimitNext(1, { retryAfter: null, type: 'Daily-limit', category: 'Heavy' });
       const res = await api('GET', '/api/users');
       expect(res.status).toBe(429);
-      expect(res.headers.get('retry-after')).toBeNull();
+      const day = 24 * 60 * 60;
+      const untilMidnight = day - (Math.floor(Date.now() / 1000) % day);
+      const seconds = Number(res.headers.get('retry-after'));
+      expect(seconds).toBeGreaterThan(0);
+      expect(seconds).toBeLessThanOrEqual(day);
+      // Within a second or two of this clock (the fake's Date is whole seconds), modulo a day
+      // in case midnight passed in between.
+      const off = (seconds - untilMidnight + day) % day;
+      expect(Math.min(off, day - off)).toBeLessThanOrEqual(2);
     });
   });
 

@@ -1,4 +1,4 @@
-import { ZoomApiError, retryAfterSeconds } from './zoom-error';
+import { ZoomApiError, computedRetryAfter, retryAfterSeconds } from './zoom-error';
 
 describe('retryAfterSeconds', () => {
   const now = Date.parse('2025-01-01T10:00:00Z');
@@ -24,6 +24,35 @@ describe('retryAfterSeconds', () => {
     expect(retryAfterSeconds('', undefined, now)).toBeUndefined();
     expect(retryAfterSeconds('soon', undefined, now)).toBeUndefined();
     expect(retryAfterSeconds('-5', undefined, now)).toBeUndefined();
+  });
+});
+
+describe('computedRetryAfter', () => {
+  const now = Date.parse('2025-01-01T10:00:00Z');
+  const untilMidnight = String(14 * 60 * 60);
+
+  it('waits for 00:00 UTC when a daily cap was hit, on the platform clock when it sent a Date', () => {
+    expect(computedRetryAfter('Daily-limit', 'Heavy', undefined, now)).toBe(untilMidnight);
+    expect(computedRetryAfter('daily', undefined, undefined, now)).toBe(untilMidnight);
+    expect(computedRetryAfter('Daily-limit', 'Light', 'Wed, 01 Jan 2025 23:59:30 GMT', now)).toBe(
+      '30',
+    );
+    expect(computedRetryAfter('Daily-limit', 'Light', 'not a date', now)).toBe(untilMidnight);
+    expect(
+      computedRetryAfter('Daily-limit', 'Light', undefined, Date.parse('2025-01-01T00:00:00Z')),
+    ).toBe(String(24 * 60 * 60));
+  });
+
+  it('waits one minute for the per-minute Resource-intensive category', () => {
+    expect(computedRetryAfter('QPS', 'Resource-intensive', undefined, now)).toBe('60');
+    expect(computedRetryAfter(undefined, 'Resource-Intensive', undefined, now)).toBe('60');
+  });
+
+  it('waits one second for the per-second categories, or when nothing says which limit', () => {
+    for (const category of ['Light', 'Medium', 'Heavy', undefined]) {
+      expect(computedRetryAfter('QPS', category, undefined, now)).toBe('1');
+    }
+    expect(computedRetryAfter(undefined, undefined, undefined, now)).toBe('1');
   });
 });
 
@@ -67,6 +96,19 @@ describe('ZoomApiError.fromResponse', () => {
       'x-ratelimit-remaining': '0',
     });
     expect(error.retryable).toBe(true);
+  });
+
+  it('computes Retry-After for a 429 that has none (or an unreadable one), and only for a 429', () => {
+    const limited = (headers: Record<string, string>) =>
+      ZoomApiError.fromResponse(429, headers, undefined).extra.headers?.['retry-after'];
+    expect(limited({ 'x-ratelimit-category': 'Medium', 'x-ratelimit-type': 'QPS' })).toBe('1');
+    expect(limited({ 'x-ratelimit-category': 'Resource-intensive', 'retry-after': 'soon' })).toBe(
+      '60',
+    );
+    expect(
+      limited({ 'x-ratelimit-type': 'Daily-limit', date: 'Wed, 01 Jan 2025 23:00:00 GMT' }),
+    ).toBe('3600');
+    expect(ZoomApiError.fromResponse(503, {}, undefined).extra.headers).toEqual({});
   });
 
   it('answers 502 for a 401 that survived the renewal, keeping the platform code', () => {

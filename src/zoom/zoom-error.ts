@@ -42,14 +42,42 @@ export function retryAfterSeconds(
   return String(Math.max(0, Math.ceil((at - from) / 1000)));
 }
 
-function upstreamHeaders(headers: UpstreamHeaders): Record<string, string> {
+const SECONDS_PER_DAY = 24 * 60 * 60;
+
+/**
+ * A `Retry-After` for a 429 that came without a usable one (SPEC §6: "as received, or
+ * computed"), from what the platform says about the limit it hit. A daily cap is lifted at
+ * 00:00 UTC, so the wait runs to then (on the platform's clock when the response has a `Date`);
+ * otherwise the Resource-intensive category is limited per minute and the others per second,
+ * so one window of that length is enough. Without any rate-limit headers, the per-second wait.
+ */
+export function computedRetryAfter(
+  type: string | undefined,
+  category: string | undefined,
+  responseDate: string | undefined,
+  now = Date.now(),
+): string {
+  if (type !== undefined && /daily/i.test(type)) {
+    const base = responseDate ? Date.parse(responseDate) : NaN;
+    const from = Math.floor((Number.isNaN(base) ? now : base) / 1000);
+    return String(SECONDS_PER_DAY - (from % SECONDS_PER_DAY));
+  }
+  return category !== undefined && /resource/i.test(category) ? '60' : '1';
+}
+
+function upstreamHeaders(headers: UpstreamHeaders, status: number): Record<string, string> {
   const out: Record<string, string> = {};
-  const retryAfter = retryAfterSeconds(header(headers, 'retry-after'), header(headers, 'date'));
-  if (retryAfter !== undefined) out['retry-after'] = retryAfter;
   for (const name of RATE_LIMIT_HEADERS) {
     const value = header(headers, name);
     if (value !== undefined) out[name] = value;
   }
+  const date = header(headers, 'date');
+  const retryAfter =
+    retryAfterSeconds(header(headers, 'retry-after'), date) ??
+    (status === HttpStatus.TOO_MANY_REQUESTS
+      ? computedRetryAfter(out['x-ratelimit-type'], out['x-ratelimit-category'], date)
+      : undefined);
+  if (retryAfter !== undefined) out['retry-after'] = retryAfter;
   return out;
 }
 
@@ -125,7 +153,8 @@ export class ZoomApiError extends ApiError {
 
   /**
    * Passes a platform error answer on: same status, the platform's code and message in
-   * `upstream`, its field errors in `details`, and `Retry-After` and the rate-limit headers.
+   * `upstream`, its field errors in `details`, and `Retry-After` (computed for a 429 that has
+   * none) and the rate-limit headers.
    * Two statuses are not passed as they are: a 401 that survived a token renewal means the
    * platform refuses this service (502, since a 401 would tell the caller that *their* token
    * is bad), and a redirect from a JSON endpoint is not an answer (502).
@@ -146,7 +175,7 @@ export class ZoomApiError extends ApiError {
     };
     const extra = {
       upstream,
-      headers: upstreamHeaders(headers),
+      headers: upstreamHeaders(headers, status),
       details: detailsOf(parsed.errors),
     };
     if (status === HttpStatus.TOO_MANY_REQUESTS) {
