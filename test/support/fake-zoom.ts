@@ -22,8 +22,8 @@ import type { AddressInfo, Socket } from 'node:net';
  *   redirected to a separate "storage" server (another origin) with a signed URL.
  *
  * Test controls: counters, every request recorded as received (raw path), token revocation,
- * 429s with Retry-After and X-RateLimit-* on demand, stalls, connection resets and
- * arbitrary failures.
+ * 429s with Retry-After and X-RateLimit-* on demand, stalls, requests held and answered later,
+ * connection resets and arbitrary failures.
  */
 
 export interface FakeZoomOptions {
@@ -213,6 +213,8 @@ export class FakeZoom {
   private readonly resets: ((r: RecordedRequest) => boolean)[] = [];
   private readonly stalls: ((r: RecordedRequest) => boolean)[] = [];
   private readonly stalled = new Set<ServerResponse>();
+  private readonly holds: ((r: RecordedRequest) => boolean)[] = [];
+  private readonly held: (() => void)[] = [];
   private readonly sockets = new Set<Socket>();
   private readonly server: Server;
   private readonly storage: Server;
@@ -298,6 +300,23 @@ export class FakeZoom {
     for (let i = 0; i < count; i++) this.stalls.push(match);
   }
 
+  /**
+   * The next `count` requests (matching `match`) wait, unanswered, until releaseHeld(); then
+   * they get their normal answer (unlike stallNext, whose requests are never answered).
+   */
+  holdNext(count = 1, match: (r: RecordedRequest) => boolean = () => true): void {
+    for (let i = 0; i < count; i++) this.holds.push(match);
+  }
+
+  /** Requests held by holdNext and not yet released. */
+  get heldCount(): number {
+    return this.held.length;
+  }
+
+  releaseHeld(): void {
+    for (const answer of this.held.splice(0)) answer();
+  }
+
   release(): void {
     for (const res of this.stalled) res.destroy();
     this.stalled.clear();
@@ -352,6 +371,7 @@ export class FakeZoom {
 
   async close(): Promise<void> {
     this.release();
+    this.held.length = 0;
     for (const socket of this.sockets) socket.destroy();
     await Promise.all(
       [this.server, this.storage].map(
@@ -396,11 +416,18 @@ export class FakeZoom {
         this.stalled.add(res);
         return;
       }
-      try {
-        handler.call(this, req, res, rec);
-      } catch (error) {
-        json(res, 500, { code: 500, message: `fake-zoom: ${(error as Error).message}` });
+      const answer = () => {
+        try {
+          handler.call(this, req, res, rec);
+        } catch (error) {
+          json(res, 500, { code: 500, message: `fake-zoom: ${(error as Error).message}` });
+        }
+      };
+      if (log === this.requests && take(this.holds, rec)) {
+        this.held.push(answer);
+        return;
       }
+      answer();
     });
   }
 

@@ -1,5 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
@@ -28,4 +30,14 @@ export function spawnApp(env: Record<string, string>): SpawnedApp {
     signal: signal as NodeJS.Signals | null,
   }));
   return { child, output: () => text, exit };
+}
+
+/** A port the kernel just handed out and released, for a spawned app to listen on. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
