@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { EVENT_MAPPING } from '../src/meetings/inbound/event-mapping';
 import { request } from './support/http';
 import { queryDatabase } from './support/test-db';
 import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
@@ -332,18 +333,15 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
     expect(Object.keys(op.responses)).toEqual(
       expect.arrayContaining(['200', '400', '401', '413', '503']),
     );
-    expect(Object.keys(op.requestBody.content['application/json'].examples)).toEqual(
-      expect.arrayContaining([
-        'endpoint.url_validation',
-        'meeting.started',
-        'meeting.ended',
-        'meeting.participant_joined',
-        'meeting.participant_left',
-        'meeting.registration_created',
-        'meeting.registration_cancelled',
-        'recording.completed',
-      ]),
+    // One example per platform event the mapping knows, plus the URL validation, each a
+    // body of that very event.
+    const examples = op.requestBody.content['application/json'].examples;
+    expect(Object.keys(examples).sort()).toEqual(
+      ['endpoint.url_validation', ...Object.keys(EVENT_MAPPING)].sort(),
     );
+    for (const [event, example] of Object.entries<{ value: { event: string } }>(examples)) {
+      expect(example.value.event).toBe(event);
+    }
     expect(Object.keys(op.callbacks).sort()).toEqual([
       'follower.gained',
       'follower.lost',

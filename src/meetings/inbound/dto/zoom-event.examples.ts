@@ -1,5 +1,6 @@
 import type { ExamplesObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { SubscriptionEvent } from '../../../webhooks/subscription-events';
+import { routeOf } from '../event-mapping';
 
 /** Example bodies for Swagger only: what the platform sends, and what subscribers receive. */
 
@@ -34,12 +35,122 @@ const RECORDING_FILE = {
   recording_end: '2025-01-01T10:29:50Z',
   status: 'completed',
 };
+const RECORDING_FILES = {
+  MP4: {
+    ...RECORDING_FILE,
+    id: 'a1b2c3d4-0001',
+    file_type: 'MP4',
+    file_extension: 'MP4',
+    file_size: 3400000,
+    download_url: 'https://example.zoom.us/rec/download/x',
+    recording_type: 'shared_screen_with_speaker_view',
+  },
+  TRANSCRIPT: {
+    ...RECORDING_FILE,
+    id: 'a1b2c3d4-0002',
+    file_type: 'TRANSCRIPT',
+    file_extension: 'VTT',
+    file_size: 95663,
+    download_url: 'https://example.zoom.us/rec/download/y',
+    recording_type: 'audio_transcript',
+  },
+};
+
+type Example = { summary: string; value: unknown };
 
 function platformEvent(event: string, eventTs: number, object: Record<string, unknown>) {
   return { event, event_ts: eventTs, payload: { account_id: ACCOUNT_ID, object } };
 }
 
-const examples: Record<string, { summary: string; value: unknown }> = {
+/** "meeting.started → job.started", read from the mapping so the two cannot drift apart. */
+function summaryOf(event: string): string {
+  const route = routeOf(event);
+  if (!route) return event;
+  return 'kind' in route
+    ? `${event} → ${route.kind}`
+    : `${event} → recording automation → operation.complete / operation.failed`;
+}
+
+type MeetingObject = typeof MEETING;
+
+/**
+ * The meeting and follower events: event suffix, time, and the object's fields beyond the
+ * meeting's. Webinar events have the same shapes on a webinar object (`type` 5), so each row
+ * gives both the meeting.* and the webinar.* example.
+ */
+const MEETING_LIKE_EVENTS: [string, number, (base: MeetingObject) => Record<string, unknown>][] = [
+  ['started', 1735725605123, () => ({})],
+  ['ended', 1735727405123, () => ({ end_time: '2025-01-01T10:30:05Z' })],
+  [
+    'participant_joined',
+    1735725700456,
+    () => ({ participant: { ...PARTICIPANT, join_time: '2025-01-01T10:01:40Z' } }),
+  ],
+  [
+    'participant_left',
+    1735726800789,
+    () => ({
+      participant: {
+        ...PARTICIPANT,
+        leave_time: '2025-01-01T10:20:00Z',
+        leave_reason: 'left the meeting',
+      },
+    }),
+  ],
+  // Registration events carry the id as a number, and the registrant's personal join link.
+  [
+    'registration_created',
+    1735700000000,
+    (base) => ({
+      id: Number(base.id),
+      registrant: { ...REGISTRANT, join_url: `https://example.zoom.us/w/${base.id}?tk=…` },
+    }),
+  ],
+  [
+    'registration_cancelled',
+    1735710000000,
+    (base) => ({ id: Number(base.id), registrant: REGISTRANT }),
+  ],
+];
+const WEBINAR: MeetingObject = {
+  ...MEETING,
+  id: '93451234567',
+  uuid: 'WbnR8xKSQ0ix7BrZkNTqVw==',
+  topic: 'Bridge webinar',
+  type: 5,
+};
+
+const meetingLikeExamples = (prefix: 'meeting' | 'webinar', base: MeetingObject) =>
+  MEETING_LIKE_EVENTS.map(([suffix, eventTs, extra]): [string, Example] => {
+    const event = `${prefix}.${suffix}`;
+    return [
+      event,
+      {
+        summary: summaryOf(event),
+        value: platformEvent(event, eventTs, { ...base, ...extra(base) }),
+      },
+    ];
+  });
+
+/** A recording event: the meeting, the files it names, and the top-level download_token. */
+function recordingExample(event: string, eventTs: number, files: object[]): Example {
+  const sizes = files.map((f) => (f as { file_size: number }).file_size);
+  return {
+    summary: summaryOf(event),
+    value: {
+      ...platformEvent(event, eventTs, {
+        ...MEETING,
+        id: 85746065432,
+        total_size: sizes.reduce((a, b) => a + b, 0),
+        recording_count: files.length,
+        recording_files: files,
+      }),
+      download_token: 'eyJ0eXAiOiJKV1Qi…',
+    },
+  };
+}
+
+const examples: Record<string, Example> = {
   'endpoint.url_validation': {
     summary: 'URL validation (answered with plainToken and encryptedToken)',
     value: {
@@ -48,81 +159,18 @@ const examples: Record<string, { summary: string; value: unknown }> = {
       payload: { plainToken: 'qgg8vlvZRS6UYooatFL8Aw' },
     },
   },
-  'meeting.started': {
-    summary: 'meeting.started → job.started (webinar.started alike)',
-    value: platformEvent('meeting.started', 1735725605123, MEETING),
-  },
-  'meeting.ended': {
-    summary: 'meeting.ended → job.completed (webinar.ended alike)',
-    value: platformEvent('meeting.ended', 1735727405123, {
-      ...MEETING,
-      end_time: '2025-01-01T10:30:05Z',
-    }),
-  },
-  'meeting.participant_joined': {
-    summary: 'meeting.participant_joined → follower.gained (webinar alike)',
-    value: platformEvent('meeting.participant_joined', 1735725700456, {
-      ...MEETING,
-      participant: { ...PARTICIPANT, join_time: '2025-01-01T10:01:40Z' },
-    }),
-  },
-  'meeting.participant_left': {
-    summary: 'meeting.participant_left → follower.lost (webinar alike)',
-    value: platformEvent('meeting.participant_left', 1735726800789, {
-      ...MEETING,
-      participant: {
-        ...PARTICIPANT,
-        leave_time: '2025-01-01T10:20:00Z',
-        leave_reason: 'left the meeting',
-      },
-    }),
-  },
-  'meeting.registration_created': {
-    summary: 'meeting.registration_created → follower.gained (webinar alike)',
-    value: platformEvent('meeting.registration_created', 1735700000000, {
-      ...MEETING,
-      id: 85746065432,
-      registrant: { ...REGISTRANT, join_url: 'https://example.zoom.us/w/85746065432?tk=…' },
-    }),
-  },
-  'meeting.registration_cancelled': {
-    summary: 'meeting.registration_cancelled → follower.lost (webinar alike)',
-    value: platformEvent('meeting.registration_cancelled', 1735710000000, {
-      ...MEETING,
-      id: 85746065432,
-      registrant: REGISTRANT,
-    }),
-  },
-  'recording.completed': {
-    summary: 'recording.completed → recording automation → operation.complete / operation.failed',
-    value: {
-      ...platformEvent('recording.completed', 1735729800000, {
-        ...MEETING,
-        id: 85746065432,
-        total_size: 3495663,
-        recording_count: 2,
-        recording_files: [
-          {
-            ...RECORDING_FILE,
-            id: 'a1b2c3d4-0001',
-            file_type: 'MP4',
-            file_extension: 'MP4',
-            file_size: 3400000,
-            download_url: 'https://example.zoom.us/rec/download/x',
-          },
-          {
-            ...RECORDING_FILE,
-            id: 'a1b2c3d4-0002',
-            file_type: 'TRANSCRIPT',
-            file_extension: 'VTT',
-            file_size: 95663,
-            download_url: 'https://example.zoom.us/rec/download/y',
-          },
-        ],
-      }),
-      download_token: 'eyJ0eXAiOiJKV1Qi…',
-    },
-  },
+  ...Object.fromEntries(meetingLikeExamples('meeting', MEETING)),
+  ...Object.fromEntries(meetingLikeExamples('webinar', WEBINAR)),
+  'recording.completed': recordingExample('recording.completed', 1735729800000, [
+    RECORDING_FILES.MP4,
+    RECORDING_FILES.TRANSCRIPT,
+  ]),
+  // Names only the new transcript; the automation narrows the API's file list to it.
+  'recording.transcript_completed': recordingExample(
+    'recording.transcript_completed',
+    1735731000000,
+    [RECORDING_FILES.TRANSCRIPT],
+  ),
 };
 
 export const PLATFORM_EVENT_EXAMPLES: ExamplesObject = examples;
