@@ -1,8 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { SUBSCRIPTION_EVENTS } from '../src/webhooks/subscription-events';
+import { EVENT_MAPPING } from '../src/meetings/inbound/event-mapping';
 import {
   ACCOUNT_ID,
   ZoomEvent,
+  asWebinar,
   meetingEnded,
   meetingStarted,
   meetingUpdated,
@@ -89,12 +91,15 @@ describe('inbound events mapped and delivered (role all, event-only recordings)'
     await receiver?.close();
   });
 
-  const cases: [string, string, (uuid: string) => ZoomEvent, Record<string, unknown>][] = [
-    ['meeting.started', 'job.started', (u) => meetingStarted(u), {}],
-    ['meeting.ended', 'job.completed', meetingEnded, { end_time: '2025-01-01T10:30:05Z' }],
-    [
-      'meeting.participant_joined',
-      'follower.gained',
+  /**
+   * How to make each meeting event, and what its notification adds to the meeting's data;
+   * keyed by the part after `meeting.`, since the webinar event of the same name has the same
+   * shape (asWebinar).
+   */
+  const BY_SUFFIX: Record<string, [(uuid: string) => ZoomEvent, Record<string, unknown>]> = {
+    started: [(u) => meetingStarted(u), {}],
+    ended: [meetingEnded, { end_time: '2025-01-01T10:30:05Z' }],
+    participant_joined: [
       (u) => participantJoined(u, 7),
       {
         participant: expect.objectContaining({
@@ -104,9 +109,7 @@ describe('inbound events mapped and delivered (role all, event-only recordings)'
         }),
       },
     ],
-    [
-      'meeting.participant_left',
-      'follower.lost',
+    participant_left: [
       (u) => participantLeft(u, 7),
       {
         participant: expect.objectContaining({
@@ -115,25 +118,40 @@ describe('inbound events mapped and delivered (role all, event-only recordings)'
         }),
       },
     ],
-    [
-      'meeting.registration_created',
-      'follower.gained',
+    registration_created: [
       (u) => registrationCreated(u, 3),
       { registrant: expect.objectContaining({ id: '9tboDiHUQAeOnbmudzWa03', status: 'approved' }) },
     ],
-    [
-      'meeting.registration_cancelled',
-      'follower.lost',
+    registration_cancelled: [
       (u) => registrationCancelled(u, 3),
       { registrant: expect.objectContaining({ id: '9tboDiHUQAeOnbmudzWa03' }) },
     ],
-    [
-      'webinar.started',
-      'job.started',
-      (u) => ({ ...meetingStarted(u), event: 'webinar.started' }),
-      {},
-    ],
-  ];
+  };
+
+  // Every platform event the mapping publishes directly (the recording ones go through the
+  // automation, tested below), with the kind the mapping names; its unit spec holds the
+  // mapping to SPEC §5.
+  const cases = Object.entries(EVENT_MAPPING).flatMap(([name, route]) => {
+    if (!('kind' in route)) return [];
+    const [prefix, suffix] = name.split('.');
+    const fixture = BY_SUFFIX[suffix];
+    const make = (uuid: string): ZoomEvent => {
+      if (!fixture || (prefix !== 'meeting' && prefix !== 'webinar')) {
+        throw new Error(`no fixture for ${name}: add one to BY_SUFFIX`);
+      }
+      const event = fixture[0](uuid);
+      return prefix === 'webinar' ? asWebinar(event) : event;
+    };
+    return [[name, route.kind, make, fixture?.[1] ?? {}] as const];
+  });
+
+  it('has a delivery case for every platform event of the mapping but the recording ones', () => {
+    expect(cases.map(([name]) => name).sort()).toEqual(
+      Object.keys(EVENT_MAPPING)
+        .filter((name) => !name.startsWith('recording.'))
+        .sort(),
+    );
+  });
 
   it.each(cases)(
     'delivers %s as %s to its subscriber only, signed',
