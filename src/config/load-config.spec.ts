@@ -1,4 +1,6 @@
-import { ConfigError, DEV_AUTH_TOKEN_SECRET, loadConfig } from './load-config';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, DEV_AUTH_TOKEN_SECRET, Env, loadConfig } from './load-config';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -123,5 +125,51 @@ describe('loadConfig', () => {
 
   it('reports every bad variable at once', () => {
     expect(problemsOf({ PORT: 'abc', APP_ROLE: 'x', REDIS_URL: 'nope' })).toHaveLength(3);
+  });
+});
+
+/** Every variable loadConfig looks up, recorded as it reads them: the list is the code's own. */
+function variablesRead(...envs: Env[]): string[] {
+  const read = new Set<string>();
+  for (const env of envs) {
+    const recording = new Proxy(env, {
+      get(target, name) {
+        if (typeof name === 'string') read.add(name);
+        return typeof name === 'string' ? target[name] : undefined;
+      },
+    });
+    try {
+      loadConfig(recording);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+    }
+  }
+  return [...read].sort();
+}
+
+describe('.env.example', () => {
+  const lines = readFileSync(join(__dirname, '..', '..', '.env.example'), 'utf8').split('\n');
+  const assignments = lines.flatMap((line, index) => {
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
+    return match ? [{ name: match[1], value: match[2], index }] : [];
+  });
+
+  it('lists exactly the variables the config reads, each once', () => {
+    const read = variablesRead({}, { NODE_ENV: 'production' });
+    // Not vacuous: the recording sees the reads.
+    expect(read).toEqual(expect.arrayContaining(['PORT', 'DATABASE_URL', 'ZOOM_OAUTH_URL']));
+    expect(assignments.map((a) => a.name).sort()).toEqual(read);
+  });
+
+  it('gives every variable a meaning on the comment line just above it', () => {
+    const undescribed = assignments
+      .filter(({ index }) => !/^# (?!---)\S/.test(lines[index - 1] ?? ''))
+      .map((a) => a.name);
+    expect(undescribed).toEqual([]);
+  });
+
+  it('shows the defaults: its values configure exactly what an empty environment does', () => {
+    const example = Object.fromEntries(assignments.map((a) => [a.name, a.value]));
+    expect(loadConfig(example)).toEqual(loadConfig({}));
   });
 });
