@@ -282,6 +282,33 @@ describe('dispatcher (role all)', () => {
       expect(receiver.requests(route.path)).toHaveLength(2);
     });
 
+    it('counts a 2xx whose body is still arriving at DELIVERY_TIMEOUT_MS as a timed-out attempt', async () => {
+      // The status line comes at once; the body trickles for three timeouts, never idle long
+      // enough for a per-read timeout to notice: only the attempt's own deadline can.
+      const route = receiver.route({ body: 'trickled body', trickleMs: [TIMEOUT_MS * 3, 0] });
+      const { webhook, deliveryId } = await publishTo(route.url);
+      const done = await waitForStatus(webhook.id, deliveryId, 'succeeded');
+      expect(done.attempt_count).toBe(2);
+      expect(done.attempts[0]).toMatchObject({
+        attempt: 1,
+        status_code: 200,
+        error: `timed out after ${TIMEOUT_MS} ms reading the response body`,
+      });
+      expect('trickled body'.startsWith(done.attempts[0].response_body)).toBe(true);
+      expect(done.attempts[0].duration_ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+      expect(done.attempts[0].duration_ms).toBeLessThan(TIMEOUT_MS * 2);
+      expect(done.attempts[1]).toMatchObject({ status_code: 200, error: null });
+      expect(receiver.requests(route.path).map((r) => r.headers['x-service-attempt'])).toEqual([
+        '1',
+        '2',
+      ]);
+      expect(
+        t.logs.some(
+          (l) => l.includes(deliveryId) && l.includes('timed out') && l.includes('will retry'),
+        ),
+      ).toBe(true);
+    });
+
     it('does not follow redirects: a 3xx is a failed attempt', async () => {
       const target = receiver.route({}, 'redirect-target');
       const route = receiver.route({ statuses: [302, 200], headers: { location: target.url } });

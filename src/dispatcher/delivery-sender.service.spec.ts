@@ -1,4 +1,7 @@
-import { RESPONSE_EXCERPT_BYTES, excerptText } from './delivery-sender.service';
+import dnsPromises from 'node:dns/promises';
+import { AppConfig } from '../config/config.types';
+import { SecretCipher } from '../webhooks/secret-cipher';
+import { DeliverySender, RESPONSE_EXCERPT_BYTES, excerptText } from './delivery-sender.service';
 
 describe('excerptText', () => {
   it('keeps the first 1 KiB', () => {
@@ -14,5 +17,51 @@ describe('excerptText', () => {
     const text = excerptText(Buffer.from('x'.repeat(RESPONSE_EXCERPT_BYTES - 1) + 'é'));
     expect(text.endsWith('\uFFFD')).toBe(true);
     expect(Buffer.from(text, 'utf8').toString('utf8')).toBe(text);
+  });
+});
+
+describe('DeliverySender', () => {
+  const TIMEOUT_MS = 200;
+  const config = {
+    webhookAllowPrivateUrls: false,
+    secretsEncryptionKey: Buffer.alloc(32, 7),
+    delivery: { timeoutMs: TIMEOUT_MS, concurrency: 1 },
+  } as unknown as AppConfig;
+  let sender: DeliverySender;
+
+  beforeEach(() => {
+    sender = new DeliverySender(config, new SecretCipher(config));
+  });
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await sender.onApplicationShutdown();
+  });
+
+  it('bounds the whole attempt by DELIVERY_TIMEOUT_MS, the DNS lookup of the URL check included', async () => {
+    // A resolver that does not answer in time; the URL policy would wait for it up to 3 s.
+    let answer = (): void => undefined;
+    jest.spyOn(dnsPromises, 'lookup').mockImplementation(
+      () =>
+        new Promise((resolve) => {
+          answer = () => resolve([] as never);
+        }),
+    );
+    const result = await sender.send({
+      deliveryId: '6f1c1c3e-0000-4000-8000-000000000001',
+      event: 'job.started',
+      url: 'http://hooks.example.com/notify',
+      body: '{}',
+      secretEncrypted: new SecretCipher(config).encrypt('secret'),
+      attempt: 1,
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      statusCode: null,
+      error: `timed out after ${TIMEOUT_MS} ms checking the URL`,
+      responseBody: null,
+    });
+    expect(result.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    expect(result.durationMs).toBeLessThan(1000);
+    answer();
   });
 });

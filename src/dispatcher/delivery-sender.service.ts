@@ -40,10 +40,18 @@ export function excerptText(bytes: Buffer): string {
   return bytes.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replaceAll('\u0000', '\uFFFD');
 }
 
-async function readExcerpt(body: Dispatcher.ResponseData['body']): Promise<string> {
+/**
+ * Reads the start of an answer for the delivery log. A body that fails part-way (the attempt's
+ * deadline, a reset) is reported, not swallowed: the receiver may not have finished with the
+ * request, so the attempt cannot count as a success. The excerpt keeps what arrived.
+ */
+async function readExcerpt(
+  body: Dispatcher.ResponseData['body'],
+): Promise<{ excerpt: string; failure: unknown }> {
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let total = 0;
+  let failure: unknown = null;
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       total += chunk.length;
@@ -54,10 +62,21 @@ async function readExcerpt(body: Dispatcher.ResponseData['body']): Promise<strin
       }
       if (total > DRAIN_LIMIT_BYTES) break;
     }
-  } catch {
-    // The status decides the outcome; the excerpt is whatever arrived before the body failed.
+  } catch (error) {
+    failure = error;
   }
-  return excerptText(Buffer.concat(kept));
+  return { excerpt: excerptText(Buffer.concat(kept)), failure };
+}
+
+/** Rejects when `signal` aborts; the work itself goes on, but nobody waits for it any more. */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new Error('aborted'));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 function describe(error: unknown): string {
@@ -101,52 +120,67 @@ export class DeliverySender implements OnApplicationShutdown {
     });
     const refused = (error: string) =>
       result({ ok: false, statusCode: null, error, responseBody: null });
+    const timedOut = `timed out after ${this.timeoutMs} ms`;
 
-    try {
-      // Again at every attempt: the name may point elsewhere now than when it was registered.
-      await checkWebhookUrl(req.url, { allowPrivate: this.allowPrivate });
-    } catch (error) {
-      return refused(describe(error));
-    }
-    let secret: string;
-    try {
-      secret = this.cipher.decrypt(req.secretEncrypted);
-    } catch {
-      return refused(
-        'the webhook secret cannot be decrypted (was SECRETS_ENCRYPTION_KEY changed?)',
-      );
-    }
-
-    const body = Buffer.from(req.body, 'utf8');
+    // One deadline for the whole attempt, the URL check's DNS lookup included: a hung resolver
+    // must not hold a delivery slot past DELIVERY_TIMEOUT_MS (its own cap is longer).
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     try {
-      const res = await request(req.url, {
-        method: 'POST',
-        dispatcher: this.agent,
-        signal: controller.signal,
-        headers: {
-          'content-type': 'application/json',
-          'x-service-signature': signBody(secret, body),
-          'x-service-event': req.event,
-          'x-service-delivery': req.deliveryId,
-          'x-service-attempt': String(req.attempt),
-          'user-agent': USER_AGENT,
-        },
-        body,
-      });
-      const responseBody = await readExcerpt(res.body);
-      const ok = res.statusCode >= 200 && res.statusCode < 300;
-      const error = ok
-        ? null
-        : res.statusCode >= 300 && res.statusCode < 400
-          ? `HTTP ${res.statusCode}: redirects are not followed`
-          : `HTTP ${res.statusCode}`;
-      return result({ ok, statusCode: res.statusCode, error, responseBody });
-    } catch (error) {
-      return refused(
-        controller.signal.aborted ? `timed out after ${this.timeoutMs} ms` : describe(error),
-      );
+      try {
+        // Again at every attempt: the name may point elsewhere now than when it was registered.
+        await unlessAborted(
+          checkWebhookUrl(req.url, { allowPrivate: this.allowPrivate }),
+          controller.signal,
+        );
+      } catch (error) {
+        return refused(
+          controller.signal.aborted ? `${timedOut} checking the URL` : describe(error),
+        );
+      }
+      let secret: string;
+      try {
+        secret = this.cipher.decrypt(req.secretEncrypted);
+      } catch {
+        return refused(
+          'the webhook secret cannot be decrypted (was SECRETS_ENCRYPTION_KEY changed?)',
+        );
+      }
+
+      const body = Buffer.from(req.body, 'utf8');
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(req.url, {
+          method: 'POST',
+          dispatcher: this.agent,
+          signal: controller.signal,
+          headers: {
+            'content-type': 'application/json',
+            'x-service-signature': signBody(secret, body),
+            'x-service-event': req.event,
+            'x-service-delivery': req.deliveryId,
+            'x-service-attempt': String(req.attempt),
+            'user-agent': USER_AGENT,
+          },
+          body,
+        });
+      } catch (error) {
+        return refused(controller.signal.aborted ? timedOut : describe(error));
+      }
+      // SPEC §4: a 2xx counts only if the whole answer is in within the deadline.
+      const { excerpt, failure } = await readExcerpt(res.body);
+      const status = res.statusCode;
+      let error: string | null = null;
+      if (failure !== null) {
+        error = controller.signal.aborted
+          ? `${timedOut} reading the response body`
+          : `HTTP ${status}, then the response body failed: ${describe(failure)}`;
+      } else if (status >= 300 && status < 400) {
+        error = `HTTP ${status}: redirects are not followed`;
+      } else if (status < 200 || status >= 300) {
+        error = `HTTP ${status}`;
+      }
+      return result({ ok: error === null, statusCode: status, error, responseBody: excerpt });
     } finally {
       clearTimeout(timer);
     }

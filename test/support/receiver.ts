@@ -7,6 +7,8 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   body: Buffer;
   receivedAt: number;
+  /** The client's port: requests on one kept-alive connection share it. */
+  remotePort: number | undefined;
 }
 
 export interface RouteBehaviour {
@@ -18,6 +20,11 @@ export interface RouteBehaviour {
   body?: string | Buffer;
   /** Extra answer headers (e.g. location). */
   headers?: Record<string, string>;
+  /**
+   * Per request in turn (the last one repeats): send the status line and headers at once, then
+   * the body a byte at a time spread over this many ms. Default 0: the whole body at once.
+   */
+  trickleMs?: number[];
 }
 
 /**
@@ -33,6 +40,8 @@ export class Receiver {
   readonly received: ReceivedRequest[] = [];
   private readonly byPath = new Map<string, ReceivedRequest[]>();
   private baseUrl = '';
+  /** TCP connections accepted so far. */
+  connections = 0;
 
   constructor() {
     this.server = createServer((req, res) => {
@@ -45,6 +54,7 @@ export class Receiver {
           headers: req.headers,
           body: Buffer.concat(chunks),
           receivedAt: Date.now(),
+          remotePort: req.socket.remotePort,
         };
         const forPath = this.byPath.get(path) ?? [];
         const index = forPath.length;
@@ -60,7 +70,24 @@ export class Receiver {
             'content-type': 'text/plain',
             ...route.headers,
           });
-          res.end(route.body ?? 'ok');
+          const body = Buffer.from(route.body ?? 'ok');
+          const trickleMs = pick(route.trickleMs, 0);
+          if (trickleMs <= 0 || body.length === 0) {
+            res.end(body);
+            return;
+          }
+          res.flushHeaders();
+          let sent = 0;
+          const timer = setInterval(
+            () => {
+              if (res.destroyed) return;
+              sent++;
+              if (sent < body.length) res.write(body.subarray(sent - 1, sent));
+              else res.end(body.subarray(sent - 1));
+            },
+            Math.max(1, Math.floor(trickleMs / body.length)),
+          );
+          res.on('close', () => clearInterval(timer));
         };
         const delayed = () => {
           const delay = pick(route.delaysMs, 0);
@@ -74,6 +101,7 @@ export class Receiver {
         }
       });
     });
+    this.server.on('connection', () => this.connections++);
     this.server.keepAliveTimeout = 30_000;
   }
 
