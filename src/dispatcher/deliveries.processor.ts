@@ -11,6 +11,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
 import { JOBS, QUEUES, RetryLaterError, retryDelayMs } from '../queue/queue.constants';
+import { QueueProcessors } from '../queue/queue-processors';
 import { DeliverJobData } from './delivery-job';
 import { DeliverySender } from './delivery-sender.service';
 import { DeliveryStore, DeliveryTarget } from './delivery-store.service';
@@ -33,16 +34,18 @@ export class DeliveriesProcessor implements OnApplicationBootstrap, BeforeApplic
     private readonly store: DeliveryStore,
     private readonly sender: DeliverySender,
     private readonly metrics: MetricsService,
+    private readonly processors: QueueProcessors,
   ) {
     this.maxAttempts = config.delivery.maxRetries + 1;
   }
 
   onApplicationBootstrap(): void {
-    this.queue
-      .process(JOBS.deliver, this.config.delivery.concurrency, (job: Job<DeliverJobData>) =>
-        this.handle(job),
-      )
-      .catch((error: Error) => this.logger.error(`deliveries processor stopped: ${error.message}`));
+    this.processors.start(
+      this.queue,
+      JOBS.deliver,
+      this.config.delivery.concurrency,
+      (job: Job<DeliverJobData>) => this.handle(job),
+    );
   }
 
   /**

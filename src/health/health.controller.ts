@@ -8,6 +8,7 @@ import {
 } from '@nestjs/swagger';
 import {
   HealthCheckService,
+  HealthIndicatorFunction,
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
@@ -15,6 +16,7 @@ import type { Queue } from 'bull';
 import { ApiError } from '../common/api-error';
 import { ErrorResponse } from '../common/error-response';
 import { QUEUES } from '../queue/queue.constants';
+import { QueueProcessors } from '../queue/queue-processors';
 
 const CHECK_TIMEOUT_MS = 1500;
 
@@ -26,6 +28,7 @@ export class HealthController {
     private readonly indicator: HealthIndicatorService,
     private readonly db: TypeOrmHealthIndicator,
     @InjectQueue(QUEUES.deliveries) private readonly queue: Queue,
+    private readonly processors: QueueProcessors,
   ) {}
 
   @Get('live')
@@ -36,20 +39,30 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer' })
+  @ApiOperation({
+    summary: 'Readiness: PostgreSQL and Redis answer, and no queue processor has stopped',
+  })
   @ApiOkResponse({ schema: { example: { status: 'ok', checks: { database: 'up', redis: 'up' } } } })
   @ApiServiceUnavailableResponse({ type: ErrorResponse, description: 'details name what is down' })
   async ready(): Promise<{ status: 'ok'; checks: Record<string, 'up'> }> {
+    const indicators: HealthIndicatorFunction[] = [
+      () => this.db.pingCheck('database', { timeout: CHECK_TIMEOUT_MS }),
+      () => this.redis('redis'),
+    ];
+    // Named only once one has stopped, so a healthy process answers as it always did.
+    if (this.processors.failures().length > 0) indicators.push(() => this.stoppedProcessors());
     const result = await this.health
-      .check([
-        () => this.db.pingCheck('database', { timeout: CHECK_TIMEOUT_MS }),
-        () => this.redis('redis'),
-      ])
+      .check(indicators)
       .catch((error: { response?: { error?: Record<string, { message?: string }> } }) => {
         const failed = Object.entries(error.response?.error ?? {});
+        const unreachable = failed.map(([name]) => name).filter((name) => name !== 'processors');
+        const reasons = [
+          ...(unreachable.length > 0 ? [`${unreachable.join(', ')} unreachable`] : []),
+          ...(failed.some(([name]) => name === 'processors') ? ['queue processors stopped'] : []),
+        ];
         throw new ApiError(
           HttpStatus.SERVICE_UNAVAILABLE,
-          `Not ready: ${failed.map(([name]) => name).join(', ') || 'unknown'} unreachable`,
+          `Not ready: ${reasons.join('; ') || 'unknown'}`,
           {
             details: failed.map(([field, info]) => ({
               field,
@@ -62,6 +75,13 @@ export class HealthController {
       Object.keys(result.info ?? {}).map((k) => [k, 'up' as const]),
     );
     return { status: 'ok', checks };
+  }
+
+  /** A worker whose processor stopped takes no jobs: it must not look ready. */
+  private stoppedProcessors() {
+    return this.indicator
+      .check('processors')
+      .down({ message: this.processors.failures().join('; ') });
   }
 
   private async redis(key: string) {

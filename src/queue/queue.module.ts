@@ -9,6 +9,7 @@ import {
   defaultJobOptions,
   retryDelayMs,
 } from './queue.constants';
+import { QueueProcessors } from './queue-processors';
 
 const registered = Object.values(QUEUES).map((name) =>
   BullModule.registerQueueAsync({
@@ -28,7 +29,10 @@ const registered = Object.values(QUEUES).map((name) =>
   }),
 );
 
-/** Bull, configured once from REDIS_URL; every queue is injectable everywhere. */
+/**
+ * Bull, configured once from REDIS_URL; every queue is injectable everywhere, and so is
+ * QueueProcessors, through which processors start and readiness learns of those that stopped.
+ */
 @Global()
 @Module({
   imports: [
@@ -41,6 +45,7 @@ const registered = Object.values(QUEUES).map((name) =>
     }),
     ...registered,
   ],
-  exports: registered,
+  providers: [QueueProcessors],
+  exports: [...registered, QueueProcessors],
 })
 export class QueueModule {}

@@ -10,6 +10,7 @@ import { DispatcherService } from '../../dispatcher/dispatcher.service';
 import { attemptLabel, isFinalAttempt } from '../../queue/attempts';
 import { ensureJob } from '../../queue/ensure-job';
 import { JOBS, QUEUES } from '../../queue/queue.constants';
+import { QueueProcessors } from '../../queue/queue-processors';
 import { routeOf } from './event-mapping';
 import { InboundEventStore } from './inbound-event.store';
 import { InboundJobData, platformObjectOf, publishKey, sourceOf } from './inbound-job';
@@ -32,12 +33,16 @@ export class InboundProcessor implements OnApplicationBootstrap, BeforeApplicati
     @InjectQueue(QUEUES.recordings) private readonly recordings: Queue<InboundJobData>,
     private readonly store: InboundEventStore,
     private readonly dispatcher: DispatcherService,
+    private readonly processors: QueueProcessors,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.queue
-      .process(JOBS.processInbound, CONCURRENCY, (job: Job<InboundJobData>) => this.run(job))
-      .catch((error: Error) => this.logger.error(`inbound processor stopped: ${error.message}`));
+    this.processors.start(
+      this.queue,
+      JOBS.processInbound,
+      CONCURRENCY,
+      (job: Job<InboundJobData>) => this.run(job),
+    );
   }
 
   /** Takes no new jobs; those in flight finish before the connections close. */

@@ -18,6 +18,7 @@ import {
 } from '../../meetings/inbound/inbound-job';
 import { attemptLabel, isFinalAttempt } from '../../queue/attempts';
 import { JOBS, QUEUES } from '../../queue/queue.constants';
+import { QueueProcessors } from '../../queue/queue-processors';
 import { RecordingAutomationService } from './recording-automation.service';
 
 /** Recordings handled at once per worker: each may wait on the platform API. */
@@ -50,12 +51,16 @@ export class RecordingAutomationProcessor
     private readonly store: InboundEventStore,
     private readonly automation: RecordingAutomationService,
     private readonly dispatcher: DispatcherService,
+    private readonly processors: QueueProcessors,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.queue
-      .process(JOBS.recordingAutomation, CONCURRENCY, (job: Job<InboundJobData>) => this.run(job))
-      .catch((error: Error) => this.logger.error(`recordings processor stopped: ${error.message}`));
+    this.processors.start(
+      this.queue,
+      JOBS.recordingAutomation,
+      CONCURRENCY,
+      (job: Job<InboundJobData>) => this.run(job),
+    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -1,0 +1,65 @@
+import type { Queue } from 'bull';
+import { QueueProcessors } from './queue-processors';
+
+/** Only what QueueProcessors uses of a Bull queue: its name and process(). */
+function queueWhose(name: string, process: () => Promise<void>): Queue {
+  return { name, process } as unknown as Queue;
+}
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('QueueProcessors', () => {
+  it('reports a processor whose start-up failed, with the reason', async () => {
+    const processors = new QueueProcessors();
+    processors.start(
+      queueWhose('deliveries', () => Promise.reject(new Error('NOPERM no channel'))),
+      'deliver',
+      2,
+      async () => undefined,
+    );
+    processors.start(
+      queueWhose('inbound', () => new Promise(() => undefined)),
+      'process-inbound',
+      2,
+      async () => undefined,
+    );
+    await settle();
+    expect(processors.failures()).toEqual(['deliveries processor stopped: NOPERM no channel']);
+  });
+
+  it('reports nothing while the processors run', async () => {
+    const processors = new QueueProcessors();
+    processors.start(
+      queueWhose('deliveries', () => new Promise(() => undefined)),
+      'deliver',
+      2,
+      async () => undefined,
+    );
+    await settle();
+    expect(processors.failures()).toEqual([]);
+  });
+
+  it('ignores a processor stopped by the shutdown', async () => {
+    const processors = new QueueProcessors();
+    let reject: (error: Error) => void = () => undefined;
+    processors.start(
+      queueWhose('deliveries', () => new Promise((_, r) => (reject = r))),
+      'deliver',
+      2,
+      async () => undefined,
+    );
+    processors.beforeApplicationShutdown();
+    reject(new Error('Connection is closed.'));
+    await settle();
+    expect(processors.failures()).toEqual([]);
+  });
+
+  it('lets a programming error (a handler defined twice) fail the bootstrap', () => {
+    const processors = new QueueProcessors();
+    const twice = queueWhose('deliveries', () => {
+      throw new Error('Cannot define the same handler twice deliver');
+    });
+    expect(() => processors.start(twice, 'deliver', 2, async () => undefined)).toThrow(
+      /same handler twice/,
+    );
+  });
+});
