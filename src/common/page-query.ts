@@ -34,10 +34,10 @@ export function PageLimit(): PropertyDecorator {
 /** `cursor` of a cursor-paginated list: the `next_cursor` of the previous page, opaque. */
 export function PageCursor(): PropertyDecorator {
   return applyDecorators(
+    // No example: Swagger UI's "Try it out" would send it and so skip the first page.
     ApiPropertyOptional({
-      description: '`next_cursor` of the previous page; omit for the first page',
-      example:
-        'WyIyMDI2LTAxLTAxVDAwOjAwOjAwLjAwMFoiLCI5YjFkZWI0ZC0zYjdkLTRiYWQtOWJkZC0yYjBkN2IzZGNiNmQiXQ',
+      description:
+        '`next_cursor` of the previous page, as it was returned; omit for the first page',
     }),
     Satisfies((value, field) => (typeof value === 'string' ? null : `${field} must be a string`), {
       optional: true,

@@ -12,9 +12,11 @@ export class PageQuery {
   @Max(300)
   page_size?: number;
 
+  // No example: Swagger UI's "Try it out" would send it, and a made-up token fails upstream.
   @ApiPropertyOptional({
-    description: 'From the previous page; the platform expires it after 15 minutes',
-    example: 'IAfJX3jsOLW7w3dokmFl84zOa0MAVGyMEB2',
+    description:
+      '`next_page_token` of the previous page (e.g. `IAfJX3jsOLW7w3dokmFl84zOa0MAVGyMEB2`); ' +
+      'omit for the first page. The platform expires it after 15 minutes',
   })
   @IsOptional()
   @IsString()
