@@ -435,7 +435,7 @@ describe('the service’s own authentication', () => {
       }
     });
 
-    it('documents every /api route with the oauth2 scopes and 401/403 responses', async () => {
+    it('documents every /api route with the oauth2 scopes and 401/403 responses with their own examples', async () => {
       const doc = (await request(t.baseUrl, 'GET', '/docs-json')).body;
       const documented = Object.entries(doc.paths as Record<string, Record<string, Json>>)
         .filter(([path]) => path.startsWith('/api'))
@@ -450,6 +450,15 @@ describe('the service’s own authentication', () => {
         const oauth = op.security.find((s: Json) => s.oauth2)?.oauth2;
         expect(oauth?.length).toBeGreaterThan(0);
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403']));
+        // The download route documents its answers under its file types; JSON elsewhere.
+        const example = (status: string) =>
+          (Object.values(op.responses[status].content)[0] as Json).example;
+        expect(example('401')).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
+        expect(example('403')).toEqual({
+          statusCode: 403,
+          error: 'Forbidden',
+          message: `The token lacks scope ${oauth.join(', ')}`,
+        });
       }
     });
   });

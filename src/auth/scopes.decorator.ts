@@ -30,10 +30,20 @@ export function RequireScopes(...scopes: Scope[]): MethodDecorator & ClassDecora
     ApiUnauthorizedResponse({
       description: 'Missing, malformed, expired or forged token',
       type: ErrorResponse,
+      example: {
+        statusCode: 401,
+        error: 'Unauthorized',
+        message: 'The bearer token is invalid or expired',
+      },
     }),
     ApiForbiddenResponse({
       description: `Token lacks scope ${scopes.join(', ')}`,
       type: ErrorResponse,
+      example: {
+        statusCode: 403,
+        error: 'Forbidden',
+        message: `The token lacks scope ${scopes.join(', ')}`,
+      },
     }),
   );
 }
