@@ -67,6 +67,21 @@ describe('dispatcher (role all)', () => {
     expect(deliveryIds).toHaveLength(1);
     return { webhook, eventId, deliveryId: deliveryIds[0] };
   };
+  /** A counter or gauge sample from /metrics, e.g. `deliveries_requeued_total`; 0 if absent. */
+  const metric = async (sample: string): Promise<number> => {
+    const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
+    return line ? Number(line.slice(sample.length + 1)) : 0;
+  };
+  const sweepsCompleted = () => metric('delivery_sweeps_total{outcome="completed"}');
+  /** Waits until a sweep that began after this call has completed. */
+  const aWholeSweep = async () => {
+    // The first one counted may have been under way already; the second began afterwards.
+    const before = await sweepsCompleted();
+    await waitFor(async () => (await sweepsCompleted()) >= before + 2, {
+      what: 'the sweeper to complete a whole sweep',
+    });
+  };
 
   describe('publish and the notification', () => {
     it('sends the SPEC body and headers, signed over the exact bytes', async () => {
@@ -396,6 +411,53 @@ describe('dispatcher (role all)', () => {
         ]);
       const done = await waitForStatus(webhook.id, deliveryId, 'succeeded');
       expect(done.attempt_count).toBe(4);
+      expect(receiver.requests(route.path)).toHaveLength(5);
+    });
+
+    it('counts a delivery as re-queued only once its finished job could really be replaced', async () => {
+      const route = receiver.route({ statuses: [500, 500, 500, 500, 200] });
+      const { webhook, deliveryId } = await publishTo(route.url);
+      await waitForStatus(webhook.id, deliveryId, 'failed');
+      const queue = t.app.get<Queue>(getQueueToken(QUEUES.deliveries));
+      await waitFor(async () => (await queue.getJob(deliveryId))?.isFailed());
+      // Bull removes no locked job (as when a worker still holds it), and an add under the
+      // same job id is then a no-op: the sweeper cannot re-queue this delivery yet.
+      const lockKey = `${t.config.redis.prefix}:${QUEUES.deliveries}:${deliveryId}:lock`;
+      await queue.client.set(lockKey, 'another-worker', 'PX', 60000);
+      const requeuedBefore = await metric('deliveries_requeued_total');
+      const logsFrom = t.logs.length;
+      const db = t.app.get(DataSource);
+      await db.query(
+        `UPDATE deliveries SET status = 'pending', attempt_count = 3, completed_at = NULL,
+           next_attempt_at = now() WHERE id = $1`,
+        [deliveryId],
+      );
+      await db.query(`DELETE FROM delivery_attempts WHERE delivery_id = $1 AND attempt = 4`, [
+        deliveryId,
+      ]);
+      await waitFor(
+        () =>
+          t.logs
+            .slice(logsFrom)
+            .some((l) => l.includes(`could not remove the finished job`) && l.includes(deliveryId)),
+        { what: 'the sweeper to report the job it could not remove' },
+      );
+      await aWholeSweep();
+      expect(await metric('deliveries_requeued_total')).toBe(requeuedBefore);
+      expect(t.logs.slice(logsFrom).filter((l) => /re-queued \d+ due deliveries/.test(l))).toEqual(
+        [],
+      );
+      expect(await (await queue.getJob(deliveryId))?.isFailed()).toBe(true);
+      expect(receiver.requests(route.path)).toHaveLength(4);
+
+      // Once the job can be removed, a sweep replaces it and the delivery goes out.
+      await queue.client.del(lockKey);
+      const done = await waitForStatus(webhook.id, deliveryId, 'succeeded');
+      expect(done.attempt_count).toBe(4);
+      expect(await metric('deliveries_requeued_total')).toBe(requeuedBefore + 1);
+      expect(
+        t.logs.slice(logsFrom).filter((l) => /re-queued 1 due deliveries/.test(l)),
+      ).toHaveLength(1);
       expect(receiver.requests(route.path)).toHaveLength(5);
     });
   });

@@ -11,6 +11,7 @@ import type { Job, Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
+import { MetricsService } from '../metrics/metrics.service';
 import { QUEUES } from '../queue/queue.constants';
 import { deliverJob } from './delivery-job';
 
@@ -18,6 +19,8 @@ const BATCH = 500;
 /** Bounds one sweep: a huge backlog is walked over several sweeps, not in one. */
 const MAX_BATCHES_PER_SWEEP = 10;
 const SWEEP_LOCK_KEY = 'meeting-event-bridge:deliveries-sweeper';
+/** How many of the deliveries left behind in one batch a log line names. */
+const NAMED_IN_LOG = 5;
 
 const DUE_SQL = `
   SELECT id, next_attempt_at FROM deliveries
@@ -42,10 +45,11 @@ export function queueStateOf(job: Pick<Job, 'finishedOn'> | null): QueueState {
  * least one interval and re-queues those the queue does not hold: queueing failed after
  * publish, Redis lost its data, or Bull gave up on a job whose delivery is not final (errors
  * outside the attempt). A finished job left under the delivery's id would block re-adding
- * (job ids are unique), so it is removed first. Jobs still waiting, delayed or active are left
- * alone: an active job of a killed worker returns through Bull's stalled-job check. A
- * delivery that succeeded is never pending, so it is never re-sent from here; a stale job
- * re-added just as its delivery completes finds it final and sends nothing.
+ * (job ids are unique), so it is removed first; one Bull will not remove (locked) is logged
+ * and left for the next sweep, not counted as re-queued. Jobs still waiting, delayed or
+ * active are left alone: an active job of a killed worker returns through Bull's stalled-job
+ * check. A delivery that succeeded is never pending, so it is never re-sent from here; a
+ * stale job re-added just as its delivery completes finds it final and sends nothing.
  */
 @Injectable()
 export class DeliveriesSweeper implements OnApplicationBootstrap, OnModuleDestroy {
@@ -61,6 +65,7 @@ export class DeliveriesSweeper implements OnApplicationBootstrap, OnModuleDestro
     @Inject(APP_CONFIG) config: AppConfig,
     @InjectDataSource() private readonly db: DataSource,
     @InjectQueue(QUEUES.deliveries) private readonly queue: Queue,
+    private readonly metrics: MetricsService,
   ) {
     this.intervalMs = config.delivery.sweepIntervalMs;
   }
@@ -104,7 +109,16 @@ export class DeliveriesSweeper implements OnApplicationBootstrap, OnModuleDestro
         `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked`,
         [SWEEP_LOCK_KEY],
       )) as { locked: boolean }[];
-      return locked ? await this.sweepLocked() : 0;
+      if (!locked) {
+        this.metrics.deliverySweeps.inc({ outcome: 'skipped' });
+        return 0;
+      }
+      const queued = await this.sweepLocked();
+      this.metrics.deliverySweeps.inc({ outcome: 'completed' });
+      return queued;
+    } catch (error) {
+      this.metrics.deliverySweeps.inc({ outcome: 'failed' });
+      throw error;
     } finally {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
       await runner.release();
@@ -127,19 +141,47 @@ export class DeliveriesSweeper implements OnApplicationBootstrap, OnModuleDestro
       if (this.resumeAfter === null) break;
     }
     if (queued > 0) {
+      this.metrics.deliveriesRequeued.inc(queued);
       this.logger.warn(`re-queued ${queued} due deliveries that the queue did not hold`);
     }
     return queued;
   }
 
+  /** Queues those of `ids` the queue does not hold; returns how many it really queued. */
   private async requeueMissing(ids: string[]): Promise<number> {
     if (ids.length === 0) return 0;
     const jobs = await Promise.all(ids.map((id) => this.queue.getJob(id)));
-    const stale = jobs.filter((job): job is Job => queueStateOf(job) === 'finished');
-    // A job that another worker is holding cannot be removed; it is then still in the queue.
-    await Promise.all(stale.map((job) => job.remove().catch(() => undefined)));
-    const missing = ids.filter((_, i) => queueStateOf(jobs[i]) !== 'queued');
-    if (missing.length > 0) await this.queue.addBulk(missing.map(deliverJob));
-    return missing.length;
+    const leftBehind: string[] = [];
+    const requeue = (
+      await Promise.all(
+        ids.map(async (id, i) => {
+          const job = jobs[i];
+          const state = queueStateOf(job);
+          if (state === 'queued') return null;
+          if (state === 'finished') {
+            try {
+              await job!.remove();
+            } catch (error) {
+              // Bull refuses to remove a locked job (a worker still holds it); an add under the
+              // same id would then be a no-op, so this delivery is not queued by this sweep.
+              leftBehind.push(`${id}: ${(error as Error).message}`);
+              return null;
+            }
+          }
+          return id;
+        }),
+      )
+    ).filter((id): id is string => id !== null);
+    if (leftBehind.length > 0) {
+      const named = leftBehind.slice(0, NAMED_IN_LOG).join('; ');
+      const more =
+        leftBehind.length > NAMED_IN_LOG ? ` and ${leftBehind.length - NAMED_IN_LOG} more` : '';
+      this.logger.warn(
+        `could not remove the finished job of ${leftBehind.length} due deliveries (${named}${more}); ` +
+          'left pending for the next sweep',
+      );
+    }
+    if (requeue.length > 0) await this.queue.addBulk(requeue.map(deliverJob));
+    return requeue.length;
   }
 }

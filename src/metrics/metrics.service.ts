@@ -41,6 +41,21 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly deliverySweeps = new Counter({
+    name: 'delivery_sweeps_total',
+    help:
+      'Sweeps for due deliveries the queue lost, by outcome (completed; skipped: another ' +
+      'worker was sweeping; failed)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly deliveriesRequeued = new Counter({
+    name: 'deliveries_requeued_total',
+    help: 'Due deliveries the sweeper queued again because the queue did not hold them',
+    registers: [this.registry],
+  });
+
   constructor(
     @InjectQueue(QUEUES.deliveries) deliveries: Queue,
     @InjectQueue(QUEUES.inbound) inbound: Queue,
