@@ -281,6 +281,13 @@ describe('dispatcher (role all)', () => {
         '3',
         '4',
       ]);
+      // Nor does the sweeper send it again.
+      await aWholeSweep();
+      expect(receiver.requests(route.path)).toHaveLength(4);
+      expect(await delivery(webhook.id, deliveryId)).toMatchObject({
+        status: 'failed',
+        attempt_count: 4,
+      });
     });
 
     it('counts an answer slower than DELIVERY_TIMEOUT_MS as a failed attempt', async () => {
