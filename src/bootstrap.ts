@@ -4,6 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
+import { requestLogger } from './common/logging';
 import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
 import { AppConfig, SCOPES } from './config/config.types';
@@ -61,6 +62,7 @@ export async function createApp(
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
+  app.use(requestLogger(config, options.logStream));
   // Platform webhooks are verified over their exact bytes before anything parses them, so that
   // route takes its body raw (whatever the content type) and the parsers below then skip it:
   // a forged request is 401 whatever its body, and only a verified one can be 400 for bad JSON.

@@ -1,6 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { jsonOf } from './support/http';
-import { TestApp, startTestApp } from './support/test-app';
+import { Json, jsonOf } from './support/http';
+import { CLIENTS, TestApp, startTestApp } from './support/test-app';
+import { waitFor } from './support/wait-for';
+
+/** A client-credentials request of the alpha client, as fetch options. */
+const tokenRequest = (): RequestInit => ({
+  headers: {
+    authorization: `Basic ${Buffer.from(`${CLIENTS.alpha.client_id}:${CLIENTS.alpha.client_secret}`).toString('base64')}`,
+  },
+  body: new URLSearchParams({ grant_type: 'client_credentials' }),
+});
 
 describe('foundation: errors, docs, logs (role all)', () => {
   let t: TestApp;
@@ -9,6 +19,12 @@ describe('foundation: errors, docs, logs (role all)', () => {
     t = await startTestApp();
   });
   afterAll(() => t.close());
+
+  /** pino-http's line for a finished request (it carries the response), by request id. */
+  const completionLines = (id: string): Json[] =>
+    t.logs
+      .map((l) => JSON.parse(l) as Json)
+      .filter((l) => l.req?.id === id && l.res?.statusCode !== undefined);
 
   it('answers liveness and readiness with both dependencies up', async () => {
     expect(await jsonOf(await fetch(`${t.baseUrl}/health/live`))).toEqual({ status: 'ok' });
@@ -109,10 +125,71 @@ describe('foundation: errors, docs, logs (role all)', () => {
       headers: { authorization: 'Bearer super-secret-token-value', 'x-request-id': 'req-abc-123' },
     });
     expect(res.headers.get('x-request-id')).toBe('req-abc-123');
-    const line = t.logs.map((l) => JSON.parse(l)).find((l) => l.req?.id === 'req-abc-123');
+    const [line] = await waitFor(() => {
+      const found = completionLines('req-abc-123');
+      return found.length > 0 && found;
+    });
     expect(line).toMatchObject({ msg: 'request completed', res: { statusCode: 404 } });
     expect(line.req.headers.authorization).toBe('[redacted]');
     expect(t.logs.join('\n')).not.toContain('super-secret-token-value');
+  });
+
+  it('writes exactly one completion line for each request, whatever its outcome', async () => {
+    const token = await t.token();
+    const run = randomBytes(4).toString('hex');
+    const requests: [string, RequestInit & { path: string }, number][] = [
+      ['ok', { path: '/api/webhooks', headers: { authorization: `Bearer ${token}` } }, 200],
+      ['created', { path: '/oauth/token', method: 'POST', ...tokenRequest() }, 200],
+      ['unknown', { path: '/no/such/route' }, 404],
+      ['unauthorized', { path: '/api/webhooks' }, 401],
+      [
+        'invalid',
+        {
+          path: '/api/webhooks',
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ url: 'ftp://x' }),
+        },
+        400,
+      ],
+      [
+        'malformed',
+        {
+          path: '/oauth/token',
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"grant_type": ',
+        },
+        400,
+      ],
+      [
+        'too-large',
+        {
+          path: '/oauth/token',
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ grant_type: 'x'.repeat(1024 * 1024 + 10) }),
+        },
+        413,
+      ],
+    ];
+    const id = (name: string) => `one-line-${run}-${name}`;
+    for (const [name, { path, headers, ...init }, status] of requests) {
+      const res = await fetch(`${t.baseUrl}${path}`, {
+        ...init,
+        headers: { ...(headers as Record<string, string>), 'x-request-id': id(name) },
+      });
+      await res.arrayBuffer();
+      expect([name, res.status, res.headers.get('x-request-id')]).toEqual([name, status, id(name)]);
+    }
+    // Lines are written as responses finish; a later request's line shows the earlier are in.
+    await fetch(`${t.baseUrl}/no/such/sentinel`, { headers: { 'x-request-id': id('sentinel') } });
+    await waitFor(() => completionLines(id('sentinel')).length > 0, { what: 'sentinel line' });
+    for (const [name, , status] of requests) {
+      const lines = completionLines(id(name));
+      expect([name, lines.length]).toEqual([name, 1]);
+      expect([name, lines[0].res.statusCode]).toEqual([name, status]);
+    }
   });
 
   it('generates a request id when none (or a hostile one) is given', async () => {
