@@ -35,7 +35,7 @@ export interface RouteBehaviour {
 export class Receiver {
   private readonly server: Server;
   private readonly routes = new Map<string, RouteBehaviour>();
-  private readonly held = new Map<string, (() => void)[]>();
+  private readonly held = new Map<string, { request: ReceivedRequest; answer: () => void }[]>();
   private readonly holding = new Set<string>();
   readonly received: ReceivedRequest[] = [];
   private readonly byPath = new Map<string, ReceivedRequest[]>();
@@ -95,7 +95,10 @@ export class Receiver {
           else answer();
         };
         if (this.holding.has(path)) {
-          this.held.set(path, [...(this.held.get(path) ?? []), delayed]);
+          this.held.set(path, [
+            ...(this.held.get(path) ?? []),
+            { request: record, answer: delayed },
+          ]);
         } else {
           delayed();
         }
@@ -130,8 +133,13 @@ export class Receiver {
 
   release(path: string): void {
     this.holding.delete(path);
-    for (const answer of this.held.get(path) ?? []) answer();
+    for (const { answer } of this.held.get(path) ?? []) answer();
     this.held.delete(path);
+  }
+
+  /** Requests received and held, not answered yet: in flight for their sender. */
+  heldRequests(): ReceivedRequest[] {
+    return [...this.held.values()].flat().map((h) => h.request);
   }
 
   async close(): Promise<void> {
