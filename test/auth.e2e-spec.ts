@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { JwtService } from '@nestjs/jwt';
 import { Json, request } from './support/http';
+import { apiRoutes, concretePath } from './support/routes';
 import { CLIENTS, TestApp, startTestApp } from './support/test-app';
 
 const ALL_SCOPES = CLIENTS.alpha.scopes;
@@ -387,26 +388,8 @@ describe('the service’s own authentication', () => {
   });
 
   describe('no /api route is left open', () => {
-    /** Every /api route Express knows, from Nest's router, whether documented or not. */
-    const apiRoutes = (): [string, string][] => {
-      const stack = (
-        t.app.getHttpAdapter().getInstance() as {
-          router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
-        }
-      ).router.stack;
-      return stack.flatMap((layer) =>
-        layer.route && layer.route.path.startsWith('/api')
-          ? Object.keys(layer.route.methods).map(
-              (method) => [method.toUpperCase(), layer.route!.path] as [string, string],
-            )
-          : [],
-      );
-    };
-    const concrete = (path: string) =>
-      path.replace(/:[A-Za-z]+/g, '6f1c5c3e-0000-4000-8000-000000000000');
-
     it('finds the routes it guards (this check is not vacuous)', () => {
-      expect(apiRoutes()).toEqual(
+      expect(apiRoutes(t.app)).toEqual(
         expect.arrayContaining([
           ['POST', '/api/webhooks'],
           ['GET', '/api/webhooks'],
@@ -419,9 +402,9 @@ describe('the service’s own authentication', () => {
 
     it('answers 401 on every /api route without a token, or with a forged one', async () => {
       const forged = sign(validClaims(), 'forged-key-'.repeat(4));
-      for (const [method, path] of apiRoutes()) {
+      for (const [method, path] of apiRoutes(t.app)) {
         for (const token of [undefined, forged]) {
-          const res = await request(t.baseUrl, method, concrete(path), { token });
+          const res = await request(t.baseUrl, method, concretePath(path), { token });
           expect([method, path, res.status]).toEqual([method, path, 401]);
         }
       }
@@ -429,8 +412,8 @@ describe('the service’s own authentication', () => {
 
     it('answers 403 on every /api route to a valid token with no scopes', async () => {
       const scopeless = sign(validClaims({ scope: '' }));
-      for (const [method, path] of apiRoutes()) {
-        const res = await request(t.baseUrl, method, concrete(path), { token: scopeless });
+      for (const [method, path] of apiRoutes(t.app)) {
+        const res = await request(t.baseUrl, method, concretePath(path), { token: scopeless });
         expect([method, path, res.status]).toEqual([method, path, 403]);
       }
     });
@@ -442,7 +425,7 @@ describe('the service’s own authentication', () => {
         .flatMap(([path, ops]) =>
           Object.entries(ops).map(([method, op]) => ({ method, path, op })),
         );
-      const routes = apiRoutes().map(([m, p]) => `${m} ${p.replace(/:([A-Za-z]+)/g, '{$1}')}`);
+      const routes = apiRoutes(t.app).map(([m, p]) => `${m} ${p.replace(/:([A-Za-z]+)/g, '{$1}')}`);
       expect(documented.map((d) => `${d.method.toUpperCase()} ${d.path}`).sort()).toEqual(
         routes.sort(),
       );
