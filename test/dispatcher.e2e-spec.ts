@@ -218,6 +218,25 @@ describe('dispatcher (role all)', () => {
       );
       await expect(dispatcher.publish({ kind: 'webhook.test', data: {} })).rejects.toThrow();
     });
+
+    it('sends consecutive deliveries to one origin over one kept-alive connection', async () => {
+      // A receiver of its own: the shared one's origin has connections from earlier cases.
+      const own = await startReceiver();
+      try {
+        const route = own.route();
+        const webhook = await createWebhook(t, { url: route.url, events: ['job.completed'] });
+        for (let n = 0; n < 3; n++) {
+          const { deliveryIds } = await dispatcher.publish({ kind: 'job.completed', data: { n } });
+          await waitForStatus(webhook.id, deliveryIds[0], 'succeeded');
+        }
+        const reqs = own.requests(route.path);
+        expect(reqs).toHaveLength(3);
+        expect(new Set(reqs.map((r) => r.remotePort)).size).toBe(1);
+        expect(own.connections).toBe(1);
+      } finally {
+        await own.close();
+      }
+    });
   });
 
   describe('attempts and retries', () => {
