@@ -462,6 +462,77 @@ describe('subscription API (webhooks)', () => {
     });
   });
 
+  describe('Swagger (/docs-json)', () => {
+    const routes: [string, string, string, string[]][] = [
+      ['/api/webhooks', 'post', 'webhooks:write', ['400']],
+      ['/api/webhooks', 'get', 'webhooks:read', ['400']],
+      ['/api/webhooks/{id}', 'get', 'webhooks:read', ['400', '404']],
+      ['/api/webhooks/{id}', 'patch', 'webhooks:write', ['400', '404']],
+      ['/api/webhooks/{id}', 'delete', 'webhooks:write', ['400', '404']],
+      ['/api/webhooks/{id}/test', 'post', 'webhooks:write', ['400', '404', '409']],
+      ['/api/webhooks/{id}/deliveries', 'get', 'webhooks:read', ['400', '404']],
+      ['/api/webhooks/{id}/deliveries/{deliveryId}', 'get', 'webhooks:read', ['400', '404']],
+    ];
+    let doc: Json;
+    beforeAll(async () => {
+      doc = (await request(t.baseUrl, 'GET', '/docs-json')).body;
+    });
+
+    it('lists exactly these webhook routes', () => {
+      const documented = Object.entries(doc.paths as Record<string, Json>)
+        .filter(([path]) => path.startsWith('/api/webhooks'))
+        .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`));
+      expect(documented.sort()).toEqual(routes.map(([path, method]) => `${method} ${path}`).sort());
+    });
+
+    it.each(routes)(
+      '%s %s declares oauth2 %s and its error answers %j',
+      (path, method, scope, errors) => {
+        const op = doc.paths[path][method];
+        const oauth2 = op.security.filter((s: Json) => s.oauth2).map((s: Json) => s.oauth2);
+        expect(oauth2).toEqual([[scope]]);
+        for (const status of errors) {
+          const content = op.responses[status]?.content?.['application/json'];
+          expect({ status, schema: content?.schema }).toEqual({
+            status,
+            schema: { $ref: '#/components/schemas/ErrorResponse' },
+          });
+          expect({ status, example: content.example?.statusCode }).toEqual({
+            status,
+            example: Number(status),
+          });
+        }
+      },
+    );
+
+    it.each([
+      ['/api/webhooks', 'post', 'CreateWebhookDto', ['url', 'events', 'secret'], []],
+      ['/api/webhooks/{id}', 'patch', 'UpdateWebhookDto', [], ['active']],
+    ])(
+      '%s %s takes a %s body, every field with an example',
+      (path, method, dto, required, extra) => {
+        const body = doc.paths[path][method].requestBody;
+        expect(body.required).toBe(true);
+        expect(body.content['application/json'].schema).toEqual({
+          $ref: `#/components/schemas/${dto}`,
+        });
+        const schema = doc.components.schemas[dto];
+        expect(schema.required ?? []).toEqual(required);
+        const fields = Object.entries(schema.properties as Record<string, Json>);
+        expect(fields.map(([name]) => name).sort()).toEqual(
+          ['url', 'events', 'secret', ...extra].sort(),
+        );
+        for (const [name, field] of fields) {
+          expect({ name, example: field.example !== undefined }).toEqual({ name, example: true });
+        }
+        // The example events are ones the API accepts.
+        expect(schema.properties.events.items.enum).toEqual(
+          expect.arrayContaining(schema.properties.events.example),
+        );
+      },
+    );
+  });
+
   describe('pagination', () => {
     it('walks more items than one page without duplicates or gaps, ties in one millisecond included', async () => {
       const created: Json[] = [];
