@@ -1,6 +1,6 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -535,11 +535,33 @@ describe('dispatcher (role all)', () => {
     });
 
     it('answers 404 for a webhook of another client, 400 for a bad id, 401/403 without the scope', async () => {
+      const beta = await t.token('beta');
+      const db = t.app.get(DataSource);
+      const deliveryRows = (webhookId: string) =>
+        db.query(`SELECT id FROM deliveries WHERE webhook_id = $1`, [webhookId]);
+      const testEvents = (webhookId: string) =>
+        db.query(`SELECT id FROM events WHERE kind = 'webhook.test' AND data->>'webhook_id' = $1`, [
+          webhookId,
+        ]);
       const theirs = await createWebhook(t, { url: receiver.route().url, client: 'beta' });
-      expect((await api('POST', `/api/webhooks/${theirs.id}/test`)).status).toBe(404);
-      expect(
-        (await api('POST', '/api/webhooks/6f1c1c3e-0000-4000-8000-000000000000/test')).status,
-      ).toBe(404);
+      const absent = await api('POST', `/api/webhooks/${randomUUID()}/test`);
+      expect(absent.body).toEqual({
+        statusCode: 404,
+        error: 'Not Found',
+        message: 'Webhook not found',
+      });
+      const refused = await api('POST', `/api/webhooks/${theirs.id}/test`);
+      // Indistinguishable from an id that does not exist, and nothing queued for it.
+      expect({ status: refused.status, body: refused.body }).toEqual({
+        status: 404,
+        body: absent.body,
+      });
+      expect(await deliveryRows(theirs.id)).toEqual([]);
+      expect(await testEvents(theirs.id)).toEqual([]);
+      expect((await api('GET', `/api/webhooks/${theirs.id}/deliveries`, beta)).body).toEqual({
+        data: [],
+        next_cursor: null,
+      });
       const bad = await api('POST', '/api/webhooks/not-a-uuid/test');
       expect(bad.status).toBe(400);
       expect(bad.body.details).toEqual([{ field: 'id', message: 'id must be a UUID' }]);
@@ -649,10 +671,21 @@ describe('dispatcher (role all)', () => {
 
     it('hides the log from other clients and answers 404 for a delivery of another webhook', async () => {
       const beta = await t.token('beta');
-      expect((await api('GET', `/api/webhooks/${webhook.id}/deliveries`, beta)).status).toBe(404);
-      expect(
-        (await api('GET', `/api/webhooks/${webhook.id}/deliveries/${ids[0]}`, beta)).status,
-      ).toBe(404);
+      const absentId = randomUUID();
+      for (const suffix of ['/deliveries', `/deliveries/${ids[0]}`]) {
+        const absent = await api('GET', `/api/webhooks/${absentId}${suffix}`, beta);
+        expect(absent.body).toEqual({
+          statusCode: 404,
+          error: 'Not Found',
+          message: 'Webhook not found',
+        });
+        const refused = await api('GET', `/api/webhooks/${webhook.id}${suffix}`, beta);
+        expect({ suffix, status: refused.status, body: refused.body }).toEqual({
+          suffix,
+          status: 404,
+          body: absent.body,
+        });
+      }
       const other = await createWebhook(t, { url: receiver.route().url });
       const res = await api('GET', `/api/webhooks/${other.id}/deliveries/${ids[0]}`);
       expect(res.status).toBe(404);
