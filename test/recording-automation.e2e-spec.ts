@@ -3,6 +3,7 @@ import { ZoomEvent, recordingCompleted } from './fixtures/zoom-events';
 import { FakeMeeting, FakeZoom } from './support/fake-zoom';
 import { Json, request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
+import { queryDatabase } from './support/test-db';
 import { TestApp, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
 import { sendZoomEvent } from './support/zoom-sender';
@@ -53,6 +54,8 @@ describe('recording automation with platform credentials (files from the API)', 
         RECORDING_FILE_TYPES: 'MP4,TRANSCRIPT,TIMELINE',
         RECORDING_AUTOMATION_MAX_RETRIES: String(RETRIES),
         RECORDING_AUTOMATION_BACKOFF_MS: '20',
+        INBOUND_SWEEP_INTERVAL_MS: '200',
+        INBOUND_SWEEP_GRACE_MS: '1000',
       },
     });
     const token = await t.token();
@@ -189,6 +192,56 @@ describe('recording automation with platform credentials (files from the API)', 
         decodeURIComponent(decodeURIComponent(r.apiPath ?? '')).includes(meeting.uuid),
       );
     expect(recordingCalls).toHaveLength(RETRIES + 1);
+    expect(bodies(paths.complete, meeting.uuid)).toEqual([]);
+  });
+
+  it('keeps the first outcome when an event that ended in operation.failed runs again', async () => {
+    const host = zoom.addUser();
+    const meeting = zoom.addMeeting(host.id); // no recording yet: every attempt fails
+    await sendZoomEvent(t.baseUrl, eventFor(meeting, 'recording.completed', ['late']));
+    /** The stored event, once it is marked processed. */
+    const processed = async () => {
+      const [row] = await queryDatabase<{
+        id: string;
+        processed_at: Date | null;
+        process_error: string | null;
+      }>(
+        t.database.url,
+        `SELECT id, processed_at, process_error FROM inbound_events
+         WHERE event = 'recording.completed' AND payload->'payload'->'object'->>'uuid' = $1`,
+        [meeting.uuid],
+      );
+      return row?.processed_at ? row : undefined;
+    };
+    const failed = await waitFor(processed, { what: 'the event finished with operation.failed' });
+    expect(failed.process_error).toMatch(/404/);
+
+    // Now the platform has the recording; and the event is unprocessed again, as when marking
+    // it processed failed after operation.failed went out: the sweeper queues it once more.
+    zoom.addRecording(meeting, [file(`${meeting.id}-mp4`, 'MP4', 1001)]);
+    const before = zoom.apiRequests().length;
+    await queryDatabase(
+      t.database.url,
+      `UPDATE inbound_events SET processed_at = NULL, received_at = now() - interval '1 hour'
+       WHERE id = $1`,
+      [failed.id],
+    );
+    const again = await waitFor(processed, { what: 'the event processed again' });
+
+    // One outcome: the events table is the record of every notification published.
+    const published = await queryDatabase<{ kind: string }>(
+      t.database.url,
+      `SELECT kind FROM events WHERE idempotency_key LIKE $1`,
+      [`inbound:${failed.id}:%`],
+    );
+    expect(published).toEqual([{ kind: 'operation.failed' }]);
+    expect(again.process_error).toBe(failed.process_error);
+    // The earlier outcome was found before asking the platform again.
+    expect(zoom.apiRequests().slice(before)).toEqual([]);
+    await waitFor(() => bodies(paths.failed, meeting.uuid).length > 0, {
+      what: 'operation.failed delivered',
+    });
+    expect(bodies(paths.failed, meeting.uuid)).toHaveLength(1);
     expect(bodies(paths.complete, meeting.uuid)).toEqual([]);
   });
 });

@@ -30,3 +30,12 @@ export function sourceOf(row: InboundEventEntity): EventSource {
 export function publishKey(row: InboundEventEntity, kind: SubscriptionEvent): string {
   return `inbound:${row.id}:${kind}`;
 }
+
+/**
+ * The recording automation's outcome: operation.complete and operation.failed share one key
+ * per inbound event, so a run that publishes one after an earlier run published the other
+ * (the event re-queued because marking it processed failed) adds nothing: the first stands.
+ */
+export function automationOutcomeKey(row: InboundEventEntity): string {
+  return `inbound:${row.id}:operation`;
+}

@@ -6,20 +6,29 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
 import type { Job, Queue } from 'bull';
+import { Repository } from 'typeorm';
 import { DispatcherService } from '../../dispatcher/dispatcher.service';
+import { EventEntity } from '../../dispatcher/event.entity';
 import { meetingData } from '../../meetings/inbound/event-mapping';
+import { InboundEventEntity } from '../../meetings/inbound-event.entity';
 import { InboundEventStore } from '../../meetings/inbound/inbound-event.store';
 import {
   InboundJobData,
+  automationOutcomeKey,
   platformObjectOf,
-  publishKey,
   sourceOf,
 } from '../../meetings/inbound/inbound-job';
 import { attemptLabel, isFinalAttempt } from '../../queue/attempts';
 import { JOBS, QUEUES } from '../../queue/queue.constants';
 import { QueueProcessors } from '../../queue/queue-processors';
 import { RecordingAutomationService } from './recording-automation.service';
+
+interface Outcome {
+  kind: 'operation.complete' | 'operation.failed';
+  data: Record<string, unknown>;
+}
 
 /** Recordings handled at once per worker: each may wait on the platform API. */
 const CONCURRENCY = 5;
@@ -37,8 +46,8 @@ function reasonOf(error: unknown): string {
  * recording.completed or recording.transcript_completed event, publish operation.complete
  * with the recording's files behind this service's download route; when the files cannot be
  * collected on the last of its attempts (RECORDING_AUTOMATION_MAX_RETRIES + 1), publish
- * operation.failed with the reason instead. Either is published once per event (idempotency
- * key), and only then is the inbound event marked processed.
+ * operation.failed with the reason instead. One of them is published per event, once (both
+ * share one idempotency key), and only then is the inbound event marked processed.
  */
 @Injectable()
 export class RecordingAutomationProcessor
@@ -51,6 +60,7 @@ export class RecordingAutomationProcessor
     private readonly store: InboundEventStore,
     private readonly automation: RecordingAutomationService,
     private readonly dispatcher: DispatcherService,
+    @InjectRepository(EventEntity) private readonly events: Repository<EventEntity>,
     private readonly processors: QueueProcessors,
   ) {}
 
@@ -85,23 +95,41 @@ export class RecordingAutomationProcessor
   private async complete(job: Job<InboundJobData>, what: string): Promise<void> {
     const row = await this.store.findById(job.data.inboundEventId);
     if (!row || row.processedAt) return;
+    const key = automationOutcomeKey(row);
+    const earlier = await this.publishedOutcome(key);
+    if (earlier) this.logger.log(`${what}: ${earlier.kind} was published before; it stands`);
+    const outcome = earlier ?? (await this.decide(job, row, what));
+    // With an earlier outcome nothing is added: publish only queues its deliveries again.
+    await this.dispatcher.publish({ ...outcome, source: sourceOf(row), idempotencyKey: key });
+    // A run of the same event may have published in between: whichever came first stands.
+    const kept = earlier ?? (await this.publishedOutcome(key)) ?? outcome;
+    const error = kept.kind === 'operation.failed' ? String(kept.data.error) : null;
+    await this.store.markProcessed(row.id, error);
+  }
+
+  /** operation.complete with the files, or on the last attempt operation.failed. */
+  private async decide(
+    job: Job<InboundJobData>,
+    row: InboundEventEntity,
+    what: string,
+  ): Promise<Outcome> {
     const object = platformObjectOf(row);
-    let outcome: { kind: 'operation.complete' | 'operation.failed'; data: Record<string, unknown> };
     try {
       const files = await this.automation.collectFiles(row.event, object);
-      outcome = { kind: 'operation.complete', data: { ...meetingData(object), files } };
+      return { kind: 'operation.complete', data: { ...meetingData(object), files } };
     } catch (error) {
       if (!isFinalAttempt(job)) throw error;
       const reason = reasonOf(error);
       this.logger.error(`${what}: ${reason}; final: publishing operation.failed`);
-      outcome = { kind: 'operation.failed', data: { ...meetingData(object), error: reason } };
+      return { kind: 'operation.failed', data: { ...meetingData(object), error: reason } };
     }
-    await this.dispatcher.publish({
-      ...outcome,
-      source: sourceOf(row),
-      idempotencyKey: publishKey(row, outcome.kind),
+  }
+
+  private async publishedOutcome(key: string): Promise<Outcome | null> {
+    const event = await this.events.findOne({
+      select: { kind: true, data: true },
+      where: { idempotencyKey: key },
     });
-    const error = outcome.kind === 'operation.failed' ? String(outcome.data.error) : null;
-    await this.store.markProcessed(row.id, error);
+    return event && { kind: event.kind as Outcome['kind'], data: event.data };
   }
 }
