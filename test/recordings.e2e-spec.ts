@@ -29,6 +29,12 @@ const file = (
 
 const typesOf = (files: { file_type: string }[]) => files.map((f) => f.file_type).sort();
 
+/** GET of this service's download route for one file of a meeting's recording. */
+const downloadOf = (t: TestApp, token: string, m: FakeMeeting, fileId: string) =>
+  fetch(`${t.baseUrl}/api/meetings/${encodeURIComponent(m.uuid)}/recordings/${fileId}/download`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+
 describe('recording passthrough (SPEC §6)', () => {
   let fake: FakeZoom;
   let t: TestApp;
@@ -139,13 +145,7 @@ describe('recording passthrough (SPEC §6)', () => {
   });
 
   describe('download', () => {
-    const download = (m: FakeMeeting, fileId: string) =>
-      fetch(
-        `${t.baseUrl}/api/meetings/${encodeURIComponent(m.uuid)}/recordings/${fileId}/download`,
-        {
-          headers: { authorization: `Bearer ${token}` },
-        },
-      );
+    const download = (m: FakeMeeting, fileId: string) => downloadOf(t, token, m, fileId);
 
     it('streams the file with its content-type, content-length and content-disposition', async () => {
       const res = await download(meeting, mp4.id as string);
@@ -311,5 +311,70 @@ describe('recording passthrough (SPEC §6)', () => {
       expect(res.body.message).toBe(`The token lacks scope ${scope}`);
       expect(fake.requests.length).toBe(before);
     });
+  });
+});
+
+describe('recording download when the platform stalls', () => {
+  const TIMEOUT_MS = 500;
+  // Generous against a loaded machine, far below a hang (the default ZOOM_TIMEOUT_MS is 15 s).
+  const PROMPTLY_MS = 5000;
+  let fake: FakeZoom;
+  let t: TestApp;
+  let token: string;
+  let meeting: FakeMeeting;
+  const mp4 = file('stall-0001', 'MP4', 4 * MB, 'video/mp4');
+  const download = () => downloadOf(t, token, meeting, mp4.id as string);
+
+  beforeAll(async () => {
+    fake = await FakeZoom.start();
+    t = await startTestApp({ env: { ...fake.env(), ZOOM_TIMEOUT_MS: String(TIMEOUT_MS) } });
+    token = await t.token();
+    meeting = fake.addMeeting(fake.addUser().id);
+    fake.addRecording(meeting, [mp4]);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
+
+  it('answers 504 when the platform sends no headers within ZOOM_TIMEOUT_MS', async () => {
+    fake.stallNext(1, (r) => r.rawPath === `/rec/download/${mp4.id}`);
+    const started = Date.now();
+    try {
+      const res = await download();
+      expect(res.status).toBe(504);
+      expect(await jsonOf(res)).toEqual({
+        statusCode: 504,
+        error: 'Gateway Timeout',
+        message: `The meeting platform did not answer within ${TIMEOUT_MS} ms`,
+      });
+      expect(Date.now() - started).toBeLessThan(PROMPTLY_MS);
+    } finally {
+      fake.release();
+    }
+  });
+
+  it('cuts the response short when the body stalls after streaming began, then recovers', async () => {
+    const before = fake.transfers.length;
+    fake.stallFileNext(mp4.id as string, 256 * 1024);
+    const started = Date.now();
+    const res = await download();
+    // The status line went out with the first bytes: a truncated body is all that can say so.
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe(String(mp4.file_size));
+    await expect(res.arrayBuffer()).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(PROMPTLY_MS);
+    // The bridge let go of the platform's connection too, rather than waiting on it.
+    const transfer = await waitFor(
+      () => fake.transfers.slice(before).find((x) => x.state !== 'streaming'),
+      { what: 'the stalled platform transfer to end' },
+    );
+    expect(transfer).toMatchObject({ fileId: mp4.id, state: 'aborted', bytes: 256 * 1024 });
+    expect(t.logs.join('\n')).toMatch(/download of file stall-0001 .* ended early/);
+
+    const again = await download();
+    expect(again.status).toBe(200);
+    const bytes = Buffer.from(await again.arrayBuffer());
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(fake.fileSha256(mp4));
   });
 });

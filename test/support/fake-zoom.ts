@@ -22,8 +22,8 @@ import type { AddressInfo, Socket } from 'node:net';
  *   redirected to a separate "storage" server (another origin) with a signed URL.
  *
  * Test controls: counters, every request recorded as received (raw path), token revocation,
- * 429s with Retry-After and X-RateLimit-* on demand, stalls, requests held and answered later,
- * connection resets and arbitrary failures.
+ * 429s with Retry-After and X-RateLimit-* on demand, stalls (before the headers, or of a file's
+ * body midway), requests held and answered later, connection resets and arbitrary failures.
  */
 
 export interface FakeZoomOptions {
@@ -213,6 +213,8 @@ export class FakeZoom {
   private readonly resets: ((r: RecordedRequest) => boolean)[] = [];
   private readonly stalls: ((r: RecordedRequest) => boolean)[] = [];
   private readonly stalled = new Set<ServerResponse>();
+  /** File ids whose next transfer stops after this many bytes. */
+  private readonly bodyStalls: { fileId: string; afterBytes: number }[] = [];
   private readonly holds: ((r: RecordedRequest) => boolean)[] = [];
   private readonly held: (() => void)[] = [];
   private readonly sockets = new Set<Socket>();
@@ -311,6 +313,15 @@ export class FakeZoom {
   /** Requests held by holdNext and not yet released. */
   get heldCount(): number {
     return this.held.length;
+  }
+
+  /**
+   * The next transfer of `fileId` (served here or by storage) sends its headers and about
+   * `afterBytes` bytes, then writes nothing more, its connection left open until the client
+   * goes away or release().
+   */
+  stallFileNext(fileId: string, afterBytes = 64 * 1024): void {
+    this.bodyStalls.push({ fileId, afterBytes });
   }
 
   releaseHeld(): void {
@@ -724,8 +735,15 @@ export class FakeZoom {
     res.on('close', () => {
       if (transfer.state === 'streaming') transfer.state = 'aborted';
     });
+    const stallAt = this.bodyStalls.findIndex((stall) => stall.fileId === transfer.fileId);
+    const stall = stallAt < 0 ? undefined : this.bodyStalls.splice(stallAt, 1)[0];
     for (const chunk of recordingChunks(file.id ?? '', file.file_size)) {
       if (transfer.state === 'aborted') return;
+      if (stall && transfer.bytes >= stall.afterBytes) {
+        res.flushHeaders(); // headers out even when no byte of the body is
+        this.stalled.add(res);
+        return;
+      }
       transfer.bytes += chunk.length;
       if (!res.write(chunk)) await drainedOrClosed(res);
     }
