@@ -204,6 +204,17 @@ export class DispatcherService {
     return delivery;
   }
 
+  /** The kind and data of the event published under `idempotencyKey`, if one was. */
+  async published(
+    idempotencyKey: string,
+  ): Promise<{ kind: string; data: Record<string, unknown> } | null> {
+    const rows: { kind: string; data: Record<string, unknown> }[] = await this.db.query(
+      'SELECT kind, data FROM events WHERE idempotency_key = $1',
+      [idempotencyKey],
+    );
+    return rows[0] ?? null;
+  }
+
   private async findByIdempotencyKey(key: string): Promise<PublishResult | null> {
     const rows: { id: string; delivery_ids: string[] }[] = await this.db.query(EXISTING_EVENT_SQL, [
       key,

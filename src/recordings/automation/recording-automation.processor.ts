@@ -6,11 +6,8 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { Job, Queue } from 'bull';
-import { Repository } from 'typeorm';
 import { DispatcherService } from '../../dispatcher/dispatcher.service';
-import { EventEntity } from '../../dispatcher/event.entity';
 import { meetingData } from '../../meetings/inbound/event-mapping';
 import { InboundEventEntity } from '../../meetings/inbound-event.entity';
 import { InboundEventStore } from '../../meetings/inbound/inbound-event.store';
@@ -60,7 +57,6 @@ export class RecordingAutomationProcessor
     private readonly store: InboundEventStore,
     private readonly automation: RecordingAutomationService,
     private readonly dispatcher: DispatcherService,
-    @InjectRepository(EventEntity) private readonly events: Repository<EventEntity>,
     private readonly processors: QueueProcessors,
   ) {}
 
@@ -126,10 +122,6 @@ export class RecordingAutomationProcessor
   }
 
   private async publishedOutcome(key: string): Promise<Outcome | null> {
-    const event = await this.events.findOne({
-      select: { kind: true, data: true },
-      where: { idempotencyKey: key },
-    });
-    return event && { kind: event.kind as Outcome['kind'], data: event.data };
+    return (await this.dispatcher.published(key)) as Outcome | null;
   }
 }
