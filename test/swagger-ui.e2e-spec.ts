@@ -144,6 +144,37 @@ describe('OpenAPI document: what "Try it out" pre-fills', () => {
   });
   afterAll(() => t.close());
 
+  it('offers in Authorize exactly the scopes the documented routes take, so "select all" works', async () => {
+    const doc = (await (await fetch(`${t.baseUrl}/docs-json`)).json()) as {
+      paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
+      components: {
+        securitySchemes: { oauth2: { flows: { clientCredentials: { scopes: object } } } };
+      };
+    };
+    const used = new Set(
+      Object.values(doc.paths).flatMap((ops) =>
+        Object.values(ops).flatMap((op) => (op.security ?? []).flatMap((s) => s.oauth2 ?? [])),
+      ),
+    );
+    const offered = Object.keys(
+      doc.components.securitySchemes.oauth2.flows.clientCredentials.scopes,
+    );
+    expect(offered.sort()).toEqual([...used].sort());
+    expect(offered).not.toContain('queues:admin');
+    // A client holding every API scope gets a token for all of them at once.
+    const res = await fetch(`${t.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: CLIENTS.alpha.client_id,
+        client_secret: CLIENTS.alpha.client_secret,
+        scope: offered.join(' '),
+      }),
+    });
+    expect(res.status).toBe(200);
+  });
+
   it('gives no example to a page token, which Swagger UI would send and so skip page one', async () => {
     const doc = (await (await fetch(`${t.baseUrl}/docs-json`)).json()) as {
       paths: Record<string, Record<string, { parameters?: Parameter[] }>>;
