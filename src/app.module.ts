@@ -11,13 +11,13 @@ import { DatabaseModule } from './database/database.module';
 import { DeliveryLogModule } from './dispatcher/delivery-log.module';
 import { DispatcherWorkerModule } from './dispatcher/dispatcher-worker.module';
 import { HealthModule } from './health/health.module';
-import { InboundWorkerModule } from './meetings/inbound/inbound-worker.module';
-import { InboundModule } from './meetings/inbound/inbound.module';
+import { InboundWorkerModule } from './inbound/inbound-worker.module';
+import { InboundModule } from './inbound/inbound.module';
 import { MeetingsModule } from './meetings/meetings.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { QueueDashboardModule } from './queue/queue-dashboard.module';
 import { QueueModule } from './queue/queue.module';
-import { RecordingAutomationModule } from './recordings/automation/recording-automation.module';
+import { RecordingAutomationModule } from './inbound/recording-automation/recording-automation.module';
 import { RecordingsModule } from './recordings/recordings.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 

@@ -8,7 +8,7 @@ import { requestLogger } from './common/logging';
 import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
 import { AppConfig, Scope } from './config/config.types';
-import { isZoomEventsRequest } from './meetings/inbound/inbound.controller';
+import { isZoomEventsRequest } from './inbound/inbound.controller';
 
 export const BODY_LIMIT = '1mb';
 

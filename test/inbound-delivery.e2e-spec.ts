@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { SUBSCRIPTION_EVENTS } from '../src/webhooks/subscription-events';
-import { EVENT_MAPPING } from '../src/meetings/inbound/event-mapping';
+import { EVENT_MAPPING } from '../src/inbound/event-mapping';
 import {
   ACCOUNT_ID,
   ZoomEvent,

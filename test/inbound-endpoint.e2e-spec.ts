@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { EVENT_MAPPING } from '../src/meetings/inbound/event-mapping';
+import { EVENT_MAPPING } from '../src/inbound/event-mapping';
 import { request } from './support/http';
 import { queryDatabase } from './support/test-db';
 import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';

@@ -2,7 +2,7 @@ import { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
-import { checkWebhookUrl } from '../webhooks/url-policy';
+import { checkWebhookUrl } from '../webhooks/ssrf-policy';
 
 export type ResolveAll = (hostname: string) => Promise<LookupAddress[]>;
 

@@ -5,7 +5,7 @@ import { APP_VERSION } from '../common/version';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { SecretCipher } from '../webhooks/secret-cipher';
-import { checkWebhookUrl } from '../webhooks/url-policy';
+import { checkWebhookUrl } from '../webhooks/ssrf-policy';
 import { createDeliveryAgent } from './delivery-agent';
 import { signBody } from './delivery-body';
 

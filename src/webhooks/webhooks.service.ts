@@ -12,7 +12,7 @@ import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { characters } from './dto/webhook-fields';
 import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
 import { SecretCipher } from './secret-cipher';
-import { UrlPolicyError, checkWebhookUrl } from './url-policy';
+import { UrlPolicyError, checkWebhookUrl } from './ssrf-policy';
 import { WebhookEntity } from './webhook.entity';
 
 const UPDATABLE = ['url', 'events', 'secret', 'active'] as const;

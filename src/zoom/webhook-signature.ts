@@ -76,8 +76,3 @@ export function verifyZoomSignature(
   }
   return { ok: true };
 }
-
-/** The URL-validation answer: hex HMAC-SHA256(secret token, plainToken). */
-export function encryptPlainToken(secret: string, plainToken: string): string {
-  return createHmac('sha256', secret).update(plainToken).digest('hex');
-}

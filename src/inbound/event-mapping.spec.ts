@@ -5,8 +5,8 @@ import {
   participantLeft,
   registrationCancelled,
   registrationCreated,
-} from '../../../test/fixtures/zoom-events';
-import { SUBSCRIPTION_EVENTS } from '../../webhooks/subscription-events';
+} from '../../test/fixtures/zoom-events';
+import { SUBSCRIPTION_EVENTS } from '../webhooks/subscription-events';
 import { EVENT_MAPPING, routeOf } from './event-mapping';
 
 const UUID = '4444AAAiAAAAAiAiAiiAii==';

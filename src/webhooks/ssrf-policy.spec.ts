@@ -1,4 +1,4 @@
-import { UrlPolicyError, checkWebhookUrl, isPublicAddress } from './url-policy';
+import { UrlPolicyError, checkWebhookUrl, isPublicAddress } from './ssrf-policy';
 
 describe('isPublicAddress', () => {
   it.each([

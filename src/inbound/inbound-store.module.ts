@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { InboundEventEntity } from '../inbound-event.entity';
+import { InboundEventEntity } from './inbound-event.entity';
 import { InboundEventStore } from './inbound-event.store';
 
 /** inbound_events access, shared by the endpoint, the inbound worker and the recording automation. */

@@ -1,6 +1,6 @@
-import type { EventSource } from '../../dispatcher/delivery-body';
-import { SubscriptionEvent } from '../../webhooks/subscription-events';
-import { InboundEventEntity } from '../inbound-event.entity';
+import type { EventSource } from '../dispatcher/delivery-body';
+import { SubscriptionEvent } from '../webhooks/subscription-events';
+import { InboundEventEntity } from './inbound-event.entity';
 import { PlatformObject, asRecord } from './event-mapping';
 
 /** Job data on the inbound and recordings queues: the stored event is read back from PostgreSQL. */

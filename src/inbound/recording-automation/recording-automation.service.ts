@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import { AppConfig } from '../../config/config.types';
-import { PlatformObject } from '../../meetings/inbound/event-mapping';
+import { PlatformObject } from '../event-mapping';
 import { ZoomClient } from '../../zoom/zoom.client';
 import { ZoomMeetingRecording, ZoomRecordingFile } from '../../zoom/zoom.types';
 import { NotifiedFile, notifiedFiles } from './recording-files';

@@ -7,10 +7,10 @@ import {
   OnModuleDestroy,
 } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { APP_CONFIG } from '../../config/config.module';
-import { AppConfig } from '../../config/config.types';
-import { ensureJob } from '../../queue/ensure-job';
-import { JOBS, QUEUES } from '../../queue/queue.constants';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/config.types';
+import { ensureJob } from '../queue/ensure-job';
+import { JOBS, QUEUES } from '../queue/queue.constants';
 import { InboundEventStore } from './inbound-event.store';
 import { InboundJobData } from './inbound-job';
 

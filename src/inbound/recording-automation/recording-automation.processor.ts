@@ -8,15 +8,10 @@ import {
 } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
 import { DispatcherService } from '../../dispatcher/dispatcher.service';
-import { meetingData } from '../../meetings/inbound/event-mapping';
-import { InboundEventEntity } from '../../meetings/inbound-event.entity';
-import { InboundEventStore } from '../../meetings/inbound/inbound-event.store';
-import {
-  InboundJobData,
-  automationOutcomeKey,
-  platformObjectOf,
-  sourceOf,
-} from '../../meetings/inbound/inbound-job';
+import { meetingData } from '../event-mapping';
+import { InboundEventEntity } from '../inbound-event.entity';
+import { InboundEventStore } from '../inbound-event.store';
+import { InboundJobData, automationOutcomeKey, platformObjectOf, sourceOf } from '../inbound-job';
 import { attemptLabel, isFinalAttempt } from '../../queue/attempts';
 import { JOBS, QUEUES } from '../../queue/queue.constants';
 import { QueueProcessors } from '../../queue/queue-processors';

@@ -15,9 +15,9 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
-import { ErrorResponse } from '../../common/error-response';
-import { SUBSCRIPTION_EVENTS } from '../../webhooks/subscription-events';
-import { ZOOM_SIGNATURE_HEADER, ZOOM_TIMESTAMP_HEADER } from '../../zoom/webhook-signature';
+import { ErrorResponse } from '../common/error-response';
+import { SUBSCRIPTION_EVENTS } from '../webhooks/subscription-events';
+import { ZOOM_SIGNATURE_HEADER, ZOOM_TIMESTAMP_HEADER } from '../zoom/webhook-signature';
 import {
   InboundAckDto,
   NOTIFICATION_MODELS,

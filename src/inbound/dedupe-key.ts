@@ -40,7 +40,7 @@ function occurrenceParts(rule: IdentityRule, object: Record<string, unknown>): s
  * - no object identity at all: `event_ts` and a hash of `payload` (without the top-level
  *   `download_token`, which is not part of `payload`).
  */
-export function identityKey(envelope: PlatformEnvelope): string {
+export function dedupeKey(envelope: PlatformEnvelope): string {
   const object = asRecord(envelope.payload.object);
   const route = routeOf(envelope.event);
   const own = objectParts(object);

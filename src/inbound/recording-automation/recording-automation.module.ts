@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DispatcherModule } from '../../dispatcher/dispatcher.module';
-import { InboundStoreModule } from '../../meetings/inbound/inbound-store.module';
+import { InboundStoreModule } from '../inbound-store.module';
 import { ZoomModule } from '../../zoom/zoom.module';
 import { RecordingAutomationProcessor } from './recording-automation.processor';
 import { RecordingAutomationService } from './recording-automation.service';

@@ -2,6 +2,10 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
+// The SSRF (server-side request forgery) guard of SPEC §3: subscription URLs must not make this
+// service call loopback, private, link-local or cloud-metadata addresses, at creation and again
+// before every delivery attempt (DNS may change in between: rebinding).
+
 /** Why a subscription or delivery URL is refused; the message is safe to show the client. */
 export class UrlPolicyError extends Error {
   constructor(message: string) {

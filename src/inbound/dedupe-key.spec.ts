@@ -6,19 +6,19 @@ import {
   recordingCompleted,
   registrationCancelled,
   registrationCreated,
-} from '../../../test/fixtures/zoom-events';
-import { identityKey } from './event-identity';
+} from '../../test/fixtures/zoom-events';
+import { dedupeKey } from './dedupe-key';
 
 const UUID = '4444AAAiAAAAAiAiAiiAii==';
 
-describe('identityKey', () => {
+describe('dedupeKey', () => {
   it('is event + uuid for meeting events, whatever else the body says', () => {
     const a = meetingStarted(UUID, 1);
     const b = meetingStarted(UUID, 2);
     (b.payload.object as Record<string, unknown>).topic = 'changed';
-    expect(identityKey(a)).toBe(JSON.stringify(['meeting.started', 'uuid', UUID]));
-    expect(identityKey(b)).toBe(identityKey(a));
-    expect(identityKey({ ...a, event: 'meeting.ended' })).not.toBe(identityKey(a));
+    expect(dedupeKey(a)).toBe(JSON.stringify(['meeting.started', 'uuid', UUID]));
+    expect(dedupeKey(b)).toBe(dedupeKey(a));
+    expect(dedupeKey({ ...a, event: 'meeting.ended' })).not.toBe(dedupeKey(a));
   });
 
   it('ignores the download URLs and tokens that differ between recording redeliveries', () => {
@@ -27,18 +27,18 @@ describe('identityKey', () => {
     const files = (again.payload.object as { recording_files: { download_url: string }[] })
       .recording_files;
     files.forEach((f) => (f.download_url += '?changed=1'));
-    expect(identityKey(again)).toBe(identityKey(first));
+    expect(dedupeKey(again)).toBe(dedupeKey(first));
   });
 
   it('tells participants apart, and one participant joining twice', () => {
     const keys = new Set([
-      identityKey(participantJoined(UUID, 1)),
-      identityKey(participantJoined(UUID, 2)),
-      identityKey(participantJoined(UUID, 1, '2025-01-01T10:15:00Z')),
-      identityKey(participantLeft(UUID, 1)),
+      dedupeKey(participantJoined(UUID, 1)),
+      dedupeKey(participantJoined(UUID, 2)),
+      dedupeKey(participantJoined(UUID, 1, '2025-01-01T10:15:00Z')),
+      dedupeKey(participantLeft(UUID, 1)),
     ]);
     expect(keys.size).toBe(4);
-    expect(identityKey(participantJoined(UUID, 1))).toBe(
+    expect(dedupeKey(participantJoined(UUID, 1))).toBe(
       JSON.stringify([
         'meeting.participant_joined',
         'uuid',
@@ -55,14 +55,14 @@ describe('identityKey', () => {
     const event = participantJoined(UUID, 3);
     const p = (event.payload.object as { participant: Record<string, unknown> }).participant;
     delete p.participant_uuid;
-    expect(identityKey(event)).toContain('"participant","16778243"');
+    expect(dedupeKey(event)).toContain('"participant","16778243"');
   });
 
   it('tells registrants apart', () => {
-    expect(identityKey(registrationCreated(UUID, 1))).not.toBe(
-      identityKey(registrationCreated(UUID, 2)),
+    expect(dedupeKey(registrationCreated(UUID, 1))).not.toBe(
+      dedupeKey(registrationCreated(UUID, 2)),
     );
-    expect(identityKey(registrationCancelled(UUID, 1))).toContain('9tboDiHUQAeOnbmudzWa01');
+    expect(dedupeKey(registrationCancelled(UUID, 1))).toContain('9tboDiHUQAeOnbmudzWa01');
   });
 
   it('uses object.id when there is no uuid, treating a number and its string alike', () => {
@@ -76,27 +76,25 @@ describe('identityKey', () => {
       delete object.uuid;
       object.id = id;
     }
-    expect(identityKey(asNumber)).toBe(identityKey(asString));
-    expect(identityKey(asNumber)).toBe(JSON.stringify(['meeting.started', 'id', '85746065432']));
+    expect(dedupeKey(asNumber)).toBe(dedupeKey(asString));
+    expect(dedupeKey(asNumber)).toBe(JSON.stringify(['meeting.started', 'id', '85746065432']));
   });
 
   it('keeps each occurrence of an unmapped event that recurs for one object', () => {
     const first = meetingUpdated();
     const second = { ...meetingUpdated(), event_ts: first.event_ts + 60000 };
-    expect(identityKey(first)).not.toBe(identityKey(second));
-    expect(identityKey(meetingUpdated(85746065432))).toBe(identityKey(first));
+    expect(dedupeKey(first)).not.toBe(dedupeKey(second));
+    expect(dedupeKey(meetingUpdated(85746065432))).toBe(dedupeKey(first));
   });
 
   it('falls back to event_ts and a payload hash when the object has no identity', () => {
     const a = { event: 'account.updated', event_ts: 1, payload: { account_id: 'x', object: {} } };
-    expect(identityKey(a)).toBe(identityKey(structuredClone(a)));
-    expect(identityKey(a)).not.toBe(
-      identityKey({ ...a, payload: { account_id: 'y', object: {} } }),
-    );
+    expect(dedupeKey(a)).toBe(dedupeKey(structuredClone(a)));
+    expect(dedupeKey(a)).not.toBe(dedupeKey({ ...a, payload: { account_id: 'y', object: {} } }));
   });
 
   it('hashes keys too long for a btree index', () => {
-    const key = identityKey(meetingStarted('u'.repeat(5000)));
+    const key = dedupeKey(meetingStarted('u'.repeat(5000)));
     expect(key).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 });

@@ -6,11 +6,11 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
-import { DispatcherService } from '../../dispatcher/dispatcher.service';
-import { attemptLabel, isFinalAttempt } from '../../queue/attempts';
-import { ensureJob } from '../../queue/ensure-job';
-import { JOBS, QUEUES } from '../../queue/queue.constants';
-import { QueueProcessors } from '../../queue/queue-processors';
+import { DispatcherService } from '../dispatcher/dispatcher.service';
+import { attemptLabel, isFinalAttempt } from '../queue/attempts';
+import { ensureJob } from '../queue/ensure-job';
+import { JOBS, QUEUES } from '../queue/queue.constants';
+import { QueueProcessors } from '../queue/queue-processors';
 import { routeOf } from './event-mapping';
 import { InboundEventStore } from './inbound-event.store';
 import { InboundJobData, platformObjectOf, publishKey, sourceOf } from './inbound-job';

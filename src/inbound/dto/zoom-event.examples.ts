@@ -1,5 +1,5 @@
 import type { ExamplesObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { SubscriptionEvent } from '../../../webhooks/subscription-events';
+import { SubscriptionEvent } from '../../webhooks/subscription-events';
 import { routeOf } from '../event-mapping';
 
 /** Example bodies for Swagger only: what the platform sends, and what subscribers receive. */

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, LessThan, Repository } from 'typeorm';
-import { MicroBatcher } from '../../common/micro-batch';
-import { InboundEventEntity } from '../inbound-event.entity';
+import { MicroBatcher } from '../common/micro-batch';
+import { InboundEventEntity } from './inbound-event.entity';
 
 export interface NewInboundEvent {
   event: string;

@@ -2,19 +2,19 @@ import { InjectQueue } from '@nestjs/bull';
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError } from '../../common/api-error';
-import { MicroBatcher } from '../../common/micro-batch';
-import { APP_CONFIG } from '../../config/config.module';
-import { AppConfig } from '../../config/config.types';
-import { MetricsService } from '../../metrics/metrics.service';
-import { JOBS, QUEUES } from '../../queue/queue.constants';
+import { ApiError } from '../common/api-error';
+import { MicroBatcher } from '../common/micro-batch';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/config.types';
+import { MetricsService } from '../metrics/metrics.service';
+import { JOBS, QUEUES } from '../queue/queue.constants';
 import {
   ZOOM_SIGNATURE_HEADER,
   ZOOM_TIMESTAMP_HEADER,
-  encryptPlainToken,
   verifyZoomSignature,
-} from '../../zoom/webhook-signature';
-import { identityKey } from './event-identity';
+} from '../zoom/webhook-signature';
+import { answerCrcChallenge } from './crc-challenge';
+import { dedupeKey } from './dedupe-key';
 import { InboundEventStore, isDataException } from './inbound-event.store';
 import { InboundJobData } from './inbound-job';
 import { PlatformEnvelope, URL_VALIDATION_EVENT, parseEnvelope } from './platform-envelope';
@@ -83,7 +83,7 @@ export class InboundService {
     if (envelope.event === URL_VALIDATION_EVENT) {
       this.count(envelope.event, 'accepted');
       const plainToken = envelope.payload.plainToken as string;
-      return { plainToken, encryptedToken: encryptPlainToken(secret, plainToken) };
+      return answerCrcChallenge(secret, plainToken);
     }
     return this.storeAndQueue(envelope);
   }
@@ -100,7 +100,7 @@ export class InboundService {
     try {
       id = await this.store.insert({
         event: envelope.event,
-        identityKey: identityKey(envelope),
+        identityKey: dedupeKey(envelope),
         eventTs,
         accountId: typeof accountId === 'string' ? accountId : null,
         payload: stored,

@@ -1,4 +1,4 @@
-import { SubscriptionEvent } from '../../webhooks/subscription-events';
+import { SubscriptionEvent } from '../webhooks/subscription-events';
 
 /** `payload.object` of a platform event: shapes vary by event, so fields are read defensively. */
 export type PlatformObject = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { Type } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { SUBSCRIPTION_EVENTS, SubscriptionEvent } from '../../../webhooks/subscription-events';
+import { SUBSCRIPTION_EVENTS, SubscriptionEvent } from '../../webhooks/subscription-events';
 import { notificationExample } from './zoom-event.examples';
 
 /** The platform's webhook envelope (documentation only: the body is verified raw, then parsed). */

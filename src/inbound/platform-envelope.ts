@@ -1,5 +1,5 @@
 import { HttpStatus } from '@nestjs/common';
-import { ApiError } from '../../common/api-error';
+import { ApiError } from '../common/api-error';
 
 /** A verified platform event, as parsed from the request body. */
 export interface PlatformEnvelope {
