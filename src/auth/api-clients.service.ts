@@ -24,9 +24,9 @@ export class ApiClientsService {
   }
 
   /** The first candidate pair (see basicCredentials) that verifies, or null. */
-  verifyAny(candidates: [string | undefined, string | undefined][]): ApiClientConfig | null {
+  verifyAny(candidates: [string, string][]): ApiClientConfig | null {
     return candidates.reduce<ApiClientConfig | null>(
-      (found, [id, secret]) => found ?? this.verify(id ?? '', secret ?? ''),
+      (found, [id, secret]) => found ?? this.verify(id, secret),
       null,
     );
   }

@@ -1,4 +1,4 @@
-import { Body, Controller, Headers, HttpCode, HttpStatus, Ip, Post, Res } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Ip, Post, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -11,15 +11,11 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiError } from '../common/api-error';
 import { ErrorResponse } from '../common/error-response';
-import { SCOPES, Scope } from '../config/config.types';
-import { ApiClientsService } from './api-clients.service';
-import { basicCredentials } from './basic-credentials';
-import { AuthFailureLimiter, FAILURE_WINDOW_MS, MAX_FAILURES } from './auth-failure-limiter';
-import { TokenService } from './token.service';
+import { ADDRESS_FAILURE_BUDGET, FAILURE_WINDOW_MS, MAX_FAILURES } from './auth-failure-limiter';
+import { ClientCredentialsService, TokenGrant } from './client-credentials.service';
 
-class TokenResponse {
+class TokenResponse implements TokenGrant {
   @ApiProperty({ example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…' })
   access_token: string;
   @ApiProperty({ example: 'bearer' })
@@ -30,20 +26,10 @@ class TokenResponse {
   scope: string;
 }
 
-const oauthError = (status: HttpStatus, code: string, description: string, basic = false) =>
-  new ApiError(status, description, {
-    oauthError: code,
-    headers: basic ? { 'www-authenticate': 'Basic realm="meeting-event-bridge"' } : {},
-  });
-
 @ApiTags('auth')
 @Controller('oauth')
 export class AuthController {
-  constructor(
-    private readonly clients: ApiClientsService,
-    private readonly tokens: TokenService,
-    private readonly failures: AuthFailureLimiter,
-  ) {}
+  constructor(private readonly credentials: ClientCredentialsService) {}
 
   @Post('token')
   @HttpCode(200)
@@ -75,7 +61,8 @@ export class AuthController {
   @ApiTooManyRequestsResponse({
     description:
       `More than ${MAX_FAILURES - 1} failed authentications from this address for this ` +
-      `client_id within ${FAILURE_WINDOW_MS / 1000} s; see the Retry-After header (seconds)`,
+      `client_id, or ${ADDRESS_FAILURE_BUDGET - 1} for any client ids, within ` +
+      `${FAILURE_WINDOW_MS / 1000} s; see the Retry-After header (seconds)`,
     type: ErrorResponse,
     headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } },
     example: {
@@ -86,78 +73,12 @@ export class AuthController {
   })
   token(
     @Headers('authorization') authorization: string | undefined,
-    @Body() body: Record<string, unknown>,
+    @Body() body: unknown,
     @Ip() ip: string,
     @Res({ passthrough: true }) res: Response,
-  ): TokenResponse {
+  ): TokenGrant {
     res.setHeader('cache-control', 'no-store');
     res.setHeader('pragma', 'no-cache');
-    const form = typeof body === 'object' && body !== null ? body : {};
-    const field = (name: string) =>
-      typeof form[name] === 'string' ? (form[name] as string) : undefined;
-
-    const candidates: [string | undefined, string | undefined][] = basicCredentials(
-      authorization,
-    ) ?? [[field('client_id'), field('client_secret')]];
-    const clientId = candidates[0][0];
-
-    // Checked before anything else, so that a blocked caller learns nothing, not even
-    // whether its next guess would have been right.
-    const attemptKey = `${clientId ?? ''}\n${ip}`;
-    this.failures.assertMayTry(attemptKey);
-
-    const grantType = field('grant_type');
-    if (!grantType) {
-      throw oauthError(HttpStatus.BAD_REQUEST, 'invalid_request', 'grant_type is required');
-    }
-    if (grantType !== 'client_credentials') {
-      throw oauthError(
-        HttpStatus.BAD_REQUEST,
-        'unsupported_grant_type',
-        'Only grant_type=client_credentials is supported',
-      );
-    }
-    if (!clientId || candidates[0][1] === undefined) {
-      this.failures.recordFailure(attemptKey);
-      throw oauthError(
-        HttpStatus.UNAUTHORIZED,
-        'invalid_client',
-        'Client credentials are required',
-        true,
-      );
-    }
-    const client = this.clients.verifyAny(candidates);
-    if (!client) {
-      this.failures.recordFailure(attemptKey);
-      throw oauthError(
-        HttpStatus.UNAUTHORIZED,
-        'invalid_client',
-        'Client authentication failed',
-        true,
-      );
-    }
-
-    let scopes: Scope[] = client.scopes;
-    const requested = field('scope')?.split(/\s+/).filter(Boolean);
-    if (requested && requested.length > 0) {
-      const refused = requested.filter(
-        (s) => !(SCOPES as readonly string[]).includes(s) || !client.scopes.includes(s as Scope),
-      );
-      if (refused.length > 0) {
-        throw oauthError(
-          HttpStatus.BAD_REQUEST,
-          'invalid_scope',
-          `Scope not allowed for this client: ${refused.join(', ')}`,
-        );
-      }
-      scopes = [...new Set(requested)] as Scope[];
-    }
-    const { token, expiresIn } = this.tokens.issue(client.clientId, scopes);
-    return {
-      access_token: token,
-      token_type: 'bearer',
-      expires_in: expiresIn,
-      scope: scopes.join(' '),
-    };
+    return this.credentials.grant({ authorization, form: body, ip });
   }
 }

@@ -1,14 +1,12 @@
 import { HttpStatus, Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { ApiClientsService } from '../auth/api-clients.service';
-import { AuthFailureLimiter } from '../auth/auth-failure-limiter';
-import { AuthenticatedClient } from '../auth/auth.types';
-import { basicCredentials } from '../auth/basic-credentials';
 import { authenticateBearer, requireScopes } from '../auth/bearer.guard';
+import { ClientCredentialsService, clientLacksScopes } from '../auth/client-credentials.service';
 import { TokenService } from '../auth/token.service';
 import { ApiError } from '../common/api-error';
+import { Scope } from '../config/config.types';
 
-export const QUEUE_DASHBOARD_SCOPE = 'queues:admin';
+export const QUEUE_DASHBOARD_SCOPE: Scope = 'queues:admin';
 
 // Browsers prompt for Basic credentials only when the challenge names that scheme.
 const CHALLENGE = 'Basic realm="meeting-event-bridge queues", charset="UTF-8"';
@@ -17,23 +15,23 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /**
  * Guards the queue dashboard. A browser opening the page cannot attach a bearer token, so
  * besides `Authorization: Bearer` this takes the client's own id and secret as HTTP Basic
- * (checked in constant time, under the token endpoint's failure limit). Either way the client
- * needs the `queues:admin` scope.
+ * (checked like the token endpoint's, under its failure limit). Either way the client needs
+ * the `queues:admin` scope.
  */
 @Injectable()
 export class QueueDashboardAuthMiddleware implements NestMiddleware {
   constructor(
     private readonly tokens: TokenService,
-    private readonly clients: ApiClientsService,
-    private readonly failures: AuthFailureLimiter,
+    private readonly credentials: ClientCredentialsService,
   ) {}
 
   use(req: Request, _res: Response, next: NextFunction): void {
     const header = req.headers.authorization;
-    const client = /^Bearer /i.test(header ?? '')
-      ? authenticateBearer(this.tokens, header)
-      : this.authenticateBasic(header, req.ip ?? '');
-    requireScopes(client, [QUEUE_DASHBOARD_SCOPE]);
+    if (/^Bearer /i.test(header ?? '')) {
+      requireScopes(authenticateBearer(this.tokens, header), [QUEUE_DASHBOARD_SCOPE]);
+    } else {
+      this.authenticateBasic(header, req.ip ?? '');
+    }
     // The browser resends cached Basic credentials on requests other sites start, so a
     // state-changing call (retry, clean, pause) must come from the dashboard's own origin.
     if (!SAFE_METHODS.has(req.method) && !sameOrigin(req)) {
@@ -45,23 +43,24 @@ export class QueueDashboardAuthMiddleware implements NestMiddleware {
     next();
   }
 
-  private authenticateBasic(header: string | undefined, ip: string): AuthenticatedClient {
-    const candidates = basicCredentials(header);
-    if (!candidates) {
-      throw new ApiError(HttpStatus.UNAUTHORIZED, 'Client credentials or a bearer token required', {
-        headers: { 'www-authenticate': CHALLENGE },
-      });
+  private authenticateBasic(authorization: string | undefined, ip: string): void {
+    const authentication = this.credentials.authenticate({ authorization, ip });
+    if (!authentication.client) {
+      throw new ApiError(
+        HttpStatus.UNAUTHORIZED,
+        authentication.failure === 'missing'
+          ? 'Client credentials or a bearer token required'
+          : 'Client authentication failed',
+        { headers: { 'www-authenticate': CHALLENGE } },
+      );
     }
-    const attemptKey = `${candidates[0][0]}\n${ip}`;
-    this.failures.assertMayTry(attemptKey);
-    const client = this.clients.verifyAny(candidates);
-    if (!client) {
-      this.failures.recordFailure(attemptKey);
-      throw new ApiError(HttpStatus.UNAUTHORIZED, 'Client authentication failed', {
-        headers: { 'www-authenticate': CHALLENGE },
-      });
+    const { clientId, scopes } = authentication.client;
+    if (!scopes.includes(QUEUE_DASHBOARD_SCOPE)) {
+      throw new ApiError(
+        HttpStatus.FORBIDDEN,
+        clientLacksScopes(clientId, [QUEUE_DASHBOARD_SCOPE]),
+      );
     }
-    return { clientId: client.clientId, scopes: client.scopes };
   }
 }
 
