@@ -1,5 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { JwtService } from '@nestjs/jwt';
+import {
+  ADDRESS_FAILURE_BUDGET,
+  AuthFailureLimiter,
+  MAX_FAILURES,
+} from '../src/auth/auth-failure-limiter';
+import { SCOPES } from '../src/config/config.types';
 import { Json, request } from './support/http';
 import { apiRoutes, concretePath } from './support/routes';
 import { CLIENTS, TestApp, startTestApp } from './support/test-app';
@@ -231,6 +237,31 @@ describe('the service’s own authentication', () => {
       expect(res.body).toMatchObject({ statusCode: 400, error: code });
       expect(res.body.error_description).toEqual(res.body.message);
     });
+
+    it.each<[string, string, string]>([
+      [
+        'names a scope that does not exist as such',
+        'webhooks:read admin',
+        `Scope "admin" does not exist; the scopes are ${SCOPES.join(', ')}`,
+      ],
+      [
+        'names the scope the client lacks',
+        'webhooks:read webhooks:write',
+        'Client "reader" lacks scope webhooks:write',
+      ],
+    ])('invalid_scope %s', async (_, scope, description) => {
+      const res = await tokenRequest(
+        { grant_type: 'client_credentials', scope },
+        { authorization: basic(CLIENTS.reader.client_id, CLIENTS.reader.client_secret) },
+      );
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        statusCode: 400,
+        error: 'invalid_scope',
+        message: description,
+        error_description: description,
+      });
+    });
   });
 
   describe('rate limit on failed authentication', () => {
@@ -285,6 +316,40 @@ describe('the service’s own authentication', () => {
       for (let i = 0; i < 15; i++) expect((await right(from)).status).toBe(200);
       for (let i = 0; i < 9; i++) expect((await wrong(from)).status).toBe(401);
       expect((await right(from)).status).toBe(200);
+    });
+
+    it('cannot be flushed with junk client ids: past the address budget they are refused before they are counted', async () => {
+      const from = nextAddress();
+      for (let i = 0; i < MAX_FAILURES; i++) expect((await wrong(from)).status).toBe(401);
+      expect((await right(from)).status).toBe(429);
+
+      // Each junk id is a new caller; 10,000 of them used to push (beta, from) out of the
+      // per-caller table. Refused unexamined once the address budget is spent, they never
+      // enter it, so no number of them can (src/auth/auth-failure-limiter.spec.ts sends the
+      // whole 10,000 to the limiter itself).
+      const limiter = t.app.get(AuthFailureLimiter);
+      const tracked = limiter.trackedCallers;
+      const statuses: number[] = [];
+      for (let i = 0; i < 4 * ADDRESS_FAILURE_BUDGET; i++) {
+        const res = await tokenRequest(
+          { grant_type: 'client_credentials' },
+          { authorization: basic(`junk-${i}`, 'junk-secret-0123456789') },
+          from,
+        );
+        statuses.push(res.status);
+      }
+      const counted = ADDRESS_FAILURE_BUDGET - MAX_FAILURES;
+      expect(statuses).toEqual([
+        ...Array(counted).fill(401),
+        ...Array(4 * ADDRESS_FAILURE_BUDGET - counted).fill(429),
+      ]);
+      // At most: the table may also have forgotten earlier tests' callers meanwhile.
+      expect(limiter.trackedCallers - tracked).toBeLessThanOrEqual(counted);
+
+      expect((await right(from)).status).toBe(429);
+      // The whole address waits, for any client; others are untouched.
+      expect((await right(from, 'alpha')).status).toBe(429);
+      expect((await right(nextAddress())).status).toBe(200);
     });
 
     it('blocks guessing of unknown client ids too', async () => {

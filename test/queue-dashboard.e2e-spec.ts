@@ -48,12 +48,18 @@ describe('queue dashboard (/admin/queues)', () => {
       headers: { authorization: basic('alpha') },
     });
     expect(alpha.status).toBe(403);
-    expect(alpha.body.message).toBe('The token lacks scope queues:admin');
+    // Basic credentials name a client, not a token: the message says whose scope is missing.
+    expect(alpha.body).toEqual({
+      statusCode: 403,
+      error: 'Forbidden',
+      message: 'Client "alpha" lacks scope queues:admin',
+    });
 
     const alphaToken = await request(t.baseUrl, 'GET', '/admin/queues/api/queues', {
       token: await t.token('alpha'),
     });
     expect(alphaToken.status).toBe(403);
+    expect(alphaToken.body.message).toBe('The token lacks scope queues:admin');
 
     const forged = await request(t.baseUrl, 'GET', '/admin/queues/api/queues', {
       token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJvcGVyYXRvciJ9.forged',
@@ -113,6 +119,49 @@ describe('queue dashboard (/admin/queues)', () => {
       'inbound',
       'recordings',
     ]);
+  });
+
+  it('may not be framed by another site, whatever the answer', async () => {
+    const page = await request(t.baseUrl, 'GET', '/admin/queues', {
+      headers: { authorization: basic('operator') },
+    });
+    const script = /src="(static\/js\/main\.[^"]+\.js)"/.exec(page.text)?.[1];
+    const answers = [
+      page,
+      await request(t.baseUrl, 'GET', `/admin/queues/${script}`, {
+        headers: { authorization: basic('operator') },
+      }),
+      await request(t.baseUrl, 'GET', '/admin/queues/api/queues', {
+        token: await t.token('operator'),
+      }),
+      await request(t.baseUrl, 'GET', '/admin/queues'),
+      await request(t.baseUrl, 'GET', '/admin/queues', {
+        headers: { authorization: basic('alpha') },
+      }),
+    ];
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 401, 403]);
+    for (const res of answers) {
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+    }
+  });
+
+  it('sends no X-Powered-By, on the dashboard (an Express app of its own) or anywhere else', async () => {
+    const operator = { authorization: basic('operator') };
+    const answers = [
+      await request(t.baseUrl, 'GET', '/admin/queues', { headers: operator }),
+      await request(t.baseUrl, 'GET', '/admin/queues/api/queues', { headers: operator }),
+      await request(t.baseUrl, 'GET', '/admin/queues/queue/deliveries', { headers: operator }),
+      await request(t.baseUrl, 'GET', '/admin/queues'),
+      await request(t.baseUrl, 'GET', '/health/live'),
+      await request(t.baseUrl, 'POST', '/oauth/token', { body: {} }),
+      await request(t.baseUrl, 'GET', '/api/webhooks', { token: await t.token('alpha') }),
+      await request(t.baseUrl, 'GET', '/docs'),
+      await request(t.baseUrl, 'GET', '/no-such-route'),
+    ];
+    // The first three come from bull-board itself, which sent the header before.
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 401, 200, 400, 200, 200, 404]);
+    for (const res of answers) expect(res.headers.get('x-powered-by')).toBeNull();
   });
 
   it('takes changes only from its own origin (cached Basic credentials cannot be ridden)', async () => {
