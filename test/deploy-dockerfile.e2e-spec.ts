@@ -88,12 +88,21 @@ describe('docker/Dockerfile', () => {
       .map((line) => line.trim())
       .filter((line) => line !== '' && !line.startsWith('#'));
 
-    it.each(['node_modules', 'dist', '.git', '.env', '.env.local', 'coverage', 'reports', 'bench'])(
-      'keeps %s out of the build context',
-      (file) => {
-        expect(dockerIgnored(patterns, file)).toBe(true);
-      },
-    );
+    it.each([
+      'node_modules',
+      'dist',
+      '.git',
+      '.env',
+      '.env.local',
+      'coverage',
+      'reports',
+      'bench',
+      'scripts',
+      'docs',
+      'README.md',
+    ])('keeps %s out of the build context', (file) => {
+      expect(dockerIgnored(patterns, file)).toBe(true);
+    });
 
     it('keeps everything the build stage copies', () => {
       const sources = args(build, 'COPY')
