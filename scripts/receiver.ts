@@ -55,6 +55,15 @@ const server = createServer((req, res) => {
   });
 });
 
+server.on('error', (error: NodeJS.ErrnoException) => {
+  process.stderr.write(
+    error.code === 'EADDRINUSE'
+      ? `Port ${values.port} is taken (another receiver still running?): stop it, or pass --port <another>.\n`
+      : `Receiver failed: ${error.message}\n`,
+  );
+  process.exit(1);
+});
+
 server.listen(Number(values.port), '127.0.0.1', () => {
   const url = `http://127.0.0.1:${Number(values.port)}/hook`;
   process.stdout.write(

@@ -52,12 +52,13 @@ async function main(): Promise<number> {
   });
   const unknown = positionals.filter((name) => !SAMPLES[name]);
   if (positionals.length === 0 || unknown.length > 0) {
-    process.stderr.write(
+    (unknown.length > 0 ? process.stderr : process.stdout).write(
       `${unknown.length > 0 ? `No sample for ${unknown.join(', ')}. ` : ''}` +
         `Usage: npm run send-event -- <event>… [--url ${values.url}] [--secret …]\n` +
         `Events: ${Object.keys(SAMPLES).join(', ')}\n`,
     );
-    return 2;
+    // Asking with no event is asking for the list; naming an unknown one is a mistake.
+    return unknown.length > 0 ? 2 : 0;
   }
   let failed = 0;
   for (const name of positionals) {
