@@ -56,9 +56,10 @@ describe('ensureJobs against a real Bull queue', () => {
     await worked.add(JOBS.deliver, { n: 1 }, { jobId: 'h1' });
     await waitFor(async () => (await worked.getJob('h1'))?.isActive(), { what: 'h1 active' });
 
-    expect(await ensureJobs(idle, [job('w1', 2), job('d1', 2), job('new', 2)])).toEqual(
-      { queued: ['new'], notRemoved: [] },
-    );
+    expect(await ensureJobs(idle, [job('w1', 2), job('d1', 2), job('new', 2)])).toEqual({
+      queued: ['new'],
+      notRemoved: [],
+    });
     expect(await ensureJobs(worked, [job('h1', 2)])).toEqual({ queued: [], notRemoved: [] });
 
     expect((await idle.getJob('w1'))?.data).toEqual({ n: 1 });

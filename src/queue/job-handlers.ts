@@ -60,7 +60,8 @@ export function jobHandlerProblems(handlers: readonly FoundJobHandler[]): string
     if (mine.length === 0) {
       problems.push(`${where} has no handler (an @OnJob method on a worker provider)`);
     } else if (mine.length > 1) {
-      problems.push(`${where} has ${mine.length} handlers (${mine.map((h) => h.name).join(', ')})`);
+      const names = mine.map((h) => h.name).sort();
+      problems.push(`${where} has ${mine.length} handlers (${names.join(', ')})`);
     }
     for (const h of mine.filter((h) => h.options.queue !== queue)) {
       problems.push(`${where} is declared by ${h.name} on queue "${h.options.queue}"`);
@@ -113,7 +114,8 @@ export class JobHandlers implements OnModuleInit, OnApplicationBootstrap {
           handler,
           {
             whenFinal,
-            onFinalFailure: onFinalFailure && ((job, error) => onFinalFailure(instance, job, error)),
+            onFinalFailure:
+              onFinalFailure && ((job, error) => onFinalFailure(instance, job, error)),
           },
           new Logger(instance.constructor.name),
         ),

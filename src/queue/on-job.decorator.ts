@@ -25,7 +25,11 @@ export interface OnJobOptions<T extends object = object> {
  */
 export function OnJob<T extends object>(
   options: OnJobOptions<T>,
-): <M extends JobMethod>(target: T, key: string | symbol, descriptor: TypedPropertyDescriptor<M>) => void {
+): <M extends JobMethod>(
+  target: T,
+  key: string | symbol,
+  descriptor: TypedPropertyDescriptor<M>,
+) => void {
   return SetMetadata(ON_JOB, options);
 }
 
