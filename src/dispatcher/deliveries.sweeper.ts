@@ -32,7 +32,6 @@ const DUE_SQL = `
  */
 @Injectable()
 export class DeliveriesSweeper extends Sweeper {
-  private readonly intervalMs: number;
   /** Where the next sweep continues when the last one stopped at its bound. */
   private resumeAfter: { at: Date; id: string } | null = null;
 
@@ -47,7 +46,6 @@ export class DeliveriesSweeper extends Sweeper {
       intervalMs: config.delivery.sweepIntervalMs,
       requeued: metrics.deliveriesRequeued,
     });
-    this.intervalMs = config.delivery.sweepIntervalMs;
   }
 
   /**
@@ -91,7 +89,7 @@ export class DeliveriesSweeper extends Sweeper {
     for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
       const after = this.resumeAfter;
       const rows: { id: string; next_attempt_at: Date }[] = await this.db.query(DUE_SQL, [
-        this.intervalMs,
+        this.schedule.intervalMs,
         after?.at ?? null,
         after?.id ?? null,
         BATCH,

@@ -28,7 +28,7 @@ export abstract class Sweeper implements OnApplicationBootstrap, OnModuleDestroy
   private running: Promise<void> | undefined;
   private stopped = false;
 
-  protected constructor(private readonly schedule: SweepSchedule) {}
+  protected constructor(protected readonly schedule: SweepSchedule) {}
 
   /** One sweep; resolves to how many jobs it really queued. */
   abstract sweep(): Promise<number>;
