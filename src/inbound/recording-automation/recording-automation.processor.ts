@@ -1,29 +1,19 @@
-import { InjectQueue } from '@nestjs/bull';
-import {
-  BeforeApplicationShutdown,
-  HttpException,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
-import type { Job, Queue } from 'bull';
+import { HttpException, Injectable, Logger } from '@nestjs/common';
+import type { Job } from 'bull';
 import { DispatcherService } from '../../dispatcher/dispatcher.service';
 import { meetingData } from '../event-mapping';
 import { InboundEventEntity } from '../inbound-event.entity';
 import { InboundEventStore } from '../inbound-event.store';
 import { InboundJobData, automationOutcomeKey, platformObjectOf, sourceOf } from '../inbound-job';
 import { attemptLabel, isFinalAttempt } from '../../queue/attempts';
+import { OnJob } from '../../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../../queue/queue.constants';
-import { QueueProcessors } from '../../queue/queue-processors';
 import { RecordingAutomationService } from './recording-automation.service';
 
 interface Outcome {
   kind: 'operation.complete' | 'operation.failed';
   data: Record<string, unknown>;
 }
-
-/** Recordings handled at once per worker: each may wait on the platform API. */
-const CONCURRENCY = 5;
 
 /** The reason given to subscribers: the platform's status and message, never a token or URL. */
 function reasonOf(error: unknown): string {
@@ -42,45 +32,25 @@ function reasonOf(error: unknown): string {
  * share one idempotency key), and only then is the inbound event marked processed.
  */
 @Injectable()
-export class RecordingAutomationProcessor
-  implements OnApplicationBootstrap, BeforeApplicationShutdown
-{
+export class RecordingAutomationProcessor {
   private readonly logger = new Logger(RecordingAutomationProcessor.name);
 
   constructor(
-    @InjectQueue(QUEUES.recordings) private readonly queue: Queue<InboundJobData>,
     private readonly store: InboundEventStore,
     private readonly automation: RecordingAutomationService,
     private readonly dispatcher: DispatcherService,
-    private readonly processors: QueueProcessors,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.processors.start(
-      this.queue,
-      JOBS.recordingAutomation,
-      CONCURRENCY,
-      (job: Job<InboundJobData>) => this.run(job),
-    );
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.queue.pause(true);
-  }
-
+  // Each recording may wait on the platform API, so only a few run at once.
+  @OnJob({
+    queue: QUEUES.recordings,
+    job: JOBS.recordingAutomation,
+    concurrency: 5,
+    whenFinal: 'the inbound sweeper queues the event again',
+  })
   async run(job: Job<InboundJobData>): Promise<void> {
     const what = `recording automation for inbound event ${job.data.inboundEventId}, ${attemptLabel(job)}`;
-    try {
-      await this.complete(job, what);
-    } catch (error) {
-      this.logger.error(
-        `${what}: ${reasonOf(error)}; ` +
-          (isFinalAttempt(job)
-            ? 'final for this job; the inbound sweeper queues the event again'
-            : 'will retry'),
-      );
-      throw error;
-    }
+    await this.complete(job, what);
   }
 
   private async complete(job: Job<InboundJobData>, what: string): Promise<void> {
@@ -109,8 +79,9 @@ export class RecordingAutomationProcessor
       const files = await this.automation.collectFiles(row.event, object);
       return { kind: 'operation.complete', data: { ...meetingData(object), files } };
     } catch (error) {
-      if (!isFinalAttempt(job)) throw error;
       const reason = reasonOf(error);
+      // The platform's status goes into the message the job runner logs and Bull keeps.
+      if (!isFinalAttempt(job)) throw new Error(reason, { cause: error });
       this.logger.error(`${what}: ${reason}; final: publishing operation.failed`);
       return { kind: 'operation.failed', data: { ...meetingData(object), error: reason } };
     }
