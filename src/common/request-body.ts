@@ -55,7 +55,6 @@ export function answerBodyParserErrors(
   next(bodyParserError(error));
 }
 
-const JSON_TYPES = ['application/json', 'application/*+json'];
 const NOT_JSON = 'Request body must be JSON: send Content-Type: application/json';
 
 const hasBody = (req: Request): boolean =>
@@ -67,7 +66,7 @@ const hasBody = (req: Request): boolean =>
  * or skipped, and the caller would hear about missing fields instead of the content type.
  */
 export function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
-  if (hasBody(req) && !req.is(JSON_TYPES)) {
+  if (hasBody(req) && !req.is('application/json')) {
     const sent = req.headers['content-type'];
     next(
       new ApiError(
