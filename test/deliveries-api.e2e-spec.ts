@@ -21,23 +21,15 @@ describe('webhook test and delivery log routes (role all)', () => {
   let token: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    receiver = await startReceiver();
+    [t, receiver] = await Promise.all([startTestApp(), startReceiver()]);
     dispatcher = t.app.get(DispatcherService);
     token = await t.token('alpha');
   });
-  afterAll(async () => {
-    await receiver.close();
-    await t.close();
-  });
+  afterAll(() => Promise.all([receiver.close(), t.close()]));
   beforeEach(() => deactivateAllWebhooks(t));
 
   const api = (method: string, path: string, client = token) =>
     request(t.baseUrl, method, path, { token: client });
-  const delivery = (webhookId: string, deliveryId: string) =>
-    getDelivery(t, token, webhookId, deliveryId);
-  const waitForStatus = (webhookId: string, deliveryId: string, status: string) =>
-    waitForDeliveryStatus(t, token, webhookId, deliveryId, status);
 
   describe('POST /api/webhooks/:id/test', () => {
     it('answers 202 with the delivery and sends webhook.test to that webhook only', async () => {
@@ -62,7 +54,7 @@ describe('webhook test and delivery log routes (role all)', () => {
         created_at: expect.any(String),
         completed_at: null,
       });
-      const done = await waitForStatus(webhook.id, res.body.id, 'succeeded');
+      const done = await waitForDeliveryStatus(t, token, webhook.id, res.body.id, 'succeeded');
       const [req] = receiver.requests(route.path);
       expect(req.headers['x-service-event']).toBe('webhook.test');
       expect(signatureVerifies(webhook.secret, req)).toBe(true);
@@ -142,7 +134,7 @@ describe('webhook test and delivery log routes (role all)', () => {
         ids.push(...deliveryIds);
         // One at a time, so the receiver answers them in order (200, 200, then 500s).
         await waitFor(async () => {
-          const d = await delivery(webhook.id, deliveryIds[0]);
+          const d = await getDelivery(t, token, webhook.id, deliveryIds[0]);
           return d.status !== 'pending' && d;
         });
       }

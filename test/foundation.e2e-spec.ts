@@ -178,15 +178,8 @@ describe('foundation: errors, docs, logs (role all)', () => {
     });
 
     it('still takes the form body of /oauth/token and the raw body of /zoom/events', async () => {
-      const form = await fetch(`${t.baseUrl}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'client_credentials',
-          client_id: CLIENTS.alpha.client_id,
-          client_secret: CLIENTS.alpha.client_secret,
-        }),
-      });
+      // fetch sends URLSearchParams as application/x-www-form-urlencoded.
+      const form = await fetch(`${t.baseUrl}/oauth/token`, { method: 'POST', ...tokenRequest() });
       expect(form.status).toBe(200);
       // The platform's signature covers the exact bytes, whatever content type they come with.
       const event = Buffer.from(
