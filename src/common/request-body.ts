@@ -38,11 +38,11 @@ export function bodyParserError(error: unknown): unknown {
   const e = error as ParserError | null;
   const status = e?.status;
   if (typeof status !== 'number' || status < 400 || status >= 500) return error;
-  const message = e?.type !== undefined ? PARSER_MESSAGES[e.type]?.(e) : undefined;
-  return new ApiError(
-    status,
-    message ?? 'Request body could not be read: it does not match its Content-Encoding',
-  );
+  const message =
+    e?.type === undefined
+      ? 'Request body could not be read: it does not match its Content-Encoding'
+      : (PARSER_MESSAGES[e.type]?.(e) ?? 'Request body could not be read');
+  return new ApiError(status, message);
 }
 
 /** Express error middleware; mounted right after the parsers, it sees only their errors. */
