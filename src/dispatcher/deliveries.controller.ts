@@ -1,9 +1,6 @@
 import { Controller, Get, HttpCode, HttpStatus, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
@@ -11,7 +8,7 @@ import {
 } from '@nestjs/swagger';
 import type { AuthenticatedClient } from '../auth/auth.types';
 import { CurrentClient, RequireScopes } from '../auth/scopes.decorator';
-import { ErrorResponse } from '../common/error-response';
+import { ApiErrorResponse } from '../common/error-response';
 import { UuidParam } from '../common/uuid-param';
 import { DeliveryLogService } from './delivery-log.service';
 import { DeliveryDetailDto, DeliveryDto, DeliveryPageDto } from './dto/delivery.dto';
@@ -20,20 +17,19 @@ import { ListDeliveriesQuery } from './dto/list-deliveries-query.dto';
 /** Lives in the dispatcher, not in webhooks: the webhooks module never depends on delivery. */
 @ApiTags('webhooks')
 @ApiParam({ name: 'id', format: 'uuid', description: 'The webhook' })
-@ApiBadRequestResponse({
-  type: ErrorResponse,
+@ApiErrorResponse(400, {
   description: 'A path or query parameter is malformed; `details` names it',
-  example: {
-    statusCode: 400,
-    error: 'Bad Request',
-    message: 'limit must be an integer from 1 to 100',
-    details: [{ field: 'limit', message: 'limit must be an integer from 1 to 100' }],
+  examples: {
+    id: { message: 'id must be a UUID', details: [{ field: 'id', message: 'id must be a UUID' }] },
+    limit: {
+      message: 'limit must be an integer from 1 to 100',
+      details: [{ field: 'limit', message: 'limit must be an integer from 1 to 100' }],
+    },
   },
 })
-@ApiNotFoundResponse({
-  type: ErrorResponse,
+@ApiErrorResponse(404, {
   description: 'No webhook with this id belongs to the calling client (or no such delivery of it)',
-  example: { statusCode: 404, error: 'Not Found', message: 'Webhook not found' },
+  example: { message: 'Webhook not found' },
 })
 @Controller('api/webhooks/:id')
 export class DeliveriesController {
@@ -49,12 +45,9 @@ export class DeliveriesController {
       'retried like any other delivery. Follow it in the delivery log.',
   })
   @ApiAcceptedResponse({ type: DeliveryDto, description: 'The delivery it queued' })
-  @ApiConflictResponse({
-    type: ErrorResponse,
+  @ApiErrorResponse(409, {
     description: 'The webhook is inactive',
     example: {
-      statusCode: 409,
-      error: 'Conflict',
       message: 'The webhook is inactive; activate it (PATCH active: true) to send a test',
     },
   })

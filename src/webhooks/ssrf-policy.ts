@@ -85,7 +85,9 @@ export async function checkWebhookUrl(
     const blocked = addresses.find((a) => !isPublicAddress(a));
     if (blocked !== undefined) {
       throw new UrlPolicyError(
-        `url host ${host} resolves to ${blocked}, a private or special-purpose address`,
+        `url host ${host} resolves to ${blocked}, a private or special-purpose address; such ` +
+          'URLs are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true ' +
+          '(meant for local development)',
       );
     }
   }
