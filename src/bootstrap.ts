@@ -6,6 +6,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
 import { requestLogger } from './common/logging';
 import { answerBodyParserErrors, documentJsonBodies, requireJsonBody } from './common/request-body';
+import { limitJsonDepth } from './common/json-depth';
 import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
 import { AppConfig, Scope } from './config/config.types';
@@ -75,6 +76,7 @@ export async function createApp(
   // The token endpoint also takes the form body of RFC 6749.
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
   app.use(answerBodyParserErrors);
+  app.use(limitJsonDepth);
   app.useGlobalPipes(createValidationPipe());
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
