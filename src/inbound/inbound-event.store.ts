@@ -18,17 +18,29 @@ const INSERT_SQL = `
   ON CONFLICT (identity_key) DO NOTHING
   RETURNING id, identity_key`;
 
-/** SQLSTATE class 22, bad data (e.g. \u0000 in a string, which jsonb refuses). */
+/** An event that cannot even be serialised for its row (JSON.stringify threw). */
+export class UnserialisableEventError extends Error {
+  constructor(cause: unknown) {
+    super(`event cannot be serialised: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'UnserialisableEventError';
+  }
+}
+
+/** Bad data: SQLSTATE class 22 (e.g. \u0000 in a string, which jsonb refuses), or unserialisable. */
 export function isDataException(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
+  if (error instanceof UnserialisableEventError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('22');
 }
+
+/** A row as it goes into the batch: serialised by its own caller. */
+type SerialisedEvent = Omit<NewInboundEvent, 'payload'> & { payloadJson: string };
 
 /** inbound_events: the durable record of every verified platform event. */
 @Injectable()
 export class InboundEventStore {
   // Concurrent requests share one INSERT (and one commit): the endpoint's hot path.
-  private readonly inserts = new MicroBatcher((rows: NewInboundEvent[]) => this.insertMany(rows));
+  private readonly inserts = new MicroBatcher((rows: SerialisedEvent[]) => this.insertMany(rows));
 
   constructor(
     @InjectRepository(InboundEventEntity) private readonly repo: Repository<InboundEventEntity>,
@@ -40,10 +52,18 @@ export class InboundEventStore {
    * for a duplicate.
    */
   insert(row: NewInboundEvent): Promise<string | null> {
-    return this.inserts.submit(row);
+    // Serialised here, per caller: a row that cannot be fails its own insert, not the batch.
+    const { payload, ...columns } = row;
+    let payloadJson: string;
+    try {
+      payloadJson = JSON.stringify(payload);
+    } catch (error) {
+      return Promise.reject(new UnserialisableEventError(error));
+    }
+    return this.inserts.submit({ ...columns, payloadJson });
   }
 
-  private async insertMany(rows: NewInboundEvent[]): Promise<(string | null | Error)[]> {
+  private async insertMany(rows: SerialisedEvent[]): Promise<(string | null | Error)[]> {
     // Within one batch the first of several equal identities is the one stored.
     const first = new Map<string, number>();
     rows.forEach((row, i) => first.has(row.identityKey) || first.set(row.identityKey, i));
@@ -55,7 +75,7 @@ export class InboundEventStore {
         unique.map((r) => r.identityKey),
         unique.map((r) => r.eventTs),
         unique.map((r) => r.accountId),
-        unique.map((r) => JSON.stringify(r.payload)),
+        unique.map((r) => r.payloadJson),
       ]);
     } catch (error) {
       // One unstorable event must not fail the others that shared its statement.
