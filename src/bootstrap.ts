@@ -4,6 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
+import { hardenHttpServer } from './common/http-server';
 import { requestLogger } from './common/logging';
 import { answerBodyParserErrors, documentJsonBodies, requireJsonBody } from './common/request-body';
 import { limitJsonDepth } from './common/json-depth';
@@ -65,7 +66,9 @@ export async function createApp(
     rawBody: true,
     bodyParser: false,
   });
-  app.useLogger(app.get(Logger));
+  const logger = app.get(Logger);
+  app.useLogger(logger);
+  hardenHttpServer(app.getHttpServer(), config.http, logger);
   app.use(requestLogger(config, options.logStream));
   // Platform webhooks are verified over their exact bytes before anything parses them, so that
   // route takes its body raw (whatever the content type) and the parsers below then skip it:

@@ -26,8 +26,7 @@ export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean 
   return false;
 }
 
-export const tooDeepError = (): ApiError =>
-  new ApiError(HttpStatus.BAD_REQUEST, TOO_DEEP_MESSAGE);
+export const tooDeepError = (): ApiError => new ApiError(HttpStatus.BAD_REQUEST, TOO_DEEP_MESSAGE);
 
 /**
  * Express middleware mounted right after the body parsers: a parsed body deeper than

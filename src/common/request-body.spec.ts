@@ -72,7 +72,8 @@ describe('PARSER_MESSAGES', () => {
     for (const file of files) {
       const source = readFileSync(file, 'utf8');
       // createError(4xx, …, { …, type: '…' }), not reaching into the next createError call.
-      const calls = /createError\(4\d\d,(?:(?!createError)[\s\S]){0,300}?type:\s*(?:err\.type\s*\|\|\s*)?'([^']+)'/g;
+      const calls =
+        /createError\(4\d\d,(?:(?!createError)[\s\S]){0,300}?type:\s*(?:err\.type\s*\|\|\s*)?'([^']+)'/g;
       for (const [, type] of source.matchAll(calls)) types.add(type);
     }
     return [...types].sort();
@@ -81,7 +82,9 @@ describe('PARSER_MESSAGES', () => {
   it('has a message for every client error the body parsers raise', () => {
     const types = clientErrorTypes();
     // The scan itself must find what it looks for, or this test would pass on nothing.
-    expect(types).toEqual(expect.arrayContaining(['entity.parse.failed', 'entity.too.large', 'charset.unsupported']));
+    expect(types).toEqual(
+      expect.arrayContaining(['entity.parse.failed', 'entity.too.large', 'charset.unsupported']),
+    );
     expect(types.filter((type) => !(type in PARSER_MESSAGES))).toEqual([]);
   });
 });

@@ -28,6 +28,8 @@ export interface AppConfig {
   role: { name: AppRoleName; api: boolean; worker: boolean };
   logLevel: string;
   shutdownTimeoutMs: number;
+  /** Slow clients are cut off (408): headers, and the whole request, must arrive within these. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number };
   /** Express `trust proxy`: false, or how many proxy hops to trust for the client address. */
   trustProxy: false | number;
   database: { url: string; migrationsRun: boolean };

@@ -41,6 +41,16 @@ describe('loadConfig', () => {
     expect(config.recordingFileTypes).toBeNull();
     expect(config.webhookAllowPrivateUrls).toBe(false);
     expect(config.trustProxy).toBe(false);
+    expect(config.http).toEqual({ headersTimeoutMs: 10000, requestTimeoutMs: 30000 });
+  });
+
+  it('reads the HTTP timeouts and refuses a headers limit above the request limit', () => {
+    expect(
+      loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '5000' }).http,
+    ).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
+    expect(
+      problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '6000', HTTP_REQUEST_TIMEOUT_MS: '5000' }),
+    ).toEqual(['HTTP_HEADERS_TIMEOUT_MS (6000) must not exceed HTTP_REQUEST_TIMEOUT_MS (5000)']);
   });
 
   it('reads roles, clients, file types and booleans', () => {

@@ -192,6 +192,18 @@ function parseFileTypes(reader: Reader, name: string): string[] | null {
   return types;
 }
 
+function httpTimeouts(reader: Reader): AppConfig['http'] {
+  const headersTimeoutMs = reader.int('HTTP_HEADERS_TIMEOUT_MS', 10000, 100, 600000);
+  const requestTimeoutMs = reader.int('HTTP_REQUEST_TIMEOUT_MS', 30000, 100, 3600000);
+  // Node would silently let the request limit win, so the headers one would mean nothing.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    reader.problems.push(
+      `HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
+  }
+  return { headersTimeoutMs, requestTimeoutMs };
+}
+
 /** Reads and validates every variable of SPEC §1 from the given environment. */
 export function loadConfig(env: Env): AppConfig {
   const r = new Reader(env);
@@ -218,6 +230,7 @@ export function loadConfig(env: Env): AppConfig {
       'info',
     ),
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 25000, 0, 600000),
+    http: httpTimeouts(r),
     // X-Forwarded-For is caller-controlled unless a known number of proxies sits in front.
     trustProxy: r.int('TRUST_PROXY_HOPS', 0, 0, 10) || false,
     database: {
