@@ -184,6 +184,14 @@ describe('hostile input (SPEC §7)', () => {
       expect(loggedAnswer(431)).toBe(true);
     });
 
+    it('answers CONNECT, which Node would close without a word, with 405', async () => {
+      const answer = await rawExchange(
+        t.baseUrl,
+        'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+      );
+      expectAnswered(answer, 405);
+    });
+
     it('cuts off a body sent byte by byte at the request timeout with 408', async () => {
       const head =
         'POST /api/webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +

@@ -91,6 +91,15 @@ export function hardenHttpServer(
     res.once('finish', () => inFlight.get(req.socket) === res && inFlight.delete(req.socket));
   });
 
+  // Node hands CONNECT to 'connect' listeners and, with none, closes without a word.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    const answer = { status: 405, message: 'Method CONNECT is not supported: this is no proxy' };
+    logger.warn(`answered 405 before the application: ${answer.message}`, 'HttpServer');
+    socket.on('error', () => socket.destroy());
+    socket.end(rawAnswer(answer));
+    lingerThenClose(socket);
+  });
+
   const answered = new WeakSet<Duplex>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // The parser keeps reporting the same error for every later chunk: answer once.
