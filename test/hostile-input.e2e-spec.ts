@@ -1,9 +1,9 @@
-import { Client } from 'pg';
 import { MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from '../src/common/json-depth';
 import { request } from './support/http';
 import { RawAnswer, rawExchange, trickle } from './support/raw-http';
 import { concretePath, routesOf } from './support/routes';
 import { TestApp, startTestApp } from './support/test-app';
+import { queryDatabase } from './support/test-db';
 import { sendZoomEvent } from './support/zoom-sender';
 
 /** `depth` levels of objects, as text: `{"a":{"a":…1…}}`. */
@@ -88,16 +88,11 @@ describe('hostile input (SPEC §7)', () => {
       expect(goodAnswers.map((a) => [a.status, a.body])).toEqual(
         goodAnswers.map(() => [200, { status: 'accepted' }]),
       );
-      const db = new Client({ connectionString: t.database.url });
-      await db.connect();
-      try {
-        const { rows } = await db.query<{ n: string }>(
-          `SELECT count(*) AS n FROM inbound_events WHERE payload->'payload'->'object'->>'uuid' LIKE 'deep-neighbour-%'`,
-        );
-        expect(Number(rows[0].n)).toBe(5);
-      } finally {
-        await db.end();
-      }
+      const rows = await queryDatabase<{ n: string }>(
+        t.database.url,
+        `SELECT count(*) AS n FROM inbound_events WHERE payload->'payload'->'object'->>'uuid' LIKE 'deep-neighbour-%'`,
+      );
+      expect(Number(rows[0].n)).toBe(5);
     });
   });
 

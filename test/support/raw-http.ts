@@ -7,8 +7,11 @@ export interface RawAnswer {
   text: string;
   /** The JSON body of the first answer, when it has one. */
   body: unknown;
-  /** How the connection ended: closed by the server, reset, or still open at the deadline. */
-  ended: 'closed' | 'reset' | 'deadline';
+  /**
+   * How the exchange ended: the server closed the connection, reset it, it was still open at
+   * the deadline, or (with `untilAnswered`) the first answer was complete.
+   */
+  ended: 'closed' | 'reset' | 'deadline' | 'answered';
 }
 
 export interface RawOptions {
@@ -19,6 +22,19 @@ export interface RawOptions {
    * follows oversized headers) until the socket is closed. Returns a stop function.
    */
   then?: (socket: Socket) => () => void;
+  /** Stop as soon as the first answer is complete, rather than when the server closes. */
+  untilAnswered?: boolean;
+}
+
+/** Whether `text` holds one whole answer (Content-Length or chunked framing). */
+function isComplete(text: string): boolean {
+  const split = text.indexOf('\r\n\r\n');
+  if (split < 0) return false;
+  const head = text.slice(0, split);
+  if (/^HTTP\/1\.[01] (1\d\d|204|304)/.test(head)) return true;
+  const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+  if (length) return text.length - split - 4 >= Number(length[1]);
+  return /\r\ntransfer-encoding: *chunked/i.test(head) && text.endsWith('0\r\n\r\n');
 }
 
 function parseAnswer(text: string): Pick<RawAnswer, 'status' | 'body'> {
@@ -43,7 +59,7 @@ function parseAnswer(text: string): Pick<RawAnswer, 'status' | 'body'> {
 export function rawExchange(
   baseUrl: string,
   bytes: Buffer | string,
-  { deadlineMs = 10_000, then }: RawOptions = {},
+  { deadlineMs = 10_000, then, untilAnswered = false }: RawOptions = {},
 ): Promise<RawAnswer> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve) => {
@@ -61,7 +77,10 @@ export function rawExchange(
       resolve({ ...parseAnswer(text), text, ended });
     };
     const deadline = setTimeout(() => finish('deadline'), deadlineMs);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (untilAnswered && isComplete(Buffer.concat(chunks).toString('latin1'))) finish('answered');
+    });
     socket.on('error', () => finish('reset'));
     socket.on('close', () => finish('closed'));
     socket.on('connect', () => {
