@@ -1,7 +1,7 @@
 import dnsPromises from 'node:dns/promises';
 import { AppConfig } from '../config/config.types';
 import { SecretCipher } from '../webhooks/secret-cipher';
-import { DeliverySender, RESPONSE_EXCERPT_BYTES, excerptText } from './delivery-sender.service';
+import { HttpDeliverySender, RESPONSE_EXCERPT_BYTES, excerptText } from './delivery-sender.service';
 
 describe('excerptText', () => {
   it('keeps the first 1 KiB', () => {
@@ -20,17 +20,17 @@ describe('excerptText', () => {
   });
 });
 
-describe('DeliverySender', () => {
+describe('HttpDeliverySender', () => {
   const TIMEOUT_MS = 200;
   const config = {
     webhookAllowPrivateUrls: false,
     secretsEncryptionKey: Buffer.alloc(32, 7),
     delivery: { timeoutMs: TIMEOUT_MS, concurrency: 1 },
   } as unknown as AppConfig;
-  let sender: DeliverySender;
+  let sender: HttpDeliverySender;
 
   beforeEach(() => {
-    sender = new DeliverySender(config, new SecretCipher(config));
+    sender = new HttpDeliverySender(config, new SecretCipher(config));
   });
   afterEach(async () => {
     jest.restoreAllMocks();

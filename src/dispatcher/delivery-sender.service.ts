@@ -87,12 +87,17 @@ function describe(error: unknown): string {
   return text.slice(0, ERROR_MAX_CHARS);
 }
 
+/** Makes one delivery attempt (the injection token; HttpDeliverySender is the real one). */
+export abstract class DeliverySender {
+  /** Never throws: every outcome is an AttemptResult to record. */
+  abstract send(req: DeliveryRequest): Promise<AttemptResult>;
+}
+
 /**
- * Makes one delivery attempt: URL policy check, signature, POST through the keep-alive pool
- * with the per-attempt timeout. Never throws: every outcome is an AttemptResult to record.
+ * URL policy check, signature, POST through the keep-alive pool with the per-attempt timeout.
  */
 @Injectable()
-export class DeliverySender implements OnApplicationShutdown {
+export class HttpDeliverySender extends DeliverySender implements OnApplicationShutdown {
   private readonly agent: Agent;
   private readonly allowPrivate: boolean;
   private readonly timeoutMs: number;
@@ -101,6 +106,7 @@ export class DeliverySender implements OnApplicationShutdown {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly cipher: SecretCipher,
   ) {
+    super();
     this.allowPrivate = config.webhookAllowPrivateUrls;
     this.timeoutMs = config.delivery.timeoutMs;
     this.agent = createDeliveryAgent({
