@@ -1,10 +1,12 @@
 import { recordingCompleted } from '../../../test/fixtures/zoom-events';
 import { TestContext, newTestService } from '../../../test/fakes/new-test-service';
+import { ZoomMeetingRecording } from '../../zoom/zoom.types';
 import { InboundEventEntity } from '../inbound-event.entity';
 import { automationOutcomeKey } from '../inbound-job';
 import { RecordingAutomationService } from './recording-automation.service';
 
 const UUID = 'rec-uuid==';
+const recording = recordingCompleted(UUID).payload.object as ZoomMeetingRecording;
 const WHAT = 'recording automation (unit test)';
 
 describe('RecordingAutomationService', () => {
@@ -96,7 +98,7 @@ describe('RecordingAutomationService', () => {
           data: { error: 'the other run gave up' },
           idempotencyKey: automationOutcomeKey(row),
         });
-        return recordingCompleted(UUID).payload.object;
+        return recording;
       };
 
       await t.sut.complete(row.id, false, WHAT);
