@@ -29,7 +29,7 @@ import { DataSource } from 'typeorm';
 import { Agent, request } from 'undici';
 import { deliveryBody } from '../src/dispatcher/delivery-body';
 import { DispatcherService } from '../src/dispatcher/dispatcher.service';
-import { SecretCipher } from '../src/webhooks/secret-cipher';
+import { SecretCipherService } from '../src/webhooks/secret-cipher.service';
 import { SubscriptionEvent } from '../src/webhooks/subscription-events';
 import { Receiver, startReceiver } from '../test/support/receiver';
 import { TEST_REDIS_URL, TestApp, deleteRedisKeys, startTestApp } from '../test/support/test-app';
@@ -218,7 +218,7 @@ async function main(): Promise<void> {
   try {
     t = await startTestApp({ env: { APP_ROLE: 'api', LOG_LEVEL: 'warn' } });
     const db = t.app.get(DataSource);
-    const cipher = new SecretCipher(t.config);
+    const cipher = new SecretCipherService(t.config);
     await db.query(
       `INSERT INTO webhooks (owner_client_id, url, events, secret_encrypted, secret_hint)
        SELECT 'bench', url, ARRAY[kind], $3, 'cdef'

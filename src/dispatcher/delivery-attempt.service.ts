@@ -3,7 +3,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
 import { retryDelayMs } from '../queue/queue.constants';
-import { DeliverySender } from './delivery-sender.service';
+import { DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, DeliveryTarget } from './delivery.store';
 
 export const INACTIVE_WEBHOOK_ERROR = 'webhook is inactive: delivery cancelled, not sent';
@@ -33,7 +33,7 @@ export class DeliveryAttemptService {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly store: DeliveryStore,
-    private readonly sender: DeliverySender,
+    private readonly sender: DeliverySenderService,
     private readonly metrics: MetricsService,
   ) {
     this.maxAttempts = config.delivery.maxRetries + 1;

@@ -4,7 +4,7 @@ import { Agent, Dispatcher, request } from 'undici';
 import { APP_VERSION } from '../common/version';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
-import { SecretCipher } from '../webhooks/secret-cipher';
+import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { checkWebhookUrl } from '../webhooks/ssrf-policy';
 import { createDeliveryAgent } from './delivery-agent';
 import { signBody } from './delivery-body';
@@ -87,26 +87,20 @@ function describe(error: unknown): string {
   return text.slice(0, ERROR_MAX_CHARS);
 }
 
-/** Makes one delivery attempt (the injection token; HttpDeliverySender is the real one). */
-export abstract class DeliverySender {
-  /** Never throws: every outcome is an AttemptResult to record. */
-  abstract send(req: DeliveryRequest): Promise<AttemptResult>;
-}
-
 /**
- * URL policy check, signature, POST through the keep-alive pool with the per-attempt timeout.
+ * Makes one delivery attempt: URL policy check, signature, POST through the keep-alive pool
+ * with the per-attempt timeout. Never throws: every outcome is an AttemptResult to record.
  */
 @Injectable()
-export class HttpDeliverySender extends DeliverySender implements OnApplicationShutdown {
+export class DeliverySenderService implements OnApplicationShutdown {
   private readonly agent: Agent;
   private readonly allowPrivate: boolean;
   private readonly timeoutMs: number;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly cipher: SecretCipher,
+    private readonly cipher: SecretCipherService,
   ) {
-    super();
     this.allowPrivate = config.webhookAllowPrivateUrls;
     this.timeoutMs = config.delivery.timeoutMs;
     this.agent = createDeliveryAgent({

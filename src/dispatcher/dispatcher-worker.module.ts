@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
-import { SecretCipher } from '../webhooks/secret-cipher';
+import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { DeliveriesProcessor } from './deliveries.processor';
 import { DeliveriesSweeper } from './deliveries.sweeper';
 import { DeliveryAttemptService } from './delivery-attempt.service';
-import { DeliverySender, HttpDeliverySender } from './delivery-sender.service';
+import { DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, PgDeliveryStore } from './delivery.store';
 
 /**
- * Worker role: the deliveries processor and the sweeper. SecretCipher is provided here rather
+ * Worker role: the deliveries processor and the sweeper. SecretCipherService is provided here rather
  * than imported with WebhooksModule, which would bring the /api/webhooks routes into workers.
  */
 @Module({
@@ -15,9 +15,9 @@ import { DeliveryStore, PgDeliveryStore } from './delivery.store';
     DeliveriesProcessor,
     DeliveriesSweeper,
     DeliveryAttemptService,
-    { provide: DeliverySender, useClass: HttpDeliverySender },
+    DeliverySenderService,
     { provide: DeliveryStore, useClass: PgDeliveryStore },
-    SecretCipher,
+    SecretCipherService,
   ],
 })
 export class DispatcherWorkerModule {}

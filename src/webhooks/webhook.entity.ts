@@ -25,7 +25,7 @@ export class WebhookEntity {
   @Column({ type: 'text', array: true })
   events: string[];
 
-  /** AES-256-GCM ciphertext (see SecretCipher); never leaves the service. */
+  /** AES-256-GCM ciphertext (see SecretCipherService); never leaves the service. */
   @Column({ name: 'secret_encrypted', type: 'text' })
   secretEncrypted: string;
 

@@ -11,7 +11,7 @@ import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { characters } from './dto/webhook-fields';
 import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
-import { SecretCipher } from './secret-cipher';
+import { SecretCipherService } from './secret-cipher.service';
 import { UrlPolicyError, checkWebhookUrl } from './ssrf-policy';
 import { WebhookEntity } from './webhook.entity';
 
@@ -30,7 +30,7 @@ export class WebhooksService {
 
   constructor(
     @InjectRepository(WebhookEntity) private readonly webhooks: Repository<WebhookEntity>,
-    private readonly cipher: SecretCipher,
+    private readonly cipher: SecretCipherService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config/load-config';
 import {
   AttemptResult,
   DeliveryRequest,
-  DeliverySender,
+  DeliverySenderService,
 } from '../../src/dispatcher/delivery-sender.service';
 import { DeliveryStore } from '../../src/dispatcher/delivery.store';
 import { DispatcherService } from '../../src/dispatcher/dispatcher.service';
@@ -25,7 +25,7 @@ import {
 } from './memory-stores';
 
 /** Answers attempts from a script (one answer per attempt, in order) and keeps the requests. */
-export class ScriptedSender extends DeliverySender {
+export class ScriptedSender implements Pick<DeliverySenderService, 'send'> {
   readonly requests: DeliveryRequest[] = [];
   private readonly answers: { statusCode: number | null; error: string | null }[] = [];
 
@@ -69,7 +69,7 @@ export class RecordingQueue {
 }
 
 /** The platform API as the recording automation uses it. */
-export class FakeZoomClient {
+export class FakeZoomClient implements Pick<ZoomClient, 'configured' | 'getMeetingRecordings'> {
   configured = false;
   readonly calls: string[] = [];
   recordings: (meetingId: string) => Promise<ZoomMeetingRecording> = () =>
@@ -112,7 +112,7 @@ export async function newTestService<T>(
     { provide: DeliveryStore, useValue: new MemoryDeliveryStore(tables) },
     { provide: EventStore, useValue: new MemoryEventStore(tables) },
     { provide: InboundEventStore, useValue: new MemoryInboundEventStore(tables) },
-    { provide: DeliverySender, useValue: sender },
+    { provide: DeliverySenderService, useValue: sender },
     { provide: ZoomClient, useValue: zoom },
     { provide: getQueueToken(QUEUES.deliveries), useValue: deliveriesQueue },
     { provide: getQueueToken(QUEUES.inbound), useValue: new RecordingQueue() },
