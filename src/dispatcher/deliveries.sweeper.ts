@@ -11,6 +11,7 @@ import type { Job, Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
+import { query } from '../database/query';
 import { MetricsService } from '../metrics/metrics.service';
 import { QUEUES } from '../queue/queue.constants';
 import { deliverJob } from './delivery-job';
@@ -105,10 +106,11 @@ export class DeliveriesSweeper implements OnApplicationBootstrap, OnModuleDestro
       // A transaction-scoped lock: it goes with the transaction, or with the connection if
       // this process dies, and can never stay behind on a pooled connection.
       await runner.startTransaction();
-      const [{ locked }] = (await runner.query(
+      const [{ locked }] = await query<{ locked: boolean }>(
+        runner,
         `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked`,
         [SWEEP_LOCK_KEY],
-      )) as { locked: boolean }[];
+      );
       if (!locked) {
         this.metrics.deliverySweeps.inc({ outcome: 'skipped' });
         return 0;
@@ -129,7 +131,7 @@ export class DeliveriesSweeper implements OnApplicationBootstrap, OnModuleDestro
     let queued = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
       const after = this.resumeAfter;
-      const rows: { id: string; next_attempt_at: Date }[] = await this.db.query(DUE_SQL, [
+      const rows = await query<{ id: string; next_attempt_at: Date }>(this.db, DUE_SQL, [
         this.intervalMs,
         after?.at ?? null,
         after?.id ?? null,
