@@ -1,4 +1,4 @@
-import { MemoryWebhook } from '../../test/fakes/memory-stores';
+import { WebhookEntity } from '../webhooks/webhook.entity';
 import { TestContext, newTestService } from '../../test/fakes/new-test-service';
 import { DeliveryAttemptService, INACTIVE_WEBHOOK_ERROR } from './delivery-attempt.service';
 
@@ -6,7 +6,7 @@ const BACKOFF_MS = 1000;
 
 describe('DeliveryAttemptService', () => {
   let t: TestContext<DeliveryAttemptService>;
-  let webhook: MemoryWebhook;
+  let webhook: WebhookEntity;
 
   beforeEach(async () => {
     // Three attempts in all: the first try and two retries.

@@ -68,7 +68,11 @@ async function readExcerpt(
   return { excerpt: excerptText(Buffer.concat(kept)), failure };
 }
 
-/** Rejects when `signal` aborts; the work itself goes on, but nobody waits for it any more. */
+/**
+ * Rejects when `signal` aborts; the work itself goes on, but nobody waits for it any more. Not
+ * withTimeout: the attempt has one deadline, shared by the URL check and the request, and a
+ * timer of the check's own would start a second one.
+ */
 function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   let onAbort: () => void = () => undefined;
   const aborted = new Promise<never>((_, reject) => {

@@ -5,15 +5,10 @@ import { AttemptRecord, DeliveryStore, DeliveryTarget } from '../../src/dispatch
 import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.store';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
 import { InboundEventStore, NewInboundEvent } from '../../src/inbound/inbound-event.store';
+import { Cursor } from '../../src/common/cursor';
 import { isSubscriptionEvent } from '../../src/webhooks/subscription-events';
-
-export interface MemoryWebhook {
-  id: string;
-  url: string;
-  events: string[];
-  secretEncrypted: string;
-  active: boolean;
-}
+import { WebhookEntity } from '../../src/webhooks/webhook.entity';
+import { NewWebhook, WebhookChanges, WebhookStore } from '../../src/webhooks/webhook.store';
 
 /**
  * The tables the stores share, in memory: what fan-out writes, the delivery store reads.
@@ -22,19 +17,25 @@ export interface MemoryWebhook {
  * services' decisions rely on them.
  */
 export class MemoryTables {
-  readonly webhooks = new Map<string, MemoryWebhook>();
+  readonly webhooks = new Map<string, WebhookEntity>();
   readonly events = new Map<string, NewEvent>();
   readonly deliveries = new Map<string, DeliveryEntity>();
   readonly attempts: AttemptRecord[] = [];
   readonly inboundEvents = new Map<string, InboundEventEntity>();
 
-  addWebhook(fields: Partial<MemoryWebhook> = {}): MemoryWebhook {
-    const webhook: MemoryWebhook = {
+  addWebhook(fields: Partial<WebhookEntity> = {}): WebhookEntity {
+    // Distinct creation times, as the keyset order assumes nothing about ties.
+    const createdAt = new Date(Date.now() + this.webhooks.size);
+    const webhook: WebhookEntity = {
       id: randomUUID(),
+      ownerClientId: 'client-a',
       url: 'https://receiver.example.com/hook',
       events: ['job.started'],
       secretEncrypted: 'sealed-secret',
+      secretHint: 'cret',
       active: true,
+      createdAt,
+      updatedAt: createdAt,
       ...fields,
     };
     this.webhooks.set(webhook.id, webhook);
@@ -164,7 +165,7 @@ export class MemoryEventStore extends EventStore {
     this.tables.events.set(event.id, event);
     const body = deliveryBody(event);
     const ids = [...this.tables.webhooks.values()]
-      .filter((webhook) => webhook.active && webhook.events.includes(event.kind))
+      .filter((webhook) => webhook.active && webhook.events.some((kind) => kind === event.kind))
       .map(
         (webhook) =>
           this.tables.addDelivery(webhook.id, { eventId: event.id, event: event.kind, body }).id,
@@ -237,5 +238,46 @@ export class MemoryInboundEventStore extends InboundEventStore {
         .slice(0, limit)
         .map((row) => row.id),
     );
+  }
+}
+
+export class MemoryWebhookStore extends WebhookStore {
+  constructor(private readonly tables: MemoryTables) {
+    super();
+  }
+
+  create(webhook: NewWebhook): Promise<WebhookEntity> {
+    return Promise.resolve(this.tables.addWebhook(webhook));
+  }
+
+  page(ownerClientId: string, cursor: Cursor | null, limit: number): Promise<WebhookEntity[]> {
+    const key = (w: { createdAt: Date; id: string }) => `${w.createdAt.toISOString()}|${w.id}`;
+    const after = cursor && key({ createdAt: new Date(cursor.createdAt), id: cursor.id });
+    return Promise.resolve(
+      [...this.tables.webhooks.values()]
+        .filter((w) => w.ownerClientId === ownerClientId && (after === null || key(w) < after))
+        .sort((a, b) => (key(a) < key(b) ? 1 : -1))
+        .slice(0, limit + 1),
+    );
+  }
+
+  findOwned(ownerClientId: string, id: string): Promise<WebhookEntity | null> {
+    const webhook = this.tables.webhooks.get(id);
+    return Promise.resolve(webhook?.ownerClientId === ownerClientId ? webhook : null);
+  }
+
+  update(ownerClientId: string, id: string, changes: WebhookChanges): Promise<boolean> {
+    const webhook = this.tables.webhooks.get(id);
+    if (webhook?.ownerClientId !== ownerClientId) return Promise.resolve(false);
+    Object.assign(webhook, changes, { updatedAt: new Date() });
+    return Promise.resolve(true);
+  }
+
+  remove(ownerClientId: string, id: string): Promise<boolean> {
+    if (this.tables.webhooks.get(id)?.ownerClientId !== ownerClientId) {
+      return Promise.resolve(false);
+    }
+    this.tables.deleteWebhook(id);
+    return Promise.resolve(true);
   }
 }

@@ -17,11 +17,14 @@ import { MetricsService } from '../../src/metrics/metrics.service';
 import { QUEUES } from '../../src/queue/queue.constants';
 import { ZoomClient } from '../../src/zoom/zoom.client';
 import { ZoomMeetingRecording } from '../../src/zoom/zoom.types';
+import { SecretCipherService } from '../../src/webhooks/secret-cipher.service';
+import { WebhookStore } from '../../src/webhooks/webhook.store';
 import {
   MemoryDeliveryStore,
   MemoryEventStore,
   MemoryInboundEventStore,
   MemoryTables,
+  MemoryWebhookStore,
 } from './memory-stores';
 
 /** Answers attempts from a script (one answer per attempt, in order) and keeps the requests. */
@@ -91,6 +94,7 @@ export interface TestContext<T> {
   metrics: MetricsService;
   /** The real DispatcherService over the same in-memory stores. */
   dispatcher: DispatcherService;
+  cipher: SecretCipherService;
 }
 
 /**
@@ -112,12 +116,14 @@ export async function newTestService<T>(
     { provide: DeliveryStore, useValue: new MemoryDeliveryStore(tables) },
     { provide: EventStore, useValue: new MemoryEventStore(tables) },
     { provide: InboundEventStore, useValue: new MemoryInboundEventStore(tables) },
+    { provide: WebhookStore, useValue: new MemoryWebhookStore(tables) },
     { provide: DeliverySenderService, useValue: sender },
     { provide: ZoomClient, useValue: zoom },
     { provide: getQueueToken(QUEUES.deliveries), useValue: deliveriesQueue },
     { provide: getQueueToken(QUEUES.inbound), useValue: new RecordingQueue() },
     { provide: getQueueToken(QUEUES.recordings), useValue: new RecordingQueue() },
     MetricsService,
+    SecretCipherService,
     DispatcherService,
   ];
   // The services log every decision; the specs assert the decisions themselves.
@@ -135,5 +141,6 @@ export async function newTestService<T>(
     config,
     metrics: module.get(MetricsService),
     dispatcher: module.get(DispatcherService),
+    cipher: module.get(SecretCipherService),
   };
 }
