@@ -34,7 +34,7 @@ export class WebhookResponse {
     return {
       id: webhook.id,
       url: webhook.url,
-      events: webhook.events as SubscriptionEvent[],
+      events: webhook.events,
       active: webhook.active,
       created_at: webhook.createdAt.toISOString(),
       updated_at: webhook.updatedAt.toISOString(),
