@@ -17,11 +17,15 @@ export const BODY_LIMIT = '1mb';
 const SCOPE_DESCRIPTIONS: Record<Exclude<Scope, 'queues:admin'>, string> = {
   'webhooks:read': 'Read webhook subscriptions and their delivery logs',
   'webhooks:write': 'Create, change, delete and test webhook subscriptions',
-  'meetings:read': 'Read meetings',
-  'meetings:write': 'Create, change, end and delete meetings',
-  'users:read': 'List users',
+  'meetings:read': 'Read meetings, their registrants, polls and past instances',
+  'meetings:write': 'Create, change, end and delete meetings, registrants and polls',
+  'users:read': 'Read users and their settings',
+  'users:write': 'Create, change, deactivate and delete users',
   'recordings:read': 'List and download cloud recordings',
-  'recordings:write': 'Delete cloud recordings',
+  'recordings:write': 'Delete, recover and configure cloud recordings',
+  'webinars:read': 'Read webinars, their registrants, panelists and past instances',
+  'webinars:write': 'Create, change and delete webinars, registrants and panelists',
+  'reports:read': 'Read account reports',
 };
 
 function setupSwagger(app: INestApplication, version: string): void {
