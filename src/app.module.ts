@@ -13,8 +13,8 @@ import { DispatcherWorkerModule } from './dispatcher/dispatcher-worker.module';
 import { HealthModule } from './health/health.module';
 import { InboundWorkerModule } from './inbound/inbound-worker.module';
 import { InboundModule } from './inbound/inbound.module';
-import { MeetingsModule } from './meetings/meetings.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { PlatformApiModule } from './platform-api/platform-api.module';
 import { QueueDashboardModule } from './queue/queue-dashboard.module';
 import { QueueModule } from './queue/queue.module';
 import { RecordingAutomationModule } from './inbound/recording-automation/recording-automation.module';
@@ -28,7 +28,7 @@ const API_MODULES: Type[] = [
   AuthModule,
   WebhooksModule,
   DeliveryLogModule,
-  MeetingsModule,
+  PlatformApiModule,
   RecordingsModule,
   QueueDashboardModule,
 ];
