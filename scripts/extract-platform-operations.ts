@@ -75,7 +75,10 @@ function stripSchema(schema: Json): Json {
 /** The first sentence of a description, without markdown links. */
 function firstSentence(text: string | undefined): string | undefined {
   if (!text) return undefined;
-  const plain = text.replace(/\[([^\]]+)\]\([^)]*\)/g, '$1').replace(/\s+/g, ' ').trim();
+  const plain = text
+    .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
   const end = plain.search(/\.(\s|$)/);
   return end < 0 ? plain : plain.slice(0, end + 1);
 }
@@ -143,7 +146,10 @@ async function main(): Promise<void> {
   };
   const target = join(__dirname, '..', 'src', 'platform-api', 'operations.json');
   // Formatted as `prettier --check` wants it, so regenerating never leaves a formatting diff.
-  writeFileSync(target, await format(JSON.stringify(out), { ...(await resolveConfig(target)), filepath: target }));
+  writeFileSync(
+    target,
+    await format(JSON.stringify(out), { ...(await resolveConfig(target)), filepath: target }),
+  );
   console.log(`${operations.length} operations written to ${target}`);
 }
 

@@ -36,6 +36,8 @@ export class PlatformApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     // The few upload operations take multipart bodies, which are passed on as their bytes;
     // the same 1 MiB limit as the JSON parser (SPEC §7).
-    consumer.apply(raw({ type: 'multipart/form-data', limit: '1mb' })).forRoutes(PassthroughController);
+    consumer
+      .apply(raw({ type: 'multipart/form-data', limit: '1mb' }))
+      .forRoutes(PassthroughController);
   }
 }

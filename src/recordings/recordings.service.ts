@@ -36,11 +36,9 @@ export class RecordingsService {
 
   async forMeeting(req: Request): Promise<ZoomResult<ZoomMeetingRecording>> {
     const types = fileTypesOf(queryOf(req));
-    const result = await this.passthrough.call<ZoomMeetingRecording>(
-      GET_MEETING_RECORDINGS,
-      req,
-      [FILE_TYPE],
-    );
+    const result = await this.passthrough.call<ZoomMeetingRecording>(GET_MEETING_RECORDINGS, req, [
+      FILE_TYPE,
+    ]);
     const body = result.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw ZoomApiError.badResponse('The meeting platform sent a recording that is not an object');
