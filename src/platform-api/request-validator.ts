@@ -29,7 +29,8 @@ export interface PlatformRequest {
 interface CompiledOperation {
   path: ValidateFunction;
   query: ValidateFunction;
-  /** Query parameters the document types as arrays (they may be repeated). */
+  /** The documented query parameters, and those typed as arrays (they may be repeated). */
+  documented: Set<string>;
   arrays: Set<string>;
   body?: ValidateFunction;
 }
@@ -100,6 +101,7 @@ export class PlatformRequestValidator {
           ),
         ),
         query: params.compile(objectOf(query, (p) => lenientSchema(p.schema))),
+        documented: new Set(query.map((p) => p.name)),
         arrays: new Set(query.filter((p) => p.schema.type === 'array').map((p) => p.name)),
         body: body && bodies.compile(lenientBodySchema(body.schema, op.method)),
       });
@@ -142,7 +144,7 @@ export class PlatformRequestValidator {
     const details: ErrorDetail[] = [];
     const values: Record<string, unknown> = {};
     for (const name of new Set(query.keys())) {
-      if (localQuery.includes(name)) continue;
+      if (localQuery.includes(name) || !compiled.documented.has(name)) continue;
       const all = query.getAll(name);
       if (compiled.arrays.has(name)) values[name] = all;
       else if (all.length === 1) values[name] = all[0];
