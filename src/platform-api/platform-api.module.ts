@@ -1,5 +1,4 @@
-import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
-import { raw } from 'express';
+import { Module } from '@nestjs/common';
 import { ZoomModule } from '../zoom/zoom.module';
 import { passthroughController } from './passthrough.controller';
 import { PLATFORM_OPERATIONS } from './platform-operations';
@@ -32,12 +31,4 @@ let sharedValidator: PlatformRequestValidator | undefined;
   ],
   exports: [PlatformPassthrough],
 })
-export class PlatformApiModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    // The few upload operations take multipart bodies, which are passed on as their bytes;
-    // the same 1 MiB limit as the JSON parser (SPEC §7).
-    consumer
-      .apply(raw({ type: 'multipart/form-data', limit: '1mb' }))
-      .forRoutes(PassthroughController);
-  }
-}
+export class PlatformApiModule {}

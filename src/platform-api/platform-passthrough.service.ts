@@ -18,6 +18,26 @@ const hasBody = (req: Request): boolean =>
   req.headers['transfer-encoding'] !== undefined ||
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
+/** The same limit as the JSON parser (SPEC §7: bodies over 1 MiB → 413). */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The bytes of a body no parser took (the multipart uploads), read here with the same limit.
+ * The socket is left to close after the 413 rather than draining an oversized upload.
+ */
+async function readRaw(req: Request): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      throw new ApiError(HttpStatus.PAYLOAD_TOO_LARGE, 'Request body is larger than 1 MiB');
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
 const mediaType = (value: string | undefined): string =>
   (value ?? '').split(';')[0].trim().toLowerCase();
 
@@ -34,25 +54,29 @@ export class PlatformPassthrough {
   ) {}
 
   /** The platform's answer as bytes. */
-  forward(op: PlatformOperation, req: Request): Promise<ZoomRawResult> {
-    return this.zoom.forward(op, this.prepare(op, req, []));
+  async forward(op: PlatformOperation, req: Request): Promise<ZoomRawResult> {
+    return this.zoom.forward(op, await this.prepare(op, req, []));
   }
 
   /** The platform's answer parsed, for routes that work on it before answering. */
-  call<T>(
+  async call<T>(
     op: PlatformOperation,
     req: Request,
     localQuery: readonly string[],
   ): Promise<ZoomResult<T>> {
-    return this.zoom.call<T>(op, this.prepare(op, req, localQuery));
+    return this.zoom.call<T>(op, await this.prepare(op, req, localQuery));
   }
 
-  private prepare(op: PlatformOperation, req: Request, localQuery: readonly string[]): ZoomCall {
+  private async prepare(
+    op: PlatformOperation,
+    req: Request,
+    localQuery: readonly string[],
+  ): Promise<ZoomCall> {
     const rawQuery = rawQueryOf(req);
     const params = Object.fromEntries(
       op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, String(req.params[p.name])]),
     );
-    const body = this.bodyOf(op, req as RawBodyRequest);
+    const body = await this.bodyOf(op, req as RawBodyRequest);
     this.validator.validate(
       op,
       { params, query: new URLSearchParams(rawQuery), body: body?.parsed },
@@ -69,10 +93,10 @@ export class PlatformPassthrough {
    * The body to validate and to send: JSON as its exact bytes (numbers beyond 2^53 and key
    * order survive), multipart as received. Operations without a body send none.
    */
-  private bodyOf(
+  private async bodyOf(
     op: PlatformOperation,
     req: RawBodyRequest,
-  ): { parsed: unknown; contentType: string; bytes: Buffer | string } | undefined {
+  ): Promise<{ parsed: unknown; contentType: string; bytes: Buffer | string } | undefined> {
     if (!op.body || !hasBody(req)) return undefined;
     const expected = op.body.contentType;
     const given = req.headers['content-type'];
@@ -89,7 +113,7 @@ export class PlatformPassthrough {
         bytes: req.rawBody ?? JSON.stringify(req.body),
       };
     }
-    const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const bytes = await readRaw(req);
     return { parsed: bytes, contentType: given as string, bytes };
   }
 }
