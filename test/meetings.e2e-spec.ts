@@ -472,6 +472,25 @@ describe('meeting passthrough (SPEC §6)', () => {
       expect(array.status).toBe(400);
       expect(array.body.details).toEqual([{ field: 'body', message: 'body must be an object' }]);
     });
+    it('refuses a multipart upload over 1 MiB with 413, and one without its file part', async () => {
+      const part = (name: string, bytes: number) =>
+        `--b\r\ncontent-disposition: form-data; name="${name}"; filename="a.png"\r\n\r\n` +
+        `${'x'.repeat(bytes)}\r\n--b--\r\n`;
+      const headers = { 'content-type': 'multipart/form-data; boundary=b' };
+      const big = await api('POST', `/api/users/${host.id}/picture`, {
+        body: part('pic_file', 1024 * 1024 + 1),
+        headers,
+      });
+      expect(big.status).toBe(413);
+      const wrong = await api('POST', `/api/users/${host.id}/picture`, {
+        body: part('picture', 10),
+        headers,
+      });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.details).toEqual([
+        { field: 'pic_file', message: 'pic_file is required (a multipart/form-data part)' },
+      ]);
+    });
   });
 
   describe('documented fields and parameters reach the platform as sent', () => {

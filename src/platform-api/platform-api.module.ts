@@ -6,7 +6,7 @@ import { PlatformPassthrough } from './platform-passthrough.service';
 import { PlatformRequestValidator } from './request-validator';
 
 /** Operations served by a hand-written route (src/recordings), which filters their answer. */
-export const OWN_ROUTES = new Set(['recordingGet', 'recordingsList']);
+const OWN_ROUTES = new Set(['recordingGet', 'recordingsList']);
 
 const PassthroughController = passthroughController(
   PLATFORM_OPERATIONS.filter((op) => !OWN_ROUTES.has(op.id)),

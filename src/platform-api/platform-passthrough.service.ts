@@ -22,8 +22,8 @@ const hasBody = (req: Request): boolean =>
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * The bytes of a body no parser took (the multipart uploads), read here with the same limit.
- * The socket is left to close after the 413 rather than draining an oversized upload.
+ * The bytes of a body no parser took (the multipart uploads), read here with the same limit: an
+ * oversized upload is refused as soon as it passes it, without reading the rest.
  */
 async function readRaw(req: Request): Promise<Buffer> {
   const chunks: Buffer[] = [];

@@ -35,7 +35,7 @@ interface CompiledOperation {
   body?: ValidateFunction;
 }
 
-export const ME_MESSAGE =
+const ME_MESSAGE =
   'cannot be "me": this service calls the platform with an account-level token, which has no ' +
   "user of its own; give the user's id or e-mail address";
 
