@@ -1,3 +1,4 @@
+import { GET_MEETING_RECORDINGS } from '../zoom/zoom.client';
 import {
   PLATFORM_OPERATIONS,
   PlatformOperation,
@@ -30,6 +31,10 @@ describe('the platform route table', () => {
     expect(
       PLATFORM_OPERATIONS.filter((op) => op.domain === 'reports').map((op) => op.method),
     ).toEqual(expect.not.arrayContaining(['POST', 'PUT', 'PATCH', 'DELETE']));
+  });
+
+  it('holds the operation the platform client calls by itself (recording automation)', () => {
+    expect(platformOperation('recordingGet')).toMatchObject(GET_MEETING_RECORDINGS);
   });
 
   it('writes Express routes', () => {
