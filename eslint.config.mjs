@@ -32,7 +32,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/config/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', '**/*.spec.ts'],
+    files: [
+      'src/config/**/*.ts',
+      'test/**/*.ts',
+      'bench/**/*.ts',
+      'scripts/**/*.ts',
+      '**/*.spec.ts',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

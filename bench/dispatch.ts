@@ -29,7 +29,8 @@ import { DataSource } from 'typeorm';
 import { Agent, request } from 'undici';
 import { deliveryBody } from '../src/dispatcher/delivery-body';
 import { DispatcherService } from '../src/dispatcher/dispatcher.service';
-import { SecretCipher } from '../src/webhooks/secret-cipher';
+import { SecretCipherService } from '../src/webhooks/secret-cipher.service';
+import { SubscriptionEvent } from '../src/webhooks/subscription-events';
 import { Receiver, startReceiver } from '../test/support/receiver';
 import { TEST_REDIS_URL, TestApp, deleteRedisKeys, startTestApp } from '../test/support/test-app';
 import { waitFor } from '../test/support/wait-for';
@@ -77,7 +78,7 @@ interface Side {
   /** The worker process. */
   pid(): number;
   /** Sends one event of `kind` to the webhooks subscribed to it; resolves when it is queued. */
-  send(kind: string, n: number): Promise<void>;
+  send(kind: SubscriptionEvent, n: number): Promise<void>;
 }
 
 /** Receipts on every receiver since `marks` (each receiver's count at the start of a phase). */
@@ -217,7 +218,7 @@ async function main(): Promise<void> {
   try {
     t = await startTestApp({ env: { APP_ROLE: 'api', LOG_LEVEL: 'warn' } });
     const db = t.app.get(DataSource);
-    const cipher = new SecretCipher(t.config);
+    const cipher = new SecretCipherService(t.config);
     await db.query(
       `INSERT INTO webhooks (owner_client_id, url, events, secret_encrypted, secret_hint)
        SELECT 'bench', url, ARRAY[kind], $3, 'cdef'

@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { Pool } from 'undici';
-import { meetingStarted } from '../test/fixtures/zoom-events';
+import { meetingStarted } from '../scripts/platform/zoom-events';
 import { createTestDatabase, TestDatabase } from '../test/support/test-db';
 import {
   CLIENTS,

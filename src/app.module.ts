@@ -13,6 +13,7 @@ import { DispatcherWorkerModule } from './dispatcher/dispatcher-worker.module';
 import { HealthModule } from './health/health.module';
 import { InboundWorkerModule } from './inbound/inbound-worker.module';
 import { InboundModule } from './inbound/inbound.module';
+import { JobHandlersModule } from './queue/job-handlers';
 import { MeetingsModule } from './meetings/meetings.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { QueueDashboardModule } from './queue/queue-dashboard.module';
@@ -33,8 +34,10 @@ const API_MODULES: Type[] = [
   QueueDashboardModule,
 ];
 
-/** Modules that run queue processors and the sweeper (role worker or all). */
+/** Modules that run job handlers and the sweepers (role worker or all). */
 const WORKER_MODULES: Type[] = [
+  // Finds the @OnJob handlers of the modules below and starts them.
+  JobHandlersModule,
   DispatcherWorkerModule,
   InboundWorkerModule,
   RecordingAutomationModule,

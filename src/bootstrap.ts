@@ -5,6 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
 import { requestLogger } from './common/logging';
+import { answerBodyParserErrors, documentJsonBodies, requireJsonBody } from './common/request-body';
 import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
 import { AppConfig, Scope } from './config/config.types';
@@ -45,6 +46,7 @@ function setupSwagger(app: INestApplication, version: string): void {
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
       .build(),
   );
+  documentJsonBodies(document);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true },
@@ -68,8 +70,11 @@ export async function createApp(
   // route takes its body raw (whatever the content type) and the parsers below then skip it:
   // a forged request is 401 whatever its body, and only a verified one can be 400 for bad JSON.
   app.useBodyParser('raw', { limit: BODY_LIMIT, type: isZoomEventsRequest });
+  app.use('/api', requireJsonBody);
   app.useBodyParser('json', { limit: BODY_LIMIT });
+  // The token endpoint also takes the form body of RFC 6749.
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
+  app.use(answerBodyParserErrors);
   app.useGlobalPipes(createValidationPipe());
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { Json, jsonOf } from './support/http';
-import { CLIENTS, TestApp, startTestApp } from './support/test-app';
+import { zoomHeaders } from '../scripts/platform/zoom-events';
+import { Json, jsonOf, request } from './support/http';
+import { CLIENTS, TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
+import { sendZoomEvent } from './support/zoom-sender';
 import { waitFor } from './support/wait-for';
 
 /** A client-credentials request of the alpha client, as fetch options. */
@@ -68,9 +70,134 @@ describe('foundation: errors, docs, logs (role all)', () => {
     });
     expect(res.status).toBe(400);
     const body = await jsonOf(res);
-    expect(body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
-    expect(body.message).toMatch(/JSON/);
+    expect(body).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: 'Request body is not valid JSON: Unexpected end of JSON input',
+    });
     expect(JSON.stringify(body)).not.toMatch(/at .*\.js|node_modules/);
+  });
+
+  describe('bodies of the JSON routes (/api)', () => {
+    let token: string;
+    beforeAll(async () => {
+      token = await t.token();
+    });
+    const webhookCount = async () =>
+      Number((await t.app.get(DataSource).query('SELECT count(*) AS n FROM webhooks'))[0].n);
+
+    it.each([
+      ['cut short', '{"url": ', 'Unexpected end of JSON input'],
+      ['not JSON at all', "{url: 'x'}", "Expected property name or '}' in JSON at position 1"],
+    ])(
+      'answers malformed JSON (%s) with 400 saying so, with the parser’s reason',
+      async (_, body, reason) => {
+        const before = await webhookCount();
+        const res = await request(t.baseUrl, 'POST', '/api/webhooks', { token, body });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({
+          statusCode: 400,
+          error: 'Bad Request',
+          message: expect.stringMatching(/^Request body is not valid JSON: /),
+        });
+        expect(res.body.message).toContain(reason);
+        expect(await webhookCount()).toBe(before);
+      },
+    );
+
+    it.each([
+      [
+        'a form',
+        'application/x-www-form-urlencoded',
+        'url=https%3A%2F%2F1.1.1.1%2F',
+        '"application/x-www-form-urlencoded"',
+      ],
+      ['text', 'text/plain; charset=utf-8', '{"url":"https://1.1.1.1/"}', '"text/plain"'],
+      ['no content type', '', '{"url":"https://1.1.1.1/"}', 'none was given'],
+    ])(
+      'answers %s with 415 asking for Content-Type: application/json',
+      async (_, type, body, named) => {
+        const before = await webhookCount();
+        for (const [method, path] of [
+          ['POST', '/api/webhooks'],
+          ['PATCH', '/api/webhooks/00000000-0000-0000-0000-000000000000'],
+          ['POST', '/api/users/someone/meetings'],
+        ]) {
+          const res = await request(t.baseUrl, method, path, {
+            token,
+            body,
+            headers: { 'content-type': type },
+          });
+          expect([method, path, res.status]).toEqual([method, path, 415]);
+          expect(res.body).toEqual({
+            statusCode: 415,
+            error: 'Unsupported Media Type',
+            message: `Request body must be JSON: send Content-Type: application/json (${type ? `got ${named}` : named})`,
+          });
+        }
+        expect(await webhookCount()).toBe(before);
+      },
+    );
+
+    it('takes a JSON body with a charset, and a POST with no body at all', async () => {
+      const res = await request(t.baseUrl, 'POST', '/api/webhooks', {
+        token,
+        body: JSON.stringify({ url: 'https://1.1.1.1/x', events: ['job.started'] }),
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      });
+      // Read as JSON: the answer is about the missing secret, not the body's type.
+      expect([res.status, res.body.details]).toEqual([
+        400,
+        [{ field: 'secret', message: 'secret is required' }],
+      ]);
+      const test = await request(
+        t.baseUrl,
+        'POST',
+        '/api/webhooks/00000000-0000-0000-0000-000000000000/test',
+        { token },
+      );
+      expect(test.status).toBe(404);
+    });
+
+    it('answers a body that does not match its Content-Encoding with 400, an unknown one with 415', async () => {
+      const garbled = await request(t.baseUrl, 'POST', '/api/webhooks', {
+        token,
+        body: '{"url":"https://1.1.1.1/"}',
+        headers: { 'content-encoding': 'gzip' },
+      });
+      expect(garbled.status).toBe(400);
+      expect(garbled.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+      expect(garbled.body.message).toContain('Content-Encoding');
+      const unknown = await request(t.baseUrl, 'POST', '/api/webhooks', {
+        token,
+        body: '{"url":"https://1.1.1.1/"}',
+        headers: { 'content-encoding': 'x-squash' },
+      });
+      expect(unknown.status).toBe(415);
+      expect(unknown.body.message).toContain('Content-Encoding x-squash is not supported');
+    });
+
+    it('still takes the form body of /oauth/token and the raw body of /zoom/events', async () => {
+      // fetch sends URLSearchParams as application/x-www-form-urlencoded.
+      const form = await fetch(`${t.baseUrl}/oauth/token`, { method: 'POST', ...tokenRequest() });
+      expect(form.status).toBe(200);
+      // The platform's signature covers the exact bytes, whatever content type they come with.
+      const event = Buffer.from(
+        JSON.stringify({
+          event: 'endpoint.url_validation',
+          event_ts: Date.now(),
+          payload: { plainToken: 'qgg8vlvZRS6UYooatFL8Aw' },
+        }),
+      );
+      const res = await sendZoomEvent(t.baseUrl, event, {
+        headers: {
+          ...zoomHeaders(ZOOM_SECRET_TOKEN, event),
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.plainToken).toBe('qgg8vlvZRS6UYooatFL8Aw');
+    });
   });
 
   it('gives 413 in the error shape for a body over 1 MiB', async () => {

@@ -14,7 +14,7 @@ import {
   recordingCompleted,
   registrationCancelled,
   registrationCreated,
-} from './fixtures/zoom-events';
+} from '../scripts/platform/zoom-events';
 import { Json, request } from './support/http';
 import { ReceivedRequest, Receiver, startReceiver } from './support/receiver';
 import { queryDatabase } from './support/test-db';

@@ -11,7 +11,7 @@ import {
   recordingCompleted,
   urlValidation,
   zoomHeaders,
-} from './fixtures/zoom-events';
+} from '../scripts/platform/zoom-events';
 
 const now = () => Math.floor(Date.now() / 1000);
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ZoomEvent, recordingCompleted } from './fixtures/zoom-events';
+import { ZoomEvent, recordingCompleted } from '../scripts/platform/zoom-events';
 import { FakeMeeting, FakeZoom } from './support/fake-zoom';
 import { Json, request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';

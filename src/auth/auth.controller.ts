@@ -1,17 +1,14 @@
 import { Body, Controller, Headers, HttpCode, Ip, Post, Res } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBody,
   ApiConsumes,
   ApiOkResponse,
   ApiOperation,
   ApiProperty,
   ApiTags,
-  ApiTooManyRequestsResponse,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ErrorResponse } from '../common/error-response';
+import { ApiErrorResponse } from '../common/error-response';
 import { ADDRESS_FAILURE_BUDGET, FAILURE_WINDOW_MS, MAX_FAILURES } from './auth-failure-limiter';
 import { ClientCredentialsService, TokenGrant } from './client-credentials.service';
 
@@ -53,23 +50,36 @@ export class AuthController {
     },
   })
   @ApiOkResponse({ type: TokenResponse })
-  @ApiBadRequestResponse({
+  @ApiErrorResponse(400, {
     description: 'invalid_request, unsupported_grant_type, invalid_scope',
-    type: ErrorResponse,
+    examples: {
+      invalid_request: { oauthError: 'invalid_request', message: 'grant_type is required' },
+      unsupported_grant_type: {
+        oauthError: 'unsupported_grant_type',
+        message: 'Only grant_type=client_credentials is supported',
+      },
+      invalid_scope: {
+        oauthError: 'invalid_scope',
+        message: 'Client "reader" lacks scope meetings:write',
+      },
+    },
   })
-  @ApiUnauthorizedResponse({ description: 'invalid_client', type: ErrorResponse })
-  @ApiTooManyRequestsResponse({
+  @ApiErrorResponse(401, {
+    description: 'invalid_client: the client id or secret is missing or wrong',
+    headers: {
+      'WWW-Authenticate': {
+        schema: { type: 'string', example: 'Basic realm="meeting-event-bridge"' },
+      },
+    },
+    example: { oauthError: 'invalid_client', message: 'Client authentication failed' },
+  })
+  @ApiErrorResponse(429, {
     description:
       `More than ${MAX_FAILURES - 1} failed authentications from this address for this ` +
       `client_id, or ${ADDRESS_FAILURE_BUDGET - 1} for any client ids, within ` +
       `${FAILURE_WINDOW_MS / 1000} s; see the Retry-After header (seconds)`,
-    type: ErrorResponse,
     headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } },
-    example: {
-      statusCode: 429,
-      error: 'Too Many Requests',
-      message: 'Too many failed authentication attempts; retry after 42 s',
-    },
+    example: { message: 'Too many failed authentication attempts; retry after 42 s' },
   })
   token(
     @Headers('authorization') authorization: string | undefined,

@@ -5,15 +5,10 @@ import {
   applyDecorators,
   createParamDecorator,
 } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiForbiddenResponse,
-  ApiOAuth2,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOAuth2 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Scope } from '../config/config.types';
-import { ErrorResponse } from '../common/error-response';
+import { ApiErrorResponse } from '../common/error-response';
 import { AuthenticatedClient, SCOPES_KEY } from './auth.types';
 import { BearerGuard } from './bearer.guard';
 
@@ -27,23 +22,13 @@ export function RequireScopes(...scopes: Scope[]): MethodDecorator & ClassDecora
     UseGuards(BearerGuard),
     ApiOAuth2(scopes, 'oauth2'),
     ApiBearerAuth('bearer'),
-    ApiUnauthorizedResponse({
+    ApiErrorResponse(401, {
       description: 'Missing, malformed, expired or forged token',
-      type: ErrorResponse,
-      example: {
-        statusCode: 401,
-        error: 'Unauthorized',
-        message: 'The bearer token is invalid or expired',
-      },
+      example: { message: 'The bearer token is invalid or expired' },
     }),
-    ApiForbiddenResponse({
+    ApiErrorResponse(403, {
       description: `Token lacks scope ${scopes.join(', ')}`,
-      type: ErrorResponse,
-      example: {
-        statusCode: 403,
-        error: 'Forbidden',
-        message: `The token lacks scope ${scopes.join(', ')}`,
-      },
+      example: { message: `The token lacks scope ${scopes.join(', ')}` },
     }),
   );
 }

@@ -1,23 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { STATUS_CODES } from 'node:http';
 import type { Response } from 'express';
 import { ApiError } from './api-error';
-import { ErrorResponse } from './error-response';
-
-interface BodyParserError {
-  status?: number;
-  statusCode?: number;
-  type?: string;
-  expose?: boolean;
-}
-
-const BODY_PARSER_MESSAGES: Record<string, string> = {
-  'entity.parse.failed': 'Request body is not valid JSON',
-  'entity.too.large': 'Request body is larger than 1 MiB',
-  'encoding.unsupported': 'Request body encoding is not supported',
-  'charset.unsupported': 'Request body charset is not supported',
-  'request.aborted': 'Request was aborted',
-};
+import { ErrorResponse, errorBody } from './error-response';
 
 /** Turns every error into the one shape of SPEC §7; internals never reach the client. */
 @Catch()
@@ -40,39 +24,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   private toBody(exception: unknown): { body: ErrorResponse; headers: Record<string, string> } {
     if (exception instanceof HttpException) {
-      const statusCode = exception.getStatus();
-      const body: ErrorResponse = {
-        statusCode,
-        error: STATUS_CODES[statusCode] ?? 'Error',
-        message: this.messageOf(exception),
-      };
-      if (exception instanceof ApiError) {
-        if (exception.extra.details) body.details = exception.extra.details;
-        if (exception.extra.upstream) body.upstream = exception.extra.upstream;
-        if (exception.extra.oauthError) {
-          body.error = exception.extra.oauthError;
-          body.error_description = body.message;
-        }
-        return { body, headers: exception.extra.headers ?? {} };
-      }
-      return { body, headers: {} };
-    }
-    const parserError = exception as BodyParserError;
-    const status = parserError?.status ?? parserError?.statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500 && parserError.type) {
+      const extra = exception instanceof ApiError ? exception.extra : {};
       return {
-        body: {
-          statusCode: status,
-          error: STATUS_CODES[status] ?? 'Error',
-          message: BODY_PARSER_MESSAGES[parserError.type] ?? 'Malformed request',
-        },
-        headers: {},
+        body: errorBody(exception.getStatus(), this.messageOf(exception), extra),
+        headers: extra.headers ?? {},
       };
     }
-    return {
-      body: { statusCode: 500, error: 'Internal Server Error', message: 'Internal server error' },
-      headers: {},
-    };
+    return { body: errorBody(500, 'Internal server error'), headers: {} };
   }
 
   private messageOf(exception: HttpException): string {

@@ -1,5 +1,5 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
-import { ErrorDetail, UpstreamError } from './error-response';
+import { ErrorDetail, ErrorExtras } from './error-response';
 
 /**
  * An HttpException that carries the extra parts of the error shape; throw it where a plain
@@ -9,13 +9,7 @@ export class ApiError extends HttpException {
   constructor(
     status: HttpStatus | number,
     message: string,
-    readonly extra: {
-      details?: ErrorDetail[];
-      upstream?: UpstreamError;
-      headers?: Record<string, string>;
-      /** RFC 6749 error code; replaces `error` and adds `error_description` (token endpoint). */
-      oauthError?: string;
-    } = {},
+    readonly extra: ErrorExtras & { headers?: Record<string, string> } = {},
   ) {
     super(message, status);
   }

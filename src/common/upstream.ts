@@ -1,32 +1,36 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { HeadersObject } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ErrorResponse } from './error-response';
+import { ApiErrorResponse, ErrorExample } from './error-response';
 
 const RATE_LIMITED =
   'You have reached the maximum per-second rate limit for this API. Try again later.';
 
-const UPSTREAM_ERRORS = [
+const USER_ME =
+  'userId cannot be "me": this service calls the platform with an account-level token, ' +
+  "which has no user of its own; give the user's id or e-mail address";
+
+const UPSTREAM_ERRORS: (ErrorExample & {
+  status: number;
+  description: string;
+  headers?: HeadersObject;
+})[] = [
   {
     status: 400,
-    error: 'Bad Request',
     description:
       'A path parameter, query parameter or body field is invalid (nothing is sent to the ' +
       'platform), or the platform refused the request (then with `upstream`)',
-    message:
-      'userId cannot be "me": this service calls the platform with an account-level token, ' +
-      "which has no user of its own; give the user's id or e-mail address",
+    message: USER_ME,
+    details: [{ field: 'userId', message: USER_ME }],
   },
   {
     status: 404,
-    error: 'Not Found',
     description: 'The platform does not know the user, meeting or recording',
     message: 'Meeting does not exist: 85746065432.',
     upstream: { status: 404, code: 3001, message: 'Meeting does not exist: 85746065432.' },
   },
   {
     status: 429,
-    error: 'Too Many Requests',
     description:
       "The platform's rate limit: Retry-After (seconds) and the platform's X-RateLimit-* " +
       'headers are passed on',
@@ -42,7 +46,6 @@ const UPSTREAM_ERRORS = [
   },
   {
     status: 502,
-    error: 'Bad Gateway',
     description:
       "The platform could not be reached, sent an invalid answer, or refused the service's " +
       'own credentials or token',
@@ -50,14 +53,12 @@ const UPSTREAM_ERRORS = [
   },
   {
     status: 503,
-    error: 'Service Unavailable',
     description: 'The platform credentials are not configured',
     message:
       'The meeting platform is not configured: set ZOOM_ACCOUNT_ID, ZOOM_CLIENT_ID, ZOOM_CLIENT_SECRET',
   },
   {
     status: 504,
-    error: 'Gateway Timeout',
     description: 'The platform did not answer within ZOOM_TIMEOUT_MS',
     message: 'The meeting platform did not answer within 15000 ms',
   },
@@ -69,14 +70,8 @@ const UPSTREAM_ERRORS = [
  */
 export function ApiUpstreamErrors(): MethodDecorator {
   return applyDecorators(
-    ...UPSTREAM_ERRORS.map(({ status, error, description, message, upstream, headers }) =>
-      ApiResponse({
-        status,
-        description,
-        type: ErrorResponse,
-        headers,
-        example: { statusCode: status, error, message, ...(upstream ? { upstream } : {}) },
-      }),
+    ...UPSTREAM_ERRORS.map(({ status, description, headers, ...example }) =>
+      ApiErrorResponse(status, { description, headers, example }),
     ),
   );
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { ConfigError, DEV_AUTH_TOKEN_SECRET, Env, loadConfig } from './load-config';
 
 function problemsOf(env: Record<string, string>): string[] {
@@ -121,6 +122,58 @@ describe('loadConfig', () => {
     });
     expect(config.production).toBe(true);
     expect(config.secretsEncryptionKey).toEqual(Buffer.alloc(32, 0xab));
+  });
+
+  it.each([
+    ['ZOOM_WEBHOOK_SECRET_TOKEN', 'CHANGE_ME'],
+    ['ZOOM_CLIENT_SECRET', 'CHANGE_ME'],
+    [
+      'DATABASE_URL',
+      'postgres://meeting_event_bridge:CHANGE_ME@postgres:5432/meeting_event_bridge',
+    ],
+    ['REDIS_URL', 'redis://:changeme@redis:6379'],
+    ['AUTH_TOKEN_SECRET', 'CHANGE_ME'],
+    ['SECRETS_ENCRYPTION_KEY', 'CHANGE_ME'],
+    ['AUTH_CLIENTS', 'CHANGE_ME'],
+    [
+      'AUTH_CLIENTS',
+      '[{"client_id":"crm","client_secret":"REPLACE_ME_0123456789","scopes":"webhooks:read"}]',
+    ],
+  ])('refuses a placeholder left in %s, naming the variable and nothing else', (name, value) => {
+    const productionSecrets = {
+      NODE_ENV: 'production',
+      AUTH_TOKEN_SECRET: 'x'.repeat(40),
+      SECRETS_ENCRYPTION_KEY: 'ab'.repeat(32),
+    };
+    // In production too, where a refused required secret must not also be reported as missing.
+    for (const base of [{}, productionSecrets]) {
+      const problems = problemsOf({ ...base, [name]: value });
+      expect(problems).toEqual([
+        expect.stringMatching(new RegExp(`^${name} still holds the placeholder "[A-Za-z_]+"`)),
+      ]);
+      // Only the placeholder is quoted: the rest of a URL or client list may be real secrets.
+      expect(problems[0]).not.toMatch(/postgres:5432|redis:6379|crm/);
+    }
+  });
+
+  it('refuses the placeholders of the Kubernetes Secret template, naming each variable', () => {
+    const template = parse(
+      readFileSync(join(__dirname, '..', '..', 'docker', 'k8s', 'secret.yaml'), 'utf8'),
+    ) as { stringData: Record<string, string> };
+    const problems = problemsOf({ NODE_ENV: 'production', ...template.stringData });
+    expect(problems.sort()).toEqual(
+      Object.keys(template.stringData)
+        .sort()
+        .map((name) => expect.stringMatching(new RegExp(`^${name} still holds the placeholder`))),
+    );
+  });
+
+  it('accepts secrets that merely look alike', () => {
+    const config = loadConfig({
+      ZOOM_WEBHOOK_SECRET_TOKEN: 'change-management-token',
+      ZOOM_CLIENT_SECRET: 'aChAnGe_mX',
+    });
+    expect(config.zoom.webhookSecretToken).toBe('change-management-token');
   });
 
   it('reports every bad variable at once', () => {

@@ -15,13 +15,48 @@ export class ConfigError extends Error {
 export const DEV_AUTH_TOKEN_SECRET = 'dev-only-auth-token-secret-do-not-use-in-production';
 const DEV_ENCRYPTION_KEY = createHash('sha256').update('dev-only-secrets-encryption-key').digest();
 
+/**
+ * Variables that carry a secret (DATABASE_URL and REDIS_URL through their passwords). A
+ * template's placeholder left in one of them (docker/k8s/secret.yaml says CHANGE_ME) must stop
+ * the process: a guessable platform token or password would otherwise be accepted as real.
+ */
+export const SECRET_VARIABLES = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'AUTH_TOKEN_SECRET',
+  'AUTH_CLIENTS',
+  'SECRETS_ENCRYPTION_KEY',
+  'ZOOM_WEBHOOK_SECRET_TOKEN',
+  'ZOOM_CLIENT_SECRET',
+] as const;
+const PLACEHOLDER = /change[_-]?me|replace[_-]?me/i;
+
 class Reader {
   readonly problems: string[] = [];
-  constructor(private readonly env: Env) {}
+  private readonly placeholders = new Set<string>();
 
+  constructor(private readonly env: Env) {
+    for (const name of SECRET_VARIABLES) {
+      const found = PLACEHOLDER.exec(this.raw(name) ?? '');
+      if (!found) continue;
+      // Only the placeholder is quoted: the rest of the value may be a real secret.
+      this.problems.push(`${name} still holds the placeholder "${found[0]}": set the real value`);
+      this.placeholders.add(name);
+    }
+  }
+
+  /** The trimmed value, or undefined when unset, empty, or already refused as a placeholder. */
   raw(name: string): string | undefined {
+    if (this.placeholders.has(name)) return undefined;
     const value = this.env[name];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  /** Reports a variable production cannot do without, unless it was refused already. */
+  require(name: string, production: boolean): void {
+    if (production && !this.placeholders.has(name)) {
+      this.problems.push(`${name} is required when NODE_ENV=production`);
+    }
   }
 
   string(name: string, fallback: string): string {
@@ -128,7 +163,7 @@ function parseClients(reader: Reader, name: string): ApiClientConfig[] {
 function parseKey(reader: Reader, name: string, production: boolean): Buffer {
   const value = reader.raw(name);
   if (value === undefined) {
-    if (production) reader.problems.push(`${name} is required when NODE_ENV=production`);
+    reader.require(name, production);
     return DEV_ENCRYPTION_KEY;
   }
   const key = /^[0-9a-fA-F]{64}$/.test(value)
@@ -165,9 +200,9 @@ export function loadConfig(env: Env): AppConfig {
   const roleName: AppRoleName = r.oneOf('APP_ROLE', APP_ROLES, 'all');
 
   const tokenSecret = r.raw('AUTH_TOKEN_SECRET');
-  if (tokenSecret === undefined && production) {
-    r.problems.push('AUTH_TOKEN_SECRET is required when NODE_ENV=production');
-  } else if (tokenSecret !== undefined && tokenSecret.length < 32) {
+  if (tokenSecret === undefined) {
+    r.require('AUTH_TOKEN_SECRET', production);
+  } else if (tokenSecret.length < 32) {
     r.problems.push('AUTH_TOKEN_SECRET must be at least 32 characters');
   }
 

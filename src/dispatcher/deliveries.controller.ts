@@ -1,9 +1,6 @@
 import { Controller, Get, HttpCode, HttpStatus, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
@@ -11,29 +8,32 @@ import {
 } from '@nestjs/swagger';
 import type { AuthenticatedClient } from '../auth/auth.types';
 import { CurrentClient, RequireScopes } from '../auth/scopes.decorator';
-import { ErrorResponse } from '../common/error-response';
+import { ApiErrorResponse } from '../common/error-response';
 import { UuidParam } from '../common/uuid-param';
 import { DeliveryLogService } from './delivery-log.service';
-import { DeliveryDetailDto, DeliveryDto, DeliveryPageDto } from './dto/delivery.dto';
-import { ListDeliveriesQuery } from './dto/list-deliveries-query.dto';
+import {
+  DeliveryDetailResponse,
+  DeliveryResponse,
+  DeliveryListResponse,
+} from './dto/delivery.response';
+import { ListDeliveriesQuery } from './dto/list-deliveries.query';
 
 /** Lives in the dispatcher, not in webhooks: the webhooks module never depends on delivery. */
 @ApiTags('webhooks')
 @ApiParam({ name: 'id', format: 'uuid', description: 'The webhook' })
-@ApiBadRequestResponse({
-  type: ErrorResponse,
+@ApiErrorResponse(400, {
   description: 'A path or query parameter is malformed; `details` names it',
-  example: {
-    statusCode: 400,
-    error: 'Bad Request',
-    message: 'limit must be an integer from 1 to 100',
-    details: [{ field: 'limit', message: 'limit must be an integer from 1 to 100' }],
+  examples: {
+    id: { message: 'id must be a UUID', details: [{ field: 'id', message: 'id must be a UUID' }] },
+    limit: {
+      message: 'limit must be an integer from 1 to 100',
+      details: [{ field: 'limit', message: 'limit must be an integer from 1 to 100' }],
+    },
   },
 })
-@ApiNotFoundResponse({
-  type: ErrorResponse,
+@ApiErrorResponse(404, {
   description: 'No webhook with this id belongs to the calling client (or no such delivery of it)',
-  example: { statusCode: 404, error: 'Not Found', message: 'Webhook not found' },
+  example: { message: 'Webhook not found' },
 })
 @Controller('api/webhooks/:id')
 export class DeliveriesController {
@@ -48,20 +48,17 @@ export class DeliveriesController {
       'Queues a `webhook.test` event to this webhook only, whatever it subscribes to, signed and ' +
       'retried like any other delivery. Follow it in the delivery log.',
   })
-  @ApiAcceptedResponse({ type: DeliveryDto, description: 'The delivery it queued' })
-  @ApiConflictResponse({
-    type: ErrorResponse,
+  @ApiAcceptedResponse({ type: DeliveryResponse, description: 'The delivery it queued' })
+  @ApiErrorResponse(409, {
     description: 'The webhook is inactive',
     example: {
-      statusCode: 409,
-      error: 'Conflict',
       message: 'The webhook is inactive; activate it (PATCH active: true) to send a test',
     },
   })
   test(
     @CurrentClient() client: AuthenticatedClient,
     @UuidParam('id') id: string,
-  ): Promise<DeliveryDto> {
+  ): Promise<DeliveryResponse> {
     return this.log.sendTest(client.clientId, id);
   }
 
@@ -71,12 +68,12 @@ export class DeliveriesController {
     summary: 'List deliveries (delivery log)',
     description: 'Newest first, filtered by `status` and `event`, paged with `limit` and `cursor`.',
   })
-  @ApiOkResponse({ type: DeliveryPageDto })
+  @ApiOkResponse({ type: DeliveryListResponse })
   list(
     @CurrentClient() client: AuthenticatedClient,
     @UuidParam('id') id: string,
     @Query() query: ListDeliveriesQuery,
-  ): Promise<DeliveryPageDto> {
+  ): Promise<DeliveryListResponse> {
     return this.log.list(client.clientId, id, query);
   }
 
@@ -87,12 +84,12 @@ export class DeliveriesController {
     description: 'Each attempt keeps the first 1 KiB of the response body.',
   })
   @ApiParam({ name: 'deliveryId', format: 'uuid' })
-  @ApiOkResponse({ type: DeliveryDetailDto })
+  @ApiOkResponse({ type: DeliveryDetailResponse })
   get(
     @CurrentClient() client: AuthenticatedClient,
     @UuidParam('id') id: string,
     @UuidParam('deliveryId') deliveryId: string,
-  ): Promise<DeliveryDetailDto> {
+  ): Promise<DeliveryDetailResponse> {
     return this.log.get(client.clientId, id, deliveryId);
   }
 }

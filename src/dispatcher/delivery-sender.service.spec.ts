@@ -1,7 +1,11 @@
 import dnsPromises from 'node:dns/promises';
 import { AppConfig } from '../config/config.types';
-import { SecretCipher } from '../webhooks/secret-cipher';
-import { DeliverySender, RESPONSE_EXCERPT_BYTES, excerptText } from './delivery-sender.service';
+import { SecretCipherService } from '../webhooks/secret-cipher.service';
+import {
+  DeliverySenderService,
+  RESPONSE_EXCERPT_BYTES,
+  excerptText,
+} from './delivery-sender.service';
 
 describe('excerptText', () => {
   it('keeps the first 1 KiB', () => {
@@ -20,17 +24,17 @@ describe('excerptText', () => {
   });
 });
 
-describe('DeliverySender', () => {
+describe('DeliverySenderService', () => {
   const TIMEOUT_MS = 200;
   const config = {
     webhookAllowPrivateUrls: false,
     secretsEncryptionKey: Buffer.alloc(32, 7),
     delivery: { timeoutMs: TIMEOUT_MS, concurrency: 1 },
   } as unknown as AppConfig;
-  let sender: DeliverySender;
+  let sender: DeliverySenderService;
 
   beforeEach(() => {
-    sender = new DeliverySender(config, new SecretCipher(config));
+    sender = new DeliverySenderService(config, new SecretCipherService(config));
   });
   afterEach(async () => {
     jest.restoreAllMocks();
@@ -51,7 +55,7 @@ describe('DeliverySender', () => {
       event: 'job.started',
       url: 'http://hooks.example.com/notify',
       body: '{}',
-      secretEncrypted: new SecretCipher(config).encrypt('secret'),
+      secretEncrypted: new SecretCipherService(config).encrypt('secret'),
       attempt: 1,
     });
     expect(result).toMatchObject({

@@ -4,7 +4,7 @@ import { Agent, Dispatcher, request } from 'undici';
 import { APP_VERSION } from '../common/version';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
-import { SecretCipher } from '../webhooks/secret-cipher';
+import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { checkWebhookUrl } from '../webhooks/ssrf-policy';
 import { createDeliveryAgent } from './delivery-agent';
 import { signBody } from './delivery-body';
@@ -68,7 +68,11 @@ async function readExcerpt(
   return { excerpt: excerptText(Buffer.concat(kept)), failure };
 }
 
-/** Rejects when `signal` aborts; the work itself goes on, but nobody waits for it any more. */
+/**
+ * Rejects when `signal` aborts; the work itself goes on, but nobody waits for it any more. Not
+ * withTimeout: the attempt has one deadline, shared by the URL check and the request, and a
+ * timer of the check's own would start a second one.
+ */
 function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   let onAbort: () => void = () => undefined;
   const aborted = new Promise<never>((_, reject) => {
@@ -92,14 +96,14 @@ function describe(error: unknown): string {
  * with the per-attempt timeout. Never throws: every outcome is an AttemptResult to record.
  */
 @Injectable()
-export class DeliverySender implements OnApplicationShutdown {
+export class DeliverySenderService implements OnApplicationShutdown {
   private readonly agent: Agent;
   private readonly allowPrivate: boolean;
   private readonly timeoutMs: number;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly cipher: SecretCipher,
+    private readonly cipher: SecretCipherService,
   ) {
     this.allowPrivate = config.webhookAllowPrivateUrls;
     this.timeoutMs = config.delivery.timeoutMs;

@@ -1,11 +1,6 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Controller, Get, HttpStatus } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   HealthCheckService,
   HealthIndicatorFunction,
@@ -14,7 +9,8 @@ import {
 } from '@nestjs/terminus';
 import type { Queue } from 'bull';
 import { ApiError } from '../common/api-error';
-import { ErrorResponse } from '../common/error-response';
+import { ApiErrorResponse } from '../common/error-response';
+import { withTimeout } from '../common/with-timeout';
 import { QUEUES } from '../queue/queue.constants';
 import { QueueProcessors } from '../queue/queue-processors';
 
@@ -43,7 +39,13 @@ export class HealthController {
     summary: 'Readiness: PostgreSQL and Redis answer, and no queue processor has stopped',
   })
   @ApiOkResponse({ schema: { example: { status: 'ok', checks: { database: 'up', redis: 'up' } } } })
-  @ApiServiceUnavailableResponse({ type: ErrorResponse, description: 'details name what is down' })
+  @ApiErrorResponse(503, {
+    description: 'details name what is down',
+    example: {
+      message: 'Not ready: redis unreachable',
+      details: [{ field: 'redis', message: 'redis connection is reconnecting' }],
+    },
+  })
   async ready(): Promise<{ status: 'ok'; checks: Record<string, 'up'> }> {
     const indicators: HealthIndicatorFunction[] = [
       () => this.db.pingCheck('database', { timeout: CHECK_TIMEOUT_MS }),
@@ -90,13 +92,7 @@ export class HealthController {
     if (client.status !== 'ready')
       return check.down({ message: `redis connection is ${client.status}` });
     try {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        client.ping(),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('redis ping timed out')), CHECK_TIMEOUT_MS);
-        }),
-      ]).finally(() => clearTimeout(timer));
+      await withTimeout(client.ping(), CHECK_TIMEOUT_MS, 'redis ping timed out');
       return check.up();
     } catch (error) {
       return check.down({ message: (error as Error).message });

@@ -6,7 +6,7 @@ import {
   recordingCompleted,
   registrationCancelled,
   registrationCreated,
-} from '../../test/fixtures/zoom-events';
+} from '../../scripts/platform/zoom-events';
 import { dedupeKey } from './dedupe-key';
 
 const UUID = '4444AAAiAAAAAiAiAiiAii==';

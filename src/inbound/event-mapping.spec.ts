@@ -5,7 +5,7 @@ import {
   participantLeft,
   registrationCancelled,
   registrationCreated,
-} from '../../test/fixtures/zoom-events';
+} from '../../scripts/platform/zoom-events';
 import { SUBSCRIPTION_EVENTS } from '../webhooks/subscription-events';
 import { EVENT_MAPPING, routeOf } from './event-mapping';
 

@@ -1,4 +1,5 @@
 import type { EventSource } from '../dispatcher/delivery-body';
+import { JOBS, JobSpec, recordJob } from '../queue/queue.constants';
 import { SubscriptionEvent } from '../webhooks/subscription-events';
 import { InboundEventEntity } from './inbound-event.entity';
 import { PlatformObject, asRecord } from './event-mapping';
@@ -38,4 +39,14 @@ export function publishKey(row: InboundEventEntity, kind: SubscriptionEvent): st
  */
 export function automationOutcomeKey(row: InboundEventEntity): string {
   return `inbound:${row.id}:operation`;
+}
+
+/** The inbound queue's job for a stored event, under the event's id. */
+export function inboundJob(inboundEventId: string): JobSpec<InboundJobData> {
+  return recordJob(JOBS.processInbound, inboundEventId, { inboundEventId });
+}
+
+/** The recordings queue's job for a stored recording event, under the event's id. */
+export function recordingJob(inboundEventId: string): JobSpec<InboundJobData> {
+  return recordJob(JOBS.recordingAutomation, inboundEventId, { inboundEventId });
 }

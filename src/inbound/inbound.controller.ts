@@ -1,21 +1,17 @@
 import { Controller, HttpCode, HttpStatus, Post, RawBodyRequest, Req } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBody,
   ApiCallbacks,
   ApiExtraModels,
   ApiHeader,
   ApiOkResponse,
   ApiOperation,
-  ApiPayloadTooLargeResponse,
-  ApiServiceUnavailableResponse,
   ApiTags,
-  ApiUnauthorizedResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
-import { ErrorResponse } from '../common/error-response';
+import { ApiErrorResponse } from '../common/error-response';
 import { SUBSCRIPTION_EVENTS } from '../webhooks/subscription-events';
 import { ZOOM_SIGNATURE_HEADER, ZOOM_TIMESTAMP_HEADER } from '../zoom/webhook-signature';
 import {
@@ -75,18 +71,32 @@ export class InboundController {
       ],
     },
   })
-  @ApiBadRequestResponse({
-    type: ErrorResponse,
+  @ApiErrorResponse(400, {
     description: 'correctly signed, but not JSON or not an event envelope',
+    examples: {
+      'not JSON': { message: 'Request body is not valid JSON' },
+      'not an envelope': {
+        message: 'payload must be an object',
+        details: [{ field: 'payload', message: 'payload must be an object' }],
+      },
+    },
   })
-  @ApiUnauthorizedResponse({
-    type: ErrorResponse,
+  @ApiErrorResponse(401, {
     description: 'signature or timestamp missing, malformed, stale or wrong',
+    example: { message: `${ZOOM_SIGNATURE_HEADER} does not match the request` },
   })
-  @ApiPayloadTooLargeResponse({ type: ErrorResponse, description: 'body over 1 MiB' })
-  @ApiServiceUnavailableResponse({
-    type: ErrorResponse,
+  @ApiErrorResponse(413, {
+    description: 'body over 1 MiB',
+    example: { message: 'Request body is larger than 1 MiB' },
+  })
+  @ApiErrorResponse(503, {
     description: 'ZOOM_WEBHOOK_SECRET_TOKEN unset, or the database is down: the platform retries',
+    examples: {
+      'not configured': {
+        message: 'Inbound events are refused until ZOOM_WEBHOOK_SECRET_TOKEN is configured',
+      },
+      'database down': { message: 'Events cannot be stored right now; the platform will retry' },
+    },
   })
   @ApiCallbacks(
     ...SUBSCRIPTION_EVENTS.map((kind) => ({

@@ -1,22 +1,19 @@
 import { InjectQueue } from '@nestjs/bull';
-import {
-  BeforeApplicationShutdown,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
 import { DispatcherService } from '../dispatcher/dispatcher.service';
-import { attemptLabel, isFinalAttempt } from '../queue/attempts';
-import { ensureJob } from '../queue/ensure-job';
+import { ensureJobs } from '../queue/ensure-job';
+import { OnJob } from '../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../queue/queue.constants';
-import { QueueProcessors } from '../queue/queue-processors';
 import { routeOf } from './event-mapping';
 import { InboundEventStore } from './inbound-event.store';
-import { InboundJobData, platformObjectOf, publishKey, sourceOf } from './inbound-job';
-
-/** Jobs worked at once per worker: each is two or three short queries and a publish. */
-const CONCURRENCY = 20;
+import {
+  InboundJobData,
+  platformObjectOf,
+  publishKey,
+  recordingJob,
+  sourceOf,
+} from './inbound-job';
 
 /**
  * Works the inbound queue (worker role): maps a stored platform event through EVENT_MAPPING
@@ -25,51 +22,26 @@ const CONCURRENCY = 20;
  * key, so subscribers are notified once.
  */
 @Injectable()
-export class InboundProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class InboundProcessor {
   private readonly logger = new Logger(InboundProcessor.name);
 
   constructor(
-    @InjectQueue(QUEUES.inbound) private readonly queue: Queue<InboundJobData>,
     @InjectQueue(QUEUES.recordings) private readonly recordings: Queue<InboundJobData>,
     private readonly store: InboundEventStore,
     private readonly dispatcher: DispatcherService,
-    private readonly processors: QueueProcessors,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.processors.start(
-      this.queue,
-      JOBS.processInbound,
-      CONCURRENCY,
-      (job: Job<InboundJobData>) => this.run(job),
-    );
-  }
-
-  /** Takes no new jobs; those in flight finish before the connections close. */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.queue.pause(true);
-  }
-
-  async run(job: Job<InboundJobData>): Promise<void> {
-    try {
-      await this.process(job.data.inboundEventId);
-    } catch (error) {
-      const final = isFinalAttempt(job);
-      const message = (error as Error).message;
-      this.logger.error(
-        `inbound event ${job.data.inboundEventId}, ${attemptLabel(job)}: ${message}; ` +
-          (final
-            ? 'final for this job; the sweeper queues it again while it is unprocessed'
-            : 'will retry'),
-      );
-      if (final) {
-        await this.store.recordError(job.data.inboundEventId, message).catch(() => undefined);
-      }
-      throw error;
-    }
-  }
-
-  async process(id: string): Promise<void> {
+  // Each job is two or three short queries and a publish, so many run at once.
+  @OnJob({
+    queue: QUEUES.inbound,
+    job: JOBS.processInbound,
+    concurrency: 20,
+    whenFinal: 'the sweeper queues it again while it is unprocessed',
+    onFinalFailure: (processor: InboundProcessor, job: Job<InboundJobData>, error) =>
+      processor.store.recordError(job.data.inboundEventId, error.message),
+  })
+  async process(job: Job<InboundJobData>): Promise<void> {
+    const id = job.data.inboundEventId;
     const row = await this.store.findById(id);
     if (!row || row.processedAt) return;
     const route = routeOf(row.event);
@@ -80,7 +52,7 @@ export class InboundProcessor implements OnApplicationBootstrap, BeforeApplicati
     }
     if ('automation' in route) {
       // The automation marks the event processed once it has published its outcome.
-      await ensureJob(this.recordings, JOBS.recordingAutomation, { inboundEventId: id }, id);
+      await this.handOver(id);
       return;
     }
     await this.dispatcher.publish({
@@ -90,5 +62,16 @@ export class InboundProcessor implements OnApplicationBootstrap, BeforeApplicati
       idempotencyKey: publishKey(row, route.kind),
     });
     await this.store.markProcessed(id);
+  }
+
+  private async handOver(id: string): Promise<void> {
+    const { notRemoved } = await ensureJobs(this.recordings, [recordingJob(id)]);
+    for (const { reason } of notRemoved) {
+      // The event stays unprocessed, so the inbound sweeper brings it back here later.
+      this.logger.warn(
+        `inbound event ${id}: the finished recording automation job cannot be replaced yet ` +
+          `(${reason}); the sweeper queues the event again`,
+      );
+    }
   }
 }

@@ -7,7 +7,7 @@ import { MicroBatcher } from '../common/micro-batch';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
-import { JOBS, QUEUES } from '../queue/queue.constants';
+import { QUEUES } from '../queue/queue.constants';
 import {
   ZOOM_SIGNATURE_HEADER,
   ZOOM_TIMESTAMP_HEADER,
@@ -16,7 +16,7 @@ import {
 import { answerCrcChallenge } from './crc-challenge';
 import { dedupeKey } from './dedupe-key';
 import { InboundEventStore, isDataException } from './inbound-event.store';
-import { InboundJobData } from './inbound-job';
+import { InboundJobData, inboundJob } from './inbound-job';
 import { PlatformEnvelope, URL_VALIDATION_EVENT, parseEnvelope } from './platform-envelope';
 
 export interface UrlValidationAnswer {
@@ -132,13 +132,7 @@ export class InboundService {
   }
 
   private async addJobs(ids: string[]): Promise<undefined[]> {
-    await this.queue.addBulk(
-      ids.map((id) => ({
-        name: JOBS.processInbound,
-        data: { inboundEventId: id },
-        opts: { jobId: id },
-      })),
-    );
+    await this.queue.addBulk(ids.map((id) => inboundJob(id)));
     return ids.map(() => undefined);
   }
 

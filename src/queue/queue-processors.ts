@@ -13,6 +13,7 @@ import type { Job, Queue } from 'bull';
 export class QueueProcessors implements BeforeApplicationShutdown {
   private readonly logger = new Logger(QueueProcessors.name);
   private readonly stopped = new Map<string, string>();
+  private readonly queues = new Set<Queue>();
   private shuttingDown = false;
 
   /**
@@ -25,6 +26,7 @@ export class QueueProcessors implements BeforeApplicationShutdown {
     concurrency: number,
     handler: (job: Job<T>) => Promise<unknown>,
   ): void {
+    this.queues.add(queue);
     queue.process(jobName, concurrency, handler).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
       // A queue closed while its processor was still starting: nothing is lost by stopping.
@@ -45,7 +47,13 @@ export class QueueProcessors implements BeforeApplicationShutdown {
     return [...this.stopped].map(([queue, message]) => `${queue} processor stopped: ${message}`);
   }
 
-  beforeApplicationShutdown(): void {
+  /**
+   * Takes no new jobs and waits for those in flight to be recorded, before the database and
+   * Redis connections close (their hooks run after this one). A job that does not finish in
+   * time stays active in Redis and is retried after Bull's stalled-job check.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     this.shuttingDown = true;
+    await Promise.all([...this.queues].map((queue) => queue.pause(true)));
   }
 }

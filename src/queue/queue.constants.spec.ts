@@ -1,5 +1,12 @@
 import { loadConfig } from '../config/load-config';
-import { QUEUES, defaultJobOptions, retryDelayMs } from './queue.constants';
+import {
+  JITTERED_EXPONENTIAL,
+  QUEUES,
+  RetryLaterError,
+  defaultJobOptions,
+  queueOptions,
+  retryDelayMs,
+} from './queue.constants';
 
 describe('retry policy', () => {
   it('doubles the delay for each retry', () => {
@@ -18,5 +25,16 @@ describe('retry policy', () => {
     expect(
       defaultJobOptions(loadConfig({ DELIVERY_MAX_RETRIES: '0' }))[QUEUES.deliveries].attempts,
     ).toBe(1);
+  });
+
+  it('backs off by the delay a handler chose and recorded, else by the jittered doubling', () => {
+    const config = loadConfig({ DELIVERY_BACKOFF_MS: '1000' });
+    const backoff = queueOptions(config, QUEUES.deliveries).settings!.backoffStrategies![
+      JITTERED_EXPONENTIAL
+    ];
+    expect(backoff(1, new RetryLaterError('HTTP 500', 1234))).toBe(1234);
+    const third = backoff(3, new Error('database down'));
+    expect(third).toBeGreaterThanOrEqual(3200);
+    expect(third).toBeLessThanOrEqual(4800);
   });
 });

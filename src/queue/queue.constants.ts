@@ -1,7 +1,11 @@
-import { JobOptions } from 'bull';
+import type { JobOptions, QueueOptions } from 'bull';
 import { AppConfig } from '../config/config.types';
 
-/** Every queue and job name of the service. */
+/**
+ * Every queue and job of the service, and the one place for their retry policy and default
+ * job options: attempts, backoff, job ids, how many finished jobs Redis keeps, and the errors
+ * through which a handler picks its next delay or ends its retries.
+ */
 export const QUEUES = {
   deliveries: 'deliveries',
   inbound: 'inbound',
@@ -14,30 +18,43 @@ export const JOBS = {
   processInbound: 'process-inbound',
   recordingAutomation: 'recording-automation',
 } as const;
-
-/** Name of the custom backoff registered on the deliveries queue (see queue.module.ts). */
-export const JITTERED_EXPONENTIAL = 'jittered-exponential';
+export type JobName = (typeof JOBS)[keyof typeof JOBS];
 
 /**
- * Retry and backoff defaults for every queue, in one place. A job's `attempts` counts the
- * first try, so N retries means N + 1 attempts.
+ * The queue each job runs on. A worker process refuses to start unless every job here has
+ * exactly one @OnJob handler, on this queue.
  */
-export function defaultJobOptions(config: AppConfig): Record<QueueName, JobOptions> {
-  const keep = { removeOnComplete: 1000, removeOnFail: 5000 };
-  return {
-    [QUEUES.deliveries]: {
-      attempts: config.delivery.maxRetries + 1,
-      backoff: { type: JITTERED_EXPONENTIAL },
-      ...keep,
-    },
-    [QUEUES.inbound]: { attempts: 5, backoff: { type: 'exponential', delay: 1000 }, ...keep },
-    [QUEUES.recordings]: {
-      attempts: config.recordingAutomation.maxRetries + 1,
-      backoff: { type: 'exponential', delay: config.recordingAutomation.backoffMs },
-      ...keep,
-    },
-  };
+export const JOB_QUEUES: Record<JobName, QueueName> = {
+  [JOBS.deliver]: QUEUES.deliveries,
+  [JOBS.processInbound]: QUEUES.inbound,
+  [JOBS.recordingAutomation]: QUEUES.recordings,
+};
+
+/** A job as Bull's add and addBulk take it, always under a job id. */
+export interface JobSpec<T> {
+  name: JobName;
+  data: T;
+  opts: JobOptions & { jobId: string };
 }
+
+/**
+ * The job for work recorded in PostgreSQL under `recordId`. The job id is the record's id, so
+ * Bull holds at most one job per record however often the API, a processor or a sweeper adds
+ * it (Bull ignores an add whose id exists).
+ */
+export function recordJob<T>(name: JobName, recordId: string, data: T): JobSpec<T> {
+  return { name, data, opts: { jobId: recordId } };
+}
+
+/** Name of the custom backoff registered on every queue (see queueOptions). */
+export const JITTERED_EXPONENTIAL = 'jittered-exponential';
+
+/** Finished jobs Redis keeps for the dashboard; PostgreSQL holds the record of the work. */
+const KEEP_FINISHED = { removeOnComplete: 1000, removeOnFail: 5000 };
+
+/** Inbound jobs are short queries and a publish: a few quick retries cover a database blip. */
+const INBOUND_ATTEMPTS = 5;
+const INBOUND_BACKOFF_MS = 1000;
 
 /**
  * Delay before retry number `retry` (1-based): base * 2^(retry-1), with ±20% jitter so a
@@ -49,8 +66,61 @@ export function retryDelayMs(baseMs: number, retry: number, random = Math.random
 }
 
 /**
- * An error a processor throws when it has already chosen (and recorded) the delay before its
- * next attempt; the backoff strategy then uses that delay, so the queue and the record agree.
+ * Deliveries: the first attempt and DELIVERY_MAX_RETRIES retries, DELIVERY_BACKOFF_MS apart and
+ * doubling, jittered. The deliveries processor compares PostgreSQL's attempt count to
+ * `attempts` and records the delay it picks, so the record and the queue agree.
+ */
+export function deliveryRetry(config: AppConfig): {
+  attempts: number;
+  delayMs: (retry: number) => number;
+} {
+  return {
+    attempts: config.delivery.maxRetries + 1,
+    delayMs: (retry) => retryDelayMs(config.delivery.backoffMs, retry),
+  };
+}
+
+/**
+ * Default options of every queue's jobs. A job's `attempts` counts the first try, so N retries
+ * means N + 1 attempts.
+ */
+export function defaultJobOptions(config: AppConfig): Record<QueueName, JobOptions> {
+  return {
+    [QUEUES.deliveries]: {
+      attempts: deliveryRetry(config).attempts,
+      backoff: { type: JITTERED_EXPONENTIAL },
+      ...KEEP_FINISHED,
+    },
+    [QUEUES.inbound]: {
+      attempts: INBOUND_ATTEMPTS,
+      backoff: { type: 'exponential', delay: INBOUND_BACKOFF_MS },
+      ...KEEP_FINISHED,
+    },
+    [QUEUES.recordings]: {
+      attempts: config.recordingAutomation.maxRetries + 1,
+      backoff: { type: 'exponential', delay: config.recordingAutomation.backoffMs },
+      ...KEEP_FINISHED,
+    },
+  };
+}
+
+/** Bull's options for queue `name`: its default job options and the custom backoff. */
+export function queueOptions(config: AppConfig, name: QueueName): QueueOptions {
+  const delivery = deliveryRetry(config);
+  return {
+    defaultJobOptions: defaultJobOptions(config)[name],
+    settings: {
+      backoffStrategies: {
+        [JITTERED_EXPONENTIAL]: (attemptsMade: number, error: unknown) =>
+          error instanceof RetryLaterError ? error.retryDelayMs : delivery.delayMs(attemptsMade),
+      },
+    },
+  };
+}
+
+/**
+ * A handler throws this when it has already chosen (and recorded) the delay before its next
+ * attempt; the backoff then uses that delay, so the queue and the record agree.
  */
 export class RetryLaterError extends Error {
   constructor(
@@ -59,5 +129,20 @@ export class RetryLaterError extends Error {
   ) {
     super(message);
     this.name = 'RetryLaterError';
+  }
+}
+
+/**
+ * A handler throws this when the work is over whatever attempts Bull has left (the record
+ * says so); the job then ends in the failed set without another retry. `outcome` says what
+ * became of the work, for the log line ("delivery marked failed").
+ */
+export class FinalJobError extends Error {
+  constructor(
+    message: string,
+    readonly outcome: string,
+  ) {
+    super(message);
+    this.name = 'FinalJobError';
   }
 }

@@ -2,30 +2,14 @@ import { BullModule } from '@nestjs/bull';
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
-import {
-  JITTERED_EXPONENTIAL,
-  QUEUES,
-  RetryLaterError,
-  defaultJobOptions,
-  retryDelayMs,
-} from './queue.constants';
+import { QUEUES, queueOptions } from './queue.constants';
 import { QueueProcessors } from './queue-processors';
 
 const registered = Object.values(QUEUES).map((name) =>
   BullModule.registerQueueAsync({
     name,
     inject: [APP_CONFIG],
-    useFactory: (config: AppConfig) => ({
-      defaultJobOptions: defaultJobOptions(config)[name],
-      settings: {
-        backoffStrategies: {
-          [JITTERED_EXPONENTIAL]: (attemptsMade: number, error: unknown) =>
-            error instanceof RetryLaterError
-              ? error.retryDelayMs
-              : retryDelayMs(config.delivery.backoffMs, attemptsMade),
-        },
-      },
-    }),
+    useFactory: (config: AppConfig) => queueOptions(config, name),
   }),
 );
 

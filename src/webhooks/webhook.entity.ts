@@ -6,6 +6,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { SubscriptionEvent } from './subscription-events';
 
 // Indexes the migration creates in forms TypeORM cannot describe (GIN, partial, DESC);
 // synchronize: false keeps migration:generate from proposing to drop them.
@@ -23,9 +24,9 @@ export class WebhookEntity {
   url: string;
 
   @Column({ type: 'text', array: true })
-  events: string[];
+  events: SubscriptionEvent[];
 
-  /** AES-256-GCM ciphertext (see SecretCipher); never leaves the service. */
+  /** AES-256-GCM ciphertext (see SecretCipherService); never leaves the service. */
   @Column({ name: 'secret_encrypted', type: 'text' })
   secretEncrypted: string;
 

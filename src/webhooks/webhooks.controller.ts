@@ -10,10 +10,8 @@ import {
   Query,
 } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiCreatedResponse,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
@@ -21,7 +19,7 @@ import {
 } from '@nestjs/swagger';
 import { AuthenticatedClient } from '../auth/auth.types';
 import { CurrentClient, RequireScopes } from '../auth/scopes.decorator';
-import { ErrorResponse } from '../common/error-response';
+import { ApiErrorResponse } from '../common/error-response';
 import { UuidParam } from '../common/uuid-param';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { ListWebhooksQuery } from './dto/list-webhooks.query';
@@ -29,19 +27,35 @@ import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
 import { WebhooksService } from './webhooks.service';
 
-const badRequest = (description: string, field: string, message: string) =>
-  ApiBadRequestResponse({
-    description,
-    type: ErrorResponse,
-    example: { statusCode: 400, error: 'Bad Request', message, details: [{ field, message }] },
-  });
+/** One bad field, as the validation answers it. */
+const fieldError = (field: string, message: string) => ({
+  message,
+  details: [{ field, message }],
+});
 
-const BAD_FIELD_EXAMPLE = [
-  'events',
-  'events has unknown event kind(s) "job.exploded"; allowed: job.started, job.completed, ' +
-    'follower.gained, follower.lost, operation.complete, operation.failed',
-] as const;
-const BAD_BODY =
+const badRequest = (description: string, field: string, message: string) =>
+  ApiErrorResponse(400, { description, example: fieldError(field, message) });
+
+/** The create and change bodies: the usual mistakes, one example each. */
+const badBody = (description: string) =>
+  ApiErrorResponse(400, {
+    description,
+    examples: {
+      'unknown event': fieldError(
+        'events',
+        'events has unknown event kind(s) "job.exploded"; allowed: job.started, job.completed, ' +
+          'follower.gained, follower.lost, operation.complete, operation.failed',
+      ),
+      'not a URL': fieldError('url', 'url must be an absolute http or https URL'),
+      'private address': fieldError(
+        'url',
+        'url host 10.0.0.7 resolves to 10.0.0.7, a private or special-purpose address; such ' +
+          'URLs are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true ' +
+          '(meant for local development)',
+      ),
+    },
+  });
+const BAD_FIELDS =
   'A field is missing, of the wrong type, unknown or invalid, or the URL points at a private ' +
   'address; `details` names each bad field';
 const BAD_ID = badRequest('`id` is not a UUID', 'id', 'id must be a UUID');
@@ -49,10 +63,9 @@ const BAD_ID = badRequest('`id` is not a UUID', 'id', 'id must be a UUID');
 /** The :id routes: the parameter, and 404 for an id that is not the caller's. */
 const OWNED_WEBHOOK = applyDecorators(
   ApiParam({ name: 'id', format: 'uuid', example: '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d' }),
-  ApiNotFoundResponse({
+  ApiErrorResponse(404, {
     description: 'No webhook with this id belongs to the calling client',
-    type: ErrorResponse,
-    example: { statusCode: 404, error: 'Not Found', message: 'Webhook not found' },
+    example: { message: 'Webhook not found' },
   }),
 );
 
@@ -70,7 +83,7 @@ export class WebhooksController {
       'notification (`x-service-signature`) and is never returned.',
   })
   @ApiCreatedResponse({ description: 'The new webhook', type: WebhookResponse })
-  @badRequest(BAD_BODY, ...BAD_FIELD_EXAMPLE)
+  @badBody(BAD_FIELDS)
   async create(
     @CurrentClient() client: AuthenticatedClient,
     @Body() body: CreateWebhookDto,
@@ -116,7 +129,7 @@ export class WebhooksController {
   })
   @OWNED_WEBHOOK
   @ApiOkResponse({ description: 'The webhook as changed', type: WebhookResponse })
-  @badRequest(`${BAD_BODY}, or \`id\` is not a UUID`, ...BAD_FIELD_EXAMPLE)
+  @badBody(`${BAD_FIELDS}, or \`id\` is not a UUID`)
   async update(
     @CurrentClient() client: AuthenticatedClient,
     @UuidParam('id') id: string,

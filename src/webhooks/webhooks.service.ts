@@ -1,8 +1,6 @@
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { ApiError } from '../common/api-error';
-import { decodeCursor, keysetPage, toPage } from '../common/cursor';
+import { decodeCursor, toPage } from '../common/cursor';
 import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
 import { UUID_PATTERN } from '../common/uuid-param';
 import { APP_CONFIG } from '../config/config.module';
@@ -11,9 +9,10 @@ import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { characters } from './dto/webhook-fields';
 import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
-import { SecretCipher } from './secret-cipher';
+import { SecretCipherService } from './secret-cipher.service';
 import { UrlPolicyError, checkWebhookUrl } from './ssrf-policy';
 import { WebhookEntity } from './webhook.entity';
+import { WebhookChanges, WebhookStore } from './webhook.store';
 
 const UPDATABLE = ['url', 'events', 'secret', 'active'] as const;
 
@@ -29,22 +28,20 @@ export class WebhooksService {
   private readonly logger = new Logger(WebhooksService.name);
 
   constructor(
-    @InjectRepository(WebhookEntity) private readonly webhooks: Repository<WebhookEntity>,
-    private readonly cipher: SecretCipher,
+    private readonly webhooks: WebhookStore,
+    private readonly cipher: SecretCipherService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async create(ownerClientId: string, dto: CreateWebhookDto): Promise<WebhookEntity> {
     await this.assertUrlAllowed(dto.url);
-    const webhook = await this.webhooks.save(
-      this.webhooks.create({
-        ownerClientId,
-        url: dto.url,
-        events: dto.events,
-        ...this.sealSecret(dto.secret),
-        active: true,
-      }),
-    );
+    const webhook = await this.webhooks.create({
+      ownerClientId,
+      url: dto.url,
+      events: dto.events,
+      ...this.sealSecret(dto.secret),
+      active: true,
+    });
     this.logger.log(`webhook ${webhook.id} created by ${ownerClientId}`);
     return webhook;
   }
@@ -56,21 +53,14 @@ export class WebhooksService {
   ): Promise<WebhookListResponse> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const after = decodeCursor(query.cursor);
-    const select = keysetPage(
-      this.webhooks
-        .createQueryBuilder('w')
-        .where('w.owner_client_id = :ownerClientId', { ownerClientId }),
-      'w',
-      after,
-      limit,
-    );
-    return toPage(await select.getMany(), limit, (webhook) => WebhookResponse.from(webhook));
+    const rows = await this.webhooks.page(ownerClientId, after, limit);
+    return toPage(rows, limit, (webhook) => WebhookResponse.from(webhook));
   }
 
   /** The caller's webhook `id`; 404 when it is absent or belongs to another client. */
   async findOwned(ownerClientId: string, id: string): Promise<WebhookEntity> {
     if (!UUID_PATTERN.test(id)) throw notFound();
-    const webhook = await this.webhooks.findOneBy({ id, ownerClientId });
+    const webhook = await this.webhooks.findOwned(ownerClientId, id);
     if (!webhook) throw notFound();
     return webhook;
   }
@@ -83,22 +73,20 @@ export class WebhooksService {
       ]);
     }
     if (dto.url !== undefined) await this.assertUrlAllowed(dto.url);
-    const changes: Partial<WebhookEntity> = {
+    const changes: WebhookChanges = {
       ...(dto.url !== undefined && { url: dto.url }),
       ...(dto.events !== undefined && { events: dto.events }),
       ...(dto.secret !== undefined && this.sealSecret(dto.secret)),
       ...(dto.active !== undefined && { active: dto.active }),
     };
     // One statement both checks ownership and writes, so a foreign id changes nothing.
-    const result = await this.webhooks.update({ id, ownerClientId }, changes);
-    if (!result.affected) throw notFound();
+    if (!(await this.webhooks.update(ownerClientId, id, changes))) throw notFound();
     this.logger.log(`webhook ${id} updated by ${ownerClientId}: ${fields.join(', ')}`);
     return this.findOwned(ownerClientId, id);
   }
 
   async remove(ownerClientId: string, id: string): Promise<void> {
-    const result = await this.webhooks.delete({ id, ownerClientId });
-    if (!result.affected) throw notFound();
+    if (!(await this.webhooks.remove(ownerClientId, id))) throw notFound();
     this.logger.log(`webhook ${id} deleted by ${ownerClientId}`);
   }
 

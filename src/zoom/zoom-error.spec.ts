@@ -71,10 +71,9 @@ describe('ZoomApiError.fromResponse', () => {
     expect(error.message).toBe('Validation Failed.');
     expect(error.extra.upstream).toEqual({ status: 400, code: 300, message: 'Validation Failed.' });
     expect(error.extra.details).toEqual([{ field: 'topic', message: 'Too long.' }]);
-    expect(error.retryable).toBe(false);
   });
 
-  it('keeps Retry-After and the rate-limit headers of a 429, and is retryable', () => {
+  it('keeps Retry-After and the rate-limit headers of a 429', () => {
     const error = ZoomApiError.fromResponse(
       429,
       {
@@ -95,7 +94,6 @@ describe('ZoomApiError.fromResponse', () => {
       'x-ratelimit-limit': '10',
       'x-ratelimit-remaining': '0',
     });
-    expect(error.retryable).toBe(true);
   });
 
   it('computes Retry-After for a 429 that has none (or an unreadable one), and only for a 429', () => {
@@ -137,7 +135,6 @@ describe('ZoomApiError.fromResponse', () => {
       'The meeting platform refused the server-to-server credentials (401: Invalid client_id or client_secret)',
     );
     expect(error.extra.upstream?.code).toBe('invalid_client');
-    expect(error.retryable).toBe(false);
   });
 
   it('copes with a body that is not the platform error shape', () => {
@@ -145,7 +142,6 @@ describe('ZoomApiError.fromResponse', () => {
     expect(error.getStatus()).toBe(503);
     expect(error.message).toBe('The meeting platform answered 503');
     expect(error.extra.upstream).toEqual({ status: 503, code: null, message: null });
-    expect(error.retryable).toBe(true);
   });
 
   it('treats a redirect from a JSON endpoint as a bad answer', () => {
@@ -154,10 +150,12 @@ describe('ZoomApiError.fromResponse', () => {
 });
 
 describe('ZoomApiError kinds', () => {
-  it('marks transport failures retryable and missing configuration final', () => {
-    expect(ZoomApiError.timeout(100).retryable).toBe(true);
-    expect(ZoomApiError.unreachable('ECONNREFUSED').retryable).toBe(true);
-    expect(ZoomApiError.notConfigured(['ZOOM_CLIENT_ID']).retryable).toBe(false);
+  it('answers 504 for a timeout, 502 for an unreachable platform and 503 when unconfigured', () => {
+    expect(ZoomApiError.timeout(100)).toMatchObject({ failure: 'timeout' });
+    expect(ZoomApiError.timeout(100).getStatus()).toBe(504);
+    expect(ZoomApiError.unreachable('ECONNREFUSED').getStatus()).toBe(502);
+    expect(ZoomApiError.unreachable('ECONNREFUSED').message).toContain('ECONNREFUSED');
     expect(ZoomApiError.notConfigured(['ZOOM_CLIENT_ID']).getStatus()).toBe(503);
+    expect(ZoomApiError.notConfigured(['ZOOM_CLIENT_ID']).message).toContain('ZOOM_CLIENT_ID');
   });
 });

@@ -2,7 +2,7 @@ import { HttpStatus } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
 import { ErrorDetail, UpstreamError } from '../common/error-response';
 
-/** Why a platform call failed; queue processors use it to decide between retry and give up. */
+/** Which way a platform call failed: the platform's own answer, the network, or this side. */
 export type ZoomFailure =
   'upstream' | 'unreachable' | 'timeout' | 'not_configured' | 'bad_response';
 
@@ -113,14 +113,6 @@ export class ZoomApiError extends ApiError {
     extra: ApiError['extra'] = {},
   ) {
     super(status, message, extra);
-  }
-
-  /** Whether the same call may succeed later (rate limit, platform trouble, network). */
-  get retryable(): boolean {
-    if (this.failure === 'not_configured') return false;
-    if (this.failure !== 'upstream') return true;
-    const status = this.extra.upstream?.status ?? 0;
-    return status === 429 || status >= 500;
   }
 
   static notConfigured(missing: string[]): ZoomApiError {

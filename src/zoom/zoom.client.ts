@@ -44,7 +44,7 @@ const single = (value: string | string[] | undefined): string | undefined =>
 /**
  * The platform REST client: every call carries the shared server-to-server token, and a call
  * the platform answers 401 is retried once with a renewed token. Errors are ZoomApiError,
- * already in the shape the API answers with; `retryable` tells queue processors what to do.
+ * already in the shape the API answers with.
  */
 @Injectable()
 export class ZoomClient {

@@ -19,7 +19,6 @@ describe('ZoomModule', () => {
     if (!configured) {
       await expect(client.getMeetingRecordings('123')).rejects.toMatchObject({
         failure: 'not_configured',
-        retryable: false,
       });
     }
     await module.close();

@@ -1,4 +1,4 @@
-import { recordingCompleted } from '../../../test/fixtures/zoom-events';
+import { recordingCompleted } from '../../../scripts/platform/zoom-events';
 import { ZoomMeetingRecording } from '../../zoom/zoom.types';
 import { notifiedFiles } from './recording-files';
 

@@ -4,6 +4,13 @@ import { FieldRule, Satisfies, quote } from '../../common/field-rule';
 import { SUBSCRIPTION_EVENTS, isSubscriptionEvent } from '../subscription-events';
 
 export const URL_MAX_LENGTH = 2048;
+
+/**
+ * A host name needs DNS to be checked, and the documentation ranges (192.0.2.0/24, 2001:db8::/32
+ * and the like) are special-purpose addresses the SSRF check refuses; a public address literal
+ * is the one kind of example "Try it out" can create anywhere.
+ */
+export const WEBHOOK_URL_EXAMPLE = 'https://1.1.1.1/meeting-events';
 export const SECRET_MIN_LENGTH = 16;
 export const SECRET_MAX_LENGTH = 256;
 
@@ -24,7 +31,7 @@ const urlRule: FieldRule = (value, field) => {
   // be the one that was checked.
   // eslint-disable-next-line no-control-regex
   if (/[\s\u0000-\u001f\u007f]/.test(value)) {
-    return `${field} must not contain spaces or control characters`;
+    return `${field} must be an absolute http or https URL, without spaces or control characters`;
   }
   let url: URL;
   try {
@@ -81,9 +88,11 @@ export const WebhookUrl = (options: FieldOptions): PropertyDecorator =>
     property(options)({
       description:
         'Receiver of the notifications: an absolute http or https URL. Refused when its host ' +
-        'is or resolves to a loopback, private, link-local, CGNAT, multicast or metadata ' +
-        'address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true).',
-      example: 'https://hooks.example.com/meetings',
+        'is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation ' +
+        'or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). ' +
+        "Put your receiver's URL here; the example is a public address literal only so that " +
+        'it is accepted as it stands, even where DNS is unavailable.',
+      example: WEBHOOK_URL_EXAMPLE,
       format: 'uri',
       maxLength: URL_MAX_LENGTH,
     }),

@@ -1,13 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { SUBSCRIPTION_EVENTS, SubscriptionEvent } from '../subscription-events';
 import { WebhookEntity } from '../webhook.entity';
+import { WEBHOOK_URL_EXAMPLE } from './webhook-fields';
 
 /** A webhook as the API shows it: everything but the secret. */
 export class WebhookResponse {
   @ApiProperty({ format: 'uuid', example: '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d' })
   id: string;
 
-  @ApiProperty({ example: 'https://hooks.example.com/meetings' })
+  @ApiProperty({ example: WEBHOOK_URL_EXAMPLE })
   url: string;
 
   @ApiProperty({
@@ -33,7 +34,7 @@ export class WebhookResponse {
     return {
       id: webhook.id,
       url: webhook.url,
-      events: webhook.events as SubscriptionEvent[],
+      events: webhook.events,
       active: webhook.active,
       created_at: webhook.createdAt.toISOString(),
       updated_at: webhook.updatedAt.toISOString(),

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { preparedQuery } from '../database/prepared-query';
 import { MicroBatcher } from '../common/micro-batch';
-import { DeliveryStatus } from './delivery.entity';
+import { preparedQuery, query } from '../database/query';
+import { EventKind } from '../webhooks/subscription-events';
 import { AttemptResult } from './delivery-sender.service';
+import { DeliveryStatus } from './delivery.entity';
 
 /** A delivery with what an attempt needs of its webhook. */
 export interface DeliveryTarget {
   id: string;
-  event: string;
+  event: EventKind;
   body: string;
   status: DeliveryStatus;
   attemptCount: number;
@@ -17,6 +18,32 @@ export interface DeliveryTarget {
   url: string;
   secretEncrypted: string;
   active: boolean;
+}
+
+interface DeliveryTargetRow {
+  id: string;
+  event: EventKind;
+  body: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  webhook_id: string;
+  url: string;
+  secret_encrypted: string;
+  active: boolean;
+}
+
+function toTarget(row: DeliveryTargetRow): DeliveryTarget {
+  return {
+    id: row.id,
+    event: row.event,
+    body: row.body,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    webhookId: row.webhook_id,
+    url: row.url,
+    secretEncrypted: row.secret_encrypted,
+    active: row.active,
+  };
 }
 
 const LOAD_SQL = `
@@ -56,13 +83,10 @@ const RECORD_SQL = `
   RETURNING delivery_id`;
 
 const CANCEL_SQL = `
-  WITH d AS (
-    UPDATE deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL,
-      completed_at = now(), updated_at = now()
-    WHERE id = $1 AND status = 'pending'
-    RETURNING id
-  )
-  SELECT id FROM d`;
+  UPDATE deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL,
+    completed_at = now(), updated_at = now()
+  WHERE id = $1 AND status = 'pending'
+  RETURNING id`;
 
 export interface AttemptRecord {
   deliveryId: string;
@@ -72,12 +96,27 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
 }
 
+/** A delivery attempt's reads and writes (the injection token; PgDeliveryStore is the real one). */
+export abstract class DeliveryStore {
+  /** The delivery and its webhook; null when it is gone (deleted with its webhook). */
+  abstract load(deliveryId: string): Promise<DeliveryTarget | null>;
+
+  /**
+   * Records an attempt and the delivery's resulting state, only while the delivery is pending
+   * at attempt - 1 attempts; false when it had moved on meanwhile (nothing is written then).
+   */
+  abstract recordAttempt(record: AttemptRecord): Promise<boolean>;
+
+  /** Ends a pending delivery as failed without sending it; false when it was not pending. */
+  abstract cancel(deliveryId: string, reason: string): Promise<boolean>;
+}
+
 /**
- * The processor's reads and writes of deliveries. Loads and attempt records of concurrent jobs
- * are batched (see MicroBatcher): at full load two statements serve dozens of deliveries.
+ * Loads and attempt records of concurrent jobs are batched (see MicroBatcher): at full load
+ * two statements serve dozens of deliveries.
  */
 @Injectable()
-export class DeliveryStore {
+export class PgDeliveryStore extends DeliveryStore {
   private readonly loads = new MicroBatcher<string, DeliveryTarget | null>(
     (ids) => this.loadMany(ids),
     { keyOf: (id) => id },
@@ -87,40 +126,21 @@ export class DeliveryStore {
     { keyOf: (record) => record.deliveryId },
   );
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    super();
+  }
 
   load(deliveryId: string): Promise<DeliveryTarget | null> {
     return this.loads.submit(deliveryId);
   }
 
-  /**
-   * Records an attempt and the delivery's resulting state; false when the delivery had moved
-   * on meanwhile (nothing is written then).
-   */
   recordAttempt(record: AttemptRecord): Promise<boolean> {
     return this.records.submit(record);
   }
 
   private async loadMany(ids: string[]): Promise<(DeliveryTarget | null)[]> {
-    const rows = await preparedQuery<Record<string, unknown>>(this.db, 'delivery_load', LOAD_SQL, [
-      ids,
-    ]);
-    const byId = new Map(
-      rows.map((row): [string, DeliveryTarget] => [
-        row.id as string,
-        {
-          id: row.id as string,
-          event: row.event as string,
-          body: row.body as string,
-          status: row.status as DeliveryStatus,
-          attemptCount: row.attempt_count as number,
-          webhookId: row.webhook_id as string,
-          url: row.url as string,
-          secretEncrypted: row.secret_encrypted as string,
-          active: row.active as boolean,
-        },
-      ]),
-    );
+    const rows = await preparedQuery<DeliveryTargetRow>(this.db, 'delivery_load', LOAD_SQL, [ids]);
+    const byId = new Map(rows.map((row) => [row.id, toTarget(row)]));
     return ids.map((id) => byId.get(id) ?? null);
   }
 
@@ -146,9 +166,8 @@ export class DeliveryStore {
     return records.map((r) => written.has(r.deliveryId));
   }
 
-  /** Ends a pending delivery without sending it (its webhook was deactivated). */
   async cancel(deliveryId: string, reason: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(CANCEL_SQL, [deliveryId, reason]);
+    const rows = await query<{ id: string }>(this.db, CANCEL_SQL, [deliveryId, reason]);
     return rows.length > 0;
   }
 }

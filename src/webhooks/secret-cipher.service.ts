@@ -9,7 +9,7 @@ const AAD = Buffer.from('meeting-event-bridge:webhook-secret');
 
 /** AES-256-GCM encryption of subscription secrets at rest (SECRETS_ENCRYPTION_KEY). */
 @Injectable()
-export class SecretCipher {
+export class SecretCipherService {
   private readonly key: Buffer;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {

@@ -1,7 +1,7 @@
-import { queueStateOf } from './deliveries.sweeper';
+import { queueStateOf } from './ensure-job';
 
 describe('queueStateOf', () => {
-  it('re-queues a delivery the queue does not hold', () => {
+  it('calls a job the queue does not hold missing', () => {
     expect(queueStateOf(null)).toBe('missing');
   });
 

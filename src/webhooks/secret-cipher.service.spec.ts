@@ -1,12 +1,12 @@
 import { loadConfig } from '../config/load-config';
-import { SecretCipher } from './secret-cipher';
+import { SecretCipherService } from './secret-cipher.service';
 
 const cipherWith = (byte: number) =>
-  new SecretCipher(
+  new SecretCipherService(
     loadConfig({ SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, byte).toString('base64') }),
   );
 
-describe('SecretCipher', () => {
+describe('SecretCipherService', () => {
   it('round-trips and never stores the plaintext', () => {
     const cipher = cipherWith(1);
     const stored = cipher.encrypt('my-signing-secret-1234');

@@ -8,7 +8,7 @@ const WEBHOOK_ID = '0b5e5a8e-3c1d-4f47-8d0a-6a3c2f4b9e11';
 const EVENT_ID = 'c3b1e2d4-5f60-4a7b-8c9d-0e1f2a3b4c5d';
 
 /** A delivery of one event to one webhook (SPEC §3). */
-export class DeliveryDto {
+export class DeliveryResponse {
   @ApiProperty({ format: 'uuid', example: DELIVERY_ID })
   id: string;
 
@@ -54,7 +54,7 @@ export class DeliveryDto {
   completed_at: string | null;
 }
 
-export class DeliveryAttemptDto {
+export class DeliveryAttemptResponse {
   @ApiProperty({ example: 1, description: '1 for the first attempt, 2 for the first retry, …' })
   attempt: number;
 
@@ -84,7 +84,7 @@ export class DeliveryAttemptDto {
   response_body: string | null;
 }
 
-export class DeliveryDetailDto extends DeliveryDto {
+export class DeliveryDetailResponse extends DeliveryResponse {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
@@ -104,13 +104,13 @@ export class DeliveryDetailDto extends DeliveryDto {
   })
   payload: Record<string, unknown>;
 
-  @ApiProperty({ type: [DeliveryAttemptDto] })
-  attempts: DeliveryAttemptDto[];
+  @ApiProperty({ type: [DeliveryAttemptResponse] })
+  attempts: DeliveryAttemptResponse[];
 }
 
-export class DeliveryPageDto {
-  @ApiProperty({ type: [DeliveryDto] })
-  data: DeliveryDto[];
+export class DeliveryListResponse {
+  @ApiProperty({ type: [DeliveryResponse] })
+  data: DeliveryResponse[];
 
   @ApiPropertyOptional({
     type: String,
@@ -123,7 +123,7 @@ export class DeliveryPageDto {
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
-export function toDeliveryDto(d: DeliveryEntity): DeliveryDto {
+export function toDeliveryResponse(d: DeliveryEntity): DeliveryResponse {
   return {
     id: d.id,
     webhook_id: d.webhookId,
@@ -139,12 +139,12 @@ export function toDeliveryDto(d: DeliveryEntity): DeliveryDto {
   };
 }
 
-export function toDeliveryDetailDto(
+export function toDeliveryDetailResponse(
   d: DeliveryEntity,
   attempts: DeliveryAttemptEntity[],
-): DeliveryDetailDto {
+): DeliveryDetailResponse {
   return {
-    ...toDeliveryDto(d),
+    ...toDeliveryResponse(d),
     payload: JSON.parse(d.body) as Record<string, unknown>,
     attempts: attempts.map((a) => ({
       attempt: a.attempt,

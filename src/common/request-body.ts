@@ -1,0 +1,102 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { getSchemaPath } from '@nestjs/swagger';
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError } from './api-error';
+import { ErrorResponse, errorBody } from './error-response';
+import { quote } from './field-rule';
+
+/** What body-parser (and raw-body under it) failed on, as said to the client. */
+interface ParserError {
+  status?: number;
+  type?: string;
+  message?: string;
+  charset?: string;
+  encoding?: string;
+}
+
+const PARSER_MESSAGES: Record<string, (error: ParserError) => string> = {
+  // The parser's own text says where the JSON breaks ("Unexpected end of JSON input").
+  'entity.parse.failed': (e) => `Request body is not valid JSON: ${e.message}`,
+  'entity.too.large': () => 'Request body is larger than 1 MiB',
+  'parameters.too.many': () => 'Request body has too many form parameters',
+  'encoding.unsupported': (e) =>
+    `Content-Encoding ${e.encoding ?? ''} is not supported; use gzip, deflate, br or identity`,
+  'charset.unsupported': (e) =>
+    `Request body charset ${e.charset ?? ''} is not supported; send utf-8`,
+  'request.aborted': () => 'Request was aborted before its body was complete',
+  'request.size.invalid': () => 'Request body length does not match Content-Length',
+};
+
+/**
+ * Turns a body parser's failure into the SPEC §7 answer. Nest would otherwise pass a JSON
+ * syntax error's raw text on as the whole message, and answer a body that does not match its
+ * Content-Encoding (a zlib error, which carries no type) with a 500.
+ */
+export function bodyParserError(error: unknown): unknown {
+  if (error instanceof HttpException) return error;
+  const e = error as ParserError | null;
+  const status = e?.status;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return error;
+  const message =
+    e?.type === undefined
+      ? 'Request body could not be read: it does not match its Content-Encoding'
+      : (PARSER_MESSAGES[e.type]?.(e) ?? 'Request body could not be read');
+  return new ApiError(status, message);
+}
+
+/** Express error middleware; mounted right after the parsers, it sees only their errors. */
+export function answerBodyParserErrors(
+  error: unknown,
+  _req: Request,
+  _res: Response,
+  next: NextFunction,
+): void {
+  next(bodyParserError(error));
+}
+
+const NOT_JSON = 'Request body must be JSON: send Content-Type: application/json';
+
+const hasBody = (req: Request): boolean =>
+  req.headers['transfer-encoding'] !== undefined ||
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+/**
+ * The /api routes read JSON only. Without this, a form or text body would be parsed as a form
+ * or skipped, and the caller would hear about missing fields instead of the content type.
+ */
+export function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
+  if (hasBody(req) && !req.is('application/json')) {
+    const sent = req.headers['content-type'];
+    next(
+      new ApiError(
+        HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+        `${NOT_JSON} (${sent ? `got ${quote(sent.split(';')[0].trim())}` : 'none was given'})`,
+      ),
+    );
+    return;
+  }
+  next();
+}
+
+/** Documents requireJsonBody: a 415 on every /api operation that takes a body. */
+export function documentJsonBodies(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (!path.startsWith('/api/')) continue;
+    for (const operation of [item.post, item.put, item.patch, item.delete]) {
+      if (!operation?.requestBody) continue;
+      operation.responses['415'] = {
+        description: 'The body is not JSON (Content-Type is not application/json)',
+        content: {
+          'application/json': {
+            schema: { $ref: getSchemaPath(ErrorResponse) },
+            example: errorBody(
+              HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+              `${NOT_JSON} (got "application/x-www-form-urlencoded")`,
+            ),
+          },
+        },
+      };
+    }
+  }
+}

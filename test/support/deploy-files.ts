@@ -1,0 +1,31 @@
+/**
+ * What the static checks of docker/ (test/deploy-*.e2e-spec.ts) share: where the files are and
+ * the facts the image, the compose file and the Kubernetes manifests must agree on.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+export const ROOT = path.join(__dirname, '..', '..');
+export const DOCKER_DIR = path.join(ROOT, 'docker');
+export const K8S_DIR = path.join(DOCKER_DIR, 'k8s');
+
+// The compiled data source, run by the TypeORM CLI: the compose `migrate` service and the
+// Kubernetes Job run exactly this.
+export const MIGRATION_COMMAND = [
+  'node',
+  'node_modules/typeorm/cli.js',
+  'migration:run',
+  '-d',
+  'dist/database/data-source.js',
+];
+export const APP_PORT = 3000;
+// SHUTDOWN_TIMEOUT_MS of the deployments, in seconds: whatever stops the app must wait longer.
+export const DRAIN_LIMIT_SECONDS = 25;
+
+/** Every variable .env.example assigns, which a unit test ties to what the config reads. */
+export function envExampleVariables(): string[] {
+  return fs
+    .readFileSync(path.join(ROOT, '.env.example'), 'utf8')
+    .split('\n')
+    .flatMap((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1] ?? []);
+}
