@@ -9,6 +9,7 @@ import { answerBodyParserErrors, documentJsonBodies, requireJsonBody } from './c
 import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
 import { AppConfig, Scope } from './config/config.types';
+import { addNotificationSchemas } from './inbound/dto/zoom-event.dto';
 import { isZoomEventsRequest } from './inbound/inbound.controller';
 
 export const BODY_LIMIT = '1mb';
@@ -47,6 +48,7 @@ function setupSwagger(app: INestApplication, version: string): void {
       .build(),
   );
   documentJsonBodies(document);
+  addNotificationSchemas(document);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true },
