@@ -1,7 +1,17 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
-import { meetingStarted, meetingUuid, recordingCompleted } from '../scripts/platform/zoom-events';
+import {
+  meetingEnded,
+  meetingStarted,
+  meetingUuid,
+  participantJoined,
+  participantLeft,
+  recordingCompleted,
+  registrationCancelled,
+  registrationCreated,
+} from '../scripts/platform/zoom-events';
+import { SUBSCRIPTION_EVENTS } from '../src/webhooks/subscription-events';
 import { catalogChecker } from './support/event-schemas';
 import { Json, request } from './support/http';
 import { ReceivedRequest, Receiver, startReceiver } from './support/receiver';
@@ -50,6 +60,8 @@ describe('Standard Webhooks signatures, secret rotation and the event catalog (S
         WEBHOOK_SECRET_GRACE_SECONDS: String(GRACE_SECONDS),
         DELIVERY_BACKOFF_MS: String(BACKOFF_MS),
         PUBLIC_BASE_URL: 'https://bridge.example.com',
+        // A recording event without files publishes operation.failed at once.
+        RECORDING_AUTOMATION_MAX_RETRIES: '0',
       },
     });
     token = await t.token('alpha');
@@ -207,6 +219,65 @@ describe('Standard Webhooks signatures, secret rotation and the event catalog (S
     });
   });
 
+  describe('every kind', () => {
+    it('signs each of the six kinds so that the official library verifies it', async () => {
+      const { url, path } = receiver.route({}, 'every-kind');
+      const webhook = await createWebhook(t, {
+        url,
+        events: [...SUBSCRIPTION_EVENTS],
+        secret: 'every-kind-secret-0123456789',
+      });
+      const uuid = meetingUuid();
+      // A second meeting for the failed recording: one recording event per meeting is kept.
+      const failedUuid = meetingUuid();
+      const mine = () =>
+        receiver.requests(path).filter((r) => [uuid, failedUuid].includes(bodyOf(r).data?.uuid));
+      const kindsSoFar = () => mine().map((r) => bodyOf(r).event as string);
+      const send = async (event: object) =>
+        expect((await sendZoomEvent(t.baseUrl, event)).status).toBe(200);
+
+      const noFiles = recordingCompleted(failedUuid);
+      delete (noFiles.payload.object as { recording_files?: unknown }).recording_files;
+      for (const event of [
+        meetingStarted(uuid),
+        meetingEnded(uuid),
+        participantJoined(uuid),
+        participantLeft(uuid),
+        registrationCreated(uuid),
+        noFiles,
+      ]) {
+        await send(event);
+      }
+      // Cancelled after the registration's follower.gained has gone out: a lost follower is
+      // one that had been gained.
+      await waitFor(() => kindsSoFar().filter((k) => k === 'follower.gained').length === 2, {
+        what: 'both follower.gained deliveries',
+      });
+      await send(registrationCancelled(uuid));
+      await send(recordingCompleted(uuid));
+
+      const expected = [
+        'follower.gained',
+        'follower.gained',
+        'follower.lost',
+        'follower.lost',
+        'job.completed',
+        'job.started',
+        'operation.complete',
+        'operation.failed',
+      ];
+      await waitFor(() => kindsSoFar().length >= expected.length, {
+        what: `${expected.length} deliveries, got ${kindsSoFar().join(', ')}`,
+      });
+      expect(kindsSoFar().sort()).toEqual(expected);
+      for (const r of mine()) {
+        expect(verifyAt(webhook.secret, r)).toEqual(bodyOf(r));
+        expect(header(r, 'webhook-id')).toBe(header(r, 'x-service-delivery'));
+      }
+      expect(new Set(mine().map((r) => header(r, 'webhook-id'))).size).toBe(expected.length);
+    });
+  });
+
   describe('secret rotation', () => {
     it('keeps the replaced secret signing through the grace; a second PATCH keeps only the one it replaced; expiry ends it', async () => {
       const { url, path } = receiver.route({}, 'rotation');
@@ -304,7 +375,7 @@ describe('Standard Webhooks signatures, secret rotation and the event catalog (S
     const catalog = (await api('GET', '/api/event-types')).body.data;
     const check = catalogChecker(catalog);
     const kinds = new Set(receiver.received.map((r) => bodyOf(r).event));
-    expect([...kinds].sort()).toEqual(['job.started', 'operation.complete', 'webhook.test']);
+    expect([...kinds].sort()).toEqual([...SUBSCRIPTION_EVENTS, 'webhook.test'].sort());
     expect(receiver.received.length).toBeGreaterThanOrEqual(10);
     for (const r of receiver.received) expect(check(r.body)).toEqual([]);
   });
