@@ -9,6 +9,10 @@ export const SCOPES = [
   'users:read',
   'recordings:read',
   'recordings:write',
+  'webinars:read',
+  'webinars:write',
+  'users:write',
+  'reports:read',
   // Not in SPEC §2's list: the operators' queue dashboard (/admin/queues), which can retry,
   // clean and pause jobs, so no API client gets it by accident.
   'queues:admin',
