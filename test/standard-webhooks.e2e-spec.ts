@@ -119,13 +119,24 @@ describe('Standard Webhooks signatures, secret rotation and the event catalog (S
     it('is the schema Swagger shows for each notification callback', async () => {
       const docs = (await request(t.baseUrl, 'GET', '/docs-json')).body;
       const catalog = (await api('GET', '/api/event-types')).body.data as Json[];
-      const schemas = docs.components.schemas;
-      const started = catalog.find((e) => e.name === 'job.started');
-      const documented = schemas.JobStartedNotification;
-      expect(documented.description).toBe(started.schema.description);
-      expect(Object.keys(documented.properties)).toEqual(Object.keys(started.schema.properties));
-      expect(documented.properties.event).toEqual({ enum: ['job.started'] });
-      expect(documented.properties.data.required).toEqual(started.schema.properties.data.required);
+      const callbacks = docs.paths['/zoom/events'].post.callbacks;
+      for (const kind of SUBSCRIPTION_EVENTS) {
+        const ref =
+          callbacks[kind]['{subscribed webhook url}'].post.requestBody.content['application/json']
+            .schema.$ref;
+        const documented = docs.components.schemas[ref.replace('#/components/schemas/', '')];
+        const served = catalog.find((e) => e.name === kind).schema;
+        expect(documented.description).toBe(served.description);
+        expect(documented.required).toEqual(served.required);
+        expect(Object.keys(documented.properties)).toEqual(Object.keys(served.properties));
+        expect(documented.properties.event).toEqual({ enum: [kind] });
+        expect(documented.properties.data.required).toEqual(served.properties.data.required);
+        expect(Object.keys(documented.properties.data.properties)).toEqual(
+          Object.keys(served.properties.data.properties),
+        );
+        // Swagger's example of the kind is itself a valid body of it.
+        expect(catalogChecker(catalog)(JSON.stringify(documented.example))).toEqual([]);
+      }
     });
   });
 
