@@ -10,6 +10,7 @@ import { isMultipartUpload } from './platform-api/platform-operations';
 import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
 import { AppConfig, Scope } from './config/config.types';
+import { addNotificationSchemas } from './inbound/dto/zoom-event.dto';
 import { isZoomEventsRequest } from './inbound/inbound.controller';
 
 export const BODY_LIMIT = '1mb';
@@ -52,6 +53,7 @@ function setupSwagger(app: INestApplication, version: string): void {
       .build(),
   );
   documentJsonBodies(document);
+  addNotificationSchemas(document);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true },

@@ -64,6 +64,8 @@ export interface AppConfig {
   /** Re-queues stored inbound events whose job was lost: how often, and from what age. */
   inboundSweep: { intervalMs: number; graceMs: number };
   webhookAllowPrivateUrls: boolean;
+  /** How long a secret replaced by PATCH still signs deliveries (SPEC §10); 0: not at all. */
+  webhookSecretGraceSeconds: number;
   /** Base URL clients use to reach this service (download links in notifications). */
   publicBaseUrl: string;
 }
