@@ -129,7 +129,7 @@ describe('webhook test and delivery log routes (role all)', () => {
         events: ['job.started', 'job.completed'],
       });
       ids = [];
-      for (const kind of ['job.started', 'job.completed', 'job.started']) {
+      for (const kind of ['job.started', 'job.completed', 'job.started'] as const) {
         const { deliveryIds } = await dispatcher.publish({ kind, data: { kind } });
         ids.push(...deliveryIds);
         // One at a time, so the receiver answers them in order (200, 200, then 500s).

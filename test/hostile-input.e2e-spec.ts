@@ -1,4 +1,9 @@
 import { MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from '../src/common/json-depth';
+import {
+  InboundEventStore,
+  UnserialisableEventError,
+  isDataException,
+} from '../src/inbound/inbound-event.store';
 import { request } from './support/http';
 import { RawAnswer, rawExchange, trickle } from './support/raw-http';
 import { concretePath, routesOf } from './support/routes';
@@ -94,6 +99,47 @@ describe('hostile input (SPEC §7)', () => {
       );
       expect(Number(rows[0].n)).toBe(5);
     });
+  });
+
+  it('fails only the event that cannot be serialised, never the batch stored beside it', async () => {
+    // The real store on the real database; the HTTP route refuses such events earlier (the
+    // depth limit), so this drives the store as a future caller could.
+    const store = t.app.get(InboundEventStore);
+    const event = (key: string, payload: Record<string, unknown>) => ({
+      event: 'meeting.started',
+      identityKey: `unserialisable-${key}`,
+      eventTs: 1,
+      accountId: null,
+      payload,
+    });
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const deep: unknown = JSON.parse('['.repeat(200_000) + ']'.repeat(200_000));
+    const results = await Promise.allSettled([
+      store.insert(event('a', { n: 1 })),
+      store.insert(event('deep', { deep })),
+      store.insert(event('b', { n: 2 })),
+      store.insert(event('circular', circular)),
+      store.insert(event('bigint', { n: 1n })),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+      'rejected',
+    ]);
+    for (const bad of [results[1], results[3], results[4]]) {
+      const reason = (bad as PromiseRejectedResult).reason as unknown;
+      expect(reason).toBeInstanceOf(UnserialisableEventError);
+      // What the inbound service answers with 400, not 503.
+      expect(isDataException(reason)).toBe(true);
+    }
+    const stored = await queryDatabase<{ identity_key: string }>(
+      t.database.url,
+      `SELECT identity_key FROM inbound_events WHERE identity_key LIKE 'unserialisable-%' ORDER BY 1`,
+    );
+    expect(stored.map((r) => r.identity_key)).toEqual(['unserialisable-a', 'unserialisable-b']);
   });
 
   it('answers a body its Content-Encoding does not match with 400, an unknown encoding with 415', async () => {

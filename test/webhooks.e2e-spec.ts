@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SecretCipher } from '../src/webhooks/secret-cipher';
+import { SecretCipherService } from '../src/webhooks/secret-cipher.service';
 import { HttpResult, Json, RequestOptions, request } from './support/http';
 import { queryDatabase } from './support/test-db';
 import { ClientName, TestApp, startTestApp } from './support/test-app';
@@ -77,6 +77,7 @@ describe('subscription API (webhooks)', () => {
         'created_at',
         'events',
         'id',
+        'previous_secret_expires_at',
         'secret_hint',
         'updated_at',
         'url',
@@ -86,6 +87,7 @@ describe('subscription API (webhooks)', () => {
         events: ['job.started', 'follower.gained'],
         active: true,
         secret_hint: secret.slice(-4),
+        previous_secret_expires_at: null,
       });
       expect(res.body.id).toMatch(UUID);
       expect(res.body.created_at).toMatch(ISO_UTC);
@@ -103,7 +105,7 @@ describe('subscription API (webhooks)', () => {
       expect(row.owner_client_id).toBe('alpha');
       expect(JSON.stringify(row)).not.toContain(secret);
       expect(row.secret_encrypted).not.toContain(secret.slice(4));
-      expect(t.app.get(SecretCipher).decrypt(row.secret_encrypted as string)).toBe(secret);
+      expect(t.app.get(SecretCipherService).decrypt(row.secret_encrypted as string)).toBe(secret);
       expect(row.secret_hint).toBe(secret.slice(-4));
     });
 
@@ -168,7 +170,7 @@ describe('subscription API (webhooks)', () => {
       expect(secretRes.body.secret_hint).toBe(secret.slice(-4));
       const after = await storedRow(webhook.id);
       expect(after.secret_encrypted).not.toBe(before.secret_encrypted);
-      expect(t.app.get(SecretCipher).decrypt(after.secret_encrypted as string)).toBe(secret);
+      expect(t.app.get(SecretCipherService).decrypt(after.secret_encrypted as string)).toBe(secret);
 
       const pause = await call('PATCH', `/api/webhooks/${webhook.id}`, { body: { active: false } });
       expect(pause.body).toMatchObject({ active: false, secret_hint: secret.slice(-4) });

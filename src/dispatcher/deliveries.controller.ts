@@ -11,8 +11,12 @@ import { CurrentClient, RequireScopes } from '../auth/scopes.decorator';
 import { ApiErrorResponse } from '../common/error-response';
 import { UuidParam } from '../common/uuid-param';
 import { DeliveryLogService } from './delivery-log.service';
-import { DeliveryDetailDto, DeliveryDto, DeliveryPageDto } from './dto/delivery.dto';
-import { ListDeliveriesQuery } from './dto/list-deliveries-query.dto';
+import {
+  DeliveryDetailResponse,
+  DeliveryResponse,
+  DeliveryListResponse,
+} from './dto/delivery.response';
+import { ListDeliveriesQuery } from './dto/list-deliveries.query';
 
 /** Lives in the dispatcher, not in webhooks: the webhooks module never depends on delivery. */
 @ApiTags('webhooks')
@@ -44,7 +48,7 @@ export class DeliveriesController {
       'Queues a `webhook.test` event to this webhook only, whatever it subscribes to, signed and ' +
       'retried like any other delivery. Follow it in the delivery log.',
   })
-  @ApiAcceptedResponse({ type: DeliveryDto, description: 'The delivery it queued' })
+  @ApiAcceptedResponse({ type: DeliveryResponse, description: 'The delivery it queued' })
   @ApiErrorResponse(409, {
     description: 'The webhook is inactive',
     example: {
@@ -54,7 +58,7 @@ export class DeliveriesController {
   test(
     @CurrentClient() client: AuthenticatedClient,
     @UuidParam('id') id: string,
-  ): Promise<DeliveryDto> {
+  ): Promise<DeliveryResponse> {
     return this.log.sendTest(client.clientId, id);
   }
 
@@ -64,12 +68,12 @@ export class DeliveriesController {
     summary: 'List deliveries (delivery log)',
     description: 'Newest first, filtered by `status` and `event`, paged with `limit` and `cursor`.',
   })
-  @ApiOkResponse({ type: DeliveryPageDto })
+  @ApiOkResponse({ type: DeliveryListResponse })
   list(
     @CurrentClient() client: AuthenticatedClient,
     @UuidParam('id') id: string,
     @Query() query: ListDeliveriesQuery,
-  ): Promise<DeliveryPageDto> {
+  ): Promise<DeliveryListResponse> {
     return this.log.list(client.clientId, id, query);
   }
 
@@ -80,12 +84,12 @@ export class DeliveriesController {
     description: 'Each attempt keeps the first 1 KiB of the response body.',
   })
   @ApiParam({ name: 'deliveryId', format: 'uuid' })
-  @ApiOkResponse({ type: DeliveryDetailDto })
+  @ApiOkResponse({ type: DeliveryDetailResponse })
   get(
     @CurrentClient() client: AuthenticatedClient,
     @UuidParam('id') id: string,
     @UuidParam('deliveryId') deliveryId: string,
-  ): Promise<DeliveryDetailDto> {
+  ): Promise<DeliveryDetailResponse> {
     return this.log.get(client.clientId, id, deliveryId);
   }
 }

@@ -5,6 +5,7 @@ import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
+import { query } from '../database/query';
 import { MetricsService } from '../metrics/metrics.service';
 import { QUEUES } from '../queue/queue.constants';
 import { Sweeper } from '../queue/sweeper';
@@ -59,10 +60,11 @@ export class DeliveriesSweeper extends Sweeper {
       // A transaction-scoped lock: it goes with the transaction, or with the connection if
       // this process dies, and can never stay behind on a pooled connection.
       await runner.startTransaction();
-      const [{ locked }] = (await runner.query(
+      const [{ locked }] = await query<{ locked: boolean }>(
+        runner,
         `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked`,
         [SWEEP_LOCK_KEY],
-      )) as { locked: boolean }[];
+      );
       if (!locked) {
         this.metrics.deliverySweeps.inc({ outcome: 'skipped' });
         return 0;
@@ -88,7 +90,7 @@ export class DeliveriesSweeper extends Sweeper {
     let queued = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
       const after = this.resumeAfter;
-      const rows: { id: string; next_attempt_at: Date }[] = await this.db.query(DUE_SQL, [
+      const rows = await query<{ id: string; next_attempt_at: Date }>(this.db, DUE_SQL, [
         this.schedule.intervalMs,
         after?.at ?? null,
         after?.id ?? null,

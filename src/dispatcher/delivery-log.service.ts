@@ -9,13 +9,13 @@ import { DeliveryAttemptEntity } from './delivery-attempt.entity';
 import { DeliveryEntity } from './delivery.entity';
 import { DispatcherService } from './dispatcher.service';
 import {
-  DeliveryDetailDto,
-  DeliveryDto,
-  DeliveryPageDto,
-  toDeliveryDetailDto,
-  toDeliveryDto,
-} from './dto/delivery.dto';
-import { ListDeliveriesQuery } from './dto/list-deliveries-query.dto';
+  DeliveryDetailResponse,
+  DeliveryResponse,
+  DeliveryListResponse,
+  toDeliveryDetailResponse,
+  toDeliveryResponse,
+} from './dto/delivery.response';
+import { ListDeliveriesQuery } from './dto/list-deliveries.query';
 
 /** The test endpoint and the delivery log of a client's own webhooks. */
 @Injectable()
@@ -28,7 +28,7 @@ export class DeliveryLogService {
     private readonly dispatcher: DispatcherService,
   ) {}
 
-  async sendTest(ownerClientId: string, webhookId: string): Promise<DeliveryDto> {
+  async sendTest(ownerClientId: string, webhookId: string): Promise<DeliveryResponse> {
     const webhook = await this.webhooks.findOwned(ownerClientId, webhookId);
     const delivery = webhook.active ? await this.dispatcher.publishTest(webhook) : null;
     if (delivery === null) {
@@ -37,14 +37,14 @@ export class DeliveryLogService {
         'The webhook is inactive; activate it (PATCH active: true) to send a test',
       );
     }
-    return toDeliveryDto(delivery);
+    return toDeliveryResponse(delivery);
   }
 
   async list(
     ownerClientId: string,
     webhookId: string,
     query: ListDeliveriesQuery,
-  ): Promise<DeliveryPageDto> {
+  ): Promise<DeliveryListResponse> {
     const cursor = decodeCursor(query.cursor);
     await this.webhooks.findOwned(ownerClientId, webhookId);
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
@@ -54,14 +54,14 @@ export class DeliveryLogService {
     if (query.status) qb.andWhere('d.status = :status', { status: query.status });
     if (query.event) qb.andWhere('d.event = :event', { event: query.event });
     keysetPage(qb, 'd', cursor, limit);
-    return toPage(await qb.getMany(), limit, toDeliveryDto);
+    return toPage(await qb.getMany(), limit, toDeliveryResponse);
   }
 
   async get(
     ownerClientId: string,
     webhookId: string,
     deliveryId: string,
-  ): Promise<DeliveryDetailDto> {
+  ): Promise<DeliveryDetailResponse> {
     await this.webhooks.findOwned(ownerClientId, webhookId);
     const delivery = await this.deliveries.findOneBy({ id: deliveryId, webhookId });
     if (!delivery) throw new ApiError(HttpStatus.NOT_FOUND, 'Delivery not found');
@@ -69,6 +69,6 @@ export class DeliveryLogService {
       where: { deliveryId },
       order: { attempt: 'ASC' },
     });
-    return toDeliveryDetailDto(delivery, attempts);
+    return toDeliveryDetailResponse(delivery, attempts);
   }
 }

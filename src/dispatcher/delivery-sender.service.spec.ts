@@ -3,8 +3,12 @@ import { Server, ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dnsPromises from 'node:dns/promises';
 import { AppConfig } from '../config/config.types';
-import { SecretCipher } from '../webhooks/secret-cipher';
-import { DeliverySender, RESPONSE_EXCERPT_BYTES, excerptText } from './delivery-sender.service';
+import { SecretCipherService } from '../webhooks/secret-cipher.service';
+import {
+  DeliverySenderService,
+  RESPONSE_EXCERPT_BYTES,
+  excerptText,
+} from './delivery-sender.service';
 
 describe('excerptText', () => {
   it('keeps the first 1 KiB', () => {
@@ -23,17 +27,17 @@ describe('excerptText', () => {
   });
 });
 
-describe('DeliverySender', () => {
+describe('DeliverySenderService', () => {
   const TIMEOUT_MS = 200;
   const config = {
     webhookAllowPrivateUrls: false,
     secretsEncryptionKey: Buffer.alloc(32, 7),
     delivery: { timeoutMs: TIMEOUT_MS, concurrency: 1 },
   } as unknown as AppConfig;
-  let sender: DeliverySender;
+  let sender: DeliverySenderService;
 
   beforeEach(() => {
-    sender = new DeliverySender(config, new SecretCipher(config));
+    sender = new DeliverySenderService(config, new SecretCipherService(config));
   });
   afterEach(async () => {
     jest.restoreAllMocks();
@@ -54,7 +58,8 @@ describe('DeliverySender', () => {
       event: 'job.started',
       url: 'http://hooks.example.com/notify',
       body: '{}',
-      secretEncrypted: new SecretCipher(config).encrypt('secret'),
+      secretEncrypted: new SecretCipherService(config).encrypt('secret'),
+      previousSecretEncrypted: null,
       attempt: 1,
     });
     expect(result).toMatchObject({
@@ -69,15 +74,15 @@ describe('DeliverySender', () => {
   });
 });
 
-describe('DeliverySender against a receiver', () => {
+describe('DeliverySenderService against a receiver', () => {
   const TIMEOUT_MS = 300;
   const config = {
     webhookAllowPrivateUrls: true,
     secretsEncryptionKey: Buffer.alloc(32, 7),
     delivery: { timeoutMs: TIMEOUT_MS, concurrency: 2 },
   } as unknown as AppConfig;
-  const cipher = new SecretCipher(config);
-  let sender: DeliverySender;
+  const cipher = new SecretCipherService(config);
+  let sender: DeliverySenderService;
   let server: Server;
   let url: string;
   /** How the receiver answers, once it has read the request. */
@@ -93,7 +98,7 @@ describe('DeliverySender against a receiver', () => {
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   });
   beforeEach(() => {
-    sender = new DeliverySender(config, cipher);
+    sender = new DeliverySenderService(config, cipher);
   });
   afterEach(() => sender.onApplicationShutdown());
   afterAll(async () => {
@@ -108,6 +113,7 @@ describe('DeliverySender against a receiver', () => {
       url,
       body: '{}',
       secretEncrypted: cipher.encrypt('secret'),
+      previousSecretEncrypted: null,
       attempt: 1,
     });
 

@@ -4,10 +4,10 @@ import { Agent, Dispatcher, request } from 'undici';
 import { APP_VERSION } from '../common/version';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
-import { SecretCipher } from '../webhooks/secret-cipher';
+import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { checkWebhookUrl } from '../webhooks/ssrf-policy';
 import { createDeliveryAgent } from './delivery-agent';
-import { signBody } from './delivery-body';
+import { SigningSecrets, signatureHeaders, unixSeconds } from './delivery-signature';
 
 export const USER_AGENT = `meeting-event-bridge/${APP_VERSION}`;
 /** How much of a receiver's answer is kept in the delivery log. */
@@ -20,6 +20,8 @@ export interface DeliveryRequest {
   url: string;
   body: string;
   secretEncrypted: string;
+  /** The replaced secret while it is in its grace, else null: it then signs too (SPEC §10). */
+  previousSecretEncrypted: string | null;
   attempt: number;
 }
 
@@ -65,7 +67,11 @@ async function readExcerpt(
   return { excerpt: excerptText(Buffer.concat(kept)), failure };
 }
 
-/** Rejects when `signal` aborts; the work itself goes on, but nobody waits for it any more. */
+/**
+ * Rejects when `signal` aborts; the work itself goes on, but nobody waits for it any more. Not
+ * withTimeout: the attempt has one deadline, shared by the URL check and the request, and a
+ * timer of the check's own would start a second one.
+ */
 function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   let onAbort: () => void = () => undefined;
   const aborted = new Promise<never>((_, reject) => {
@@ -89,14 +95,14 @@ function describe(error: unknown): string {
  * with the per-attempt timeout. Never throws: every outcome is an AttemptResult to record.
  */
 @Injectable()
-export class DeliverySender implements OnApplicationShutdown {
+export class DeliverySenderService implements OnApplicationShutdown {
   private readonly agent: Agent;
   private readonly allowPrivate: boolean;
   private readonly timeoutMs: number;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly cipher: SecretCipher,
+    private readonly cipher: SecretCipherService,
   ) {
     this.allowPrivate = config.webhookAllowPrivateUrls;
     this.timeoutMs = config.delivery.timeoutMs;
@@ -135,9 +141,15 @@ export class DeliverySender implements OnApplicationShutdown {
           controller.signal.aborted ? `${timedOut} checking the URL` : describe(error),
         );
       }
-      let secret: string;
+      let secrets: SigningSecrets;
       try {
-        secret = this.cipher.decrypt(req.secretEncrypted);
+        secrets = {
+          current: this.cipher.decrypt(req.secretEncrypted),
+          previous:
+            req.previousSecretEncrypted === null
+              ? null
+              : this.cipher.decrypt(req.previousSecretEncrypted),
+        };
       } catch {
         return refused(
           'the webhook secret cannot be decrypted (was SECRETS_ENCRYPTION_KEY changed?)',
@@ -153,7 +165,13 @@ export class DeliverySender implements OnApplicationShutdown {
           signal: controller.signal,
           headers: {
             'content-type': 'application/json',
-            'x-service-signature': signBody(secret, body),
+            // Signed now, per attempt: a retry carries a fresh webhook-timestamp (SPEC §10).
+            ...signatureHeaders({
+              deliveryId: req.deliveryId,
+              body,
+              timestamp: unixSeconds(new Date()),
+              secrets,
+            }),
             'x-service-event': req.event,
             'x-service-delivery': req.deliveryId,
             'x-service-attempt': String(req.attempt),

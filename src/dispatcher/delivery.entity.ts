@@ -9,6 +9,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { EventKind } from '../webhooks/subscription-events';
 import { WebhookEntity } from '../webhooks/webhook.entity';
 import { EventEntity } from './event.entity';
 
@@ -40,7 +41,7 @@ export class DeliveryEntity {
   eventRow?: EventEntity;
 
   @Column({ type: 'text' })
-  event: string;
+  event: EventKind;
 
   /** The exact bytes every attempt sends, fixed at creation so signatures never drift. */
   @Column({ type: 'text' })

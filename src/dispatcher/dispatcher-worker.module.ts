@@ -1,15 +1,23 @@
 import { Module } from '@nestjs/common';
-import { SecretCipher } from '../webhooks/secret-cipher';
+import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { DeliveriesProcessor } from './deliveries.processor';
 import { DeliveriesSweeper } from './deliveries.sweeper';
-import { DeliverySender } from './delivery-sender.service';
-import { DeliveryStore } from './delivery-store.service';
+import { DeliveryAttemptService } from './delivery-attempt.service';
+import { DeliverySenderService } from './delivery-sender.service';
+import { DeliveryStore, PgDeliveryStore } from './delivery.store';
 
 /**
- * Worker role: the deliveries processor and the sweeper. SecretCipher is provided here rather
+ * Worker role: the deliveries processor and the sweeper. SecretCipherService is provided here rather
  * than imported with WebhooksModule, which would bring the /api/webhooks routes into workers.
  */
 @Module({
-  providers: [DeliveriesProcessor, DeliveriesSweeper, DeliverySender, DeliveryStore, SecretCipher],
+  providers: [
+    DeliveriesProcessor,
+    DeliveriesSweeper,
+    DeliveryAttemptService,
+    DeliverySenderService,
+    { provide: DeliveryStore, useClass: PgDeliveryStore },
+    SecretCipherService,
+  ],
 })
 export class DispatcherWorkerModule {}

@@ -4,6 +4,7 @@ import { WebhookEntity } from '../webhooks/webhook.entity';
 import { DeliveryEntity } from './delivery.entity';
 import { DispatcherService } from './dispatcher.service';
 import { EventEntity } from './event.entity';
+import { EventStore, PgEventStore } from './event.store';
 
 /**
  * publish() for every role: the API (test endpoint) and the workers that map platform events
@@ -13,7 +14,7 @@ import { EventEntity } from './event.entity';
   // Registers what publish writes (and what those entities refer to) in whichever role
   // imports this module.
   imports: [TypeOrmModule.forFeature([EventEntity, DeliveryEntity, WebhookEntity])],
-  providers: [DispatcherService],
+  providers: [DispatcherService, { provide: EventStore, useClass: PgEventStore }],
   exports: [DispatcherService],
 })
 export class DispatcherModule {}

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { EventKind } from '../webhooks/subscription-events';
 
 /** A subscription event (job.started, …) as published, before fan-out. */
 @Unique('events_idempotency_key_uq', ['idempotencyKey'])
@@ -8,7 +9,7 @@ export class EventEntity {
   id: string;
 
   @Column({ type: 'text' })
-  kind: string;
+  kind: EventKind;
 
   @Column({ type: 'jsonb' })
   data: Record<string, unknown>;

@@ -10,6 +10,7 @@ import {
 import type { Queue } from 'bull';
 import { ApiError } from '../common/api-error';
 import { ApiErrorResponse } from '../common/error-response';
+import { withTimeout } from '../common/with-timeout';
 import { QUEUES } from '../queue/queue.constants';
 import { QueueProcessors } from '../queue/queue-processors';
 
@@ -91,13 +92,7 @@ export class HealthController {
     if (client.status !== 'ready')
       return check.down({ message: `redis connection is ${client.status}` });
     try {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        client.ping(),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('redis ping timed out')), CHECK_TIMEOUT_MS);
-        }),
-      ]).finally(() => clearTimeout(timer));
+      await withTimeout(client.ping(), CHECK_TIMEOUT_MS, 'redis ping timed out');
       return check.up();
     } catch (error) {
       return check.down({ message: (error as Error).message });

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, LessThan, Repository } from 'typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, IsNull, LessThan, Repository } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batch';
+import { query } from '../database/query';
 import { InboundEventEntity } from './inbound-event.entity';
 
 export interface NewInboundEvent {
@@ -17,6 +18,11 @@ const INSERT_SQL = `
   SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[])
   ON CONFLICT (identity_key) DO NOTHING
   RETURNING id, identity_key`;
+
+interface InsertedRow {
+  id: string;
+  identity_key: string;
+}
 
 /** An event that cannot even be serialised for its row (JSON.stringify threw). */
 export class UnserialisableEventError extends Error {
@@ -36,21 +42,42 @@ export function isDataException(error: unknown): boolean {
 /** A row as it goes into the batch: serialised by its own caller. */
 type SerialisedEvent = Omit<NewInboundEvent, 'payload'> & { payloadJson: string };
 
-/** inbound_events: the durable record of every verified platform event. */
+/**
+ * inbound_events: the durable record of every verified platform event (the injection token;
+ * PgInboundEventStore is the real one).
+ */
+export abstract class InboundEventStore {
+  /**
+   * Stores the event unless one with the same identity is already stored, atomically, so
+   * concurrent redeliveries cannot both win. Returns the new row's id, or null for a duplicate.
+   */
+  abstract insert(row: NewInboundEvent): Promise<string | null>;
+
+  abstract findById(id: string): Promise<InboundEventEntity | null>;
+
+  /** Marks the event done, unless it is already; `error` records why it was done without a notification. */
+  abstract markProcessed(id: string, error?: string | null): Promise<void>;
+
+  /** Records a failed processing attempt without finishing the event (the sweeper retries it). */
+  abstract recordError(id: string, error: string): Promise<void>;
+
+  /** Ids of the oldest unprocessed events received before `before`. */
+  abstract findUnprocessed(before: Date, limit: number): Promise<string[]>;
+}
+
 @Injectable()
-export class InboundEventStore {
+export class PgInboundEventStore extends InboundEventStore {
   // Concurrent requests share one INSERT (and one commit): the endpoint's hot path.
   private readonly inserts = new MicroBatcher((rows: SerialisedEvent[]) => this.insertMany(rows));
 
   constructor(
+    @InjectDataSource() private readonly db: DataSource,
     @InjectRepository(InboundEventEntity) private readonly repo: Repository<InboundEventEntity>,
-  ) {}
+  ) {
+    super();
+  }
 
-  /**
-   * Stores the event unless one with the same identity is already stored, atomically (ON
-   * CONFLICT), so concurrent redeliveries cannot both win. Returns the new row's id, or null
-   * for a duplicate.
-   */
+  /** ON CONFLICT keeps the first of concurrent redeliveries. */
   insert(row: NewInboundEvent): Promise<string | null> {
     // Serialised here, per caller: a row that cannot be fails its own insert, not the batch.
     const { payload, ...columns } = row;
@@ -68,9 +95,9 @@ export class InboundEventStore {
     const first = new Map<string, number>();
     rows.forEach((row, i) => first.has(row.identityKey) || first.set(row.identityKey, i));
     const unique = [...first.values()].map((i) => rows[i]);
-    let stored: { id: string; identity_key: string }[];
+    let stored: InsertedRow[];
     try {
-      stored = await this.repo.query(INSERT_SQL, [
+      stored = await query<InsertedRow>(this.db, INSERT_SQL, [
         unique.map((r) => r.event),
         unique.map((r) => r.identityKey),
         unique.map((r) => r.eventTs),
@@ -101,7 +128,6 @@ export class InboundEventStore {
     return this.repo.findOneBy({ id });
   }
 
-  /** Marks the event done; `error` records why it was done without a notification. */
   async markProcessed(id: string, error: string | null = null): Promise<void> {
     await this.repo.update(
       { id, processedAt: IsNull() },
@@ -109,12 +135,11 @@ export class InboundEventStore {
     );
   }
 
-  /** Records a failed processing attempt without finishing the event (the sweeper retries it). */
   async recordError(id: string, error: string): Promise<void> {
     await this.repo.update({ id }, { processError: error });
   }
 
-  /** Oldest unprocessed events received before `before` (served by the partial index). */
+  /** Served by the partial index inbound_events_unprocessed_idx. */
   async findUnprocessed(before: Date, limit: number): Promise<string[]> {
     const rows = await this.repo.find({
       select: { id: true },

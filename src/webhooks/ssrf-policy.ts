@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { withTimeout } from '../common/with-timeout';
 
 // The SSRF (server-side request forgery) guard of SPEC §3: subscription URLs must not make this
 // service call loopback, private, link-local or cloud-metadata addresses, at creation and again
@@ -20,16 +21,12 @@ const DNS_TIMEOUT_MS = 3000;
 
 // A slow resolver must not hold a request (or a delivery slot) open indefinitely.
 const systemResolver: Resolver = async (hostname) => {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('DNS lookup timed out')), DNS_TIMEOUT_MS);
-  });
-  try {
-    const found = await Promise.race([lookup(hostname, { all: true, verbatim: true }), timeout]);
-    return found.map((a) => a.address);
-  } finally {
-    clearTimeout(timer);
-  }
+  const found = await withTimeout(
+    lookup(hostname, { all: true, verbatim: true }),
+    DNS_TIMEOUT_MS,
+    'DNS lookup timed out',
+  );
+  return found.map((a) => a.address);
 };
 
 const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];

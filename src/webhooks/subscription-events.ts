@@ -15,3 +15,6 @@ export const TEST_EVENT = 'webhook.test';
 export function isSubscriptionEvent(value: unknown): value is SubscriptionEvent {
   return (SUBSCRIPTION_EVENTS as readonly unknown[]).includes(value);
 }
+
+/** What an event (and its deliveries) can be: a subscription event, or the test event. */
+export type EventKind = SubscriptionEvent | typeof TEST_EVENT;

@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { SecretCipher } from './secret-cipher';
+import { EventTypesController } from './event-types.controller';
+import { SecretCipherService } from './secret-cipher.service';
 import { WebhookEntity } from './webhook.entity';
+import { PgWebhookStore, WebhookStore } from './webhook.store';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';
 
@@ -11,8 +13,12 @@ import { WebhooksService } from './webhooks.service';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEntity])],
-  controllers: [WebhooksController],
-  providers: [WebhooksService, SecretCipher],
-  exports: [WebhooksService, SecretCipher],
+  controllers: [WebhooksController, EventTypesController],
+  providers: [
+    WebhooksService,
+    SecretCipherService,
+    { provide: WebhookStore, useClass: PgWebhookStore },
+  ],
+  exports: [WebhooksService, SecretCipherService],
 })
 export class WebhooksModule {}

@@ -1,8 +1,7 @@
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../common/api-error';
-import { decodeCursor, keysetPage, toPage } from '../common/cursor';
+import { decodeCursor, toPage } from '../common/cursor';
 import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
 import { UUID_PATTERN } from '../common/uuid-param';
 import { APP_CONFIG } from '../config/config.module';
@@ -11,13 +10,20 @@ import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { characters } from './dto/webhook-fields';
 import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
-import { SecretCipher } from './secret-cipher';
+import { SecretCipherService } from './secret-cipher.service';
 import { UrlPolicyError, checkWebhookUrl } from './ssrf-policy';
 import { WebhookEntity } from './webhook.entity';
+import { SecretReplacement, WebhookChanges, WebhookStore } from './webhook.store';
 
 const UPDATABLE = ['url', 'events', 'secret', 'active'] as const;
 
 const notFound = () => new ApiError(HttpStatus.NOT_FOUND, 'Webhook not found');
+
+/** Constant-time equality of two secrets, whatever their lengths. */
+function sameSecret(a: string, b: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
 
 /**
  * The subscriptions of API clients. Every read and write is scoped to the calling client:
@@ -29,22 +35,20 @@ export class WebhooksService {
   private readonly logger = new Logger(WebhooksService.name);
 
   constructor(
-    @InjectRepository(WebhookEntity) private readonly webhooks: Repository<WebhookEntity>,
-    private readonly cipher: SecretCipher,
+    private readonly webhooks: WebhookStore,
+    private readonly cipher: SecretCipherService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async create(ownerClientId: string, dto: CreateWebhookDto): Promise<WebhookEntity> {
     await this.assertUrlAllowed(dto.url);
-    const webhook = await this.webhooks.save(
-      this.webhooks.create({
-        ownerClientId,
-        url: dto.url,
-        events: dto.events,
-        ...this.sealSecret(dto.secret),
-        active: true,
-      }),
-    );
+    const webhook = await this.webhooks.create({
+      ownerClientId,
+      url: dto.url,
+      events: dto.events,
+      ...this.sealSecret(dto.secret),
+      active: true,
+    });
     this.logger.log(`webhook ${webhook.id} created by ${ownerClientId}`);
     return webhook;
   }
@@ -56,21 +60,14 @@ export class WebhooksService {
   ): Promise<WebhookListResponse> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const after = decodeCursor(query.cursor);
-    const select = keysetPage(
-      this.webhooks
-        .createQueryBuilder('w')
-        .where('w.owner_client_id = :ownerClientId', { ownerClientId }),
-      'w',
-      after,
-      limit,
-    );
-    return toPage(await select.getMany(), limit, (webhook) => WebhookResponse.from(webhook));
+    const rows = await this.webhooks.page(ownerClientId, after, limit);
+    return toPage(rows, limit, (webhook) => WebhookResponse.from(webhook));
   }
 
   /** The caller's webhook `id`; 404 when it is absent or belongs to another client. */
   async findOwned(ownerClientId: string, id: string): Promise<WebhookEntity> {
     if (!UUID_PATTERN.test(id)) throw notFound();
-    const webhook = await this.webhooks.findOneBy({ id, ownerClientId });
+    const webhook = await this.webhooks.findOwned(ownerClientId, id);
     if (!webhook) throw notFound();
     return webhook;
   }
@@ -83,23 +80,60 @@ export class WebhooksService {
       ]);
     }
     if (dto.url !== undefined) await this.assertUrlAllowed(dto.url);
-    const changes: Partial<WebhookEntity> = {
+    const secret =
+      dto.secret === undefined ? undefined : await this.replacement(ownerClientId, id, dto.secret);
+    const changes: WebhookChanges = {
       ...(dto.url !== undefined && { url: dto.url }),
       ...(dto.events !== undefined && { events: dto.events }),
-      ...(dto.secret !== undefined && this.sealSecret(dto.secret)),
+      ...(secret && { secret }),
       ...(dto.active !== undefined && { active: dto.active }),
     };
     // One statement both checks ownership and writes, so a foreign id changes nothing.
-    const result = await this.webhooks.update({ id, ownerClientId }, changes);
-    if (!result.affected) throw notFound();
-    this.logger.log(`webhook ${id} updated by ${ownerClientId}: ${fields.join(', ')}`);
+    if (Object.keys(changes).length > 0) {
+      if (!(await this.webhooks.update(ownerClientId, id, changes))) throw notFound();
+    }
+    const rotation = secret?.previousUntil
+      ? `; the replaced secret signs too until ${secret.previousUntil.toISOString()}`
+      : '';
+    this.logger.log(`webhook ${id} updated by ${ownerClientId}: ${fields.join(', ')}${rotation}`);
     return this.findOwned(ownerClientId, id);
   }
 
   async remove(ownerClientId: string, id: string): Promise<void> {
-    const result = await this.webhooks.delete({ id, ownerClientId });
-    if (!result.affected) throw notFound();
+    if (!(await this.webhooks.remove(ownerClientId, id))) throw notFound();
     this.logger.log(`webhook ${id} deleted by ${ownerClientId}`);
+  }
+
+  /**
+   * The change a PATCHed secret makes (SPEC §10): the current secret keeps signing for
+   * WEBHOOK_SECRET_GRACE_SECONDS. Undefined when it is the current secret already: sent again
+   * (a configuration tool re-applying it), it must not push out the previous one. A current
+   * secret that no longer decrypts (SECRETS_ENCRYPTION_KEY changed) is dropped at once.
+   */
+  private async replacement(
+    ownerClientId: string,
+    id: string,
+    secret: string,
+  ): Promise<SecretReplacement | undefined> {
+    const current = this.readSecret(await this.findOwned(ownerClientId, id));
+    if (current !== null && sameSecret(current, secret)) return undefined;
+    const graceMs = this.config.webhookSecretGraceSeconds * 1000;
+    return {
+      ...this.sealSecret(secret),
+      previousUntil: current !== null && graceMs > 0 ? new Date(Date.now() + graceMs) : null,
+    };
+  }
+
+  private readSecret(webhook: WebhookEntity): string | null {
+    try {
+      return this.cipher.decrypt(webhook.secretEncrypted);
+    } catch (error) {
+      this.logger.warn(
+        `webhook ${webhook.id}: the current secret cannot be decrypted (${(error as Error).message}); ` +
+          'it is replaced without a grace',
+      );
+      return null;
+    }
   }
 
   private sealSecret(secret: string): Pick<WebhookEntity, 'secretEncrypted' | 'secretHint'> {

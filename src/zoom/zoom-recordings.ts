@@ -14,7 +14,8 @@ export const RECORDING_FILE_TYPES = [
   'TIMELINE',
 ] as const;
 
-const FILE_LISTS = ['recording_files', 'participant_audio_files'] as const;
+/** The two file lists a recording carries; every per-file rule applies to both. */
+export const FILE_LISTS = ['recording_files', 'participant_audio_files'] as const;
 
 /**
  * The recording with only files of the given types (both file lists). `null` keeps all. The

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { SecretCipher } from '../../src/webhooks/secret-cipher';
+import { SecretCipherService } from '../../src/webhooks/secret-cipher.service';
 import { request } from './http';
 import { ClientName, TestApp } from './test-app';
 
@@ -61,7 +61,7 @@ export async function insertWebhook(t: TestApp, options: WebhookOptions): Promis
       options.client ?? 'alpha',
       options.url,
       options.events ?? ['job.started'],
-      new SecretCipher(t.config).encrypt(secret),
+      new SecretCipherService(t.config).encrypt(secret),
       secret.slice(-4),
       options.active ?? true,
     ],

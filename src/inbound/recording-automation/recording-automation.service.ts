@@ -1,24 +1,86 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import { AppConfig } from '../../config/config.types';
-import { PlatformObject } from '../event-mapping';
+import { DispatcherService } from '../../dispatcher/dispatcher.service';
+import { FILE_LISTS, recordingFilesOf } from '../../zoom/zoom-recordings';
 import { ZoomClient } from '../../zoom/zoom.client';
-import { ZoomMeetingRecording, ZoomRecordingFile } from '../../zoom/zoom.types';
+import { ZoomMeetingRecording } from '../../zoom/zoom.types';
+import { PlatformObject, meetingData } from '../event-mapping';
+import { InboundEventEntity } from '../inbound-event.entity';
+import { InboundEventStore } from '../inbound-event.store';
+import { automationOutcomeKey, platformObjectOf, sourceOf } from '../inbound-job';
 import { NotifiedFile, notifiedFiles } from './recording-files';
 
-const FILE_LISTS = ['recording_files', 'participant_audio_files'] as const;
+interface Outcome {
+  kind: 'operation.complete' | 'operation.failed';
+  data: Record<string, unknown>;
+}
+
+/** The reason given to subscribers: the platform's status and message, never a token or URL. */
+export function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return error instanceof HttpException
+    ? `meeting platform call failed (${error.getStatus()}): ${message}`
+    : message;
+}
 
 /**
- * Collects a finished recording's files for operation.complete: from the platform API when
- * the server-to-server credentials are configured (the current list, with the files' state
- * as the platform has it now), else from the event itself. Throws when neither gives a list.
+ * The recording automation (SPEC §5): for a stored recording.completed or
+ * recording.transcript_completed event, publish operation.complete with the recording's files
+ * behind this service's download route; when the files cannot be collected on the last of its
+ * attempts, publish operation.failed with the reason instead. One of them is published per
+ * event, once (both share one idempotency key), and only then is the inbound event marked
+ * processed.
  */
 @Injectable()
 export class RecordingAutomationService {
+  private readonly logger = new Logger(RecordingAutomationService.name);
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly zoom: ZoomClient,
+    private readonly store: InboundEventStore,
+    private readonly dispatcher: DispatcherService,
   ) {}
+
+  /**
+   * Runs the automation for one stored event. `finalAttempt` says whether this is the job's
+   * last run: only then does a failure to collect the files become operation.failed; before,
+   * it is thrown so that the job retries. `what` names the run in log lines.
+   */
+  async complete(inboundEventId: string, finalAttempt: boolean, what: string): Promise<void> {
+    const row = await this.store.findById(inboundEventId);
+    if (!row || row.processedAt) return;
+    const key = automationOutcomeKey(row);
+    const earlier = await this.dispatcher.published(key);
+    if (earlier) this.logger.log(`${what}: ${earlier.kind} was published before; it stands`);
+    const outcome = earlier ?? (await this.decide(row, finalAttempt, what));
+    // With an earlier outcome nothing is added: publish only queues its deliveries again.
+    await this.dispatcher.publish({ ...outcome, source: sourceOf(row), idempotencyKey: key });
+    // A run of the same event may have published in between: whichever came first stands.
+    const kept = earlier ?? (await this.dispatcher.published(key)) ?? outcome;
+    const error = kept.kind === 'operation.failed' ? String(kept.data.error) : null;
+    await this.store.markProcessed(row.id, error);
+  }
+
+  /** operation.complete with the files, or on the last attempt operation.failed. */
+  private async decide(
+    row: InboundEventEntity,
+    finalAttempt: boolean,
+    what: string,
+  ): Promise<Outcome> {
+    const object = platformObjectOf(row);
+    try {
+      const files = await this.collectFiles(row.event, object);
+      return { kind: 'operation.complete', data: { ...meetingData(object), files } };
+    } catch (error) {
+      const reason = reasonOf(error);
+      // The platform's status goes into the message the job runner logs and Bull keeps.
+      if (!finalAttempt) throw new Error(reason, { cause: error });
+      this.logger.error(`${what}: ${reason}; final: publishing operation.failed`);
+      return { kind: 'operation.failed', data: { ...meetingData(object), error: reason } };
+    }
+  }
 
   /** The uuid names one occurrence of a (possibly recurring) meeting; the id is the fallback. */
   meetingKey(object: PlatformObject): string {
@@ -30,6 +92,11 @@ export class RecordingAutomationService {
     throw new Error('the recording event names no meeting uuid or id');
   }
 
+  /**
+   * The recording's files for operation.complete: from the platform API when the
+   * server-to-server credentials are configured (the current list, with the files' state as
+   * the platform has it now), else from the event itself. Throws when neither gives a list.
+   */
   async collectFiles(event: string, object: PlatformObject): Promise<NotifiedFile[]> {
     const key = this.meetingKey(object);
     const fromEvent = object as ZoomMeetingRecording;
@@ -56,11 +123,7 @@ function onlyNamedFiles(
   current: ZoomMeetingRecording,
   event: ZoomMeetingRecording,
 ): ZoomMeetingRecording {
-  const named = new Set(
-    FILE_LISTS.flatMap((list) => (Array.isArray(event[list]) ? event[list] : [])).map(
-      (file: ZoomRecordingFile) => file.id,
-    ),
-  );
+  const named = new Set(recordingFilesOf(event).map((file) => file.id));
   named.delete(undefined);
   if (named.size === 0) return current;
   const narrowed: ZoomMeetingRecording = { ...current };

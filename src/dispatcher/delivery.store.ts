@@ -1,0 +1,181 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { MicroBatcher } from '../common/micro-batch';
+import { preparedQuery, query } from '../database/query';
+import { EventKind } from '../webhooks/subscription-events';
+import { AttemptResult } from './delivery-sender.service';
+import { DeliveryStatus } from './delivery.entity';
+
+/** A delivery with what an attempt needs of its webhook. */
+export interface DeliveryTarget {
+  id: string;
+  event: EventKind;
+  body: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  webhookId: string;
+  url: string;
+  secretEncrypted: string;
+  /** The replaced secret and until when it still signs (SPEC §10); both null when none. */
+  previousSecretEncrypted: string | null;
+  previousSecretExpiresAt: Date | null;
+  active: boolean;
+}
+
+interface DeliveryTargetRow {
+  id: string;
+  event: EventKind;
+  body: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  webhook_id: string;
+  url: string;
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: Date | null;
+  active: boolean;
+}
+
+function toTarget(row: DeliveryTargetRow): DeliveryTarget {
+  return {
+    id: row.id,
+    event: row.event,
+    body: row.body,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    webhookId: row.webhook_id,
+    url: row.url,
+    secretEncrypted: row.secret_encrypted,
+    previousSecretEncrypted: row.previous_secret_encrypted,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+    active: row.active,
+  };
+}
+
+const LOAD_SQL = `
+  SELECT d.id, d.event, d.body, d.status, d.attempt_count, d.webhook_id,
+         w.url, w.secret_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at,
+         w.active
+  FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+  WHERE d.id = ANY($1::uuid[])`;
+
+// The attempt rows and the deliveries' new states, for a batch of attempts, in one statement.
+// An update only applies while its delivery is pending at the attempt count the worker started
+// from, and an attempt is inserted only if its update applied: a worker that lost the delivery
+// (webhook deleted, or another worker recorded this attempt first) records nothing.
+const RECORD_SQL = `
+  WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[],
+                         $6::timestamptz[], $7::timestamptz[], $8::int[], $9::text[])
+      AS i(id, attempt, status, status_code, error, next_attempt_at, started_at, duration_ms,
+           response_body)
+  ),
+  updated AS (
+    UPDATE deliveries d SET
+      attempt_count = i.attempt,
+      status = i.status,
+      last_status_code = i.status_code,
+      last_error = i.error,
+      next_attempt_at = i.next_attempt_at,
+      completed_at = CASE WHEN i.status = 'pending' THEN NULL ELSE now() END,
+      updated_at = now()
+    FROM input i
+    WHERE d.id = i.id AND d.status = 'pending' AND d.attempt_count = i.attempt - 1
+    RETURNING d.id
+  )
+  INSERT INTO delivery_attempts
+    (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body)
+  SELECT i.id, i.attempt, i.started_at, i.duration_ms, i.status_code, i.error, i.response_body
+  FROM input i JOIN updated u ON u.id = i.id
+  RETURNING delivery_id`;
+
+const CANCEL_SQL = `
+  UPDATE deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL,
+    completed_at = now(), updated_at = now()
+  WHERE id = $1 AND status = 'pending'
+  RETURNING id`;
+
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  result: AttemptResult;
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+}
+
+/** A delivery attempt's reads and writes (the injection token; PgDeliveryStore is the real one). */
+export abstract class DeliveryStore {
+  /** The delivery and its webhook; null when it is gone (deleted with its webhook). */
+  abstract load(deliveryId: string): Promise<DeliveryTarget | null>;
+
+  /**
+   * Records an attempt and the delivery's resulting state, only while the delivery is pending
+   * at attempt - 1 attempts; false when it had moved on meanwhile (nothing is written then).
+   */
+  abstract recordAttempt(record: AttemptRecord): Promise<boolean>;
+
+  /** Ends a pending delivery as failed without sending it; false when it was not pending. */
+  abstract cancel(deliveryId: string, reason: string): Promise<boolean>;
+}
+
+/**
+ * Loads and attempt records of concurrent jobs are batched (see MicroBatcher): at full load
+ * two statements serve dozens of deliveries.
+ */
+@Injectable()
+export class PgDeliveryStore extends DeliveryStore {
+  private readonly loads = new MicroBatcher<string, DeliveryTarget | null>(
+    (ids) => this.loadMany(ids),
+    { keyOf: (id) => id },
+  );
+  private readonly records = new MicroBatcher<AttemptRecord, boolean>(
+    (records) => this.recordMany(records),
+    { keyOf: (record) => record.deliveryId },
+  );
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    super();
+  }
+
+  load(deliveryId: string): Promise<DeliveryTarget | null> {
+    return this.loads.submit(deliveryId);
+  }
+
+  recordAttempt(record: AttemptRecord): Promise<boolean> {
+    return this.records.submit(record);
+  }
+
+  private async loadMany(ids: string[]): Promise<(DeliveryTarget | null)[]> {
+    const rows = await preparedQuery<DeliveryTargetRow>(this.db, 'delivery_load', LOAD_SQL, [ids]);
+    const byId = new Map(rows.map((row) => [row.id, toTarget(row)]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  private async recordMany(records: AttemptRecord[]): Promise<boolean[]> {
+    const column = <T>(pick: (r: AttemptRecord) => T) => records.map(pick);
+    const rows = await preparedQuery<{ delivery_id: string }>(
+      this.db,
+      'delivery_record',
+      RECORD_SQL,
+      [
+        column((r) => r.deliveryId),
+        column((r) => r.attempt),
+        column((r) => r.status),
+        column((r) => r.result.statusCode),
+        column((r) => r.result.error),
+        column((r) => r.nextAttemptAt),
+        column((r) => r.result.startedAt),
+        column((r) => r.result.durationMs),
+        column((r) => r.result.responseBody),
+      ],
+    );
+    const written = new Set(rows.map((r) => r.delivery_id));
+    return records.map((r) => written.has(r.deliveryId));
+  }
+
+  async cancel(deliveryId: string, reason: string): Promise<boolean> {
+    const rows = await query<{ id: string }>(this.db, CANCEL_SQL, [deliveryId, reason]);
+    return rows.length > 0;
+  }
+}

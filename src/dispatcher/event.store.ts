@@ -1,0 +1,204 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { MicroBatcher } from '../common/micro-batch';
+import { preparedQuery, query } from '../database/query';
+import { EventKind, SubscriptionEvent } from '../webhooks/subscription-events';
+import { EventSource, deliveryBody } from './delivery-body';
+import { DeliveryEntity, DeliveryStatus } from './delivery.entity';
+
+/** An event about to be published; `deliveryBody` of it is what its deliveries send. */
+export interface NewEvent {
+  id: string;
+  kind: EventKind;
+  createdAt: Date;
+  data: Record<string, unknown>;
+  source: EventSource | null;
+  idempotencyKey: string | null;
+}
+
+/**
+ * An event published earlier under an idempotency key, with the deliveries it fanned out to.
+ * Only publish() sets keys, and it takes subscription events only (never the test event).
+ */
+export interface KeyedEvent {
+  eventId: string;
+  kind: SubscriptionEvent;
+  data: Record<string, unknown>;
+  deliveryIds: string[];
+}
+
+/** The events table and the fan-out into deliveries (the injection token; PgEventStore is real). */
+export abstract class EventStore {
+  /**
+   * Stores the event and a pending delivery per active webhook subscribed to its kind, at
+   * once; returns the new deliveries' ids, or null when the idempotency key is taken (then
+   * nothing is written).
+   */
+  abstract fanOut(event: NewEvent): Promise<string[] | null>;
+
+  /** The event stored under `idempotencyKey`, if any. */
+  abstract findByIdempotencyKey(idempotencyKey: string): Promise<KeyedEvent | null>;
+
+  /**
+   * Stores a test event and its one delivery to `webhookId`, only while that webhook is
+   * active; null otherwise.
+   */
+  abstract insertTest(webhookId: string, event: NewEvent): Promise<DeliveryEntity | null>;
+}
+
+/**
+ * JSON for a jsonb column. jsonb cannot hold U+0000, which a meeting topic or a name may carry;
+ * the record keeps U+FFFD there, while the body (text) sends the exact characters.
+ */
+function toJsonb(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'string' ? v.replaceAll('\u0000', '\uFFFD') : v,
+  );
+}
+
+// One statement (one round trip, one implicit transaction) for a batch of events: each event
+// and a delivery per active webhook subscribed to its kind (the partial GIN index
+// webhooks_active_events_idx serves `active AND events @> ARRAY[kind]`). An event whose
+// idempotency key is taken inserts nothing and is missing from the result. Each body is
+// bound once and copied into the rows of its deliveries.
+const FAN_OUT_SQL = `
+  WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[],
+                         $6::timestamptz[], $7::text[])
+      AS i(id, kind, data, source, idempotency_key, created_at, body)
+  ),
+  ev AS (
+    INSERT INTO events (id, kind, data, source, idempotency_key, created_at)
+    SELECT id, kind, data, source, idempotency_key, created_at FROM input
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING id
+  ),
+  d AS (
+    INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at)
+    SELECT w.id, i.id, i.kind, i.body, now()
+    FROM ev JOIN input i ON i.id = ev.id
+    JOIN webhooks w ON w.active AND w.events @> ARRAY[i.kind]
+    RETURNING id, event_id
+  )
+  SELECT ev.id, array_remove(array_agg(d.id::text), NULL) AS delivery_ids
+  FROM ev LEFT JOIN d ON d.event_id = ev.id
+  GROUP BY ev.id`;
+
+interface FanOutRow {
+  id: string;
+  delivery_ids: string[];
+}
+
+const KEYED_EVENT_SQL = `
+  SELECT e.id, e.kind, e.data,
+    coalesce(array_agg(d.id::text ORDER BY d.id) FILTER (WHERE d.id IS NOT NULL), '{}'::text[])
+      AS delivery_ids
+  FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
+  WHERE e.idempotency_key = $1
+  GROUP BY e.id`;
+
+interface KeyedEventRow {
+  id: string;
+  kind: SubscriptionEvent;
+  data: Record<string, unknown>;
+  delivery_ids: string[];
+}
+
+// The test event goes to its one webhook, and only while that webhook is active.
+const TEST_SQL = `
+  WITH w AS (SELECT id FROM webhooks WHERE id = $1 AND active),
+  ev AS (
+    INSERT INTO events (id, kind, data, source, created_at)
+    SELECT $2, $3, $4, NULL, $5 FROM w
+    RETURNING id
+  )
+  INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at)
+  SELECT $1, ev.id, $3, $6, now() FROM ev
+  RETURNING id, webhook_id, event_id, event, body, status, attempt_count, next_attempt_at,
+    last_status_code, last_error, created_at, updated_at, completed_at`;
+
+interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event: EventKind;
+  body: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+function toDelivery(row: DeliveryRow): DeliveryEntity {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    event: row.event,
+    body: row.body,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    nextAttemptAt: row.next_attempt_at,
+    lastStatusCode: row.last_status_code,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    completedAt: row.completed_at,
+  };
+}
+
+@Injectable()
+export class PgEventStore extends EventStore {
+  // Concurrent publishes (inbound workers, many at once) share one statement and one commit.
+  private readonly fanOuts = new MicroBatcher<NewEvent, string[] | null>(
+    (events) => this.fanOutMany(events),
+    { keyOf: (event) => event.idempotencyKey ?? event.id },
+  );
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    super();
+  }
+
+  fanOut(event: NewEvent): Promise<string[] | null> {
+    return this.fanOuts.submit(event);
+  }
+
+  /** The fan-out of the events published in one event-loop turn; null for a taken key. */
+  private async fanOutMany(events: NewEvent[]): Promise<(string[] | null)[]> {
+    const column = <T>(pick: (e: NewEvent) => T) => events.map(pick);
+    const rows = await preparedQuery<FanOutRow>(this.db, 'dispatcher_fan_out', FAN_OUT_SQL, [
+      column((e) => e.id),
+      column((e) => e.kind),
+      column((e) => toJsonb(e.data)),
+      column((e) => (e.source === null ? null : toJsonb(e.source))),
+      column((e) => e.idempotencyKey),
+      column((e) => e.createdAt),
+      column((e) => deliveryBody(e)),
+    ]);
+    const inserted = new Map(rows.map((r) => [r.id, r.delivery_ids]));
+    return events.map((e) => inserted.get(e.id) ?? null);
+  }
+
+  async findByIdempotencyKey(idempotencyKey: string): Promise<KeyedEvent | null> {
+    const [row] = await query<KeyedEventRow>(this.db, KEYED_EVENT_SQL, [idempotencyKey]);
+    if (!row) return null;
+    return { eventId: row.id, kind: row.kind, data: row.data, deliveryIds: row.delivery_ids };
+  }
+
+  async insertTest(webhookId: string, event: NewEvent): Promise<DeliveryEntity | null> {
+    const [row] = await query<DeliveryRow>(this.db, TEST_SQL, [
+      webhookId,
+      event.id,
+      event.kind,
+      JSON.stringify(event.data),
+      event.createdAt,
+      deliveryBody(event),
+    ]);
+    return row ? toDelivery(row) : null;
+  }
+}

@@ -1,0 +1,296 @@
+import { randomUUID } from 'node:crypto';
+import { deliveryBody } from '../../src/dispatcher/delivery-body';
+import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
+import { AttemptRecord, DeliveryStore, DeliveryTarget } from '../../src/dispatcher/delivery.store';
+import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.store';
+import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
+import { InboundEventStore, NewInboundEvent } from '../../src/inbound/inbound-event.store';
+import { Cursor } from '../../src/common/cursor';
+import { isSubscriptionEvent } from '../../src/webhooks/subscription-events';
+import { WebhookEntity } from '../../src/webhooks/webhook.entity';
+import { NewWebhook, WebhookChanges, WebhookStore } from '../../src/webhooks/webhook.store';
+
+/**
+ * The tables the stores share, in memory: what fan-out writes, the delivery store reads.
+ * Each fake keeps the guarantees its SQL gives (the unique idempotency key, the pending and
+ * attempt-count guard of an attempt record, the cascade of a deleted webhook), since the
+ * services' decisions rely on them.
+ */
+export class MemoryTables {
+  readonly webhooks = new Map<string, WebhookEntity>();
+  readonly events = new Map<string, NewEvent>();
+  readonly deliveries = new Map<string, DeliveryEntity>();
+  readonly attempts: AttemptRecord[] = [];
+  readonly inboundEvents = new Map<string, InboundEventEntity>();
+
+  addWebhook(fields: Partial<WebhookEntity> = {}): WebhookEntity {
+    // Distinct creation times, as the keyset order assumes nothing about ties.
+    const createdAt = new Date(Date.now() + this.webhooks.size);
+    const webhook: WebhookEntity = {
+      id: randomUUID(),
+      ownerClientId: 'client-a',
+      url: 'https://receiver.example.com/hook',
+      events: ['job.started'],
+      secretEncrypted: 'sealed-secret',
+      secretHint: 'cret',
+      previousSecretEncrypted: null,
+      previousSecretExpiresAt: null,
+      active: true,
+      createdAt,
+      updatedAt: createdAt,
+      ...fields,
+    };
+    this.webhooks.set(webhook.id, webhook);
+    return webhook;
+  }
+
+  /** As ON DELETE CASCADE does: the webhook's deliveries go with it. */
+  deleteWebhook(id: string): void {
+    this.webhooks.delete(id);
+    for (const delivery of this.deliveries.values()) {
+      if (delivery.webhookId === id) this.deliveries.delete(delivery.id);
+    }
+  }
+
+  addDelivery(webhookId: string, fields: Partial<DeliveryEntity> = {}): DeliveryEntity {
+    const now = new Date();
+    const delivery: DeliveryEntity = {
+      id: randomUUID(),
+      webhookId,
+      eventId: randomUUID(),
+      event: 'job.started',
+      body: '{"event":"job.started"}',
+      status: 'pending',
+      attemptCount: 0,
+      nextAttemptAt: now,
+      lastStatusCode: null,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
+      completedAt: null,
+      ...fields,
+    };
+    this.deliveries.set(delivery.id, delivery);
+    return delivery;
+  }
+
+  delivery(id: string): DeliveryEntity {
+    const delivery = this.deliveries.get(id);
+    if (!delivery) throw new Error(`no delivery ${id}`);
+    return delivery;
+  }
+
+  addInboundEvent(fields: Partial<InboundEventEntity> & Pick<InboundEventEntity, 'event'>) {
+    const row: InboundEventEntity = {
+      id: randomUUID(),
+      identityKey: randomUUID(),
+      eventTs: null,
+      accountId: 'acct-1',
+      payload: {},
+      receivedAt: new Date(),
+      processedAt: null,
+      processError: null,
+      ...fields,
+    };
+    this.inboundEvents.set(row.id, row);
+    return row;
+  }
+}
+
+export class MemoryDeliveryStore extends DeliveryStore {
+  constructor(private readonly tables: MemoryTables) {
+    super();
+  }
+
+  load(deliveryId: string): Promise<DeliveryTarget | null> {
+    const delivery = this.tables.deliveries.get(deliveryId);
+    const webhook = delivery && this.tables.webhooks.get(delivery.webhookId);
+    if (!delivery || !webhook) return Promise.resolve(null);
+    return Promise.resolve({
+      id: delivery.id,
+      event: delivery.event,
+      body: delivery.body,
+      status: delivery.status,
+      attemptCount: delivery.attemptCount,
+      webhookId: webhook.id,
+      url: webhook.url,
+      secretEncrypted: webhook.secretEncrypted,
+      previousSecretEncrypted: webhook.previousSecretEncrypted,
+      previousSecretExpiresAt: webhook.previousSecretExpiresAt,
+      active: webhook.active,
+    });
+  }
+
+  recordAttempt(record: AttemptRecord): Promise<boolean> {
+    const delivery = this.tables.deliveries.get(record.deliveryId);
+    if (
+      !delivery ||
+      delivery.status !== 'pending' ||
+      delivery.attemptCount !== record.attempt - 1
+    ) {
+      return Promise.resolve(false);
+    }
+    Object.assign(delivery, {
+      attemptCount: record.attempt,
+      status: record.status,
+      lastStatusCode: record.result.statusCode,
+      lastError: record.result.error,
+      nextAttemptAt: record.nextAttemptAt,
+      completedAt: record.status === 'pending' ? null : new Date(),
+      updatedAt: new Date(),
+    });
+    this.tables.attempts.push(record);
+    return Promise.resolve(true);
+  }
+
+  cancel(deliveryId: string, reason: string): Promise<boolean> {
+    const delivery = this.tables.deliveries.get(deliveryId);
+    if (!delivery || delivery.status !== 'pending') return Promise.resolve(false);
+    Object.assign(delivery, {
+      status: 'failed',
+      lastError: reason,
+      nextAttemptAt: null,
+      completedAt: new Date(),
+      updatedAt: new Date(),
+    });
+    return Promise.resolve(true);
+  }
+}
+
+export class MemoryEventStore extends EventStore {
+  constructor(private readonly tables: MemoryTables) {
+    super();
+  }
+
+  fanOut(event: NewEvent): Promise<string[] | null> {
+    if (event.idempotencyKey !== null && this.byKey(event.idempotencyKey)) {
+      return Promise.resolve(null);
+    }
+    this.tables.events.set(event.id, event);
+    const body = deliveryBody(event);
+    const ids = [...this.tables.webhooks.values()]
+      .filter((webhook) => webhook.active && webhook.events.some((kind) => kind === event.kind))
+      .map(
+        (webhook) =>
+          this.tables.addDelivery(webhook.id, { eventId: event.id, event: event.kind, body }).id,
+      );
+    return Promise.resolve(ids);
+  }
+
+  findByIdempotencyKey(idempotencyKey: string): Promise<KeyedEvent | null> {
+    const event = this.byKey(idempotencyKey);
+    if (!event || !isSubscriptionEvent(event.kind)) return Promise.resolve(null);
+    const deliveryIds = [...this.tables.deliveries.values()]
+      .filter((delivery) => delivery.eventId === event.id)
+      .map((delivery) => delivery.id)
+      .sort();
+    return Promise.resolve({ eventId: event.id, kind: event.kind, data: event.data, deliveryIds });
+  }
+
+  insertTest(webhookId: string, event: NewEvent): Promise<DeliveryEntity | null> {
+    if (!this.tables.webhooks.get(webhookId)?.active) return Promise.resolve(null);
+    this.tables.events.set(event.id, event);
+    const body = deliveryBody(event);
+    return Promise.resolve(
+      this.tables.addDelivery(webhookId, { eventId: event.id, event: event.kind, body }),
+    );
+  }
+
+  private byKey(idempotencyKey: string): NewEvent | undefined {
+    return [...this.tables.events.values()].find((e) => e.idempotencyKey === idempotencyKey);
+  }
+}
+
+export class MemoryInboundEventStore extends InboundEventStore {
+  constructor(private readonly tables: MemoryTables) {
+    super();
+  }
+
+  insert(row: NewInboundEvent): Promise<string | null> {
+    const rows = [...this.tables.inboundEvents.values()];
+    if (rows.some((r) => r.identityKey === row.identityKey)) return Promise.resolve(null);
+    const stored = this.tables.addInboundEvent({
+      ...row,
+      eventTs: row.eventTs === null ? null : String(row.eventTs),
+    });
+    return Promise.resolve(stored.id);
+  }
+
+  findById(id: string): Promise<InboundEventEntity | null> {
+    return Promise.resolve(this.tables.inboundEvents.get(id) ?? null);
+  }
+
+  markProcessed(id: string, error: string | null = null): Promise<void> {
+    const row = this.tables.inboundEvents.get(id);
+    if (row && row.processedAt === null) {
+      Object.assign(row, { processedAt: new Date(), processError: error });
+    }
+    return Promise.resolve();
+  }
+
+  recordError(id: string, error: string): Promise<void> {
+    const row = this.tables.inboundEvents.get(id);
+    if (row) row.processError = error;
+    return Promise.resolve();
+  }
+
+  findUnprocessed(before: Date, limit: number): Promise<string[]> {
+    return Promise.resolve(
+      [...this.tables.inboundEvents.values()]
+        .filter((row) => row.processedAt === null && row.receivedAt < before)
+        .sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime())
+        .slice(0, limit)
+        .map((row) => row.id),
+    );
+  }
+}
+
+export class MemoryWebhookStore extends WebhookStore {
+  constructor(private readonly tables: MemoryTables) {
+    super();
+  }
+
+  create(webhook: NewWebhook): Promise<WebhookEntity> {
+    return Promise.resolve(this.tables.addWebhook(webhook));
+  }
+
+  page(ownerClientId: string, cursor: Cursor | null, limit: number): Promise<WebhookEntity[]> {
+    const key = (w: { createdAt: Date; id: string }) => `${w.createdAt.toISOString()}|${w.id}`;
+    const after = cursor && key({ createdAt: new Date(cursor.createdAt), id: cursor.id });
+    return Promise.resolve(
+      [...this.tables.webhooks.values()]
+        .filter((w) => w.ownerClientId === ownerClientId && (after === null || key(w) < after))
+        .sort((a, b) => (key(a) < key(b) ? 1 : -1))
+        .slice(0, limit + 1),
+    );
+  }
+
+  findOwned(ownerClientId: string, id: string): Promise<WebhookEntity | null> {
+    const webhook = this.tables.webhooks.get(id);
+    return Promise.resolve(webhook?.ownerClientId === ownerClientId ? webhook : null);
+  }
+
+  update(ownerClientId: string, id: string, changes: WebhookChanges): Promise<boolean> {
+    const webhook = this.tables.webhooks.get(id);
+    if (webhook?.ownerClientId !== ownerClientId) return Promise.resolve(false);
+    const { secret, ...fields } = changes;
+    if (secret) {
+      Object.assign(webhook, {
+        previousSecretEncrypted: secret.previousUntil ? webhook.secretEncrypted : null,
+        previousSecretExpiresAt: secret.previousUntil,
+        secretEncrypted: secret.secretEncrypted,
+        secretHint: secret.secretHint,
+      });
+    }
+    Object.assign(webhook, fields, { updatedAt: new Date() });
+    return Promise.resolve(true);
+  }
+
+  remove(ownerClientId: string, id: string): Promise<boolean> {
+    if (this.tables.webhooks.get(id)?.ownerClientId !== ownerClientId) {
+      return Promise.resolve(false);
+    }
+    this.tables.deleteWebhook(id);
+    return Promise.resolve(true);
+  }
+}

@@ -1,0 +1,146 @@
+import { getQueueToken } from '@nestjs/bull';
+import { Logger, Type } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { APP_CONFIG } from '../../src/config/config.module';
+import { AppConfig } from '../../src/config/config.types';
+import { loadConfig } from '../../src/config/load-config';
+import {
+  AttemptResult,
+  DeliveryRequest,
+  DeliverySenderService,
+} from '../../src/dispatcher/delivery-sender.service';
+import { DeliveryStore } from '../../src/dispatcher/delivery.store';
+import { DispatcherService } from '../../src/dispatcher/dispatcher.service';
+import { EventStore } from '../../src/dispatcher/event.store';
+import { InboundEventStore } from '../../src/inbound/inbound-event.store';
+import { MetricsService } from '../../src/metrics/metrics.service';
+import { QUEUES } from '../../src/queue/queue.constants';
+import { ZoomClient } from '../../src/zoom/zoom.client';
+import { ZoomMeetingRecording } from '../../src/zoom/zoom.types';
+import { SecretCipherService } from '../../src/webhooks/secret-cipher.service';
+import { WebhookStore } from '../../src/webhooks/webhook.store';
+import {
+  MemoryDeliveryStore,
+  MemoryEventStore,
+  MemoryInboundEventStore,
+  MemoryTables,
+  MemoryWebhookStore,
+} from './memory-stores';
+
+/** Answers attempts from a script (one answer per attempt, in order) and keeps the requests. */
+export class ScriptedSender implements Pick<DeliverySenderService, 'send'> {
+  readonly requests: DeliveryRequest[] = [];
+  private readonly answers: { statusCode: number | null; error: string | null }[] = [];
+
+  /** The next attempts get these HTTP statuses (null: no answer, e.g. refused). */
+  answer(...statuses: (number | null)[]): void {
+    for (const statusCode of statuses) {
+      const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+      const error = ok ? null : statusCode === null ? 'ECONNREFUSED' : `HTTP ${statusCode}`;
+      this.answers.push({ statusCode, error });
+    }
+  }
+
+  send(req: DeliveryRequest): Promise<AttemptResult> {
+    this.requests.push(req);
+    const answer = this.answers.shift();
+    if (!answer) throw new Error(`no scripted answer for attempt ${req.attempt}`);
+    return Promise.resolve({
+      ok: answer.error === null,
+      startedAt: new Date(),
+      durationMs: 1,
+      statusCode: answer.statusCode,
+      error: answer.error,
+      responseBody: answer.statusCode === null ? null : '',
+    });
+  }
+}
+
+/** A Bull queue as far as the services use one: the jobs added, nothing run. */
+export class RecordingQueue {
+  readonly added: { name: string; data: unknown; opts?: { jobId?: string } }[] = [];
+
+  addBulk(jobs: { name: string; data: unknown; opts?: { jobId?: string } }[]): Promise<unknown[]> {
+    this.added.push(...jobs);
+    return Promise.resolve(jobs);
+  }
+
+  /** Job ids added, in order (a delivery's job id is the delivery id). */
+  jobIds(): (string | undefined)[] {
+    return this.added.map((job) => job.opts?.jobId);
+  }
+}
+
+/** The platform API as the recording automation uses it. */
+export class FakeZoomClient implements Pick<ZoomClient, 'configured' | 'getMeetingRecordings'> {
+  configured = false;
+  readonly calls: string[] = [];
+  recordings: (meetingId: string) => Promise<ZoomMeetingRecording> = () =>
+    Promise.reject(new Error('no recordings scripted'));
+
+  getMeetingRecordings(meetingId: string): Promise<ZoomMeetingRecording> {
+    this.calls.push(meetingId);
+    return this.recordings(meetingId);
+  }
+}
+
+export interface TestContext<T> {
+  sut: T;
+  tables: MemoryTables;
+  sender: ScriptedSender;
+  deliveriesQueue: RecordingQueue;
+  zoom: FakeZoomClient;
+  config: AppConfig;
+  metrics: MetricsService;
+  /** The real DispatcherService over the same in-memory stores. */
+  dispatcher: DispatcherService;
+  cipher: SecretCipherService;
+}
+
+/**
+ * Builds `service` through Nest's injector, as the app does, with every store, the sender,
+ * the queues and the platform client replaced by in-memory fakes: no PostgreSQL, no Redis, no
+ * network. `env` is read by the real config loader, so defaults are the app's own.
+ */
+export async function newTestService<T>(
+  service: Type<T>,
+  env: Record<string, string> = {},
+): Promise<TestContext<T>> {
+  const tables = new MemoryTables();
+  const sender = new ScriptedSender();
+  const deliveriesQueue = new RecordingQueue();
+  const zoom = new FakeZoomClient();
+  const config = loadConfig(env);
+  const providers = [
+    { provide: APP_CONFIG, useValue: config },
+    { provide: DeliveryStore, useValue: new MemoryDeliveryStore(tables) },
+    { provide: EventStore, useValue: new MemoryEventStore(tables) },
+    { provide: InboundEventStore, useValue: new MemoryInboundEventStore(tables) },
+    { provide: WebhookStore, useValue: new MemoryWebhookStore(tables) },
+    { provide: DeliverySenderService, useValue: sender },
+    { provide: ZoomClient, useValue: zoom },
+    { provide: getQueueToken(QUEUES.deliveries), useValue: deliveriesQueue },
+    { provide: getQueueToken(QUEUES.inbound), useValue: new RecordingQueue() },
+    { provide: getQueueToken(QUEUES.recordings), useValue: new RecordingQueue() },
+    MetricsService,
+    SecretCipherService,
+    DispatcherService,
+  ];
+  // The services log every decision; the specs assert the decisions themselves.
+  Logger.overrideLogger(false);
+  const module = await Test.createTestingModule({
+    providers:
+      (service as Type<unknown>) === DispatcherService ? providers : [...providers, service],
+  }).compile();
+  return {
+    sut: module.get(service),
+    tables,
+    sender,
+    deliveriesQueue,
+    zoom,
+    config,
+    metrics: module.get(MetricsService),
+    dispatcher: module.get(DispatcherService),
+    cipher: module.get(SecretCipherService),
+  };
+}
