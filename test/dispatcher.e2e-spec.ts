@@ -87,6 +87,7 @@ describe('dispatcher (role all)', () => {
         event: 'meeting.participant_joined',
         event_ts: 1735725605123,
         account_id: 'acct-1',
+        tracking_id: null,
       };
       const data = {
         id: '85746065432',

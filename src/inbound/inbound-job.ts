@@ -21,6 +21,7 @@ export function sourceOf(row: InboundEventEntity): EventSource {
     event: row.event,
     event_ts: row.eventTs === null ? row.receivedAt.getTime() : Number(row.eventTs),
     account_id: row.accountId ?? '',
+    tracking_id: row.trackingId,
   };
 }
 
@@ -30,6 +31,11 @@ export function sourceOf(row: InboundEventEntity): EventSource {
  */
 export function publishKey(row: InboundEventEntity, kind: SubscriptionEvent): string {
   return `inbound:${row.id}:${kind}`;
+}
+
+/** The platform event as it is (`zoom.<event>`): one per inbound event. */
+export function asIsKey(row: InboundEventEntity): string {
+  return `inbound:${row.id}:as-is`;
 }
 
 /**

@@ -5,21 +5,27 @@ import { DispatcherService } from '../dispatcher/dispatcher.service';
 import { ensureJobs } from '../queue/ensure-job';
 import { OnJob } from '../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../queue/queue.constants';
-import { routeOf } from './event-mapping';
+import { platformEventKind } from '../webhooks/subscription-events';
+import { InboundRoute, approvalStep, routeOf } from './event-mapping';
+import { InboundEventEntity } from './inbound-event.entity';
 import { InboundEventStore } from './inbound-event.store';
 import {
   InboundJobData,
+  asIsKey,
   platformObjectOf,
   publishKey,
   recordingJob,
   sourceOf,
 } from './inbound-job';
 
+type PublishRoute = Exclude<InboundRoute, { automation: string }>;
+
 /**
- * Works the inbound queue (worker role): maps a stored platform event through EVENT_MAPPING
- * and publishes it, hands recording events to the recording automation, and marks unmapped
- * ones processed. Idempotent: a job run twice (sweeper, stalled job) publishes with the same
- * key, so subscribers are notified once.
+ * Works the inbound queue (worker role): publishes every stored platform event as it is
+ * (`zoom.<event>`, for the webhooks subscribed to it or to `zoom.*`), maps it through
+ * EVENT_MAPPING and publishes that, hands recording events to the recording automation, and
+ * marks the event processed. Idempotent: a job run twice (sweeper, stalled job) publishes
+ * with the same keys, so subscribers are notified once.
  */
 @Injectable()
 export class InboundProcessor {
@@ -45,23 +51,50 @@ export class InboundProcessor {
     const row = await this.store.findById(id);
     if (!row || row.processedAt) return;
     const route = routeOf(row.event);
-    if (!route) {
-      // Stored as the record of what the platform sent, not delivered (SPEC §5).
-      await this.store.markProcessed(id);
-      return;
-    }
-    if ('automation' in route) {
+    await Promise.all([this.publishAsIs(row), route && !('automation' in route) && this.map(row, route)]);
+    if (route && 'automation' in route) {
       // The automation marks the event processed once it has published its outcome.
       await this.handOver(id);
       return;
     }
+    // Unmapped events are kept as the record of what the platform sent (SPEC §5).
+    await this.store.markProcessed(id);
+  }
+
+  /** `zoom.<event>` with the platform's payload (the download_token was never stored in it). */
+  private async publishAsIs(row: InboundEventEntity): Promise<void> {
+    const kind = platformEventKind(row.event);
+    if (kind === null) return;
+    const payload = row.payload.payload;
+    await this.dispatcher.publish({
+      kind,
+      data: typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {},
+      source: sourceOf(row),
+      idempotencyKey: asIsKey(row),
+    });
+  }
+
+  /**
+   * The mapped notification. Registration events follow the approval rules: keyed per
+   * registrant and meeting rather than per event, and a loss only after a gain.
+   */
+  private async map(row: InboundEventEntity, route: PublishRoute): Promise<void> {
+    const object = platformObjectOf(row);
+    const step = route.approval
+      ? approvalStep(route.approval, object, row.accountId)
+      : { key: publishKey(row, route.kind) };
+    const what = `inbound ${row.event} ${row.id} (tracking id ${row.trackingId})`;
+    if (step === null || (step.onlyAfter && !(await this.dispatcher.published(step.onlyAfter)))) {
+      this.logger.log(`${what}: no ${route.kind} under the approval rules`);
+      return;
+    }
     await this.dispatcher.publish({
       kind: route.kind,
-      data: route.data(platformObjectOf(row)),
+      data: route.data(object),
       source: sourceOf(row),
-      idempotencyKey: publishKey(row, route.kind),
+      idempotencyKey: step.key,
     });
-    await this.store.markProcessed(id);
+    this.logger.log(`${what}: published ${route.kind}`);
   }
 
   private async handOver(id: string): Promise<void> {

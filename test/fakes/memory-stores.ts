@@ -6,7 +6,7 @@ import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.sto
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
 import { InboundEventStore, NewInboundEvent } from '../../src/inbound/inbound-event.store';
 import { Cursor } from '../../src/common/cursor';
-import { isSubscriptionEvent } from '../../src/webhooks/subscription-events';
+import { isPublishedKind, subscriptionsFor } from '../../src/webhooks/subscription-events';
 import { WebhookEntity } from '../../src/webhooks/webhook.entity';
 import { NewWebhook, WebhookChanges, WebhookStore } from '../../src/webhooks/webhook.store';
 
@@ -85,6 +85,8 @@ export class MemoryTables {
       eventTs: null,
       accountId: 'acct-1',
       payload: {},
+      trackingId: null,
+      downloadTokenEncrypted: null,
       receivedAt: new Date(),
       processedAt: null,
       processError: null,
@@ -165,7 +167,11 @@ export class MemoryEventStore extends EventStore {
     this.tables.events.set(event.id, event);
     const body = deliveryBody(event);
     const ids = [...this.tables.webhooks.values()]
-      .filter((webhook) => webhook.active && webhook.events.some((kind) => kind === event.kind))
+      .filter(
+        (webhook) =>
+          webhook.active &&
+          webhook.events.some((kind) => subscriptionsFor(event.kind).includes(kind)),
+      )
       .map(
         (webhook) =>
           this.tables.addDelivery(webhook.id, { eventId: event.id, event: event.kind, body }).id,
@@ -175,7 +181,7 @@ export class MemoryEventStore extends EventStore {
 
   findByIdempotencyKey(idempotencyKey: string): Promise<KeyedEvent | null> {
     const event = this.byKey(idempotencyKey);
-    if (!event || !isSubscriptionEvent(event.kind)) return Promise.resolve(null);
+    if (!event || !isPublishedKind(event.kind)) return Promise.resolve(null);
     const deliveryIds = [...this.tables.deliveries.values()]
       .filter((delivery) => delivery.eventId === event.id)
       .map((delivery) => delivery.id)
@@ -219,7 +225,7 @@ export class MemoryInboundEventStore extends InboundEventStore {
   markProcessed(id: string, error: string | null = null): Promise<void> {
     const row = this.tables.inboundEvents.get(id);
     if (row && row.processedAt === null) {
-      Object.assign(row, { processedAt: new Date(), processError: error });
+      Object.assign(row, { processedAt: new Date(), processError: error, downloadTokenEncrypted: null });
     }
     return Promise.resolve();
   }
