@@ -109,7 +109,28 @@ export class ZoomClient {
    * is followed without it (cross-origin, as browsers do).
    */
   async download(downloadUrl: string): Promise<ZoomDownload> {
-    const res = await this.withToken((token) => this.followRedirects(downloadUrl, token));
+    const res = await this.withToken((token) =>
+      this.followRedirects(
+        this.platformUrl(downloadUrl, [token.apiBaseUrl]),
+        (target, start): Record<string, string> =>
+          target.origin === start.origin ? { authorization: `Bearer ${token.accessToken}` } : {},
+      ),
+    );
+    return this.opened(res);
+  }
+
+  /**
+   * Opens a `download_url` with the `download_token` of the recording event instead of the
+   * server-to-server token (an event-only deployment): as `?access_token=` on the platform's
+   * own hosts only, as the platform documents it.
+   */
+  async downloadWithEventToken(downloadUrl: string, downloadToken: string): Promise<ZoomDownload> {
+    const start = this.platformUrl(downloadUrl, []);
+    start.searchParams.set('access_token', downloadToken);
+    return this.opened(await this.followRedirects(start, () => ({})));
+  }
+
+  private async opened(res: ZoomHttpResponse): Promise<ZoomDownload> {
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const body = await this.http.readJson(res, true);
       throw ZoomApiError.fromResponse(res.statusCode, res.headers, body);
@@ -135,14 +156,15 @@ export class ZoomClient {
     return send(await this.tokens.get());
   }
 
-  private async followRedirects(downloadUrl: string, token: ZoomToken): Promise<ZoomHttpResponse> {
-    const start = this.platformUrl(downloadUrl, token);
+  private async followRedirects(
+    start: URL,
+    headersFor: (target: URL, start: URL) => Record<string, string>,
+  ): Promise<ZoomHttpResponse> {
     let target = start;
     for (let hop = 0; ; hop++) {
       const res = await this.http.send(target.href, {
         method: 'GET',
-        headers:
-          target.origin === start.origin ? { authorization: `Bearer ${token.accessToken}` } : {},
+        headers: headersFor(target, start),
       });
       const location = single(res.headers.location);
       if (res.statusCode < 300 || res.statusCode >= 400 || !location) return res;
@@ -165,18 +187,18 @@ export class ZoomClient {
   }
 
   /**
-   * The bearer token must not leave the platform: a download_url is accepted only on a
-   * configured platform host (or a subdomain of one, e.g. us06web.zoom.us under zoom.us),
-   * with the same scheme and port.
+   * A token must not leave the platform: a download_url is accepted only on a configured
+   * platform host (or a subdomain of one, e.g. us06web.zoom.us under zoom.us), with the same
+   * scheme and port.
    */
-  private platformUrl(value: string, token: ZoomToken): URL {
+  private platformUrl(value: string, moreBases: string[]): URL {
     const url = parseUrl(value);
     const onPlatform = (base: URL) =>
       url !== null &&
       url.protocol === base.protocol &&
       url.port === base.port &&
       (url.hostname === base.hostname || url.hostname.endsWith(`.${base.hostname}`));
-    const bases = [this.config.zoom.oauthUrl, this.config.zoom.apiUrl, token.apiBaseUrl];
+    const bases = [this.config.zoom.oauthUrl, this.config.zoom.apiUrl, ...moreBases];
     if (!url || !bases.some((base) => onPlatform(new URL(base)))) {
       throw ZoomApiError.badResponse('The recording download_url is not on the meeting platform');
     }

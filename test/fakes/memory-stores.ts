@@ -6,6 +6,10 @@ import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.sto
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
 import { InboundEventStore, NewInboundEvent } from '../../src/inbound/inbound-event.store';
 import { Cursor } from '../../src/common/cursor';
+import {
+  RecordingDownload,
+  RecordingDownloadStore,
+} from '../../src/recordings/recording-download.store';
 import { isPublishedKind, subscriptionsFor } from '../../src/webhooks/subscription-events';
 import { WebhookEntity } from '../../src/webhooks/webhook.entity';
 import { NewWebhook, WebhookChanges, WebhookStore } from '../../src/webhooks/webhook.store';
@@ -22,6 +26,8 @@ export class MemoryTables {
   readonly deliveries = new Map<string, DeliveryEntity>();
   readonly attempts: AttemptRecord[] = [];
   readonly inboundEvents = new Map<string, InboundEventEntity>();
+  /** recording_downloads by JSON [meeting key, file ref]. */
+  readonly recordingDownloads = new Map<string, RecordingDownload>();
 
   addWebhook(fields: Partial<WebhookEntity> = {}): WebhookEntity {
     // Distinct creation times, as the keyset order assumes nothing about ties.
@@ -285,5 +291,34 @@ export class MemoryWebhookStore extends WebhookStore {
     }
     this.tables.deleteWebhook(id);
     return Promise.resolve(true);
+  }
+}
+
+export class MemoryRecordingDownloadStore extends RecordingDownloadStore {
+  constructor(private readonly tables: MemoryTables) {
+    super();
+  }
+
+  save(
+    meetingKey: string,
+    files: { fileRef: string; downloadUrl: string }[],
+    downloadTokenEncrypted: string,
+    expiresAt: Date,
+  ): Promise<void> {
+    const all = this.tables.recordingDownloads;
+    for (const [key, entry] of all) if (entry.expiresAt.getTime() < Date.now()) all.delete(key);
+    for (const file of files) {
+      const key = JSON.stringify([meetingKey, file.fileRef]);
+      const earlier = all.get(key);
+      if (earlier && earlier.expiresAt > expiresAt) continue;
+      all.set(key, { downloadUrl: file.downloadUrl, downloadTokenEncrypted, expiresAt });
+    }
+    return Promise.resolve();
+  }
+
+  find(meetingKey: string, fileRef: string): Promise<RecordingDownload | null> {
+    return Promise.resolve(
+      this.tables.recordingDownloads.get(JSON.stringify([meetingKey, fileRef])) ?? null,
+    );
   }
 }

@@ -18,8 +18,10 @@ import type { AddressInfo, Socket } from 'node:net';
  * - REST under `/v2` (and under any one-segment prefix before `/v2`, so a test can tell the
  *   regional base from the global one): bearer tokens checked, a bad or expired one is
  *   401 `{"code":124,"message":"Invalid access token."}`; errors are `{code, message}`.
- * - `GET /rec/download/{fileId}`: the file's bytes with the bearer token, either served here or
- *   redirected to a separate "storage" server (another origin) with a signed URL.
+ * - `GET /rec/download/{fileId}`: the file's bytes with the bearer token (or, as a recording
+ *   event's `download_token`, `?access_token=` one of issueDownloadToken's), either served
+ *   here or redirected to a separate "storage" server (another origin) with a signed URL.
+ *   Files without an id (CC, TIMELINE) are served under `{meeting id}-{file type}`.
  *
  * Test controls: counters, every request recorded as received (raw path), token revocation,
  * 429s with Retry-After and X-RateLimit-* on demand, stalls (before the headers, or of a file's
@@ -207,6 +209,8 @@ export class FakeZoom {
   readonly deletedRecordings: { uuid: string; action: string }[] = [];
 
   private readonly tokens = new Map<string, number>();
+  /** Recording events' download tokens, which open files as `?access_token=`. */
+  private readonly downloadTokens = new Set<string>();
   private refuseAll = false;
   private readonly rateLimits: RateLimitOptions[] = [];
   private readonly failures: { status: number; body: unknown }[] = [];
@@ -370,6 +374,18 @@ export class FakeZoom {
     return meeting;
   }
 
+  /** A recording event's download_token: it opens this fake's downloads as ?access_token=. */
+  issueDownloadToken(): string {
+    const token = `dl-${randomBytes(18).toString('base64url')}`;
+    this.downloadTokens.add(token);
+    return token;
+  }
+
+  /** The recording's files as a recording.completed event lists them (download URLs here). */
+  recordingFilesOf(meeting: FakeMeeting): Record<string, unknown>[] {
+    return (this.recordingView(meeting)?.recording_files ?? []) as Record<string, unknown>[];
+  }
+
   /** Gives a meeting a cloud recording; files without `id` model CC and TIMELINE files. */
   addRecording(meeting: FakeMeeting, files: FakeRecordingFile[]): void {
     this.recordings.set(meeting.uuid, files);
@@ -377,7 +393,7 @@ export class FakeZoom {
 
   /** sha256 of a file's bytes as this fake serves them. */
   fileSha256(file: FakeRecordingFile): string {
-    return recordingSha256(file.id ?? '', file.file_size);
+    return recordingSha256(file.id ?? file.file_type, file.file_size);
   }
 
   async close(): Promise<void> {
@@ -445,7 +461,11 @@ export class FakeZoom {
   private platform(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest): void {
     if (rec.method === 'POST' && rec.rawPath === '/oauth/token') return this.token(req, res, rec);
     if (rec.method === 'GET' && rec.rawPath.startsWith('/rec/download/')) {
-      if (!this.authorized(req, res)) return;
+      const eventToken = rec.query.get('access_token');
+      if (eventToken === null ? !this.authorized(req, res) : !this.downloadTokens.has(eventToken)) {
+        if (eventToken !== null) json(res, 401, { code: 124, message: 'Invalid access token.' });
+        return;
+      }
       return this.download(res, decodeURIComponent(rec.rawPath.slice('/rec/download/'.length)));
     }
     if (rec.apiPath === undefined) return json(res, 404, { code: 404, message: 'Not found' });
@@ -691,9 +711,13 @@ export class FakeZoom {
     });
   }
 
+  /** By id, or for a file without one by the `{meeting id}-{file type}` it is served under. */
   private findFile(fileId: string): FakeRecordingFile | undefined {
-    for (const files of this.recordings.values()) {
-      const file = files.find((f) => f.id === fileId);
+    for (const [uuid, files] of this.recordings) {
+      const meeting = this.meetings.find((m) => m.uuid === uuid);
+      const file = files.find(
+        (f) => (f.id ?? `${meeting?.id}-${f.file_type}`) === fileId,
+      );
       if (file) return file;
     }
     return undefined;
@@ -737,7 +761,7 @@ export class FakeZoom {
     });
     const stallAt = this.bodyStalls.findIndex((stall) => stall.fileId === transfer.fileId);
     const stall = stallAt < 0 ? undefined : this.bodyStalls.splice(stallAt, 1)[0];
-    for (const chunk of recordingChunks(file.id ?? '', file.file_size)) {
+    for (const chunk of recordingChunks(file.id ?? file.file_type, file.file_size)) {
       if (transfer.state === 'aborted') return;
       if (stall && transfer.bytes >= stall.afterBytes) {
         res.flushHeaders(); // headers out even when no byte of the body is

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { PgRecordingDownloadStore, RecordingDownloadStore } from './recording-download.store';
+
+/**
+ * recording_downloads access: written by the recording automation (worker role), read by the
+ * download route (API role).
+ */
+@Module({
+  providers: [{ provide: RecordingDownloadStore, useClass: PgRecordingDownloadStore }],
+  exports: [RecordingDownloadStore],
+})
+export class RecordingDownloadsModule {}
