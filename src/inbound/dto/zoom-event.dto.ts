@@ -20,7 +20,9 @@ export class ZoomEventDto {
   payload: Record<string, unknown>;
 
   @ApiPropertyOptional({
-    description: 'recording events only; a credential, neither stored nor forwarded',
+    description:
+      'recording events only; a credential: kept only encrypted (for the download links of ' +
+      'an event-only deployment, until it expires), never forwarded',
   })
   download_token?: string;
 }
@@ -55,6 +57,13 @@ export class NotificationSourceDto {
   event_ts: number;
   @ApiProperty({ example: 'AAAAAAAAAAAAAAAAAAAAAA' })
   account_id: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'v=2.0;clid=aw1;rid=WEB_4f1e3bd0c0e5a',
+    description: "the platform's x-zm-trackingid of the request (null when absent)",
+  })
+  tracking_id: string | null;
 }
 
 const pascal = (kind: string) =>

@@ -5,7 +5,7 @@ import { DispatcherService } from '../../dispatcher/dispatcher.service';
 import { RecordingDownloadStore } from '../../recordings/recording-download.store';
 import { FILE_LISTS, fileRef, recordingFilesOf } from '../../zoom/zoom-recordings';
 import { ZoomClient } from '../../zoom/zoom.client';
-import { ZoomMeetingRecording } from '../../zoom/zoom.types';
+import { ZoomMeetingRecording, ZoomRecordingFile } from '../../zoom/zoom.types';
 import { PlatformObject, meetingData } from '../event-mapping';
 import { InboundEventEntity } from '../inbound-event.entity';
 import { InboundEventStore } from '../inbound-event.store';
@@ -145,19 +145,23 @@ export class RecordingAutomationService {
 
 /**
  * The API lists every file of the recording; an event such as recording.transcript_completed
- * names only the new ones, so the list is narrowed to the file ids the event names (if any).
+ * names only the new ones, so the list is narrowed to the files the event names (if any): by
+ * id, and for the files without one (CC, TIMELINE) by their type.
  */
 function onlyNamedFiles(
   current: ZoomMeetingRecording,
   event: ZoomMeetingRecording,
 ): ZoomMeetingRecording {
-  const named = new Set(recordingFilesOf(event).map((file) => file.id));
-  named.delete(undefined);
+  const listed = recordingFilesOf(event);
+  const named = new Set(listed.map((file) => file.id).filter((id) => id !== undefined));
   if (named.size === 0) return current;
+  const idlessTypes = new Set(listed.filter((f) => f.id === undefined).map((f) => f.file_type));
+  const wanted = (file: ZoomRecordingFile) =>
+    file.id === undefined ? idlessTypes.has(file.file_type) : named.has(file.id);
   const narrowed: ZoomMeetingRecording = { ...current };
   for (const list of FILE_LISTS) {
     const files = current[list];
-    if (Array.isArray(files)) narrowed[list] = files.filter((file) => named.has(file.id));
+    if (Array.isArray(files)) narrowed[list] = files.filter(wanted);
   }
   return narrowed;
 }
