@@ -4,11 +4,7 @@ import type { Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
 import { withTimeout } from '../common/with-timeout';
 import { QUEUES } from '../queue/queue.constants';
-import {
-  PublishedKind,
-  TEST_EVENT,
-  isPublishedKind,
-} from '../webhooks/subscription-events';
+import { PublishedKind, TEST_EVENT, isPublishedKind } from '../webhooks/subscription-events';
 import { EventSource } from './delivery-body';
 import { deliverJob } from './delivery-job';
 import { DeliveryEntity } from './delivery.entity';
@@ -47,7 +43,9 @@ export class DispatcherService {
   async publish(input: PublishInput): Promise<PublishResult> {
     // Typed callers cannot pass another kind; this guards the untyped ones (job data, tests).
     if (!isPublishedKind(input.kind)) {
-      throw new Error(`publish: "${String(input.kind)}" is not a subscription or platform event kind`);
+      throw new Error(
+        `publish: "${String(input.kind)}" is not a subscription or platform event kind`,
+      );
     }
     const event: NewEvent = {
       id: randomUUID(),

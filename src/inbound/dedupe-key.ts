@@ -41,7 +41,13 @@ function occurrenceParts(rule: IdentityRule, object: Record<string, unknown>): s
     case 'recording':
       // A host who stops and restarts recording causes a second event with new files; a
       // redelivery lists the same files (with other download URLs, which are not part of this).
-      return ['files', recordingFilesOf(object as ZoomMeetingRecording).map(fileRef).sort().join(',')];
+      return [
+        'files',
+        recordingFilesOf(object as ZoomMeetingRecording)
+          .map(fileRef)
+          .sort()
+          .join(','),
+      ];
     case 'object':
       return [];
   }

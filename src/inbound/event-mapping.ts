@@ -152,8 +152,12 @@ export function approvalStep(
       ? identity
       : `sha256:${createHash('sha256').update(identity).digest('hex')}`;
   const gained = `registrant:follower.gained:${who}`;
-  if (approval === 'withdrawn') return { key: `registrant:follower.lost:${who}`, onlyAfter: gained };
-  if (approval === 'created' && !['approved', undefined, null].includes(registrant.status as string))
+  if (approval === 'withdrawn')
+    return { key: `registrant:follower.lost:${who}`, onlyAfter: gained };
+  if (
+    approval === 'created' &&
+    !['approved', undefined, null].includes(registrant.status as string)
+  )
     return null;
   return { key: gained };
 }

@@ -60,7 +60,7 @@ export class InboundController {
       'by a later `registration_approved`), once per registrant and meeting (and occurrence); ' +
       '`registration_denied` and `registration_cancelled` publish `follower.lost` only for a ' +
       'registrant that had been gained.\n\nEvery stored event (mapped or not) is also delivered ' +
-      'as it is, as `zoom.<event>` with the platform\'s `payload` as `data`, to the webhooks ' +
+      "as it is, as `zoom.<event>` with the platform's `payload` as `data`, to the webhooks " +
       'subscribed to it or to `zoom.*`. `ZOOM_WEBHOOK_SECRET_TOKEN` may hold several ' +
       'comma-separated secret tokens; the URL validation is answered with the one that ' +
       'verified it. The `x-zm-trackingid` header is kept and sent on as `source.tracking_id`.',

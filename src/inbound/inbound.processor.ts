@@ -51,7 +51,10 @@ export class InboundProcessor {
     const row = await this.store.findById(id);
     if (!row || row.processedAt) return;
     const route = routeOf(row.event);
-    await Promise.all([this.publishAsIs(row), route && !('automation' in route) && this.map(row, route)]);
+    await Promise.all([
+      this.publishAsIs(row),
+      route && !('automation' in route) && this.map(row, route),
+    ]);
     if (route && 'automation' in route) {
       // The automation marks the event processed once it has published its outcome.
       await this.handOver(id);
@@ -68,7 +71,8 @@ export class InboundProcessor {
     const payload = row.payload.payload;
     await this.dispatcher.publish({
       kind,
-      data: typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {},
+      data:
+        typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {},
       source: sourceOf(row),
       idempotencyKey: asIsKey(row),
     });

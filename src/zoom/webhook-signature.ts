@@ -74,7 +74,10 @@ export function verifyZoomSignature(
   // Every secret is tried, so the time taken does not tell which one (if any) matched.
   let matched: string | undefined;
   for (const secret of options.secrets) {
-    const expected = Buffer.from(signZoomRequest(secret, timestamp, request.rawBody).slice(3), 'hex');
+    const expected = Buffer.from(
+      signZoomRequest(secret, timestamp, request.rawBody).slice(3),
+      'hex',
+    );
     if (timingSafeEqual(expected, given) && matched === undefined) matched = secret;
   }
   if (matched === undefined) {

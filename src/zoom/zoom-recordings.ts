@@ -61,7 +61,9 @@ export function recordingFilesOf(recording: ZoomMeetingRecording): ZoomRecording
  */
 export function fileRef(file: ZoomRecordingFile): string {
   if (typeof file.id === 'string' && file.id !== '') return file.id;
-  const type = String(file.file_type ?? 'file').toLowerCase().replace(/[^a-z0-9_]/g, '');
+  const type = String(file.file_type ?? 'file')
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '');
   const digest = createHash('sha256')
     .update(
       JSON.stringify([

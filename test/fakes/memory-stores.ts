@@ -231,7 +231,11 @@ export class MemoryInboundEventStore extends InboundEventStore {
   markProcessed(id: string, error: string | null = null): Promise<void> {
     const row = this.tables.inboundEvents.get(id);
     if (row && row.processedAt === null) {
-      Object.assign(row, { processedAt: new Date(), processError: error, downloadTokenEncrypted: null });
+      Object.assign(row, {
+        processedAt: new Date(),
+        processError: error,
+        downloadTokenEncrypted: null,
+      });
     }
     return Promise.resolve();
   }

@@ -715,9 +715,7 @@ export class FakeZoom {
   private findFile(fileId: string): FakeRecordingFile | undefined {
     for (const [uuid, files] of this.recordings) {
       const meeting = this.meetings.find((m) => m.uuid === uuid);
-      const file = files.find(
-        (f) => (f.id ?? `${meeting?.id}-${f.file_type}`) === fileId,
-      );
+      const file = files.find((f) => (f.id ?? `${meeting?.id}-${f.file_type}`) === fileId);
       if (file) return file;
     }
     return undefined;

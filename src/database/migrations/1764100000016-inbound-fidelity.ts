@@ -22,7 +22,9 @@ export class InboundFidelity1764100000016 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (meeting_key, file_ref)
       )`);
-    await q.query(`CREATE INDEX recording_downloads_expires_idx ON recording_downloads (expires_at)`);
+    await q.query(
+      `CREATE INDEX recording_downloads_expires_idx ON recording_downloads (expires_at)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
