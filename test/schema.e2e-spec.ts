@@ -10,7 +10,14 @@ import { TestApp, startTestApp } from './support/test-app';
 
 const ROOT = join(__dirname, '..');
 const MIGRATIONS_DIR = join(ROOT, 'src', 'database', 'migrations');
-const ENTITY_TABLES = ['deliveries', 'delivery_attempts', 'events', 'inbound_events', 'webhooks'];
+const ENTITY_TABLES = [
+  'deliveries',
+  'delivery_attempts',
+  'events',
+  'inbound_events',
+  'recording_downloads',
+  'webhooks',
+];
 
 /** Tables in the public schema of a database, sorted. */
 const tablesOf = async (url: string): Promise<string[]> =>
@@ -59,6 +66,7 @@ describe('database schema', () => {
         'delivery_attempts',
         'events',
         'inbound_events',
+        'recording_downloads',
         'webhooks',
       ]);
       const sqlInMemory = await cli.driver.createSchemaBuilder().log();

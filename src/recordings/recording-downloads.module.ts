@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { RecordingDownloadEntity } from './recording-download.entity';
 import { PgRecordingDownloadStore, RecordingDownloadStore } from './recording-download.store';
 
 /**
@@ -6,6 +8,7 @@ import { PgRecordingDownloadStore, RecordingDownloadStore } from './recording-do
  * download route (API role).
  */
 @Module({
+  imports: [TypeOrmModule.forFeature([RecordingDownloadEntity])],
   providers: [{ provide: RecordingDownloadStore, useClass: PgRecordingDownloadStore }],
   exports: [RecordingDownloadStore],
 })
