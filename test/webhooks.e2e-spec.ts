@@ -77,6 +77,7 @@ describe('subscription API (webhooks)', () => {
         'created_at',
         'events',
         'id',
+        'previous_secret_expires_at',
         'secret_hint',
         'updated_at',
         'url',
@@ -86,6 +87,7 @@ describe('subscription API (webhooks)', () => {
         events: ['job.started', 'follower.gained'],
         active: true,
         secret_hint: secret.slice(-4),
+        previous_secret_expires_at: null,
       });
       expect(res.body.id).toMatch(UUID);
       expect(res.body.created_at).toMatch(ISO_UTC);

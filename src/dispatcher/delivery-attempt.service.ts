@@ -4,6 +4,7 @@ import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
 import { deliveryRetry } from '../queue/queue.constants';
 import { DeliverySenderService } from './delivery-sender.service';
+import { previousSecretInGrace } from '../webhooks/secret-rotation';
 import { DeliveryStore, DeliveryTarget } from './delivery.store';
 
 export const INACTIVE_WEBHOOK_ERROR = 'webhook is inactive: delivery cancelled, not sent';
@@ -59,6 +60,7 @@ export class DeliveryAttemptService {
       url: target.url,
       body: target.body,
       secretEncrypted: target.secretEncrypted,
+      previousSecretEncrypted: previousSecretInGrace(target, new Date()),
       attempt,
     });
     const final = result.ok || attempt >= this.retry.attempts;

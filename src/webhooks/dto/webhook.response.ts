@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Subscription } from '../subscription-events';
+import { previousSecretExpiry } from '../secret-rotation';
 import { WebhookEntity } from '../webhook.entity';
 import { WEBHOOK_EVENTS_SCHEMA, WEBHOOK_URL_EXAMPLE } from './webhook-fields';
 
@@ -26,7 +27,19 @@ export class WebhookResponse {
   @ApiProperty({ description: 'Last 4 characters of the signing secret', example: 'a1b2' })
   secret_hint: string;
 
-  static from(webhook: WebhookEntity): WebhookResponse {
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'Until when the secret replaced by the last PATCH of `secret` still signs deliveries ' +
+      'beside the current one (WEBHOOK_SECRET_GRACE_SECONDS); null when there is none or its ' +
+      'time is over',
+    example: '2026-01-02T09:30:00.000Z',
+  })
+  previous_secret_expires_at: string | null;
+
+  static from(webhook: WebhookEntity, now = new Date()): WebhookResponse {
     return {
       id: webhook.id,
       url: webhook.url,
@@ -35,6 +48,7 @@ export class WebhookResponse {
       created_at: webhook.createdAt.toISOString(),
       updated_at: webhook.updatedAt.toISOString(),
       secret_hint: webhook.secretHint,
+      previous_secret_expires_at: previousSecretExpiry(webhook, now)?.toISOString() ?? null,
     };
   }
 }
