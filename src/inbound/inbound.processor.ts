@@ -51,16 +51,14 @@ export class InboundProcessor {
     const row = await this.store.findById(id);
     if (!row || row.processedAt) return;
     const route = routeOf(row.event);
-    await Promise.all([
-      this.publishAsIs(row),
-      route && !('automation' in route) && this.map(row, route),
-    ]);
     if (route && 'automation' in route) {
+      await this.publishAsIs(row);
       // The automation marks the event processed once it has published its outcome.
       await this.handOver(id);
       return;
     }
-    // Unmapped events are kept as the record of what the platform sent (SPEC §5).
+    // Unmapped events are delivered only as they are, and kept as the record (SPEC §5).
+    await Promise.all([this.publishAsIs(row), route && this.map(row, route)]);
     await this.store.markProcessed(id);
   }
 
