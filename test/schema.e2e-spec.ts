@@ -61,14 +61,7 @@ describe('database schema', () => {
     const cli = new DataSource({ ...cliDataSourceOptions(t.config), migrationsRun: false });
     await cli.initialize();
     try {
-      expect(cli.entityMetadatas.map((m) => m.tableName).sort()).toEqual([
-        'deliveries',
-        'delivery_attempts',
-        'events',
-        'inbound_events',
-        'recording_downloads',
-        'webhooks',
-      ]);
+      expect(cli.entityMetadatas.map((m) => m.tableName).sort()).toEqual(ENTITY_TABLES);
       const sqlInMemory = await cli.driver.createSchemaBuilder().log();
       expect(sqlInMemory.upQueries.map((q) => q.query)).toEqual([]);
     } finally {
