@@ -7,7 +7,7 @@ import {
   registrationCreated,
 } from '../../scripts/platform/zoom-events';
 import { SUBSCRIPTION_EVENTS } from '../webhooks/subscription-events';
-import { EVENT_MAPPING, approvalStep, routeOf } from './event-mapping';
+import { EVENT_MAPPING, approvalStep, gainingEventsOf, routeOf } from './event-mapping';
 
 const UUID = '4444AAAiAAAAAiAiAiiAii==';
 const MEETING = {
@@ -119,6 +119,17 @@ describe('EVENT_MAPPING', () => {
     });
     expect(created.data.registrant).not.toBe(object.registrant);
     expect(dataOf(registrationCancelled(UUID, 1)).kind).toBe('follower.lost');
+  });
+
+  it('names the events of the same family that can gain a registrant', () => {
+    expect(gainingEventsOf('webinar.registration_denied').sort()).toEqual([
+      'webinar.registration_approved',
+      'webinar.registration_created',
+    ]);
+    expect(gainingEventsOf('meeting.registration_cancelled').sort()).toEqual([
+      'meeting.registration_approved',
+      'meeting.registration_created',
+    ]);
   });
 
   describe('approvalStep (SPEC §5 registration approval)', () => {

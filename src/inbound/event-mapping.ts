@@ -122,6 +122,20 @@ export function occurrenceIds(object: PlatformObject): string[] {
     .sort();
 }
 
+/**
+ * The events of the same family (meeting.* or webinar.*) that can gain a registrant: a loss
+ * waits for those of them still being processed.
+ */
+export function gainingEventsOf(event: string): string[] {
+  const family = event.slice(0, event.indexOf('.') + 1);
+  return Object.entries(EVENT_MAPPING)
+    .filter(([name, route]) => name.startsWith(family) && gains(route))
+    .map(([name]) => name);
+}
+
+const gains = (route: InboundRoute): boolean =>
+  'approval' in route && (route.approval === 'created' || route.approval === 'approved');
+
 /** One step of the approval rules: publish under `key`, if `onlyAfter` was published. */
 export interface ApprovalStep {
   key: string;

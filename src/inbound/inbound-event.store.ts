@@ -55,6 +55,9 @@ export abstract class InboundEventStore {
    */
   abstract markProcessed(id: string, error?: string | null): Promise<void>;
 
+  /** Whether any of the events stored under these identity keys is still unprocessed. */
+  abstract anyUnprocessed(identityKeys: string[]): Promise<boolean>;
+
   /** Records a failed processing attempt without finishing the event (the sweeper retries it). */
   abstract recordError(id: string, error: string): Promise<void>;
 
@@ -124,6 +127,17 @@ export class PgInboundEventStore extends InboundEventStore {
       { id, processedAt: IsNull() },
       { processedAt: new Date(), processError: error, downloadTokenEncrypted: null },
     );
+  }
+
+  /** Served by the unique index on identity_key. */
+  async anyUnprocessed(identityKeys: string[]): Promise<boolean> {
+    const rows = await query<{ id: string }>(
+      this.db,
+      `SELECT id FROM inbound_events
+       WHERE identity_key = ANY($1::text[]) AND processed_at IS NULL LIMIT 1`,
+      [identityKeys],
+    );
+    return rows.length > 0;
   }
 
   async recordError(id: string, error: string): Promise<void> {

@@ -9,9 +9,14 @@ export interface InboundJobData {
   inboundEventId: string;
 }
 
-/** `payload.object` of a stored event (its payload column holds the whole envelope). */
+/** `payload` of a stored event (its payload column holds the whole envelope). */
+export function platformPayloadOf(row: InboundEventEntity): PlatformObject {
+  return asRecord(row.payload.payload);
+}
+
+/** `payload.object` of a stored event. */
 export function platformObjectOf(row: InboundEventEntity): PlatformObject {
-  return asRecord(asRecord(row.payload.payload).object);
+  return asRecord(platformPayloadOf(row).object);
 }
 
 /** `source` of the notifications an inbound event causes (SPEC §4). */

@@ -5,6 +5,8 @@ import {
   registrationCreated,
 } from '../../scripts/platform/zoom-events';
 import { TestContext, newTestService } from '../../test/fakes/new-test-service';
+import { dedupeKey } from './dedupe-key';
+import { InboundEventEntity } from './inbound-event.entity';
 import { InboundProcessor } from './inbound.processor';
 
 const UUID = 'proc-uuid==';
@@ -16,16 +18,26 @@ describe('InboundProcessor', () => {
     t = await newTestService(InboundProcessor);
   });
 
-  /** Stores a platform event as the endpoint would, runs its job, and returns the row. */
-  async function processed(event: { event: string; payload: Record<string, unknown> }) {
-    const row = t.tables.addInboundEvent({
+  type Envelope = { event: string; payload: Record<string, unknown> };
+
+  /** Stores a platform event as the endpoint would (under its identity key), unprocessed. */
+  const stored = (event: Envelope) =>
+    t.tables.addInboundEvent({
       event: event.event,
+      identityKey: dedupeKey(event),
       payload: { ...event },
       trackingId: 'rid=1',
     });
-    await t.sut.process({ data: { inboundEventId: row.id } } as Parameters<
+
+  const run = (row: InboundEventEntity) =>
+    t.sut.process({ data: { inboundEventId: row.id } } as Parameters<
       InboundProcessor['process']
     >[0]);
+
+  /** Stores a platform event, runs its job, and returns the row. */
+  async function processed(event: Envelope) {
+    const row = stored(event);
+    await run(row);
     return row;
   }
 
@@ -70,5 +82,21 @@ describe('InboundProcessor', () => {
       'follower.gained',
       'follower.lost',
     ]);
+  });
+
+  it('holds a cancellation back while the registration it withdraws is not processed yet', async () => {
+    const created = stored(registrationCreated(UUID, 2));
+    const cancelled = stored(registrationCancelled(UUID, 2));
+
+    await expect(run(cancelled)).rejects.toThrow(/not processed yet; retrying/);
+    expect(cancelled.processedAt).toBeNull();
+
+    await run(created);
+    await run(cancelled);
+    expect(published().filter((kind) => !kind.startsWith('zoom.'))).toEqual([
+      'follower.gained',
+      'follower.lost',
+    ]);
+    expect(cancelled.processedAt).toBeInstanceOf(Date);
   });
 });

@@ -6,13 +6,15 @@ import { ensureJobs } from '../queue/ensure-job';
 import { OnJob } from '../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../queue/queue.constants';
 import { platformEventKind } from '../webhooks/subscription-events';
-import { InboundRoute, approvalStep, routeOf } from './event-mapping';
+import { dedupeKey } from './dedupe-key';
+import { InboundRoute, approvalStep, gainingEventsOf, routeOf } from './event-mapping';
 import { InboundEventEntity } from './inbound-event.entity';
 import { InboundEventStore } from './inbound-event.store';
 import {
   InboundJobData,
   asIsKey,
   platformObjectOf,
+  platformPayloadOf,
   publishKey,
   recordingJob,
   sourceOf,
@@ -66,11 +68,9 @@ export class InboundProcessor {
   private async publishAsIs(row: InboundEventEntity): Promise<void> {
     const kind = platformEventKind(row.event);
     if (kind === null) return;
-    const payload = row.payload.payload;
     await this.dispatcher.publish({
       kind,
-      data:
-        typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {},
+      data: platformPayloadOf(row),
       source: sourceOf(row),
       idempotencyKey: asIsKey(row),
     });
@@ -87,6 +87,10 @@ export class InboundProcessor {
       : { key: publishKey(row, route.kind) };
     const what = `inbound ${row.event} ${row.id} (tracking id ${row.trackingId})`;
     if (step === null || (step.onlyAfter && !(await this.dispatcher.published(step.onlyAfter)))) {
+      // A registration and its cancellation may be worked at once: the loss waits for the gain.
+      if (step !== null && (await this.gainPending(row))) {
+        throw new Error(`${what}: the registration it withdraws is not processed yet; retrying`);
+      }
       this.logger.log(`${what}: no ${route.kind} under the approval rules`);
       return;
     }
@@ -97,6 +101,13 @@ export class InboundProcessor {
       idempotencyKey: step.key,
     });
     this.logger.log(`${what}: published ${route.kind}`);
+  }
+
+  /** Whether an event that may gain this registrant is stored and not yet processed. */
+  private gainPending(row: InboundEventEntity): Promise<boolean> {
+    const payload = platformPayloadOf(row);
+    const keys = gainingEventsOf(row.event).map((event) => dedupeKey({ event, payload }));
+    return this.store.anyUnprocessed(keys);
   }
 
   private async handOver(id: string): Promise<void> {

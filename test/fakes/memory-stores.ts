@@ -244,6 +244,14 @@ export class MemoryInboundEventStore extends InboundEventStore {
     return Promise.resolve();
   }
 
+  anyUnprocessed(identityKeys: string[]): Promise<boolean> {
+    return Promise.resolve(
+      [...this.tables.inboundEvents.values()].some(
+        (row) => identityKeys.includes(row.identityKey) && row.processedAt === null,
+      ),
+    );
+  }
+
   recordError(id: string, error: string): Promise<void> {
     const row = this.tables.inboundEvents.get(id);
     if (row) row.processError = error;
