@@ -110,6 +110,8 @@ describe('hostile input (SPEC §7)', () => {
       identityKey: `unserialisable-${key}`,
       eventTs: 1,
       accountId: null,
+      trackingId: null,
+      downloadTokenEncrypted: null,
       payload,
     });
     const circular: Record<string, unknown> = {};

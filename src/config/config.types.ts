@@ -42,7 +42,8 @@ export interface AppConfig {
   /** 32-byte key for AES-256-GCM encryption of subscription secrets. */
   secretsEncryptionKey: Buffer;
   zoom: {
-    webhookSecretToken: string | null;
+    /** ZOOM_WEBHOOK_SECRET_TOKEN, split at commas: an event verifying with any is accepted; empty = unset. */
+    webhookSecretTokens: string[];
     webhookToleranceSeconds: number;
     accountId: string | null;
     clientId: string | null;

@@ -204,6 +204,21 @@ function httpTimeouts(reader: Reader): AppConfig['http'] {
   return { headersTimeoutMs, requestTimeoutMs };
 }
 
+/**
+ * Several platform apps, or a rotation, each bring a secret token: comma-separated, blanks
+ * around them ignored. A value that leaves an empty entry is refused rather than guessed at.
+ */
+function parseSecretTokens(reader: Reader, name: string): string[] {
+  const value = reader.raw(name);
+  if (value === undefined) return [];
+  const tokens = value.split(',').map((t) => t.trim());
+  if (tokens.some((t) => t === '')) {
+    reader.problems.push(`${name} must be one secret token or several separated by commas`);
+    return [];
+  }
+  return tokens;
+}
+
 /** Reads and validates every variable of SPEC §1 from the given environment. */
 export function loadConfig(env: Env): AppConfig {
   const r = new Reader(env);
@@ -251,7 +266,7 @@ export function loadConfig(env: Env): AppConfig {
     },
     secretsEncryptionKey: parseKey(r, 'SECRETS_ENCRYPTION_KEY', production),
     zoom: {
-      webhookSecretToken: r.optional('ZOOM_WEBHOOK_SECRET_TOKEN'),
+      webhookSecretTokens: parseSecretTokens(r, 'ZOOM_WEBHOOK_SECRET_TOKEN'),
       webhookToleranceSeconds: r.int('ZOOM_WEBHOOK_TOLERANCE_SECONDS', 300, 1, 86400),
       accountId: r.optional('ZOOM_ACCOUNT_ID'),
       clientId: r.optional('ZOOM_CLIENT_ID'),

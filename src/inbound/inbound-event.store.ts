@@ -11,11 +11,17 @@ export interface NewInboundEvent {
   eventTs: number | null;
   accountId: string | null;
   payload: Record<string, unknown>;
+  /** The platform's x-zm-trackingid header, when sent. */
+  trackingId: string | null;
+  /** The top-level download_token, already encrypted (never stored in the clear). */
+  downloadTokenEncrypted: string | null;
 }
 
 const INSERT_SQL = `
-  INSERT INTO inbound_events (event, identity_key, event_ts, account_id, payload)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[])
+  INSERT INTO inbound_events
+    (event, identity_key, event_ts, account_id, payload, tracking_id, download_token_encrypted)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[],
+                       $6::text[], $7::text[])
   ON CONFLICT (identity_key) DO NOTHING
   RETURNING id, identity_key`;
 
@@ -55,8 +61,14 @@ export abstract class InboundEventStore {
 
   abstract findById(id: string): Promise<InboundEventEntity | null>;
 
-  /** Marks the event done, unless it is already; `error` records why it was done without a notification. */
+  /**
+   * Marks the event done, unless it is already; `error` records why it was done without a
+   * notification. The event's download token is dropped then: what still needs it has a copy.
+   */
   abstract markProcessed(id: string, error?: string | null): Promise<void>;
+
+  /** Whether any of the events stored under these identity keys is still unprocessed. */
+  abstract anyUnprocessed(identityKeys: string[]): Promise<boolean>;
 
   /** Records a failed processing attempt without finishing the event (the sweeper retries it). */
   abstract recordError(id: string, error: string): Promise<void>;
@@ -103,6 +115,8 @@ export class PgInboundEventStore extends InboundEventStore {
         unique.map((r) => r.eventTs),
         unique.map((r) => r.accountId),
         unique.map((r) => r.payloadJson),
+        unique.map((r) => r.trackingId),
+        unique.map((r) => r.downloadTokenEncrypted),
       ]);
     } catch (error) {
       // One unstorable event must not fail the others that shared its statement.
@@ -131,8 +145,19 @@ export class PgInboundEventStore extends InboundEventStore {
   async markProcessed(id: string, error: string | null = null): Promise<void> {
     await this.repo.update(
       { id, processedAt: IsNull() },
-      { processedAt: new Date(), processError: error },
+      { processedAt: new Date(), processError: error, downloadTokenEncrypted: null },
     );
+  }
+
+  /** Served by the unique index on identity_key. */
+  async anyUnprocessed(identityKeys: string[]): Promise<boolean> {
+    const rows = await query<{ id: string }>(
+      this.db,
+      `SELECT id FROM inbound_events
+       WHERE identity_key = ANY($1::text[]) AND processed_at IS NULL LIMIT 1`,
+      [identityKeys],
+    );
+    return rows.length > 0;
   }
 
   async recordError(id: string, error: string): Promise<void> {

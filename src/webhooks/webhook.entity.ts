@@ -7,7 +7,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import { SubscriptionEvent } from './subscription-events';
+import { Subscription } from './subscription-events';
 
 // Indexes the migration creates in forms TypeORM cannot describe (GIN, partial, DESC);
 // synchronize: false keeps migration:generate from proposing to drop them.
@@ -29,7 +29,7 @@ export class WebhookEntity {
   url: string;
 
   @Column({ type: 'text', array: true })
-  events: SubscriptionEvent[];
+  events: Subscription[];
 
   /** AES-256-GCM ciphertext (see SecretCipherService); never leaves the service. */
   @Column({ name: 'secret_encrypted', type: 'text' })

@@ -15,6 +15,7 @@ import { EventStore } from '../../src/dispatcher/event.store';
 import { InboundEventStore } from '../../src/inbound/inbound-event.store';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { QUEUES } from '../../src/queue/queue.constants';
+import { RecordingDownloadStore } from '../../src/recordings/recording-download.store';
 import { ZoomClient } from '../../src/zoom/zoom.client';
 import { ZoomMeetingRecording } from '../../src/zoom/zoom.types';
 import { SecretCipherService } from '../../src/webhooks/secret-cipher.service';
@@ -23,6 +24,7 @@ import {
   MemoryDeliveryStore,
   MemoryEventStore,
   MemoryInboundEventStore,
+  MemoryRecordingDownloadStore,
   MemoryTables,
   MemoryWebhookStore,
 } from './memory-stores';
@@ -117,6 +119,7 @@ export async function newTestService<T>(
     { provide: EventStore, useValue: new MemoryEventStore(tables) },
     { provide: InboundEventStore, useValue: new MemoryInboundEventStore(tables) },
     { provide: WebhookStore, useValue: new MemoryWebhookStore(tables) },
+    { provide: RecordingDownloadStore, useValue: new MemoryRecordingDownloadStore(tables) },
     { provide: DeliverySenderService, useValue: sender },
     { provide: ZoomClient, useValue: zoom },
     { provide: getQueueToken(QUEUES.deliveries), useValue: deliveriesQueue },
