@@ -62,6 +62,7 @@ import {
   sampleRss,
   spawnNode,
   stopChild,
+  subscribe,
   waitReady,
   zoomHeaders,
 } from './support';
@@ -254,29 +255,14 @@ async function startApp(role: 'all' | 'api', subscriberUrls: string[]): Promise<
   });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(`${url}/health/ready`, child, 120_000);
-  await subscribeViaApi(url, subscriberUrls);
-  return httpSide(`app (APP_ROLE=${role})`, child, url, database, prefix);
-}
-
-async function subscribeViaApi(appUrl: string, urls: string[]): Promise<void> {
-  const { client_id: id, client_secret: secret } = CLIENTS.alpha;
-  const tokenRes = await fetch(`${appUrl}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: 'grant_type=client_credentials',
-  });
-  const { access_token: token } = (await tokenRes.json()) as { access_token: string };
-  for (const url of urls) {
-    const hook = await fetch(`${appUrl}/api/webhooks`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url, events: ['job.started'], secret: SUBSCRIBER_SECRET }),
+  for (const hook of subscriberUrls) {
+    await subscribe(url, CLIENTS.alpha, {
+      url: hook,
+      events: ['job.started'],
+      secret: SUBSCRIBER_SECRET,
     });
-    if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${await hook.text()}`);
   }
+  return httpSide(`app (APP_ROLE=${role})`, child, url, database, prefix);
 }
 
 /** A baseline of bench/minimal-pipeline.ts in its own process. */
@@ -452,6 +438,25 @@ const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 
 // ---------------------------------------------------------------- phases
 
+/** Each side in turn, started fresh and stopped after its measurement. */
+async function measureEach(
+  starters: (() => Promise<Side>)[],
+  subscriber: Subscriber,
+  deliver: boolean,
+): Promise<Figures[]> {
+  const figures: Figures[] = [];
+  for (const start of starters) {
+    const side = await start();
+    try {
+      figures.push(await measure(side, subscriber, deliver));
+    } finally {
+      await side.close();
+    }
+    print(figures[figures.length - 1], deliver);
+  }
+  return figures;
+}
+
 async function endToEnd(subscriber: Subscriber): Promise<Figures[][]> {
   const hook = `${subscriber.urls[0]}/hook`;
   const starters: (() => Promise<Side>)[] = [
@@ -464,16 +469,7 @@ async function endToEnd(subscriber: Subscriber): Promise<Figures[][]> {
     console.log(
       `e2e round ${round}: ${WARMUP} warm-up events delivered, then ${EVENTS} at concurrency ${CONCURRENCY}`,
     );
-    const figures: Figures[] = [];
-    for (const start of starters) {
-      const side = await start();
-      try {
-        figures.push(await measure(side, subscriber, true));
-      } finally {
-        await side.close();
-      }
-      print(figures[figures.length - 1], true);
-    }
+    const figures = await measureEach(starters, subscriber, true);
     rounds.push(figures);
   }
   return rounds;
@@ -482,17 +478,11 @@ async function endToEnd(subscriber: Subscriber): Promise<Figures[][]> {
 async function ingest(subscriber: Subscriber): Promise<Figures[]> {
   const hook = `${subscriber.urls[0]}/hook`;
   console.log(`ingest: ${WARMUP} warm-up events, then ${EVENTS} at concurrency ${CONCURRENCY}`);
-  const figures: Figures[] = [];
-  for (const start of [() => startApp('api', [hook]), () => startMinimal('ingest', hook)]) {
-    const side = await start();
-    try {
-      figures.push(await measure(side, subscriber, false));
-    } finally {
-      await side.close();
-    }
-    print(figures[figures.length - 1], false);
-  }
-  return figures;
+  return measureEach(
+    [() => startApp('api', [hook]), () => startMinimal('ingest', hook)],
+    subscriber,
+    false,
+  );
 }
 
 /** One event to FAN_OUT webhooks: time to the POST's 200, and until every webhook has it. */

@@ -108,3 +108,27 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
   clearTimeout(timer);
 }
+
+/** Creates webhooks through the app's API, as an API client would. */
+export async function subscribe(
+  appUrl: string,
+  client: { client_id: string; client_secret: string },
+  webhook: { url: string; events: string[]; secret: string },
+): Promise<void> {
+  const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
+  const tokenRes = await fetch(`${appUrl}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${basic}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials',
+  });
+  const { access_token: token } = (await tokenRes.json()) as { access_token: string };
+  const hook = await fetch(`${appUrl}/api/webhooks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(webhook),
+  });
+  if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${await hook.text()}`);
+}
