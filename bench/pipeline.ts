@@ -85,7 +85,8 @@ const BASELINE_DIR = 'dist/bench';
 /**
  * Every side runs as compiled JavaScript on plain node, as deployed (`npm run build`, then
  * `node dist/main.js`): under ts-node the compiler alone would add some 100 MB to each RSS.
- * The baselines are transpiled beside it. BENCH_NO_BUILD=1 reuses an earlier build.
+ * The baselines are transpiled beside it. BENCH_NO_BUILD=1 reuses an earlier build;
+ * BENCH_APP_ENTRY=<file> runs another build of the app (an earlier commit's, for a before/after).
  */
 function build(): void {
   if (process.env.BENCH_NO_BUILD) return;
@@ -238,7 +239,7 @@ async function startApp(role: 'all' | 'api', subscriberUrls: string[]): Promise<
   const database = await createTestDatabase();
   const prefix = `mebbench:${randomBytes(4).toString('hex')}`;
   const port = await freePort();
-  const child = spawnNode(['dist/main.js'], ROOT, {
+  const child = spawnNode([process.env.BENCH_APP_ENTRY ?? 'dist/main.js'], ROOT, {
     NODE_ENV: 'production',
     PORT: String(port),
     APP_ROLE: role,
