@@ -228,6 +228,7 @@ function httpSide(
     async close() {
       await pool.close();
       await stopChild(child);
+      if (process.env.BENCH_TRACE) await traceTables(database);
       await database.drop();
       await deleteRedisKeys(prefix);
     },
@@ -318,6 +319,21 @@ async function startMinimal(mode: 'durable' | 'ingest' | 'chain', receiverUrl: s
 }
 
 // ---------------------------------------------------------------- what is measured
+
+/** BENCH_TRACE=1: rows written and updated per table, and how many updates were HOT. */
+async function traceTables(database: TestDatabase): Promise<void> {
+  const client = new Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del
+       FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0 ORDER BY relname`,
+    );
+    console.log(rows.map((r) => JSON.stringify(r)).join('\n'));
+  } finally {
+    await client.end();
+  }
+}
 
 /** CPU seconds so far of the PostgreSQL backends serving `database`. */
 async function postgresCpuSeconds(database: TestDatabase | null): Promise<number> {
