@@ -44,9 +44,9 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { Client } from 'pg';
 import { Pool } from 'undici';
-import { SecretCipher } from '../src/webhooks/secret-cipher';
+import { SecretCipherService } from '../src/webhooks/secret-cipher.service';
 import type { AppConfig } from '../src/config/config.types';
-import { meetingStarted } from '../test/fixtures/zoom-events';
+import { meetingStarted } from '../scripts/platform/zoom-events';
 import { freePort } from '../test/support/spawn-app';
 import {
   CLIENTS,
@@ -508,7 +508,7 @@ async function fanOut(): Promise<{ answerMs: number; allMs: number }[]> {
   await receivers.start(FAN_OUT_RECEIVERS);
   const side = await startApp('all', []);
   try {
-    const cipher = new SecretCipher({ secretsEncryptionKey: ENCRYPTION_KEY } as AppConfig);
+    const cipher = new SecretCipherService({ secretsEncryptionKey: ENCRYPTION_KEY } as AppConfig);
     const paths = Array.from({ length: FAN_OUT }, (_, i) => `/fan/${i}`);
     const urls = paths.map((p, i) => `${receivers.urls[i % FAN_OUT_RECEIVERS]}${p}`);
     // Straight into the table: the API's per-client webhook limit is far below FAN_OUT.
