@@ -8,6 +8,7 @@ import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { checkWebhookUrl } from '../webhooks/ssrf-policy';
 import { createDeliveryAgent } from './delivery-agent';
 import { signBody } from './delivery-body';
+import { SecretCache } from './secret-cache';
 
 export const USER_AGENT = `meeting-event-bridge/${APP_VERSION}`;
 /** How much of a receiver's answer is kept in the delivery log. */
@@ -100,6 +101,7 @@ export class DeliverySenderService implements OnApplicationShutdown {
   private readonly agent: Agent;
   private readonly allowPrivate: boolean;
   private readonly timeoutMs: number;
+  private readonly secrets = new SecretCache();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -144,7 +146,7 @@ export class DeliverySenderService implements OnApplicationShutdown {
       }
       let secret: string;
       try {
-        secret = this.cipher.decrypt(req.secretEncrypted);
+        secret = this.secrets.get(req.secretEncrypted, (sealed) => this.cipher.decrypt(sealed));
       } catch {
         return refused(
           'the webhook secret cannot be decrypted (was SECRETS_ENCRYPTION_KEY changed?)',

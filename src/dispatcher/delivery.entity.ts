@@ -70,4 +70,8 @@ export class DeliveryEntity {
 
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
   completedAt: Date | null;
+
+  /** Until when a worker holds the delivery (claimed, attempt under way); see DeliveryStore. */
+  @Column({ name: 'lease_until', type: 'timestamptz', nullable: true, select: false })
+  leaseUntil?: Date | null;
 }

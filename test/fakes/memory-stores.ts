@@ -100,21 +100,35 @@ export class MemoryDeliveryStore extends DeliveryStore {
     super();
   }
 
-  load(deliveryId: string): Promise<DeliveryTarget | null> {
-    const delivery = this.tables.deliveries.get(deliveryId);
-    const webhook = delivery && this.tables.webhooks.get(delivery.webhookId);
-    if (!delivery || !webhook) return Promise.resolve(null);
-    return Promise.resolve({
-      id: delivery.id,
-      event: delivery.event,
-      body: delivery.body,
-      status: delivery.status,
-      attemptCount: delivery.attemptCount,
-      webhookId: webhook.id,
-      url: webhook.url,
-      secretEncrypted: webhook.secretEncrypted,
-      active: webhook.active,
-    });
+  claim(deliveryIds: string[], leaseMs: number): Promise<DeliveryTarget[]> {
+    const now = Date.now();
+    const claimed: DeliveryTarget[] = [];
+    for (const id of deliveryIds) {
+      const delivery = this.tables.deliveries.get(id);
+      const webhook = delivery && this.tables.webhooks.get(delivery.webhookId);
+      if (
+        !delivery ||
+        !webhook ||
+        delivery.status !== 'pending' ||
+        (delivery.nextAttemptAt?.getTime() ?? Infinity) > now + 1000 ||
+        (delivery.leaseUntil && delivery.leaseUntil.getTime() > now)
+      ) {
+        continue;
+      }
+      delivery.leaseUntil = new Date(now + leaseMs);
+      claimed.push({
+        id: delivery.id,
+        event: delivery.event,
+        body: delivery.body,
+        status: delivery.status,
+        attemptCount: delivery.attemptCount,
+        webhookId: webhook.id,
+        url: webhook.url,
+        secretEncrypted: webhook.secretEncrypted,
+        active: webhook.active,
+      });
+    }
+    return Promise.resolve(claimed);
   }
 
   recordAttempt(record: AttemptRecord): Promise<boolean> {
@@ -133,6 +147,7 @@ export class MemoryDeliveryStore extends DeliveryStore {
       lastError: record.result.error,
       nextAttemptAt: record.nextAttemptAt,
       completedAt: record.status === 'pending' ? null : new Date(),
+      leaseUntil: null,
       updatedAt: new Date(),
     });
     this.tables.attempts.push(record);
@@ -146,6 +161,7 @@ export class MemoryDeliveryStore extends DeliveryStore {
       status: 'failed',
       lastError: reason,
       nextAttemptAt: null,
+      leaseUntil: null,
       completedAt: new Date(),
       updatedAt: new Date(),
     });
