@@ -384,7 +384,7 @@ describe('dispatcher (role all)', () => {
     it('sends a deleted webhook nothing further', async () => {
       const route = receiver.route({ statuses: [500] });
       receiver.hold(route.path);
-      const { webhook, deliveryId } = await publishTo(route.url);
+      const { webhook } = await publishTo(route.url);
       await waitFor(() => receiver.requests(route.path).length === 1);
       await deleteWebhook(t, webhook.id);
       receiver.release(route.path);

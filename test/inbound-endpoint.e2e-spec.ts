@@ -1,10 +1,15 @@
 import fc from 'fast-check';
 import { EVENT_MAPPING } from '../src/inbound/event-mapping';
+import { INLINE_FANOUT_MAX } from '../src/inbound/inbound-event.store';
+import { startReceiver } from './support/receiver';
+import { waitFor } from './support/wait-for';
+import { insertWebhook } from './support/webhooks';
 import { request } from './support/http';
 import { queryDatabase } from './support/test-db';
 import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
 import { sendZoomEvent } from './support/zoom-sender';
 import {
+  meetingEnded,
   meetingStarted,
   meetingUpdated,
   meetingUuid,
@@ -22,6 +27,9 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
       t.database.url,
       'SELECT event, identity_key, payload FROM inbound_events ORDER BY received_at',
     );
+
+  const setActive = (id: string, active: boolean) =>
+    queryDatabase(t.database.url, 'UPDATE webhooks SET active = $2 WHERE id = $1', [id, active]);
 
   beforeAll(async () => {
     // role api: no worker takes the jobs, so what the endpoint stores stays as it stored it.
@@ -213,7 +221,7 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
       expect(res.body).toEqual({ status: 'accepted' });
       const rows = await queryDatabase(
         t.database.url,
-        `SELECT event, identity_key, event_ts, account_id, processed_at FROM inbound_events WHERE identity_key = $1`,
+        `SELECT event, identity_key, event_ts, account_id FROM inbound_events WHERE identity_key = $1`,
         [JSON.stringify(['meeting.started', 'uuid', uuid])],
       );
       expect(rows).toEqual([
@@ -222,9 +230,88 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
           identity_key: JSON.stringify(['meeting.started', 'uuid', uuid]),
           event_ts: '1735725605123',
           account_id: 'AAAAAAAAAAAAAAAAAAAAAA',
-          processed_at: null,
         },
       ]);
+    });
+
+    describe('publishing in the statement that stores the event', () => {
+      const receiver = { url: 'http://127.0.0.1:9/never-called' };
+      const published = (uuid: string, event: string) =>
+        queryDatabase<{ processed: boolean; kind: string | null; deliveries: number }>(
+          t.database.url,
+          `SELECT i.processed_at IS NOT NULL AS processed, e.kind,
+             (SELECT count(*)::int FROM deliveries d WHERE d.event_id = e.id) AS deliveries
+           FROM inbound_events i
+           LEFT JOIN events e ON e.idempotency_key = 'inbound:' || i.id || ':' || $2
+           WHERE i.identity_key = $1`,
+          [
+            JSON.stringify([event, 'uuid', uuid]),
+            event === 'meeting.started' ? 'job.started' : 'job.completed',
+          ],
+        );
+
+      it('has a mapped event published, with its deliveries, by the time it answers', async () => {
+        const hooks = [
+          await insertWebhook(t, { url: receiver.url, events: ['job.started'] }),
+          await insertWebhook(t, { url: receiver.url, events: ['job.started'] }),
+        ];
+        try {
+          const uuid = meetingUuid();
+          expect((await sendZoomEvent(t.baseUrl, meetingStarted(uuid))).body).toEqual({
+            status: 'accepted',
+          });
+          // No worker runs here (role api): only the request's own statement wrote these.
+          expect(await published(uuid, 'meeting.started')).toEqual([
+            { processed: true, kind: 'job.started', deliveries: 2 },
+          ]);
+          // A redelivery adds nothing.
+          expect((await sendZoomEvent(t.baseUrl, meetingStarted(uuid))).body).toEqual({
+            status: 'duplicate',
+          });
+          expect(await published(uuid, 'meeting.started')).toEqual([
+            { processed: true, kind: 'job.started', deliveries: 2 },
+          ]);
+        } finally {
+          for (const hook of hooks) await setActive(hook.id, false);
+        }
+      });
+
+      it(`leaves an event that reaches more than ${INLINE_FANOUT_MAX} webhooks to the queue, which delivers it to each once`, async () => {
+        const target = await startReceiver();
+        const routes = Array.from({ length: INLINE_FANOUT_MAX + 1 }, () => target.route());
+        const hooks = [];
+        for (const route of routes) {
+          hooks.push(await insertWebhook(t, { url: route.url, events: ['job.completed'] }));
+        }
+        let worker: TestApp | undefined;
+        try {
+          const uuid = meetingUuid();
+          expect((await sendZoomEvent(t.baseUrl, meetingEnded(uuid))).body).toEqual({
+            status: 'accepted',
+          });
+          // Stored only; the fan-out waits for a worker.
+          expect(await published(uuid, 'meeting.ended')).toEqual([
+            { processed: false, kind: null, deliveries: 0 },
+          ]);
+          worker = await startTestApp({
+            database: t.database,
+            queuePrefix: t.config.redis.prefix,
+            env: { APP_ROLE: 'worker' },
+          });
+          await waitFor(() => routes.every((r) => target.requests(r.path).length > 0), {
+            timeoutMs: 30000,
+            what: `every one of the ${routes.length} webhooks notified`,
+          });
+          expect(routes.map((r) => target.requests(r.path).length)).toEqual(routes.map(() => 1));
+          expect(await published(uuid, 'meeting.ended')).toEqual([
+            { processed: true, kind: 'job.completed', deliveries: routes.length },
+          ]);
+        } finally {
+          await worker?.close();
+          for (const hook of hooks) await setActive(hook.id, false);
+          await target.close();
+        }
+      }, 60000);
     });
 
     it('acknowledges a redelivery with other tokens and URLs as duplicate, storing it once', async () => {

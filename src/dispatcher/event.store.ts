@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batch';
 import { preparedQuery, query } from '../database/query';
 import { EventKind, SubscriptionEvent } from '../webhooks/subscription-events';
-import { EventSource, deliveryBody } from './delivery-body';
+import { EventSource, deliveryBody, toJsonb } from './delivery-body';
 import { DeliveryEntity, DeliveryStatus } from './delivery.entity';
 
 /** An event about to be published; `deliveryBody` of it is what its deliveries send. */
@@ -45,16 +45,6 @@ export abstract class EventStore {
    * active; null otherwise.
    */
   abstract insertTest(webhookId: string, event: NewEvent): Promise<DeliveryEntity | null>;
-}
-
-/**
- * JSON for a jsonb column. jsonb cannot hold U+0000, which a meeting topic or a name may carry;
- * the record keeps U+FFFD there, while the body (text) sends the exact characters.
- */
-function toJsonb(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === 'string' ? v.replaceAll('\u0000', '\uFFFD') : v,
-  );
 }
 
 // One statement (one round trip, one implicit transaction) for a batch of events: each event

@@ -15,7 +15,16 @@ import {
 } from '../zoom/webhook-signature';
 import { answerCrcChallenge } from './crc-challenge';
 import { dedupeKey } from './dedupe-key';
-import { InboundEventStore, isDataException } from './inbound-event.store';
+import { randomUUID } from 'node:crypto';
+import { EventSource, deliveryBody, toJsonb } from '../dispatcher/delivery-body';
+import { DispatcherService } from '../dispatcher/dispatcher.service';
+import { asRecord, routeOf } from './event-mapping';
+import {
+  InboundEventStore,
+  IngestPlan,
+  StoredInboundEvent,
+  isDataException,
+} from './inbound-event.store';
 import { InboundJobData, inboundJob } from './inbound-job';
 import { PlatformEnvelope, URL_VALIDATION_EVENT, parseEnvelope } from './platform-envelope';
 
@@ -32,8 +41,57 @@ type Outcome = 'accepted' | 'duplicate' | 'rejected' | 'unavailable';
 const UNVERIFIED = '(unverified)';
 
 /**
- * POST /zoom/events (SPEC §5): verify, answer the URL validation, or store and queue. Mapping
- * and publishing happen later from the inbound queue, so the platform gets its 200 at once.
+ * The envelope as stored: the request's own bytes, unless it carries the download token, a
+ * credential for the recording files that is neither kept nor passed on.
+ */
+function storedPayload(envelope: Record<string, unknown>, rawBody: Buffer): string {
+  if (!('download_token' in envelope)) return rawBody.toString('utf8');
+  const kept = { ...envelope };
+  delete kept.download_token;
+  return JSON.stringify(kept);
+}
+
+/**
+ * What the statement that stores the event does next (IngestPlan): a mapped event is
+ * published with it, its notification built here; a recording event is left to the queue;
+ * any other is the record only.
+ */
+function ingestPlan(
+  envelope: PlatformEnvelope,
+  eventTs: number | null,
+  accountId: string | null,
+): IngestPlan {
+  const route = routeOf(envelope.event);
+  if (!route) return { then: 'done' };
+  if ('automation' in route) return { then: 'queue' };
+  const id = randomUUID();
+  const createdAt = new Date();
+  const data = route.data(asRecord(envelope.payload.object));
+  // As sourceOf() gives it for a stored event, the time of arrival standing in for event_ts.
+  const source: EventSource = {
+    platform: 'zoom',
+    event: envelope.event,
+    event_ts: eventTs ?? createdAt.getTime(),
+    account_id: accountId ?? '',
+  };
+  return {
+    then: 'publish',
+    event: {
+      id,
+      kind: route.kind,
+      createdAt,
+      data: toJsonb(data),
+      source: toJsonb(source),
+      body: deliveryBody({ id, kind: route.kind, createdAt, data, source }),
+    },
+  };
+}
+
+/**
+ * POST /zoom/events (SPEC §5): verify, answer the URL validation, or store. A mapped event is
+ * published in the statement that stores it (its deliveries queued right after), so it needs
+ * no inbound job; recording events, and events whose kind reaches more webhooks than the
+ * request should wait for, are stored unprocessed and handled from the inbound queue.
  */
 @Injectable()
 export class InboundService {
@@ -46,6 +104,7 @@ export class InboundService {
     private readonly store: InboundEventStore,
     @InjectQueue(QUEUES.inbound) private readonly queue: Queue<InboundJobData>,
     private readonly metrics: MetricsService,
+    private readonly dispatcher: DispatcherService,
   ) {}
 
   async receive(
@@ -85,35 +144,37 @@ export class InboundService {
       const plainToken = envelope.payload.plainToken as string;
       return answerCrcChallenge(secret, plainToken);
     }
-    return this.storeAndQueue(envelope);
+    return this.storeAndQueue(envelope, rawBody);
   }
 
   private async storeAndQueue(
     envelope: PlatformEnvelope & Record<string, unknown>,
+    rawBody: Buffer,
   ): Promise<InboundAck> {
-    // The download token is a credential for the recording files; it is neither kept nor passed on.
-    const stored: Record<string, unknown> = { ...envelope };
-    delete stored.download_token;
     const eventTs = Number.isSafeInteger(envelope.event_ts) ? (envelope.event_ts as number) : null;
-    const accountId = envelope.payload.account_id;
-    let id: string | null;
+    const accountId =
+      typeof envelope.payload.account_id === 'string' ? envelope.payload.account_id : null;
+    let stored: StoredInboundEvent | null;
     try {
-      id = await this.store.insert({
+      stored = await this.store.insert({
+        id: randomUUID(),
         event: envelope.event,
         identityKey: dedupeKey(envelope),
         eventTs,
-        accountId: typeof accountId === 'string' ? accountId : null,
-        payload: stored,
+        accountId,
+        payload: storedPayload(envelope, rawBody),
+        plan: ingestPlan(envelope, eventTs, accountId),
       });
     } catch (error) {
       throw this.storeFailure(envelope.event, error);
     }
-    if (id === null) {
+    if (stored === null) {
       this.count(envelope.event, 'duplicate');
       return { status: 'duplicate' };
     }
     this.count(envelope.event, 'accepted');
-    this.enqueue(id);
+    if (!stored.processed) this.enqueue(stored.id);
+    else this.dispatcher.queueDeliveries(stored.deliveryIds);
     return { status: 'accepted' };
   }
 

@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { deliveryBody } from '../../src/dispatcher/delivery-body';
+import { EventSource, deliveryBody } from '../../src/dispatcher/delivery-body';
 import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
 import { AttemptRecord, DeliveryStore, DeliveryTarget } from '../../src/dispatcher/delivery.store';
 import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.store';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
-import { InboundEventStore, NewInboundEvent } from '../../src/inbound/inbound-event.store';
+import {
+  INLINE_FANOUT_MAX,
+  InboundEventStore,
+  NewInboundEvent,
+  StoredInboundEvent,
+} from '../../src/inbound/inbound-event.store';
 import { Cursor } from '../../src/common/cursor';
 import { isSubscriptionEvent } from '../../src/webhooks/subscription-events';
 import { WebhookEntity } from '../../src/webhooks/webhook.entity';
@@ -218,14 +223,44 @@ export class MemoryInboundEventStore extends InboundEventStore {
     super();
   }
 
-  insert(row: NewInboundEvent): Promise<string | null> {
+  insert(row: NewInboundEvent): Promise<StoredInboundEvent | null> {
     const rows = [...this.tables.inboundEvents.values()];
     if (rows.some((r) => r.identityKey === row.identityKey)) return Promise.resolve(null);
+    const { plan, payload, ...fields } = row;
+    const inline = plan.then === 'publish' ? plan.event : null;
+    const reach = inline
+      ? [...this.tables.webhooks.values()].filter(
+          (webhook) => webhook.active && webhook.events.some((kind) => kind === inline.kind),
+        )
+      : [];
+    const processed =
+      plan.then === 'done' || (inline !== null && reach.length <= INLINE_FANOUT_MAX);
     const stored = this.tables.addInboundEvent({
-      ...row,
+      ...fields,
       eventTs: row.eventTs === null ? null : String(row.eventTs),
+      payload: JSON.parse(payload) as Record<string, unknown>,
+      processedAt: processed ? new Date() : null,
     });
-    return Promise.resolve(stored.id);
+    const deliveryIds: string[] = [];
+    if (inline && processed) {
+      this.tables.events.set(inline.id, {
+        id: inline.id,
+        kind: inline.kind,
+        createdAt: inline.createdAt,
+        data: JSON.parse(inline.data) as Record<string, unknown>,
+        source: JSON.parse(inline.source) as EventSource,
+        idempotencyKey: `inbound:${stored.id}:${inline.kind}`,
+      });
+      for (const webhook of reach) {
+        const { id } = this.tables.addDelivery(webhook.id, {
+          eventId: inline.id,
+          event: inline.kind,
+          body: inline.body,
+        });
+        deliveryIds.push(id);
+      }
+    }
+    return Promise.resolve({ id: stored.id, processed, deliveryIds });
   }
 
   findById(id: string): Promise<InboundEventEntity | null> {
