@@ -10,6 +10,9 @@ import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
 import { AppConfig, Scope } from './config/config.types';
 import { isZoomEventsRequest } from './inbound/inbound.controller';
+import { InboundService } from './inbound/inbound.service';
+import { RequestListener, zoomEventsRoute } from './inbound/zoom-events.route';
+import { MetricsService } from './metrics/metrics.service';
 
 export const BODY_LIMIT = '1mb';
 
@@ -65,7 +68,19 @@ export async function createApp(
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
-  app.use(requestLogger(config, options.logStream));
+  const httpLogger = requestLogger(config, options.logStream);
+  app.use(httpLogger);
+  if (config.role.api) {
+    // The platform's events skip Express and Nest altogether (src/inbound/zoom-events.route.ts).
+    const server = app.getHttpServer();
+    const [express] = server.listeners('request') as RequestListener[];
+    server.removeAllListeners('request');
+    const inbound = app.get(InboundService);
+    server.on(
+      'request',
+      zoomEventsRoute(inbound, app.get(MetricsService), httpLogger.logger, express),
+    );
+  }
   // Platform webhooks are verified over their exact bytes before anything parses them, so that
   // route takes its body raw (whatever the content type) and the parsers below then skip it:
   // a forged request is 401 whatever its body, and only a verified one can be 400 for bad JSON.

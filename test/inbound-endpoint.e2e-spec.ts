@@ -213,6 +213,72 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
     });
   });
 
+  describe('served outside Express: the same request id, log line and metrics', () => {
+    interface Line {
+      msg: string;
+      req: { id: string; method: string; url: string; headers: Record<string, string> };
+      res: { statusCode: number; headers: Record<string, string> };
+      responseTime: number;
+    }
+    const completionLines = (id: string): Line[] =>
+      t.logs
+        .map((l) => JSON.parse(l) as Line)
+        .filter((l) => l.req?.id === id && l.res !== undefined);
+    const metric = async (sample: string) => {
+      const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
+      return line ? Number(line.slice(sample.length + 1)) : 0;
+    };
+    const counted = (status: number) =>
+      metric(`http_requests_total{method="POST",route="/zoom/events",status="${status}"}`);
+
+    it('writes one completion line per request with its id, whatever the outcome, and counts it', async () => {
+      const run = Math.random().toString(36).slice(2, 10);
+      const event = JSON.stringify(meetingStarted(meetingUuid()));
+      const cases: [string, Record<string, string>, string, number][] = [
+        ['accepted', zoomHeaders(ZOOM_SECRET_TOKEN, event), event, 200],
+        ['unsigned', { 'content-type': 'application/json' }, event, 401],
+        ['malformed', zoomHeaders(ZOOM_SECRET_TOKEN, '{"event":'), '{"event":', 400],
+        ['too-large', { 'content-type': 'application/json' }, 'x'.repeat(1024 * 1024 + 1), 413],
+      ];
+      const before = new Map<number, number>();
+      for (const [, , , status] of cases) before.set(status, await counted(status));
+      for (const [name, headers, body, status] of cases) {
+        const res = await request(t.baseUrl, 'POST', `/zoom/events?case=${name}`, {
+          headers: { ...headers, 'x-request-id': `${run}-${name}` },
+          body,
+        });
+        expect([name, res.status, res.headers.get('x-request-id')]).toEqual([
+          name,
+          status,
+          `${run}-${name}`,
+        ]);
+        expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        if (status !== 200) expect(res.body).toMatchObject({ statusCode: status });
+      }
+      for (const [name, headers, , status] of cases) {
+        const lines = completionLines(`${run}-${name}`);
+        expect([name, lines.length]).toEqual([name, 1]);
+        expect(lines[0]).toMatchObject({
+          msg: 'request completed',
+          req: { method: 'POST', url: `/zoom/events?case=${name}` },
+          res: { statusCode: status, headers: { 'x-request-id': `${run}-${name}` } },
+          responseTime: expect.any(Number),
+        });
+        if (headers['x-zm-signature']) {
+          expect(lines[0].req.headers['x-zm-signature']).toBe('[redacted]');
+        }
+        expect(await counted(status)).toBe(before.get(status)! + 1);
+      }
+      // A hostile request id is replaced, as on every other route.
+      const res = await request(t.baseUrl, 'POST', '/zoom/events', {
+        headers: { 'x-request-id': 'bad id\twith tab' },
+        body: event,
+      });
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    });
+  });
+
   describe('storage and de-duplication', () => {
     it('stores an accepted event and answers 200 accepted', async () => {
       const uuid = meetingUuid();

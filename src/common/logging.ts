@@ -7,6 +7,18 @@ import { AppConfig } from '../config/config.types';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** The request's id: its x-request-id when that is sane, else a new one; set on the response. */
+export function requestIdFor(req: IncomingMessage, res: ServerResponse): string {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  res.setHeader('x-request-id', id);
+  return id;
+}
+
+/** The level of a request's completion line. */
+export const completionLevel = (status: number, err?: unknown): 'error' | 'warn' | 'info' =>
+  err || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+
 /**
  * One JSON line per request, with a request id (taken from x-request-id when sane) echoed in
  * the response. Credentials never reach the log: redaction covers every header that can carry
@@ -25,16 +37,10 @@ function httpLoggerOptions(config: AppConfig): Options {
       ],
       censor: '[redacted]',
     },
-    genReqId: (req: IncomingMessage, res: ServerResponse) => {
-      const given = req.headers['x-request-id'];
-      const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-      res.setHeader('x-request-id', id);
-      return id;
-    },
+    genReqId: requestIdFor,
     // Health probes and scrapes would drown the useful lines.
     autoLogging: { ignore: (req) => /^\/(health|metrics)\b/.test(req.url ?? '') },
-    customLogLevel: (_req, res, err) =>
-      err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    customLogLevel: (_req, res, err) => completionLevel(res.statusCode, err),
   };
 }
 
