@@ -43,9 +43,12 @@ export class DeliveryEntity {
   @Column({ type: 'text' })
   event: EventKind;
 
-  /** The exact bytes every attempt sends, fixed at creation so signatures never drift. */
-  @Column({ type: 'text' })
-  body: string;
+  /**
+   * The exact bytes every attempt sends, for deliveries stored before the body moved to the
+   * event (events.body); null otherwise.
+   */
+  @Column({ type: 'text', nullable: true })
+  body: string | null;
 
   @Column({ type: 'text', default: 'pending' })
   status: DeliveryStatus;

@@ -52,12 +52,13 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
 // a delivery queued twice (the sweeper, a retried job) is still sent once at a time.
 const CLAIM_SQL = `
   UPDATE deliveries d SET lease_until = now() + make_interval(secs => $2::int / 1000.0)
-  FROM webhooks w
-  WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id AND d.status = 'pending'
+  FROM webhooks w, events e
+  WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id AND e.id = d.event_id
+    AND d.status = 'pending'
     AND d.next_attempt_at <= now() + interval '1 second'
     AND (d.lease_until IS NULL OR d.lease_until <= now())
-  RETURNING d.id, d.event, d.body, d.status, d.attempt_count, d.webhook_id,
-    w.url, w.secret_encrypted, w.active`;
+  RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
+    d.webhook_id, w.url, w.secret_encrypted, w.active`;
 
 // The attempt rows and the deliveries' new states, for a batch of attempts, in one statement.
 // An update only applies while its delivery is pending at the attempt count the worker started

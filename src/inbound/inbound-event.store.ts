@@ -83,16 +83,16 @@ const INGEST_SQL = `
     RETURNING id, processed_at
   ),
   ev AS (
-    INSERT INTO events (id, kind, data, source, idempotency_key, created_at)
+    INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body)
     SELECT i.event_id, i.kind, i.data, i.source, 'inbound:' || i.id || ':' || i.kind,
-      i.created_at
+      i.created_at, i.body
     FROM stored s JOIN input i ON i.id = s.id
     WHERE i.plan = 'publish' AND s.processed_at IS NOT NULL
     RETURNING id
   ),
   d AS (
-    INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at)
-    SELECT w.id, i.event_id, i.kind, i.body, now()
+    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at)
+    SELECT w.id, i.event_id, i.kind, now()
     FROM ev JOIN input i ON i.event_id = ev.id
     JOIN webhooks w ON w.active AND w.events @> ARRAY[i.kind]
     RETURNING id, event_id

@@ -124,7 +124,8 @@ export class MemoryDeliveryStore extends DeliveryStore {
       claimed.push({
         id: delivery.id,
         event: delivery.event,
-        body: delivery.body,
+        // In memory every delivery keeps its body; the SQL reads it off the event.
+        body: delivery.body ?? '',
         status: delivery.status,
         attemptCount: delivery.attemptCount,
         webhookId: webhook.id,
