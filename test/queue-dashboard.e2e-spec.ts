@@ -109,7 +109,7 @@ describe('queue dashboard (/admin/queues)', () => {
           (q) => q.name === 'deliveries',
         );
         const retry = queue?.jobs.find((job) => job.data.deliveryIds?.includes(deliveryId));
-        return retry && { res, queue };
+        return queue && retry && { res, queue };
       },
       { what: 'the delivery as a delayed job in the dashboard' },
     );

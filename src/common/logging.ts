@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DestinationStream } from 'pino';
+import { type DestinationStream, pino } from 'pino';
 import { Params } from 'nestjs-pino';
 import { HttpLogger, Options, pinoHttp } from 'pino-http';
 import { AppConfig } from '../config/config.types';
@@ -50,12 +50,30 @@ function httpLoggerOptions(config: AppConfig): Options {
  * neither a request id nor a log line.
  */
 export function requestLogger(config: AppConfig, stream?: DestinationStream): HttpLogger {
-  const options = httpLoggerOptions(config);
-  return stream ? pinoHttp(options, stream) : pinoHttp(options);
+  return pinoHttp(httpLoggerOptions(config), stream ?? stdout());
 }
 
 /** For LoggerModule: it binds the req.log that requestLogger set, and logs outside requests. */
 export function loggerParams(config: AppConfig, stream?: DestinationStream): Params {
-  const options = httpLoggerOptions(config);
-  return { pinoHttp: stream ? [options, stream] : options, useExisting: true };
+  return { pinoHttp: [httpLoggerOptions(config), stream ?? stdout()], useExisting: true };
+}
+
+/** Lines gather up to this many bytes before one write; at most LOG_FLUSH_MS late. */
+const LOG_BUFFER_BYTES = 4096;
+const LOG_FLUSH_MS = 100;
+let stdoutStream: DestinationStream | undefined;
+
+/**
+ * stdout, shared by every logger of the process and buffered: one write for many lines rather
+ * than one each (on a busy API process, a write per request line cost more than the line), so
+ * a line may reach stdout up to LOG_FLUSH_MS late. One writer keeps lines whole; what is
+ * buffered is written out when the process exits (pino flushes its destinations then).
+ */
+function stdout(): DestinationStream {
+  stdoutStream ??= pino.destination({
+    dest: 1,
+    minLength: LOG_BUFFER_BYTES,
+    periodicFlush: LOG_FLUSH_MS,
+  });
+  return stdoutStream;
 }
