@@ -30,7 +30,8 @@
  *     [rounds=1] [phases=e2e,ingest,fanout]
  *
  * With rounds > 1 the e2e sides alternate round by round, so a change in the machine's load
- * hits every side; the summary takes each side's median.
+ * hits every side; the summary takes each side's median. BENCH_BEFORE_ENTRY=<file> adds an
+ * earlier build of the app as one more side of every phase, for a before/after in one run.
  */
 import Redis from 'ioredis';
 import { ChildProcess, execFileSync } from 'node:child_process';
@@ -236,11 +237,19 @@ function httpSide(
 }
 
 /** The app in its own process (src/main.ts), as deployed. */
-async function startApp(role: 'all' | 'api', subscriberUrls: string[]): Promise<Side> {
+/** BENCH_BEFORE_ENTRY=<file>: an earlier build of the app, measured as one more side. */
+const BEFORE = process.env.BENCH_BEFORE_ENTRY;
+
+async function startApp(
+  role: 'all' | 'api',
+  subscriberUrls: string[],
+  entry = process.env.BENCH_APP_ENTRY ?? 'dist/main.js',
+  label = 'app',
+): Promise<Side> {
   const database = await createTestDatabase();
   const prefix = `mebbench:${randomBytes(4).toString('hex')}`;
   const port = await freePort();
-  const child = spawnNode([process.env.BENCH_APP_ENTRY ?? 'dist/main.js'], ROOT, {
+  const child = spawnNode([entry], ROOT, {
     NODE_ENV: 'production',
     PORT: String(port),
     APP_ROLE: role,
@@ -264,7 +273,7 @@ async function startApp(role: 'all' | 'api', subscriberUrls: string[]): Promise<
       secret: SUBSCRIBER_SECRET,
     });
   }
-  return httpSide(`app (APP_ROLE=${role})`, child, url, database, prefix);
+  return httpSide(`${label} (APP_ROLE=${role})`, child, url, database, prefix);
 }
 
 /** A baseline of bench/minimal-pipeline.ts in its own process. */
@@ -480,6 +489,7 @@ async function endToEnd(subscriber: Subscriber): Promise<Figures[][]> {
     () => startApp('all', [hook]),
     () => startMinimal('durable', hook),
     () => startMinimal('chain', hook),
+    ...(BEFORE ? [() => startApp('all', [hook], BEFORE, 'app before')] : []),
   ];
   const rounds: Figures[][] = [];
   for (let round = 1; round <= ROUNDS; round++) {
@@ -496,17 +506,24 @@ async function ingest(subscriber: Subscriber): Promise<Figures[]> {
   const hook = `${subscriber.urls[0]}/hook`;
   console.log(`ingest: ${WARMUP} warm-up events, then ${EVENTS} at concurrency ${CONCURRENCY}`);
   return measureEach(
-    [() => startApp('api', [hook]), () => startMinimal('ingest', hook)],
+    [
+      () => startApp('api', [hook]),
+      () => startMinimal('ingest', hook),
+      ...(BEFORE ? [() => startApp('api', [hook], BEFORE, 'app before')] : []),
+    ],
     subscriber,
     false,
   );
 }
 
 /** One event to FAN_OUT webhooks: time to the POST's 200, and until every webhook has it. */
-async function fanOut(): Promise<{ answerMs: number; firstMs: number; allMs: number }[]> {
+async function fanOut(
+  entry?: string,
+  label = 'app',
+): Promise<{ answerMs: number; firstMs: number; allMs: number }[]> {
   const receivers = new Subscriber();
   await receivers.start(FAN_OUT_RECEIVERS);
-  const side = await startApp('all', []);
+  const side = await startApp('all', [], entry, label);
   try {
     const cipher = new SecretCipherService({ secretsEncryptionKey: ENCRYPTION_KEY } as AppConfig);
     const paths = Array.from({ length: FAN_OUT }, (_, i) => `/fan/${i}`);
@@ -570,6 +587,7 @@ async function main(): Promise<void> {
     const e2e = PHASES.includes('e2e') ? await endToEnd(subscriber) : [];
     const ing = PHASES.includes('ingest') ? await ingest(subscriber) : [];
     const fan = PHASES.includes('fanout') ? await fanOut() : [];
+    const fanBefore = PHASES.includes('fanout') && BEFORE ? await fanOut(BEFORE, 'app before') : [];
 
     console.log('\nsummary' + (ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''));
     const lines: string[] = [];
@@ -591,6 +609,19 @@ async function main(): Promise<void> {
         `  e2e ingest during the burst: app ${f0(app.ingest)}/s, durable ${f0(durable.ingest)}/s (${ratio(app.ingest, durable.ingest)})`,
         `  peak RSS in the burst: app ${f0(app.rss)} MB (target < 200 MB: ${app.rss < 200 ? 'met' : 'MISSED'}), durable ${f0(durable.rss)} MB, chain ${f0(chain.rss)} MB`,
       );
+      if (BEFORE) {
+        const before = {
+          rate: of(3, (f) => f.deliveriesPerSecond),
+          p50: of(3, (f) => f.arrivalP50),
+          p99: of(3, (f) => f.arrivalP99),
+          rss: of(3, (f) => f.peakRssMb),
+        };
+        lines.push(
+          `  app before: ${f0(before.rate)} deliveries/s (${ratio(before.rate, durable.rate)} of durable), ` +
+            `p50 ${f0(before.p50)} ms p99 ${f0(before.p99)} ms, peak RSS ${f0(before.rss)} MB; ` +
+            `after ÷ before ${ratio(app.rate, before.rate)}`,
+        );
+      }
     }
     if (ing.length > 0) {
       const [app, minimal] = ing;
@@ -599,12 +630,24 @@ async function main(): Promise<void> {
           `app ÷ minimal ${ratio(app.ingestPerSecond, minimal.ingestPerSecond)} ` +
           `(target ≥ 0.5x: ${app.ingestPerSecond >= 0.5 * minimal.ingestPerSecond ? 'met' : 'MISSED'})`,
       );
+      if (ing[2]) {
+        lines.push(
+          `  ingest, app before (api): ${f0(ing[2].ingestPerSecond)}/s ` +
+            `(${ratio(ing[2].ingestPerSecond, minimal.ingestPerSecond)} of minimal)`,
+        );
+      }
     }
     if (fan.length > 0) {
       const worst = Math.max(...fan.map((r) => r.allMs));
       lines.push(
         `  fan-out to ${FAN_OUT}: slowest of ${fan.length} ${f0(worst)} ms (target < 1 s: ${worst < 1000 ? 'met' : 'MISSED'}), ` +
           `answered in at most ${f0(Math.max(...fan.map((r) => r.answerMs)))} ms`,
+      );
+    }
+    if (fanBefore.length > 0) {
+      lines.push(
+        `  fan-out to ${FAN_OUT}, app before: slowest of ${fanBefore.length} ` +
+          `${f0(Math.max(...fanBefore.map((r) => r.allMs)))} ms`,
       );
     }
     console.log(lines.join('\n'));
