@@ -21,9 +21,8 @@
  *   npx ts-node --transpile-only bench/inbound.ts [seconds=10] [connections=32] [phases=123]
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -38,6 +37,8 @@ import {
   ZOOM_SECRET_TOKEN,
   deleteRedisKeys,
 } from '../test/support/test-app';
+import { freePort } from '../test/support/spawn-app';
+import { cpuSecondsOf, percentile, stopChild, subscribe, waitReady, zoomHeaders } from './support';
 
 const SECONDS = Math.min(Number(process.argv[2] ?? 10), 60);
 const CONNECTIONS = Math.min(Number(process.argv[3] ?? 32), 256);
@@ -45,10 +46,6 @@ const PHASES = process.argv[4] ?? '123';
 const MAX_EVENTS_PER_PHASE = 200_000;
 const ROOT = join(__dirname, '..');
 
-const percentile = (values: number[], p: number) =>
-  values.length === 0
-    ? NaN
-    : [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 const ms = (v: number) => `${v.toFixed(1).padStart(6)} ms`;
 
 let sequence = 0;
@@ -56,20 +53,7 @@ let sequence = 0;
 function signedEvent(): { body: string; headers: Record<string, string>; uuid: string } {
   const uuid = `${randomBytes(12).toString('base64')}${++sequence}`;
   const body = JSON.stringify(meetingStarted(uuid, Date.now()));
-  const ts = String(Math.floor(Date.now() / 1000));
-  const sig = createHmac('sha256', ZOOM_SECRET_TOKEN)
-    .update(`v0:${ts}:`)
-    .update(body)
-    .digest('hex');
-  return {
-    body,
-    uuid,
-    headers: {
-      'content-type': 'application/json',
-      'x-zm-request-timestamp': ts,
-      'x-zm-signature': `v0=${sig}`,
-    },
-  };
+  return { body, uuid, headers: zoomHeaders(body, ZOOM_SECRET_TOKEN) };
 }
 
 interface Target {
@@ -159,15 +143,6 @@ async function openLoop(target: Target, perSecond: number, warm = true) {
   return Object.assign(done, { cpuBefore });
 }
 
-function cpuSecondsOf(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks
-  } catch {
-    return NaN;
-  }
-}
-
 function connect(url: string, child: ChildProcess, close: () => Promise<void>): Target {
   const pool = new Pool(url, { connections: CONNECTIONS, pipelining: 1 });
   return {
@@ -176,36 +151,6 @@ function connect(url: string, child: ChildProcess, close: () => Promise<void>): 
     cpuSeconds: () => cpuSecondsOf(child.pid),
     close: async () => (await pool.close(), close()),
   };
-}
-
-async function waitReady(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(`${url}/health/ready`);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} not ready in 60 s`);
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  child.kill('SIGTERM');
-  await once(child, 'exit');
-}
-
-/** A port the kernel just handed out, so parallel runs on this machine do not collide. */
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 /** The real app in its own process (src/main.ts, as `npm start`). */
@@ -244,8 +189,8 @@ async function startApp(
     },
   );
   const url = `http://127.0.0.1:${port}`;
-  await waitReady(url, child);
-  return connect(url, child, () => stop(child));
+  await waitReady(`${url}/health/ready`, child);
+  return connect(url, child, () => stopChild(child));
 }
 
 /** The baseline: node:http, read the body, the same HMAC and constant-time compare, 200. */
@@ -274,7 +219,7 @@ async function startBaseline(): Promise<Target> {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const [port] = (await once(child, 'message')) as [number];
-  return connect(`http://127.0.0.1:${port}`, child, () => stop(child));
+  return connect(`http://127.0.0.1:${port}`, child, () => stopChild(child));
 }
 
 async function count(db: TestDatabase, sql: string): Promise<number> {
@@ -356,23 +301,12 @@ async function startSubscriber() {
   };
 }
 
-async function subscribe(app: Target, url: string): Promise<void> {
-  const { client_id: id, client_secret: secret } = CLIENTS.alpha;
-  const tokenRes = await fetch(`${app.url}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: 'grant_type=client_credentials',
+async function subscribeJobStarted(app: Target, url: string): Promise<void> {
+  await subscribe(app.url, CLIENTS.alpha, {
+    url,
+    events: ['job.started'],
+    secret: 'bench-subscriber-secret-0123',
   });
-  const { access_token: token } = (await tokenRes.json()) as { access_token: string };
-  const hook = await fetch(`${app.url}/api/webhooks`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ url, events: ['job.started'], secret: 'bench-subscriber-secret-0123' }),
-  });
-  if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${await hook.text()}`);
 }
 
 async function main(): Promise<void> {
@@ -435,7 +369,7 @@ async function endToEnd(deployment: Deployment): Promise<void> {
       ) {
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      await subscribe(app, subscriber.url);
+      await subscribeJobStarted(app, subscriber.url);
       const sent = await openLoop(app, 200, false);
       const deadline = Date.now() + 30_000;
       while (subscriber.arrivals.size < sent.length && Date.now() < deadline) {

@@ -14,6 +14,9 @@ import { APP_VERSION } from './common/version';
 import { AppConfig, Scope } from './config/config.types';
 import { addNotificationSchemas } from './inbound/dto/zoom-event.dto';
 import { isZoomEventsRequest } from './inbound/inbound.controller';
+import { InboundService } from './inbound/inbound.service';
+import { RequestListener, zoomEventsRoute } from './inbound/zoom-events.route';
+import { MetricsService } from './metrics/metrics.service';
 
 export const BODY_LIMIT = '1mb';
 
@@ -75,8 +78,21 @@ export async function createApp(
   });
   const logger = app.get(Logger);
   app.useLogger(logger);
-  hardenHttpServer(app.getHttpServer(), config.http, logger);
-  app.use(requestLogger(config, options.logStream));
+  const httpLogger = requestLogger(config, options.logStream);
+  app.use(httpLogger);
+  const server = app.getHttpServer();
+  if (config.role.api) {
+    // The platform's events skip Express and Nest altogether (src/inbound/zoom-events.route.ts).
+    // Swapped before the server is hardened: hardening adds a 'request' listener of its own.
+    const [express] = server.listeners('request') as RequestListener[];
+    server.removeAllListeners('request');
+    const inbound = app.get(InboundService);
+    server.on(
+      'request',
+      zoomEventsRoute(inbound, app.get(MetricsService), httpLogger.logger, express),
+    );
+  }
+  hardenHttpServer(server, config.http, logger);
   // Platform webhooks are verified over their exact bytes before anything parses them, so that
   // route takes its body raw (whatever the content type) and the parsers below then skip it:
   // a forged request is 401 whatever its body, and only a verified one can be 400 for bad JSON.

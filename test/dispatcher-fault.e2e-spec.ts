@@ -7,9 +7,13 @@ import { SpawnedApp, spawnApp } from './support/spawn-app';
 import { TEST_REDIS_URL, TestApp, deleteRedisKeys, startTestApp } from './support/test-app';
 import { queryDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
+import { sendZoomEvent } from './support/zoom-sender';
+import { meetingStarted } from '../scripts/platform/zoom-events';
 import { TestWebhook, createWebhook } from './support/webhooks';
 
 const EVENTS = 40;
+/** Platform events POSTed in the burst test, in three parts. */
+const BURST = 150;
 const WEBHOOKS = 2;
 /** The worker's DELIVERY_CONCURRENCY: attempts it has in flight at once. */
 const CONCURRENCY = 4;
@@ -152,6 +156,65 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
     expect(second.output()).toMatch(/re-queued \d+ due deliveries/);
 
     // And the restarted worker drains and exits 0 on SIGTERM.
+    second.child.kill('SIGTERM');
+    expect(await second.exit).toEqual({ code: 0, signal: null });
+  }, 180000);
+
+  it('delivers every event of a burst POSTed across a worker SIGKILL and a Redis wipe', async () => {
+    await t.app.get(DataSource).query(`UPDATE webhooks SET active = false`);
+    const route = receiver.route({ delaysMs: [20] });
+    await createWebhook(t, { url: route.url, events: ['job.started'] });
+    const uuids = Array.from(
+      { length: BURST },
+      (_, i) => `burst-${i}-${randomBytes(6).toString('hex')}`,
+    );
+    const answers: number[] = [];
+    /** POSTs `list` to /zoom/events, ten at a time, as the platform would. */
+    const post = async (list: string[]) => {
+      for (let i = 0; i < list.length; i += 10) {
+        const sent = await Promise.all(
+          list.slice(i, i + 10).map((uuid) => sendZoomEvent(t.baseUrl, meetingStarted(uuid))),
+        );
+        answers.push(...sent.map((r) => r.status));
+      }
+    };
+    const arrived = () =>
+      new Set(
+        receiver
+          .requests(route.path)
+          .map(
+            (r) => (JSON.parse(r.body.toString('utf8')) as { data: { uuid: string } }).data.uuid,
+          ),
+      );
+
+    const first = await startWorker();
+    const third = BURST / 3;
+    await post(uuids.slice(0, third));
+    await waitFor(() => arrived().size >= third / 2, { what: 'part of the burst delivered' });
+    // Killed while the second third is being accepted, then Redis forgets every job.
+    const middle = post(uuids.slice(third, 2 * third));
+    first.child.kill('SIGKILL');
+    await first.exit;
+    await middle;
+    await deleteRedisKeys(prefix);
+    // Accepted while no worker runs.
+    await post(uuids.slice(2 * third));
+    expect(answers.filter((s) => s !== 200)).toEqual([]);
+
+    const second = await startWorker();
+    await waitFor(() => arrived().size === BURST, {
+      timeoutMs: 90000,
+      what: `all ${BURST} events delivered`,
+    });
+    // One delivery per event: a notification sent twice (in flight at the kill) carries the
+    // same delivery id both times.
+    const ids = new Map<string, Set<string>>();
+    for (const req of receiver.requests(route.path)) {
+      const { uuid } = (JSON.parse(req.body.toString('utf8')) as { data: { uuid: string } }).data;
+      ids.set(uuid, (ids.get(uuid) ?? new Set()).add(String(req.headers['x-service-delivery'])));
+    }
+    expect([...ids.values()].filter((set) => set.size !== 1)).toEqual([]);
+    expect([...ids.keys()].sort()).toEqual([...uuids].sort());
     second.child.kill('SIGTERM');
     expect(await second.exit).toEqual({ code: 0, signal: null });
   }, 180000);

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from '../src/common/json-depth';
 import {
   InboundEventStore,
+  NewInboundEvent,
   UnserialisableEventError,
   isDataException,
 } from '../src/inbound/inbound-event.store';
@@ -105,7 +107,8 @@ describe('hostile input (SPEC §7)', () => {
     // The real store on the real database; the HTTP route refuses such events earlier (the
     // depth limit), so this drives the store as a future caller could.
     const store = t.app.get(InboundEventStore);
-    const event = (key: string, payload: Record<string, unknown>) => ({
+    const event = (key: string, payload: Record<string, unknown>): NewInboundEvent => ({
+      id: randomUUID(),
       event: 'meeting.started',
       identityKey: `unserialisable-${key}`,
       eventTs: 1,
@@ -113,6 +116,7 @@ describe('hostile input (SPEC §7)', () => {
       trackingId: null,
       downloadTokenEncrypted: null,
       payload,
+      plan: { then: 'done' },
     });
     const circular: Record<string, unknown> = {};
     circular.self = circular;

@@ -1,10 +1,15 @@
 import fc from 'fast-check';
 import { EVENT_MAPPING } from '../src/inbound/event-mapping';
+import { INLINE_FANOUT_MAX } from '../src/inbound/inbound-event.store';
+import { startReceiver } from './support/receiver';
+import { waitFor } from './support/wait-for';
+import { insertWebhook } from './support/webhooks';
 import { request } from './support/http';
 import { queryDatabase } from './support/test-db';
 import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
 import { sendZoomEvent } from './support/zoom-sender';
 import {
+  meetingEnded,
   meetingStarted,
   meetingUpdated,
   meetingUuid,
@@ -22,6 +27,9 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
       t.database.url,
       'SELECT event, identity_key, payload FROM inbound_events ORDER BY received_at',
     );
+
+  const setActive = (id: string, active: boolean) =>
+    queryDatabase(t.database.url, 'UPDATE webhooks SET active = $2 WHERE id = $1', [id, active]);
 
   beforeAll(async () => {
     // role api: no worker takes the jobs, so what the endpoint stores stays as it stored it.
@@ -205,6 +213,72 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
     });
   });
 
+  describe('served outside Express: the same request id, log line and metrics', () => {
+    interface Line {
+      msg: string;
+      req: { id: string; method: string; url: string; headers: Record<string, string> };
+      res: { statusCode: number; headers: Record<string, string> };
+      responseTime: number;
+    }
+    const completionLines = (id: string): Line[] =>
+      t.logs
+        .map((l) => JSON.parse(l) as Line)
+        .filter((l) => l.req?.id === id && l.res !== undefined);
+    const metric = async (sample: string) => {
+      const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
+      return line ? Number(line.slice(sample.length + 1)) : 0;
+    };
+    const counted = (status: number) =>
+      metric(`http_requests_total{method="POST",route="/zoom/events",status="${status}"}`);
+
+    it('writes one completion line per request with its id, whatever the outcome, and counts it', async () => {
+      const run = Math.random().toString(36).slice(2, 10);
+      const event = JSON.stringify(meetingStarted(meetingUuid()));
+      const cases: [string, Record<string, string>, string, number][] = [
+        ['accepted', zoomHeaders(ZOOM_SECRET_TOKEN, event), event, 200],
+        ['unsigned', { 'content-type': 'application/json' }, event, 401],
+        ['malformed', zoomHeaders(ZOOM_SECRET_TOKEN, '{"event":'), '{"event":', 400],
+        ['too-large', { 'content-type': 'application/json' }, 'x'.repeat(1024 * 1024 + 1), 413],
+      ];
+      const before = new Map<number, number>();
+      for (const [, , , status] of cases) before.set(status, await counted(status));
+      for (const [name, headers, body, status] of cases) {
+        const res = await request(t.baseUrl, 'POST', `/zoom/events?case=${name}`, {
+          headers: { ...headers, 'x-request-id': `${run}-${name}` },
+          body,
+        });
+        expect([name, res.status, res.headers.get('x-request-id')]).toEqual([
+          name,
+          status,
+          `${run}-${name}`,
+        ]);
+        expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        if (status !== 200) expect(res.body).toMatchObject({ statusCode: status });
+      }
+      for (const [name, headers, , status] of cases) {
+        const lines = completionLines(`${run}-${name}`);
+        expect([name, lines.length]).toEqual([name, 1]);
+        expect(lines[0]).toMatchObject({
+          msg: 'request completed',
+          req: { method: 'POST', url: `/zoom/events?case=${name}` },
+          res: { statusCode: status, headers: { 'x-request-id': `${run}-${name}` } },
+          responseTime: expect.any(Number),
+        });
+        if (headers['x-zm-signature']) {
+          expect(lines[0].req.headers['x-zm-signature']).toBe('[redacted]');
+        }
+        expect(await counted(status)).toBe(before.get(status)! + 1);
+      }
+      // A hostile request id is replaced, as on every other route.
+      const res = await request(t.baseUrl, 'POST', '/zoom/events', {
+        headers: { 'x-request-id': 'bad id\twith tab' },
+        body: event,
+      });
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    });
+  });
+
   describe('storage and de-duplication', () => {
     it('stores an accepted event and answers 200 accepted', async () => {
       const uuid = meetingUuid();
@@ -213,7 +287,7 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
       expect(res.body).toEqual({ status: 'accepted' });
       const rows = await queryDatabase(
         t.database.url,
-        `SELECT event, identity_key, event_ts, account_id, processed_at FROM inbound_events WHERE identity_key = $1`,
+        `SELECT event, identity_key, event_ts, account_id FROM inbound_events WHERE identity_key = $1`,
         [JSON.stringify(['meeting.started', 'uuid', uuid])],
       );
       expect(rows).toEqual([
@@ -222,9 +296,88 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
           identity_key: JSON.stringify(['meeting.started', 'uuid', uuid]),
           event_ts: '1735725605123',
           account_id: 'AAAAAAAAAAAAAAAAAAAAAA',
-          processed_at: null,
         },
       ]);
+    });
+
+    describe('publishing in the statement that stores the event', () => {
+      const receiver = { url: 'http://127.0.0.1:9/never-called' };
+      const published = (uuid: string, event: string) =>
+        queryDatabase<{ processed: boolean; kind: string | null; deliveries: number }>(
+          t.database.url,
+          `SELECT i.processed_at IS NOT NULL AS processed, e.kind,
+             (SELECT count(*)::int FROM deliveries d WHERE d.event_id = e.id) AS deliveries
+           FROM inbound_events i
+           LEFT JOIN events e ON e.idempotency_key = 'inbound:' || i.id || ':' || $2
+           WHERE i.identity_key = $1`,
+          [
+            JSON.stringify([event, 'uuid', uuid]),
+            event === 'meeting.started' ? 'job.started' : 'job.completed',
+          ],
+        );
+
+      it('has a mapped event published, with its deliveries, by the time it answers', async () => {
+        const hooks = [
+          await insertWebhook(t, { url: receiver.url, events: ['job.started'] }),
+          await insertWebhook(t, { url: receiver.url, events: ['job.started'] }),
+        ];
+        try {
+          const uuid = meetingUuid();
+          expect((await sendZoomEvent(t.baseUrl, meetingStarted(uuid))).body).toEqual({
+            status: 'accepted',
+          });
+          // No worker runs here (role api): only the request's own statement wrote these.
+          expect(await published(uuid, 'meeting.started')).toEqual([
+            { processed: true, kind: 'job.started', deliveries: 2 },
+          ]);
+          // A redelivery adds nothing.
+          expect((await sendZoomEvent(t.baseUrl, meetingStarted(uuid))).body).toEqual({
+            status: 'duplicate',
+          });
+          expect(await published(uuid, 'meeting.started')).toEqual([
+            { processed: true, kind: 'job.started', deliveries: 2 },
+          ]);
+        } finally {
+          for (const hook of hooks) await setActive(hook.id, false);
+        }
+      });
+
+      it(`leaves an event that reaches more than ${INLINE_FANOUT_MAX} webhooks to the queue, which delivers it to each once`, async () => {
+        const target = await startReceiver();
+        const routes = Array.from({ length: INLINE_FANOUT_MAX + 1 }, () => target.route());
+        const hooks = [];
+        for (const route of routes) {
+          hooks.push(await insertWebhook(t, { url: route.url, events: ['job.completed'] }));
+        }
+        let worker: TestApp | undefined;
+        try {
+          const uuid = meetingUuid();
+          expect((await sendZoomEvent(t.baseUrl, meetingEnded(uuid))).body).toEqual({
+            status: 'accepted',
+          });
+          // Stored only; the fan-out waits for a worker.
+          expect(await published(uuid, 'meeting.ended')).toEqual([
+            { processed: false, kind: null, deliveries: 0 },
+          ]);
+          worker = await startTestApp({
+            database: t.database,
+            queuePrefix: t.config.redis.prefix,
+            env: { APP_ROLE: 'worker' },
+          });
+          await waitFor(() => routes.every((r) => target.requests(r.path).length > 0), {
+            timeoutMs: 30000,
+            what: `every one of the ${routes.length} webhooks notified`,
+          });
+          expect(routes.map((r) => target.requests(r.path).length)).toEqual(routes.map(() => 1));
+          expect(await published(uuid, 'meeting.ended')).toEqual([
+            { processed: true, kind: 'job.completed', deliveries: routes.length },
+          ]);
+        } finally {
+          await worker?.close();
+          for (const hook of hooks) await setActive(hook.id, false);
+          await target.close();
+        }
+      }, 60000);
     });
 
     it('acknowledges a redelivery with other tokens and URLs as duplicate, storing it once', async () => {

@@ -10,7 +10,7 @@ const basic = (client: ClientName, secret: string = CLIENTS[client].client_secre
 interface DashboardQueue {
   name: string;
   counts: Record<string, number>;
-  jobs: { id: string }[];
+  jobs: { id: string; data: { deliveryIds?: string[] } }[];
 }
 
 describe('queue dashboard (/admin/queues)', () => {
@@ -87,7 +87,7 @@ describe('queue dashboard (/admin/queues)', () => {
     expect(loaded.headers.get('content-type')).toMatch(/javascript/);
   });
 
-  it('lists every queue and shows a delayed delivery under its delivery id', async () => {
+  it('lists every queue and shows a delayed retry with its delivery id', async () => {
     const route = receiver.route({ statuses: [500] });
     const webhook = await createWebhook(t, { url: route.url });
     const test = await request(t.baseUrl, 'POST', `/api/webhooks/${webhook.id}/test`, {
@@ -108,7 +108,8 @@ describe('queue dashboard (/admin/queues)', () => {
         const queue = (res.body?.queues as DashboardQueue[] | undefined)?.find(
           (q) => q.name === 'deliveries',
         );
-        return queue?.jobs.some((job) => job.id === deliveryId) && { res, queue };
+        const retry = queue?.jobs.find((job) => job.data.deliveryIds?.includes(deliveryId));
+        return queue && retry && { res, queue };
       },
       { what: 'the delivery as a delayed job in the dashboard' },
     );

@@ -3,42 +3,55 @@ import type { Response } from 'express';
 import { ApiError } from './api-error';
 import { ErrorResponse, errorBody } from './error-response';
 
-/** Turns every error into the one shape of SPEC §7; internals never reach the client. */
+const logger = new Logger('Errors');
+
+/**
+ * The answer to an error in the one shape of SPEC §7, with the headers it asks for; a 5xx is
+ * logged with its stack, and internals never reach the client. For the error filter and for
+ * the routes served outside Nest (src/inbound/zoom-events.route.ts).
+ */
+export function errorAnswer(exception: unknown): {
+  body: ErrorResponse;
+  headers: Record<string, string>;
+} {
+  const answer = toBody(exception);
+  if (answer.body.statusCode >= 500) {
+    logger.error(exception instanceof Error ? exception.stack : String(exception));
+  }
+  return answer;
+}
+
+function toBody(exception: unknown): { body: ErrorResponse; headers: Record<string, string> } {
+  if (exception instanceof HttpException) {
+    const extra = exception instanceof ApiError ? exception.extra : {};
+    return {
+      body: errorBody(exception.getStatus(), messageOf(exception), extra),
+      headers: extra.headers ?? {},
+    };
+  }
+  return { body: errorBody(500, 'Internal server error'), headers: {} };
+}
+
+function messageOf(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  if (typeof message === 'string') return message;
+  return exception.message;
+}
+
+/** Turns every error into the one shape of SPEC §7 (errorAnswer). */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
-  private readonly logger = new Logger('Errors');
-
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
-    const { body, headers } = this.toBody(exception);
-    if (body.statusCode >= 500) {
-      this.logger.error(exception instanceof Error ? exception.stack : String(exception));
-    }
+    const { body, headers } = errorAnswer(exception);
     if (response.headersSent) {
       response.destroy();
       return;
     }
     for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
     response.status(body.statusCode).json(body);
-  }
-
-  private toBody(exception: unknown): { body: ErrorResponse; headers: Record<string, string> } {
-    if (exception instanceof HttpException) {
-      const extra = exception instanceof ApiError ? exception.extra : {};
-      return {
-        body: errorBody(exception.getStatus(), this.messageOf(exception), extra),
-        headers: extra.headers ?? {},
-      };
-    }
-    return { body: errorBody(500, 'Internal server error'), headers: {} };
-  }
-
-  private messageOf(exception: HttpException): string {
-    const response = exception.getResponse();
-    if (typeof response === 'string') return response;
-    const message = (response as { message?: unknown }).message;
-    if (Array.isArray(message)) return message.join('; ');
-    if (typeof message === 'string') return message;
-    return exception.message;
   }
 }

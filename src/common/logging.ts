@@ -1,11 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DestinationStream } from 'pino';
+import { type DestinationStream, pino } from 'pino';
 import { Params } from 'nestjs-pino';
 import { HttpLogger, Options, pinoHttp } from 'pino-http';
 import { AppConfig } from '../config/config.types';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The request's id: its x-request-id when that is sane, else a new one; set on the response. */
+export function requestIdFor(req: IncomingMessage, res: ServerResponse): string {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  res.setHeader('x-request-id', id);
+  return id;
+}
+
+/** The level of a request's completion line. */
+export const completionLevel = (status: number, err?: unknown): 'error' | 'warn' | 'info' =>
+  err || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
 
 /**
  * One JSON line per request, with a request id (taken from x-request-id when sane) echoed in
@@ -25,16 +37,10 @@ function httpLoggerOptions(config: AppConfig): Options {
       ],
       censor: '[redacted]',
     },
-    genReqId: (req: IncomingMessage, res: ServerResponse) => {
-      const given = req.headers['x-request-id'];
-      const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-      res.setHeader('x-request-id', id);
-      return id;
-    },
+    genReqId: requestIdFor,
     // Health probes and scrapes would drown the useful lines.
     autoLogging: { ignore: (req) => /^\/(health|metrics)\b/.test(req.url ?? '') },
-    customLogLevel: (_req, res, err) =>
-      err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    customLogLevel: (_req, res, err) => completionLevel(res.statusCode, err),
   };
 }
 
@@ -44,12 +50,30 @@ function httpLoggerOptions(config: AppConfig): Options {
  * neither a request id nor a log line.
  */
 export function requestLogger(config: AppConfig, stream?: DestinationStream): HttpLogger {
-  const options = httpLoggerOptions(config);
-  return stream ? pinoHttp(options, stream) : pinoHttp(options);
+  return pinoHttp(httpLoggerOptions(config), stream ?? stdout());
 }
 
 /** For LoggerModule: it binds the req.log that requestLogger set, and logs outside requests. */
 export function loggerParams(config: AppConfig, stream?: DestinationStream): Params {
-  const options = httpLoggerOptions(config);
-  return { pinoHttp: stream ? [options, stream] : options, useExisting: true };
+  return { pinoHttp: [httpLoggerOptions(config), stream ?? stdout()], useExisting: true };
+}
+
+/** Lines gather up to this many bytes before one write; at most LOG_FLUSH_MS late. */
+const LOG_BUFFER_BYTES = 4096;
+const LOG_FLUSH_MS = 100;
+let stdoutStream: DestinationStream | undefined;
+
+/**
+ * stdout, shared by every logger of the process and buffered: one write for many lines rather
+ * than one each (on a busy API process, a write per request line cost more than the line), so
+ * a line may reach stdout up to LOG_FLUSH_MS late. One writer keeps lines whole; what is
+ * buffered is written out when the process exits (pino flushes its destinations then).
+ */
+function stdout(): DestinationStream {
+  stdoutStream ??= pino.destination({
+    dest: 1,
+    minLength: LOG_BUFFER_BYTES,
+    periodicFlush: LOG_FLUSH_MS,
+  });
+  return stdoutStream;
 }

@@ -54,4 +54,28 @@ describe('MicroBatcher', () => {
     await Promise.all([1, 2, 1].map((n) => batcher.submit(n)));
     expect(batches).toEqual([[1, 2], [1]]);
   });
+
+  it('with maxInFlight, gathers what arrives while runs are busy into one batch', async () => {
+    const batches: number[][] = [];
+    const release: (() => void)[] = [];
+    const batcher = new MicroBatcher<number, number>(
+      (items) => {
+        batches.push(items);
+        return new Promise((resolve) => release.push(() => resolve(items)));
+      },
+      { maxInFlight: 1 },
+    );
+    const first = batcher.submit(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = [2, 3, 4].map((n) => batcher.submit(n));
+    await new Promise((resolve) => setImmediate(resolve));
+    // The first run is still busy: 2, 3 and 4 wait for it instead of going out alone.
+    expect(batches).toEqual([[1]]);
+    release[0]();
+    expect(await first).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    release[1]();
+    expect(await Promise.all(later)).toEqual([2, 3, 4]);
+  });
 });

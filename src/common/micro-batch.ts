@@ -8,6 +8,12 @@ export interface MicroBatcherOptions<I> {
   /** Items with the same key never share a batch: a statement must not see one row twice. */
   keyOf?: (item: I) => string;
   maxSize?: number;
+  /**
+   * Runs in flight at once. While that many are, new items wait for one to end instead of
+   * going out on the next turn: under load, batches grow (fewer statements and commits)
+   * instead of statements piling up; alone, a call still waits for nothing but the current turn.
+   */
+  maxInFlight?: number;
 }
 
 /**
@@ -23,6 +29,8 @@ export class MicroBatcher<I, O> {
   private scheduled = false;
   private readonly keyOf?: (item: I) => string;
   private readonly maxSize: number;
+  private readonly maxInFlight: number;
+  private inFlight = 0;
 
   constructor(
     private readonly run: (items: I[]) => Promise<(O | Error)[]>,
@@ -30,6 +38,7 @@ export class MicroBatcher<I, O> {
   ) {
     this.keyOf = options.keyOf;
     this.maxSize = options.maxSize ?? 100;
+    this.maxInFlight = options.maxInFlight ?? Infinity;
   }
 
   submit(item: I): Promise<O> {
@@ -45,7 +54,7 @@ export class MicroBatcher<I, O> {
         this.scheduled = true;
         setImmediate(() => {
           this.scheduled = false;
-          this.flush();
+          if (this.inFlight < this.maxInFlight) this.flush();
         });
       }
     });
@@ -56,14 +65,21 @@ export class MicroBatcher<I, O> {
     if (batch.length === 0) return;
     this.pending = [];
     this.keys = new Set();
-    this.run(batch.map((b) => b.item)).then(
-      (results) =>
-        batch.forEach((b, i) => {
-          const result = results[i];
-          if (result instanceof Error) b.reject(result);
-          else b.resolve(result);
-        }),
-      (error: unknown) => batch.forEach((b) => b.reject(error)),
-    );
+    this.inFlight++;
+    this.run(batch.map((b) => b.item))
+      .then(
+        (results) =>
+          batch.forEach((b, i) => {
+            const result = results[i];
+            if (result instanceof Error) b.reject(result);
+            else b.resolve(result);
+          }),
+        (error: unknown) => batch.forEach((b) => b.reject(error)),
+      )
+      .finally(() => {
+        this.inFlight--;
+        // What gathered while the runs were busy goes out now, as one batch.
+        if (!this.scheduled && this.inFlight < this.maxInFlight) this.flush();
+      });
   }
 }

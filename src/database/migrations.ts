@@ -2,6 +2,8 @@ import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-s
 import { DeliveryAttemptsUnique1764000000004 } from './migrations/1764000000004-delivery-attempts-unique';
 import { WebhookSecretRotation1764100000000 } from './migrations/1764100000000-webhook-secret-rotation';
 import { InboundFidelity1764100000016 } from './migrations/1764100000016-inbound-fidelity';
+import { DeliveryLease1764100000017 } from './migrations/1764100000017-delivery-lease';
+import { EventBody1764100000018 } from './migrations/1764100000018-event-body';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -9,4 +11,6 @@ export const MIGRATIONS = [
   DeliveryAttemptsUnique1764000000004,
   WebhookSecretRotation1764100000000,
   InboundFidelity1764100000016,
+  DeliveryLease1764100000017,
+  EventBody1764100000018,
 ];

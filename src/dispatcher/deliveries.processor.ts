@@ -1,32 +1,104 @@
-import { Injectable } from '@nestjs/common';
-import type { Job } from 'bull';
+import { InjectQueue } from '@nestjs/bull';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import type { Job, Queue } from 'bull';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/config.types';
 import { OnJob } from '../queue/on-job.decorator';
-import { FinalJobError, JOBS, QUEUES, RetryLaterError } from '../queue/queue.constants';
+import { JOBS, QUEUES } from '../queue/queue.constants';
 import { DeliveryAttemptService } from './delivery-attempt.service';
-import { DeliverJobData } from './delivery-job';
+import { DeliverJobData, deliverJobs, deliveryIdsOf } from './delivery-job';
+import { DeliverySlots } from './delivery-slots';
+import { DeliveryStore, DeliveryTarget } from './delivery.store';
+
+/** Jobs taken at once; each only claims deliveries, and DeliverySlots bounds the attempts. */
+const JOB_CONCURRENCY = 4;
+/** A job claims once this many slots are free (or all it still needs): fewer, larger claims. */
+const CLAIM_AT_LEAST = 25;
+/** A lease outlasts an attempt's deadline by this much: recording it, a busy event loop. */
+const LEASE_MARGIN_MS = 5000;
 
 /**
- * Works the deliveries queue (worker role): one attempt per job run (DeliveryAttemptService),
- * its outcome turned into the job's: done, retried after the backoff, or failed for good. The
- * job runner logs each failure, saying whether it will retry.
+ * Works the deliveries queue (worker role). A job carries several deliveries; as slots free
+ * up (DELIVERY_CONCURRENCY requests in flight per process), the worker claims them in
+ * PostgreSQL, which leases them to it, and starts their attempts (DeliveryAttemptService). The
+ * job ends once its deliveries are claimed or found taken, final or gone; the attempts go on,
+ * leased, so a worker that dies mid-attempt leaves them to the sweeper once the lease lapses.
+ * A failed attempt with retries left is queued again as a job delayed by its backoff.
  */
 @Injectable()
-export class DeliveriesProcessor {
-  constructor(private readonly attempts: DeliveryAttemptService) {}
+export class DeliveriesProcessor implements BeforeApplicationShutdown {
+  private readonly logger = new Logger(DeliveriesProcessor.name);
+  private readonly slots: DeliverySlots;
+  private readonly leaseMs: number;
+  /** Attempts started and not yet recorded, which shutdown waits for. */
+  private readonly running = new Set<Promise<void>>();
+  private closing = false;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly store: DeliveryStore,
+    private readonly attempts: DeliveryAttemptService,
+    @InjectQueue(QUEUES.deliveries) private readonly queue: Pick<Queue, 'addBulk'>,
+  ) {
+    this.slots = new DeliverySlots(config.delivery.concurrency);
+    this.leaseMs = config.delivery.timeoutMs + LEASE_MARGIN_MS;
+  }
 
   @OnJob({
     queue: QUEUES.deliveries,
     job: JOBS.deliver,
-    concurrency: (config) => config.delivery.concurrency,
-    whenFinal: 'the sweeper re-queues the delivery while it is pending',
+    concurrency: JOB_CONCURRENCY,
+    whenFinal: 'the sweeper re-queues its deliveries while they are pending',
   })
   async handle(job: Job<DeliverJobData>): Promise<void> {
-    const outcome = await this.attempts.attempt(job.data.deliveryId);
-    if (outcome.next === 'failed') {
-      throw new FinalJobError(outcome.what, 'delivery marked failed');
+    let ids = deliveryIdsOf(job.data);
+    while (ids.length > 0) {
+      if (this.closing) throw new Error('worker shutting down before the job was claimed');
+      const taken = await this.slots.take(ids.length, CLAIM_AT_LEAST);
+      const batch = ids.slice(0, taken);
+      ids = ids.slice(taken);
+      let claimed: DeliveryTarget[];
+      try {
+        claimed = await this.store.claim(batch, this.leaseMs);
+      } catch (error) {
+        this.slots.give(taken);
+        throw error;
+      }
+      this.slots.give(taken - claimed.length);
+      for (const target of claimed) this.start(target);
     }
-    if (outcome.next === 'retry') {
-      throw new RetryLaterError(outcome.what, outcome.delayMs);
+  }
+
+  /** Lets no job claim more, and waits for the attempts in flight to be recorded. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.running);
+  }
+
+  private start(target: DeliveryTarget): void {
+    const running = this.attempts
+      .attempt(target, () => this.slots.give())
+      .then(async (outcome) => {
+        if (outcome.next === 'retry') await this.queueRetry(target.id, outcome.delayMs);
+      })
+      .catch((error: Error) =>
+        this.logger.error(
+          `delivery ${target.id}: ${error.message}; the attempt is not recorded: the sweeper ` +
+            're-queues the delivery once its lease lapses',
+        ),
+      )
+      .finally(() => this.running.delete(running));
+    this.running.add(running);
+  }
+
+  private async queueRetry(deliveryId: string, delayMs: number): Promise<void> {
+    try {
+      await this.queue.addBulk(deliverJobs([deliveryId], delayMs));
+    } catch (error) {
+      // next_attempt_at is recorded: the sweeper queues the retry once it is overdue.
+      this.logger.warn(
+        `delivery ${deliveryId}: retry not queued (${(error as Error).message}); the sweeper will queue it`,
+      );
     }
   }
 }

@@ -9,7 +9,7 @@ import { query } from '../database/query';
 import { MetricsService } from '../metrics/metrics.service';
 import { QUEUES } from '../queue/queue.constants';
 import { Sweeper } from '../queue/sweeper';
-import { DeliverJobData, deliverJob } from './delivery-job';
+import { DeliverJobData, deliverJobs } from './delivery-job';
 
 const BATCH = 500;
 /** Bounds one sweep: a huge backlog is walked over several sweeps, not in one. */
@@ -20,16 +20,18 @@ const DUE_SQL = `
   SELECT id, next_attempt_at FROM deliveries
   WHERE status = 'pending'
     AND next_attempt_at <= now() - make_interval(secs => $1::int / 1000.0)
+    AND (lease_until IS NULL OR lease_until <= now())
     AND ($2::timestamptz IS NULL OR (next_attempt_at, id) > ($2::timestamptz, $3::uuid))
   ORDER BY next_attempt_at, id
   LIMIT $4`;
 
 /**
  * No delivery is lost to Redis: every DELIVERY_SWEEP_INTERVAL_MS a worker re-queues the pending
- * deliveries that have been due for at least one interval and that the queue does not hold
- * (see Sweeper and ensureJobs). An active job of a killed worker returns through Bull's
- * stalled-job check. A delivery that succeeded is never pending, so it is never re-sent from
- * here; a stale job re-added just as its delivery completes finds it final and sends nothing.
+ * deliveries that have been due for at least one interval and that no worker holds (no lease,
+ * or a lapsed one: its worker died mid-attempt). Jobs carry several deliveries and have no ids
+ * of their own, so the queue cannot be asked whether it still holds one; a delivery queued
+ * twice is claimed by one job only (DeliveryStore.claim), so a re-queue never sends twice
+ * what a live worker holds. A delivery that succeeded is never pending, so never re-sent.
  */
 @Injectable()
 export class DeliveriesSweeper extends Sweeper {
@@ -44,6 +46,7 @@ export class DeliveriesSweeper extends Sweeper {
   ) {
     super({
       what: 'due deliveries',
+      why: 'that no worker held',
       intervalMs: config.delivery.sweepIntervalMs,
       requeued: metrics.deliveriesRequeued,
     });
@@ -96,10 +99,8 @@ export class DeliveriesSweeper extends Sweeper {
         after?.id ?? null,
         BATCH,
       ]);
-      queued += await this.requeue(
-        this.queue,
-        rows.map((r) => deliverJob(r.id)),
-      );
+      if (rows.length > 0) await this.queue.addBulk(deliverJobs(rows.map((r) => r.id)));
+      queued += rows.length;
       const last = rows[rows.length - 1];
       this.resumeAfter = rows.length === BATCH ? { at: last.next_attempt_at, id: last.id } : null;
       if (this.resumeAfter === null) break;

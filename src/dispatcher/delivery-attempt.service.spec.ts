@@ -17,6 +17,12 @@ describe('DeliveryAttemptService', () => {
     webhook = t.tables.addWebhook();
   });
 
+  /** What the processor does for a job's delivery: claim it, then attempt it if claimed. */
+  const run = async (deliveryId: string) => {
+    const [target] = await t.deliveryStore.claim([deliveryId], 60000);
+    return target ? t.sut.attempt(target) : 'not claimed';
+  };
+
   const failedDeliveries = async () =>
     (await t.metrics.deliveries.get()).values.find((v) => v.labels.outcome === 'failed')?.value ??
     0;
@@ -27,11 +33,11 @@ describe('DeliveryAttemptService', () => {
       t.sender.answer(500);
       const before = Date.now();
 
-      const outcome = await t.sut.attempt(delivery.id);
+      const outcome = await run(delivery.id);
 
       // Attempt 2 of 3; the second attempt waits 2 × base, ±20%.
-      expect(outcome).toMatchObject({ next: 'retry', attempt: 2, error: 'HTTP 500' });
-      const delayMs = outcome.next === 'retry' ? outcome.delayMs : NaN;
+      expect(outcome).toMatchObject({ next: 'retry' });
+      const delayMs = outcome !== 'not claimed' && outcome.next === 'retry' ? outcome.delayMs : NaN;
       expect(delayMs).toBeGreaterThanOrEqual(0.8 * 2 * BACKOFF_MS);
       expect(delayMs).toBeLessThanOrEqual(1.2 * 2 * BACKOFF_MS);
       const stored = t.tables.delivery(delivery.id);
@@ -49,9 +55,9 @@ describe('DeliveryAttemptService', () => {
       const delivery = t.tables.addDelivery(webhook.id, { attemptCount: 2 });
       t.sender.answer(null);
 
-      const outcome = await t.sut.attempt(delivery.id);
+      const outcome = await run(delivery.id);
 
-      expect(outcome).toMatchObject({ next: 'failed', error: 'ECONNREFUSED' });
+      expect(outcome).toEqual({ next: 'done' });
       expect(t.sender.requests.map((r) => r.attempt)).toEqual([3]);
       expect(t.tables.delivery(delivery.id)).toMatchObject({
         status: 'failed',
@@ -67,7 +73,7 @@ describe('DeliveryAttemptService', () => {
       const delivery = t.tables.addDelivery(webhook.id, { attemptCount: 2 });
       t.sender.answer(204);
 
-      expect(await t.sut.attempt(delivery.id)).toEqual({ next: 'done' });
+      expect(await run(delivery.id)).toEqual({ next: 'done' });
       expect(t.tables.delivery(delivery.id)).toMatchObject({
         status: 'succeeded',
         attemptCount: 3,
@@ -79,12 +85,18 @@ describe('DeliveryAttemptService', () => {
       const delivery = t.tables.addDelivery(webhook.id);
       t.sender.answer(503, 503, 503);
       const outcomes = [];
-      for (let i = 0; i < 3; i++) outcomes.push((await t.sut.attempt(delivery.id)).next);
+      for (let i = 0; i < 3; i++) {
+        // The retry is due now: as if its delayed job had fired.
+        t.tables.delivery(delivery.id).nextAttemptAt = new Date();
+        const outcome = await run(delivery.id);
+        outcomes.push(outcome === 'not claimed' ? outcome : outcome.next);
+      }
 
-      expect(outcomes).toEqual(['retry', 'retry', 'failed']);
+      expect(outcomes).toEqual(['retry', 'retry', 'done']);
       expect(t.sender.requests.map((r) => r.attempt)).toEqual([1, 2, 3]);
-      // A fourth run of the job finds the delivery final and sends nothing.
-      expect(await t.sut.attempt(delivery.id)).toEqual({ next: 'done' });
+      expect(t.tables.delivery(delivery.id).status).toBe('failed');
+      // A fourth run finds the delivery final: nothing is claimed, nothing sent.
+      expect(await run(delivery.id)).toBe('not claimed');
       expect(t.sender.requests).toHaveLength(3);
     });
   });
@@ -94,7 +106,7 @@ describe('DeliveryAttemptService', () => {
       webhook.active = false;
       const delivery = t.tables.addDelivery(webhook.id, { attemptCount: 1 });
 
-      expect(await t.sut.attempt(delivery.id)).toEqual({ next: 'done' });
+      expect(await run(delivery.id)).toEqual({ next: 'done' });
 
       expect(t.sender.requests).toEqual([]);
       expect(t.tables.attempts).toEqual([]);
@@ -111,7 +123,7 @@ describe('DeliveryAttemptService', () => {
       const delivery = t.tables.addDelivery(webhook.id);
       t.tables.deleteWebhook(webhook.id);
 
-      expect(await t.sut.attempt(delivery.id)).toEqual({ next: 'done' });
+      expect(await run(delivery.id)).toBe('not claimed');
       expect(t.sender.requests).toEqual([]);
       expect(t.tables.attempts).toEqual([]);
     });
@@ -126,14 +138,14 @@ describe('DeliveryAttemptService', () => {
       });
 
       // No retry either: there is no delivery left to retry.
-      expect(await t.sut.attempt(delivery.id)).toEqual({ next: 'done' });
+      expect(await run(delivery.id)).toEqual({ next: 'done' });
       expect(t.tables.attempts).toEqual([]);
     });
 
     it('sends nothing for a delivery already final', async () => {
       const delivery = t.tables.addDelivery(webhook.id, { status: 'succeeded', attemptCount: 1 });
 
-      expect(await t.sut.attempt(delivery.id)).toEqual({ next: 'done' });
+      expect(await run(delivery.id)).toBe('not claimed');
       expect(t.sender.requests).toEqual([]);
     });
   });
@@ -144,14 +156,50 @@ describe('DeliveryAttemptService', () => {
       webhook.previousSecretExpiresAt = new Date(Date.now() + 60_000);
       t.sender.answer(200, 200);
 
-      await t.sut.attempt(t.tables.addDelivery(webhook.id).id);
+      await run(t.tables.addDelivery(webhook.id).id);
       webhook.previousSecretExpiresAt = new Date(Date.now() - 1);
-      await t.sut.attempt(t.tables.addDelivery(webhook.id).id);
+      await run(t.tables.addDelivery(webhook.id).id);
 
       expect(t.sender.requests.map((r) => [r.secretEncrypted, r.previousSecretEncrypted])).toEqual([
         ['sealed-secret', 'sealed-previous'],
         ['sealed-secret', null],
       ]);
+    });
+  });
+
+  describe('the lease', () => {
+    it('claims a delivery for one worker at a time, and frees it once the attempt is recorded', async () => {
+      const delivery = t.tables.addDelivery(webhook.id);
+      const [held] = await t.deliveryStore.claim([delivery.id], 60000);
+      // Queued twice (the sweeper, a retried job): the second claim gets nothing.
+      expect(await t.deliveryStore.claim([delivery.id], 60000)).toEqual([]);
+      t.sender.answer(500);
+      await t.sut.attempt(held);
+      expect(t.tables.delivery(delivery.id).leaseUntil).toBeNull();
+    });
+
+    it('does not claim a retry before it is due, nor one whose lease has not lapsed', async () => {
+      const later = t.tables.addDelivery(webhook.id, {
+        nextAttemptAt: new Date(Date.now() + 60000),
+      });
+      const held = t.tables.addDelivery(webhook.id, { leaseUntil: new Date(Date.now() + 60000) });
+      const lapsed = t.tables.addDelivery(webhook.id, { leaseUntil: new Date(Date.now() - 1) });
+      const claimed = await t.deliveryStore.claim([later.id, held.id, lapsed.id], 60000);
+      expect(claimed.map((c) => c.id)).toEqual([lapsed.id]);
+    });
+
+    it('tells the caller the request is over before the record is written', async () => {
+      const delivery = t.tables.addDelivery(webhook.id);
+      const [target] = await t.deliveryStore.claim([delivery.id], 60000);
+      t.sender.answer(200);
+      const order: string[] = [];
+      const record = t.deliveryStore.recordAttempt.bind(t.deliveryStore);
+      jest.spyOn(t.deliveryStore, 'recordAttempt').mockImplementation((r) => {
+        order.push('record');
+        return record(r);
+      });
+      await t.sut.attempt(target, () => order.push('sent'));
+      expect(order).toEqual(['sent', 'record']);
     });
   });
 });

@@ -3,27 +3,21 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
 import { deliveryRetry } from '../queue/queue.constants';
-import { DeliverySenderService } from './delivery-sender.service';
 import { previousSecretInGrace } from '../webhooks/secret-rotation';
+import { AttemptResult, DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, DeliveryTarget } from './delivery.store';
 
 export const INACTIVE_WEBHOOK_ERROR = 'webhook is inactive: delivery cancelled, not sent';
 
-/**
- * What the delivery's job does after an attempt: end (sent, or nothing left to send), retry
- * after `delayMs`, or fail for good.
- */
-export type AttemptOutcome =
-  | { next: 'done' }
-  | { next: 'retry'; attempt: number; error: string | null; delayMs: number; what: string }
-  | { next: 'failed'; error: string | null; what: string };
+/** What follows an attempt: nothing (sent, or nothing left to send), or a retry after `delayMs`. */
+export type AttemptOutcome = { next: 'done' } | { next: 'retry'; delayMs: number };
 
 const DONE: AttemptOutcome = { next: 'done' };
 
 /**
- * One attempt at a delivery (SPEC §4). PostgreSQL decides the attempt number and whether a
- * failure is final; the queue only carries the job and its backoff timer, so a job that the
- * sweeper re-queues continues where the record stands.
+ * One attempt at a claimed delivery (SPEC §4). PostgreSQL decides the attempt number and
+ * whether a failure is final; the queue only carries the delivery to the worker (and a
+ * retry's delay), so a delivery queued again continues where the record stands.
  */
 @Injectable()
 export class DeliveryAttemptService {
@@ -40,29 +34,37 @@ export class DeliveryAttemptService {
   }
 
   /**
-   * Sends the delivery's next attempt and records it. A delivery that is gone (deleted with
-   * its webhook) or already final is not sent; one whose webhook is inactive is ended as
-   * failed, unsent. Throws only when the record cannot be read or written: nothing was
-   * recorded then.
+   * Sends the next attempt of a delivery this worker has claimed (DeliveryStore.claim) and
+   * records it; `sent` is called as soon as the request is over, before the record is written.
+   * One whose webhook is inactive is ended as failed, unsent. Throws only when the record
+   * cannot be written: nothing was recorded then, and the lease lapses for the sweeper.
    */
-  async attempt(deliveryId: string): Promise<AttemptOutcome> {
-    const target = await this.store.load(deliveryId);
-    if (!target || target.status !== 'pending') return DONE;
+  async attempt(
+    target: DeliveryTarget,
+    sent: () => void = () => undefined,
+  ): Promise<AttemptOutcome> {
+    const deliveryId = target.id;
     if (!target.active) {
+      sent();
       await this.cancel(target);
       return DONE;
     }
 
     const attempt = target.attemptCount + 1;
-    const result = await this.sender.send({
-      deliveryId,
-      event: target.event,
-      url: target.url,
-      body: target.body,
-      secretEncrypted: target.secretEncrypted,
-      previousSecretEncrypted: previousSecretInGrace(target, new Date()),
-      attempt,
-    });
+    let result: AttemptResult;
+    try {
+      result = await this.sender.send({
+        deliveryId,
+        event: target.event,
+        url: target.url,
+        body: target.body,
+        secretEncrypted: target.secretEncrypted,
+        previousSecretEncrypted: previousSecretInGrace(target, new Date()),
+        attempt,
+      });
+    } finally {
+      sent();
+    }
     const final = result.ok || attempt >= this.retry.attempts;
     const delayMs = final ? null : this.retry.delayMs(attempt);
     const recorded = await this.store.recordAttempt({
@@ -75,31 +77,26 @@ export class DeliveryAttemptService {
     if (!recorded) {
       this.logger.warn(
         `delivery ${deliveryId}: attempt ${attempt} not recorded, the delivery changed meanwhile ` +
-          '(deleted or recorded by another worker): final for this job',
+          '(deleted or recorded by another worker)',
       );
       return DONE;
     }
 
     const outcome = result.ok ? 'success' : 'failure';
     this.metrics.deliveryAttempts.observe({ outcome }, result.durationMs / 1000);
-    const what = `webhook ${target.webhookId}, delivery attempt ${attempt}/${this.retry.attempts}`;
+    const what = `delivery ${deliveryId} to webhook ${target.webhookId}, attempt ${attempt}/${this.retry.attempts}`;
     if (result.ok) {
       this.metrics.deliveries.inc({ outcome: 'succeeded' });
-      this.logger.debug(`delivery ${deliveryId} to ${what} succeeded (HTTP ${result.statusCode})`);
+      this.logger.debug(`${what} succeeded (HTTP ${result.statusCode})`);
       return DONE;
     }
     if (delayMs === null) {
       this.metrics.deliveries.inc({ outcome: 'failed' });
-      // The job runner logs it, final.
-      return { next: 'failed', error: result.error, what: `${what} failed: ${result.error}` };
+      this.logger.warn(`${what} failed: ${result.error}; final, delivery marked failed`);
+      return DONE;
     }
-    return {
-      next: 'retry',
-      attempt,
-      error: result.error,
-      delayMs,
-      what: `${what} failed: ${result.error}`,
-    };
+    this.logger.warn(`${what} failed: ${result.error}; will retry in ${delayMs} ms`);
+    return { next: 'retry', delayMs };
   }
 
   private async cancel(target: DeliveryTarget): Promise<void> {

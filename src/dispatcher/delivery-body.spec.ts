@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { deliveryBody, signBody } from './delivery-body';
+import { deliveryBody, signBody, toJsonb } from './delivery-body';
 
 describe('deliveryBody', () => {
   it('serialises the SPEC §4 fields in order, with created_at in UTC', () => {
@@ -51,5 +51,19 @@ describe('signBody', () => {
     const base = signBody('k1-0123456789abcdef', '{"a":1}');
     expect(signBody('k2-0123456789abcdef', '{"a":1}')).not.toBe(base);
     expect(signBody('k1-0123456789abcdef', '{"a":2}')).not.toBe(base);
+  });
+});
+
+describe('toJsonb', () => {
+  it('keeps a value as JSON.stringify has it when no string holds U+0000', () => {
+    const value = { topic: 'Grüße \\u0000 spelled out', n: 1 };
+    expect(toJsonb(value)).toBe(JSON.stringify(value));
+  });
+
+  it('replaces U+0000, which jsonb cannot hold, in every string', () => {
+    expect(JSON.parse(toJsonb({ a: 'x\u0000y', b: ['\u0000'] }))).toEqual({
+      a: 'x\uFFFDy',
+      b: ['\uFFFD'],
+    });
   });
 });

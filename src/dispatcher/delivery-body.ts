@@ -29,6 +29,19 @@ export function deliveryBody(event: {
   });
 }
 
+/**
+ * JSON for a jsonb column. jsonb cannot hold U+0000, which a meeting topic or a name may carry;
+ * the record keeps U+FFFD there, while the body (text) sends the exact characters.
+ */
+export function toJsonb(value: unknown): string {
+  const text = JSON.stringify(value);
+  // JSON spells U+0000 as \u0000; only a text with that spelling needs the replacing pass.
+  if (!text.includes('\\u0000')) return text;
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'string' ? v.replaceAll('\u0000', '\uFFFD') : v,
+  );
+}
+
 /** x-service-signature: lowercase hex HMAC-SHA256 with the webhook's secret over the exact body bytes. */
 export function signBody(secret: string, body: Buffer | string): string {
   return createHmac('sha256', secret).update(body).digest('hex');

@@ -63,12 +63,17 @@ export class DeliveryLogService {
     deliveryId: string,
   ): Promise<DeliveryDetailResponse> {
     await this.webhooks.findOwned(ownerClientId, webhookId);
-    const delivery = await this.deliveries.findOneBy({ id: deliveryId, webhookId });
-    if (!delivery) throw new ApiError(HttpStatus.NOT_FOUND, 'Delivery not found');
+    const delivery = await this.deliveries.findOne({
+      where: { id: deliveryId, webhookId },
+      relations: { eventRow: true },
+    });
+    // The body is the event's (or, stored before it moved there, the delivery's own).
+    const body = delivery?.body ?? delivery?.eventRow?.body;
+    if (!delivery || !body) throw new ApiError(HttpStatus.NOT_FOUND, 'Delivery not found');
     const attempts = await this.attempts.find({
       where: { deliveryId },
       order: { attempt: 'ASC' },
     });
-    return toDeliveryDetailResponse(delivery, attempts);
+    return toDeliveryDetailResponse(delivery, body, attempts);
   }
 }

@@ -8,6 +8,7 @@ import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { checkWebhookUrl } from '../webhooks/ssrf-policy';
 import { createDeliveryAgent } from './delivery-agent';
 import { SigningSecrets, signatureHeaders, unixSeconds } from './delivery-signature';
+import { SecretCache } from './secret-cache';
 
 export const USER_AGENT = `meeting-event-bridge/${APP_VERSION}`;
 /** How much of a receiver's answer is kept in the delivery log. */
@@ -99,6 +100,7 @@ export class DeliverySenderService implements OnApplicationShutdown {
   private readonly agent: Agent;
   private readonly allowPrivate: boolean;
   private readonly timeoutMs: number;
+  private readonly secrets = new SecretCache();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -143,12 +145,12 @@ export class DeliverySenderService implements OnApplicationShutdown {
       }
       let secrets: SigningSecrets;
       try {
+        const decrypt = (sealed: string) =>
+          this.secrets.get(sealed, (ciphertext) => this.cipher.decrypt(ciphertext));
         secrets = {
-          current: this.cipher.decrypt(req.secretEncrypted),
+          current: decrypt(req.secretEncrypted),
           previous:
-            req.previousSecretEncrypted === null
-              ? null
-              : this.cipher.decrypt(req.previousSecretEncrypted),
+            req.previousSecretEncrypted === null ? null : decrypt(req.previousSecretEncrypted),
         };
       } catch {
         return refused(

@@ -43,9 +43,12 @@ export class DeliveryEntity {
   @Column({ type: 'text' })
   event: EventKind;
 
-  /** The exact bytes every attempt sends, fixed at creation so signatures never drift. */
-  @Column({ type: 'text' })
-  body: string;
+  /**
+   * The exact bytes every attempt sends, for deliveries stored before the body moved to the
+   * event (events.body); null otherwise.
+   */
+  @Column({ type: 'text', nullable: true })
+  body: string | null;
 
   @Column({ type: 'text', default: 'pending' })
   status: DeliveryStatus;
@@ -70,4 +73,8 @@ export class DeliveryEntity {
 
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
   completedAt: Date | null;
+
+  /** Until when a worker holds the delivery (claimed, attempt under way); see DeliveryStore. */
+  @Column({ name: 'lease_until', type: 'timestamptz', nullable: true, select: false })
+  leaseUntil?: Date | null;
 }

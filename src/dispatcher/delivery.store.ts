@@ -53,12 +53,20 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
   };
 }
 
-const LOAD_SQL = `
-  SELECT d.id, d.event, d.body, d.status, d.attempt_count, d.webhook_id,
-         w.url, w.secret_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at,
-         w.active
-  FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
-  WHERE d.id = ANY($1::uuid[])`;
+// Leases those of the given deliveries that are pending, due (a second's leeway for a delayed
+// job that fires early) and held by no live worker, and returns what their attempts need. One
+// held elsewhere, already final, not yet due or gone (deleted with its webhook) is skipped: so
+// a delivery queued twice (the sweeper, a retried job) is still sent once at a time.
+const CLAIM_SQL = `
+  UPDATE deliveries d SET lease_until = now() + make_interval(secs => $2::int / 1000.0)
+  FROM webhooks w, events e
+  WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id AND e.id = d.event_id
+    AND d.status = 'pending'
+    AND d.next_attempt_at <= now() + interval '1 second'
+    AND (d.lease_until IS NULL OR d.lease_until <= now())
+  RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
+    d.webhook_id, w.url, w.secret_encrypted, w.previous_secret_encrypted,
+    w.previous_secret_expires_at, w.active`;
 
 // The attempt rows and the deliveries' new states, for a batch of attempts, in one statement.
 // An update only applies while its delivery is pending at the attempt count the worker started
@@ -79,6 +87,7 @@ const RECORD_SQL = `
       last_error = i.error,
       next_attempt_at = i.next_attempt_at,
       completed_at = CASE WHEN i.status = 'pending' THEN NULL ELSE now() END,
+      lease_until = NULL,
       updated_at = now()
     FROM input i
     WHERE d.id = i.id AND d.status = 'pending' AND d.attempt_count = i.attempt - 1
@@ -92,7 +101,7 @@ const RECORD_SQL = `
 
 const CANCEL_SQL = `
   UPDATE deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL,
-    completed_at = now(), updated_at = now()
+    lease_until = NULL, completed_at = now(), updated_at = now()
   WHERE id = $1 AND status = 'pending'
   RETURNING id`;
 
@@ -106,8 +115,12 @@ export interface AttemptRecord {
 
 /** A delivery attempt's reads and writes (the injection token; PgDeliveryStore is the real one). */
 export abstract class DeliveryStore {
-  /** The delivery and its webhook; null when it is gone (deleted with its webhook). */
-  abstract load(deliveryId: string): Promise<DeliveryTarget | null>;
+  /**
+   * Leases, for `leaseMs`, those of `deliveryIds` that are pending, due and held by no other
+   * worker, and returns them with their webhooks. The sweeper leaves a leased delivery alone;
+   * recording its attempt (or cancelling it) ends the lease.
+   */
+  abstract claim(deliveryIds: string[], leaseMs: number): Promise<DeliveryTarget[]>;
 
   /**
    * Records an attempt and the delivery's resulting state, only while the delivery is pending
@@ -120,36 +133,32 @@ export abstract class DeliveryStore {
 }
 
 /**
- * Loads and attempt records of concurrent jobs are batched (see MicroBatcher): at full load
- * two statements serve dozens of deliveries.
+ * A claim serves a whole job's deliveries, and the attempt records of concurrent attempts are
+ * batched (see MicroBatcher): at full load a few statements serve hundreds of deliveries.
  */
 @Injectable()
 export class PgDeliveryStore extends DeliveryStore {
-  private readonly loads = new MicroBatcher<string, DeliveryTarget | null>(
-    (ids) => this.loadMany(ids),
-    { keyOf: (id) => id },
-  );
   private readonly records = new MicroBatcher<AttemptRecord, boolean>(
     (records) => this.recordMany(records),
-    { keyOf: (record) => record.deliveryId },
+    // One at a time: no slot waits on a record (it is freed once the request is over), so
+    // records gather into fewer, larger statements at no cost to throughput.
+    { keyOf: (record) => record.deliveryId, maxInFlight: 1 },
   );
 
   constructor(@InjectDataSource() private readonly db: DataSource) {
     super();
   }
 
-  load(deliveryId: string): Promise<DeliveryTarget | null> {
-    return this.loads.submit(deliveryId);
+  async claim(deliveryIds: string[], leaseMs: number): Promise<DeliveryTarget[]> {
+    const rows = await preparedQuery<DeliveryTargetRow>(this.db, 'delivery_claim', CLAIM_SQL, [
+      deliveryIds,
+      leaseMs,
+    ]);
+    return rows.map(toTarget);
   }
 
   recordAttempt(record: AttemptRecord): Promise<boolean> {
     return this.records.submit(record);
-  }
-
-  private async loadMany(ids: string[]): Promise<(DeliveryTarget | null)[]> {
-    const rows = await preparedQuery<DeliveryTargetRow>(this.db, 'delivery_load', LOAD_SQL, [ids]);
-    const byId = new Map(rows.map((row) => [row.id, toTarget(row)]));
-    return ids.map((id) => byId.get(id) ?? null);
   }
 
   private async recordMany(records: AttemptRecord[]): Promise<boolean[]> {

@@ -17,7 +17,21 @@ describe('DispatcherService', () => {
 
     expect(result.deliveryIds).toHaveLength(1);
     expect(t.tables.delivery(result.deliveryIds[0]).webhookId).toBe(subscribed.id);
-    expect(t.deliveriesQueue.jobIds()).toEqual(result.deliveryIds);
+    expect(t.deliveriesQueue.deliveryIds()).toEqual(result.deliveryIds);
+  });
+
+  it('queues the deliveries of concurrent callers in shared jobs of at most 50', async () => {
+    const ids = Array.from({ length: 120 }, (_, i) => `delivery-${i}`);
+    t.sut.queueDeliveries(ids.slice(0, 70));
+    t.sut.queueDeliveries(ids.slice(70));
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(
+      t.deliveriesQueue.added.map(
+        (job) => (job.data as { deliveryIds: string[] }).deliveryIds.length,
+      ),
+    ).toEqual([50, 50, 20]);
+    expect(t.deliveriesQueue.deliveryIds()).toEqual(ids);
   });
 
   describe('a taken idempotency key', () => {
@@ -35,9 +49,9 @@ describe('DispatcherService', () => {
       expect(t.tables.deliveries.size).toBe(2);
       // The first data stands.
       expect(await t.sut.published('k-1')).toEqual({ kind: 'job.started', data: { n: 1 } });
-      // Queued again (a no-op for jobs still queued: the job id is the delivery id), in case
+      // Queued again (a delivery still queued is claimed by one of its jobs only), in case
       // the first publisher died between its commit and its queueing.
-      expect(t.deliveriesQueue.jobIds().sort()).toEqual(
+      expect(t.deliveriesQueue.deliveryIds().sort()).toEqual(
         [...first.deliveryIds, ...first.deliveryIds].sort(),
       );
     });
@@ -71,7 +85,7 @@ describe('DispatcherService', () => {
 
     const delivery = await t.sut.publishTest(active);
     expect(delivery).toMatchObject({ webhookId: active.id, event: 'webhook.test' });
-    expect(t.deliveriesQueue.jobIds()).toEqual([delivery!.id]);
+    expect(t.deliveriesQueue.deliveryIds()).toEqual([delivery!.id]);
 
     expect(await t.sut.publishTest(inactive)).toBeNull();
     expect(t.tables.deliveries.size).toBe(1);

@@ -2,11 +2,12 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
+import { MicroBatcher } from '../common/micro-batch';
 import { withTimeout } from '../common/with-timeout';
 import { QUEUES } from '../queue/queue.constants';
 import { PublishedKind, TEST_EVENT, isPublishedKind } from '../webhooks/subscription-events';
 import { EventSource } from './delivery-body';
-import { deliverJob } from './delivery-job';
+import { DELIVERIES_PER_JOB, deliverJobs } from './delivery-job';
 import { DeliveryEntity } from './delivery.entity';
 import { EventStore, NewEvent } from './event.store';
 
@@ -34,6 +35,14 @@ const ENQUEUE_TIMEOUT_MS = 2000;
 @Injectable()
 export class DispatcherService {
   private readonly logger = new Logger(DispatcherService.name);
+  // Deliveries committed in one event-loop turn (concurrent ingests) share jobs and a round trip.
+  private readonly toQueue = new MicroBatcher<string, undefined>(
+    async (ids) => {
+      await this.enqueue(ids);
+      return ids.map(() => undefined);
+    },
+    { maxSize: DELIVERIES_PER_JOB * 20 },
+  );
 
   constructor(
     private readonly events: EventStore,
@@ -69,6 +78,16 @@ export class DispatcherService {
   }
 
   /**
+   * Queues deliveries committed elsewhere (the inbound endpoint's own statement) without
+   * waiting: the caller's answer must not hang on Redis, and the sweeper queues whatever the
+   * queue does not take.
+   */
+  queueDeliveries(deliveryIds: string[]): void {
+    // enqueue() logs its own failures and never rejects.
+    for (const id of deliveryIds) void this.toQueue.submit(id);
+  }
+
+  /**
    * Publishes a `webhook.test` event to one webhook. Returns the delivery as it was queued, or
    * null when the webhook is not (or no longer) active.
    */
@@ -101,7 +120,7 @@ export class DispatcherService {
     if (deliveryIds.length === 0) return;
     try {
       await withTimeout(
-        this.queue.addBulk(deliveryIds.map(deliverJob)),
+        this.queue.addBulk(deliverJobs(deliveryIds)),
         ENQUEUE_TIMEOUT_MS,
         `no answer from Redis within ${ENQUEUE_TIMEOUT_MS} ms`,
       );

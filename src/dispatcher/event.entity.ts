@@ -23,4 +23,11 @@ export class EventEntity {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;
+
+  /**
+   * The exact bytes every delivery of the event sends (SPEC §4), fixed when it is published;
+   * null for events stored before it moved here (their deliveries hold it).
+   */
+  @Column({ type: 'text', nullable: true })
+  body: string | null;
 }

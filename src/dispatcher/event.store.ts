@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batch';
 import { preparedQuery, query } from '../database/query';
 import { EventKind, PublishedKind } from '../webhooks/subscription-events';
-import { EventSource, deliveryBody } from './delivery-body';
+import { EventSource, deliveryBody, toJsonb } from './delivery-body';
 import { DeliveryEntity, DeliveryStatus } from './delivery.entity';
 
 /** An event about to be published; `deliveryBody` of it is what its deliveries send. */
@@ -48,22 +48,12 @@ export abstract class EventStore {
   abstract insertTest(webhookId: string, event: NewEvent): Promise<DeliveryEntity | null>;
 }
 
-/**
- * JSON for a jsonb column. jsonb cannot hold U+0000, which a meeting topic or a name may carry;
- * the record keeps U+FFFD there, while the body (text) sends the exact characters.
- */
-function toJsonb(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === 'string' ? v.replaceAll('\u0000', '\uFFFD') : v,
-  );
-}
-
 // One statement (one round trip, one implicit transaction) for a batch of events: each event
 // and a delivery per active webhook subscribed to its kind, or for a platform event (zoom.…)
 // to zoom.* (the partial GIN index webhooks_active_events_idx serves `active AND events &&
 // array`; one row per webhook, however many of its subscriptions match). An event whose
-// idempotency key is taken inserts nothing and is missing from the result. Each body is
-// bound once and copied into the rows of its deliveries.
+// idempotency key is taken inserts nothing and is missing from the result. The body is stored
+// once, on the event, whatever the number of its deliveries.
 const FAN_OUT_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[],
@@ -71,14 +61,14 @@ const FAN_OUT_SQL = `
       AS i(id, kind, data, source, idempotency_key, created_at, body)
   ),
   ev AS (
-    INSERT INTO events (id, kind, data, source, idempotency_key, created_at)
-    SELECT id, kind, data, source, idempotency_key, created_at FROM input
+    INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body)
+    SELECT id, kind, data, source, idempotency_key, created_at, body FROM input
     ON CONFLICT (idempotency_key) DO NOTHING
     RETURNING id
   ),
   d AS (
-    INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at)
-    SELECT w.id, i.id, i.kind, i.body, now()
+    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at)
+    SELECT w.id, i.id, i.kind, now()
     FROM ev JOIN input i ON i.id = ev.id
     JOIN webhooks w ON w.active AND w.events && (
       CASE WHEN i.kind LIKE 'zoom.%' THEN ARRAY[i.kind, 'zoom.*'] ELSE ARRAY[i.kind] END)
@@ -112,13 +102,13 @@ interface KeyedEventRow {
 const TEST_SQL = `
   WITH w AS (SELECT id FROM webhooks WHERE id = $1 AND active),
   ev AS (
-    INSERT INTO events (id, kind, data, source, created_at)
-    SELECT $2, $3, $4, NULL, $5 FROM w
+    INSERT INTO events (id, kind, data, source, created_at, body)
+    SELECT $2, $3, $4, NULL, $5, $6 FROM w
     RETURNING id
   )
-  INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at)
-  SELECT $1, ev.id, $3, $6, now() FROM ev
-  RETURNING id, webhook_id, event_id, event, body, status, attempt_count, next_attempt_at,
+  INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at)
+  SELECT $1, ev.id, $3, now() FROM ev
+  RETURNING id, webhook_id, event_id, event, status, attempt_count, next_attempt_at,
     last_status_code, last_error, created_at, updated_at, completed_at`;
 
 interface DeliveryRow {
@@ -126,7 +116,6 @@ interface DeliveryRow {
   webhook_id: string;
   event_id: string;
   event: EventKind;
-  body: string;
   status: DeliveryStatus;
   attempt_count: number;
   next_attempt_at: Date | null;
@@ -143,7 +132,7 @@ function toDelivery(row: DeliveryRow): DeliveryEntity {
     webhookId: row.webhook_id,
     eventId: row.event_id,
     event: row.event,
-    body: row.body,
+    body: null,
     status: row.status,
     attemptCount: row.attempt_count,
     nextAttemptAt: row.next_attempt_at,

@@ -52,8 +52,9 @@ export class InboundController {
       '`ZOOM_WEBHOOK_TOLERANCE_SECONDS` of now; otherwise 401 and nothing is stored. ' +
       '`endpoint.url_validation` is answered with `plainToken` and `encryptedToken`. Any other ' +
       'event is stored (de-duplicated on its identity: a redelivery is acknowledged as ' +
-      '`duplicate` and not notified again) and answered at once; mapping and delivery run ' +
-      'from the queue. The notifications that subscribers then receive are listed as ' +
+      '`duplicate` and not notified again) and answered at once; a mapped event is stored ' +
+      'with its notification in the same statement, and delivery runs from the queue. The ' +
+      'notifications that subscribers then receive are listed as ' +
       'callbacks, one per subscription event.\n\n| platform event | subscription event |\n|---|---|\n' +
       MAPPING_TABLE +
       '\n\nApproval rules: a registration publishes `follower.gained` when approved (at once, or ' +

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
+import { DispatcherModule } from '../dispatcher/dispatcher.module';
 import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { InboundStoreModule } from './inbound-store.module';
 import { InboundController } from './inbound.controller';
 import { InboundService } from './inbound.service';
 
-/** POST /zoom/events: verify, answer URL validation, store and queue (API role). */
+/** POST /zoom/events: verify, answer URL validation, store and publish or queue (API role). */
 @Module({
-  imports: [InboundStoreModule],
+  imports: [InboundStoreModule, DispatcherModule],
   controllers: [InboundController],
   providers: [InboundService, SecretCipherService],
 })

@@ -17,7 +17,15 @@ import {
 } from '../zoom/webhook-signature';
 import { answerCrcChallenge } from './crc-challenge';
 import { dedupeKey } from './dedupe-key';
-import { InboundEventStore, isDataException } from './inbound-event.store';
+import { randomUUID } from 'node:crypto';
+import { DispatcherService } from '../dispatcher/dispatcher.service';
+import { asRecord, routeOf } from './event-mapping';
+import {
+  InboundEventStore,
+  IngestPlan,
+  StoredInboundEvent,
+  isDataException,
+} from './inbound-event.store';
 import { InboundJobData, inboundJob } from './inbound-job';
 import { PlatformEnvelope, URL_VALIDATION_EVENT, parseEnvelope } from './platform-envelope';
 
@@ -43,8 +51,60 @@ export function trackingIdOf(headers: IncomingHttpHeaders): string | null {
 }
 
 /**
- * POST /zoom/events (SPEC §5): verify, answer the URL validation, or store and queue. Mapping
- * and publishing happen later from the inbound queue, so the platform gets its 200 at once.
+ * The envelope as stored: the request's own bytes, unless it carries the download token, a
+ * credential for the recording files that is kept only encrypted beside the event (for the
+ * links of an event-only deployment) and never passed on.
+ */
+function storedPayload(
+  envelope: Record<string, unknown>,
+  rawBody: Buffer,
+): Record<string, unknown> | string {
+  if (!('download_token' in envelope)) return rawBody.toString('utf8');
+  const kept = { ...envelope };
+  delete kept.download_token;
+  return kept;
+}
+
+/**
+ * What the statement that stores the event does next (IngestPlan): a mapped event is
+ * published with it, its notification built here; a recording event, and a registration event
+ * (the approval rules look at what was published before), is left to the queue; any other is
+ * the record only (the statement still leaves it to the queue when a webhook takes it as it is).
+ */
+function ingestPlan(
+  envelope: PlatformEnvelope,
+  eventTs: number | null,
+  accountId: string | null,
+  trackingId: string | null,
+): IngestPlan {
+  const route = routeOf(envelope.event);
+  if (!route) return { then: 'done' };
+  if ('automation' in route || route.approval) return { then: 'queue' };
+  const createdAt = new Date();
+  return {
+    then: 'publish',
+    event: {
+      id: randomUUID(),
+      kind: route.kind,
+      createdAt,
+      data: route.data(asRecord(envelope.payload.object)),
+      // As sourceOf() gives it for a stored event, the time of arrival standing in for event_ts.
+      source: {
+        platform: 'zoom',
+        event: envelope.event,
+        event_ts: eventTs ?? createdAt.getTime(),
+        account_id: accountId ?? '',
+        tracking_id: trackingId,
+      },
+    },
+  };
+}
+
+/**
+ * POST /zoom/events (SPEC §5): verify, answer the URL validation, or store. A mapped event is
+ * published in the statement that stores it (its deliveries queued right after), so it needs
+ * no inbound job; recording events, and events whose kind reaches more webhooks than the
+ * request should wait for, are stored unprocessed and handled from the inbound queue.
  */
 @Injectable()
 export class InboundService {
@@ -58,6 +118,7 @@ export class InboundService {
     @InjectQueue(QUEUES.inbound) private readonly queue: Queue<InboundJobData>,
     private readonly metrics: MetricsService,
     private readonly cipher: SecretCipherService,
+    private readonly dispatcher: DispatcherService,
   ) {}
 
   async receive(
@@ -98,43 +159,45 @@ export class InboundService {
       const plainToken = envelope.payload.plainToken as string;
       return answerCrcChallenge(check.secret, plainToken);
     }
-    return this.storeAndQueue(envelope, trackingId);
+    return this.storeAndQueue(envelope, rawBody, trackingId);
   }
 
   private async storeAndQueue(
     envelope: PlatformEnvelope & Record<string, unknown>,
+    rawBody: Buffer,
     trackingId: string | null,
   ): Promise<InboundAck> {
-    // The download token is a credential for the recording files: kept only encrypted, beside
-    // the event (for the links of an event-only deployment), and never passed on.
-    const stored: Record<string, unknown> = { ...envelope };
-    delete stored.download_token;
     const downloadToken = envelope.download_token;
     const eventTs = Number.isSafeInteger(envelope.event_ts) ? (envelope.event_ts as number) : null;
-    const accountId = envelope.payload.account_id;
-    let id: string | null;
+    const accountId =
+      typeof envelope.payload.account_id === 'string' ? envelope.payload.account_id : null;
+    let stored: StoredInboundEvent | null;
     try {
-      id = await this.store.insert({
+      stored = await this.store.insert({
+        id: randomUUID(),
         event: envelope.event,
         identityKey: dedupeKey(envelope),
         eventTs,
-        accountId: typeof accountId === 'string' ? accountId : null,
-        payload: stored,
+        accountId,
+        payload: storedPayload(envelope, rawBody),
         trackingId,
         downloadTokenEncrypted:
           typeof downloadToken === 'string' && downloadToken !== ''
             ? this.cipher.encrypt(downloadToken, 'recording-download-token')
             : null,
+        plan: ingestPlan(envelope, eventTs, accountId, trackingId),
       });
     } catch (error) {
       throw this.storeFailure(envelope.event, error);
     }
-    if (id === null) {
+    if (stored === null) {
       this.count(envelope.event, 'duplicate');
       return { status: 'duplicate' };
     }
     this.count(envelope.event, 'accepted');
-    this.enqueue(id);
+    // An event left unprocessed may have published its notification already: both go on.
+    if (stored.deliveryIds.length > 0) this.dispatcher.queueDeliveries(stored.deliveryIds);
+    if (!stored.processed) this.enqueue(stored.id);
     return { status: 'accepted' };
   }
 

@@ -52,7 +52,7 @@ export class MetricsService {
 
   readonly deliveriesRequeued = new Counter({
     name: 'deliveries_requeued_total',
-    help: 'Due deliveries the sweeper queued again because the queue did not hold them',
+    help: 'Due deliveries the sweeper queued again because no worker held them',
     registers: [this.registry],
   });
 

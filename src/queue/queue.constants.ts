@@ -67,8 +67,10 @@ export function retryDelayMs(baseMs: number, retry: number, random = Math.random
 
 /**
  * Deliveries: the first attempt and DELIVERY_MAX_RETRIES retries, DELIVERY_BACKOFF_MS apart and
- * doubling, jittered. The deliveries processor compares PostgreSQL's attempt count to
- * `attempts` and records the delay it picks, so the record and the queue agree.
+ * doubling, jittered. DeliveryAttemptService compares PostgreSQL's attempt count to `attempts`
+ * and records the delay it picks; the retry is a job delayed by it. A deliveries job itself
+ * fails only when its deliveries cannot be claimed (database down), and is retried on the
+ * same backoff.
  */
 export function deliveryRetry(config: AppConfig): {
   attempts: number;

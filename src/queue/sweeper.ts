@@ -10,6 +10,8 @@ const NAMED_IN_LOG = 5;
 export interface SweepSchedule {
   /** What a sweep re-queues, for its log lines: "due deliveries". */
   what: string;
+  /** Why they needed it, for the same lines; "that the queue did not hold" unless said. */
+  why?: string;
   intervalMs: number;
   /** Counts what the sweeps really re-queued, when there is a metric for it. */
   requeued?: Counter;
@@ -54,12 +56,12 @@ export abstract class Sweeper implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   private async sweepAndReport(): Promise<void> {
-    const { what, intervalMs, requeued } = this.schedule;
+    const { what, why = 'that the queue did not hold', intervalMs, requeued } = this.schedule;
     try {
       const queued = await this.sweep();
       if (queued === 0) return;
       requeued?.inc(queued);
-      this.logger.warn(`re-queued ${queued} ${what} that the queue did not hold`);
+      this.logger.warn(`re-queued ${queued} ${what} ${why}`);
     } catch (error) {
       this.logger.error(
         `sweep for ${what} failed: ${(error as Error).message}; next sweep in ${intervalMs} ms`,

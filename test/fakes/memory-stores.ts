@@ -1,16 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { deliveryBody } from '../../src/dispatcher/delivery-body';
+import { EventSource, deliveryBody } from '../../src/dispatcher/delivery-body';
 import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
 import { AttemptRecord, DeliveryStore, DeliveryTarget } from '../../src/dispatcher/delivery.store';
 import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.store';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
-import { InboundEventStore, NewInboundEvent } from '../../src/inbound/inbound-event.store';
+import {
+  INLINE_FANOUT_MAX,
+  InboundEventStore,
+  NewInboundEvent,
+  StoredInboundEvent,
+} from '../../src/inbound/inbound-event.store';
 import { Cursor } from '../../src/common/cursor';
 import {
   RecordingDownload,
   RecordingDownloadStore,
 } from '../../src/recordings/recording-download.store';
-import { isPublishedKind, subscriptionsFor } from '../../src/webhooks/subscription-events';
+import {
+  isPublishedKind,
+  platformEventKind,
+  subscriptionsFor,
+} from '../../src/webhooks/subscription-events';
 import { WebhookEntity } from '../../src/webhooks/webhook.entity';
 import { NewWebhook, WebhookChanges, WebhookStore } from '../../src/webhooks/webhook.store';
 
@@ -110,23 +119,38 @@ export class MemoryDeliveryStore extends DeliveryStore {
     super();
   }
 
-  load(deliveryId: string): Promise<DeliveryTarget | null> {
-    const delivery = this.tables.deliveries.get(deliveryId);
-    const webhook = delivery && this.tables.webhooks.get(delivery.webhookId);
-    if (!delivery || !webhook) return Promise.resolve(null);
-    return Promise.resolve({
-      id: delivery.id,
-      event: delivery.event,
-      body: delivery.body,
-      status: delivery.status,
-      attemptCount: delivery.attemptCount,
-      webhookId: webhook.id,
-      url: webhook.url,
-      secretEncrypted: webhook.secretEncrypted,
-      previousSecretEncrypted: webhook.previousSecretEncrypted,
-      previousSecretExpiresAt: webhook.previousSecretExpiresAt,
-      active: webhook.active,
-    });
+  claim(deliveryIds: string[], leaseMs: number): Promise<DeliveryTarget[]> {
+    const now = Date.now();
+    const claimed: DeliveryTarget[] = [];
+    for (const id of deliveryIds) {
+      const delivery = this.tables.deliveries.get(id);
+      const webhook = delivery && this.tables.webhooks.get(delivery.webhookId);
+      if (
+        !delivery ||
+        !webhook ||
+        delivery.status !== 'pending' ||
+        (delivery.nextAttemptAt?.getTime() ?? Infinity) > now + 1000 ||
+        (delivery.leaseUntil && delivery.leaseUntil.getTime() > now)
+      ) {
+        continue;
+      }
+      delivery.leaseUntil = new Date(now + leaseMs);
+      claimed.push({
+        id: delivery.id,
+        event: delivery.event,
+        // In memory every delivery keeps its body; the SQL reads it off the event.
+        body: delivery.body ?? '',
+        status: delivery.status,
+        attemptCount: delivery.attemptCount,
+        webhookId: webhook.id,
+        url: webhook.url,
+        secretEncrypted: webhook.secretEncrypted,
+        previousSecretEncrypted: webhook.previousSecretEncrypted,
+        previousSecretExpiresAt: webhook.previousSecretExpiresAt,
+        active: webhook.active,
+      });
+    }
+    return Promise.resolve(claimed);
   }
 
   recordAttempt(record: AttemptRecord): Promise<boolean> {
@@ -145,6 +169,7 @@ export class MemoryDeliveryStore extends DeliveryStore {
       lastError: record.result.error,
       nextAttemptAt: record.nextAttemptAt,
       completedAt: record.status === 'pending' ? null : new Date(),
+      leaseUntil: null,
       updatedAt: new Date(),
     });
     this.tables.attempts.push(record);
@@ -158,6 +183,7 @@ export class MemoryDeliveryStore extends DeliveryStore {
       status: 'failed',
       lastError: reason,
       nextAttemptAt: null,
+      leaseUntil: null,
       completedAt: new Date(),
       updatedAt: new Date(),
     });
@@ -218,14 +244,48 @@ export class MemoryInboundEventStore extends InboundEventStore {
     super();
   }
 
-  insert(row: NewInboundEvent): Promise<string | null> {
+  insert(row: NewInboundEvent): Promise<StoredInboundEvent | null> {
     const rows = [...this.tables.inboundEvents.values()];
     if (rows.some((r) => r.identityKey === row.identityKey)) return Promise.resolve(null);
+    const { plan, payload, ...fields } = row;
+    const inline = plan.then === 'publish' ? plan.event : null;
+    const active = [...this.tables.webhooks.values()].filter((webhook) => webhook.active);
+    const reach = inline ? active.filter((webhook) => webhook.events.includes(inline.kind)) : [];
+    const publish = inline !== null && reach.length <= INLINE_FANOUT_MAX;
+    // As the SQL does: an event a webhook takes as it is is left to the inbound job.
+    const asIs = platformEventKind(row.event);
+    const watched =
+      asIs !== null &&
+      active.some((webhook) => webhook.events.some((e) => e === asIs || e === 'zoom.*'));
+    const processed = (plan.then === 'done' || publish) && !watched;
     const stored = this.tables.addInboundEvent({
-      ...row,
+      ...fields,
       eventTs: row.eventTs === null ? null : String(row.eventTs),
+      payload:
+        typeof payload === 'string' ? (JSON.parse(payload) as Record<string, unknown>) : payload,
+      downloadTokenEncrypted: processed ? null : row.downloadTokenEncrypted,
+      processedAt: processed ? new Date() : null,
     });
-    return Promise.resolve(stored.id);
+    const deliveryIds: string[] = [];
+    if (inline && publish) {
+      this.tables.events.set(inline.id, {
+        id: inline.id,
+        kind: inline.kind,
+        createdAt: inline.createdAt,
+        data: inline.data,
+        source: inline.source,
+        idempotencyKey: `inbound:${stored.id}:${inline.kind}`,
+      });
+      for (const webhook of reach) {
+        const { id } = this.tables.addDelivery(webhook.id, {
+          eventId: inline.id,
+          event: inline.kind,
+          body: deliveryBody(inline),
+        });
+        deliveryIds.push(id);
+      }
+    }
+    return Promise.resolve({ id: stored.id, processed, deliveryIds });
   }
 
   findById(id: string): Promise<InboundEventEntity | null> {

@@ -67,9 +67,14 @@ export class RecordingQueue {
     return Promise.resolve(jobs);
   }
 
-  /** Job ids added, in order (a delivery's job id is the delivery id). */
+  /** Job ids added, in order. */
   jobIds(): (string | undefined)[] {
     return this.added.map((job) => job.opts?.jobId);
+  }
+
+  /** The deliveries the delivery jobs added carry, in order. */
+  deliveryIds(): string[] {
+    return this.added.flatMap((job) => (job.data as { deliveryIds: string[] }).deliveryIds);
   }
 }
 
@@ -89,6 +94,8 @@ export class FakeZoomClient implements Pick<ZoomClient, 'configured' | 'getMeeti
 export interface TestContext<T> {
   sut: T;
   tables: MemoryTables;
+  /** The DeliveryStore the service was given. */
+  deliveryStore: MemoryDeliveryStore;
   sender: ScriptedSender;
   deliveriesQueue: RecordingQueue;
   zoom: FakeZoomClient;
@@ -112,10 +119,11 @@ export async function newTestService<T>(
   const sender = new ScriptedSender();
   const deliveriesQueue = new RecordingQueue();
   const zoom = new FakeZoomClient();
+  const deliveryStore = new MemoryDeliveryStore(tables);
   const config = loadConfig(env);
   const providers = [
     { provide: APP_CONFIG, useValue: config },
-    { provide: DeliveryStore, useValue: new MemoryDeliveryStore(tables) },
+    { provide: DeliveryStore, useValue: deliveryStore },
     { provide: EventStore, useValue: new MemoryEventStore(tables) },
     { provide: InboundEventStore, useValue: new MemoryInboundEventStore(tables) },
     { provide: WebhookStore, useValue: new MemoryWebhookStore(tables) },
@@ -138,6 +146,7 @@ export async function newTestService<T>(
   return {
     sut: module.get(service),
     tables,
+    deliveryStore,
     sender,
     deliveriesQueue,
     zoom,

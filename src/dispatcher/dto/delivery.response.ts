@@ -139,13 +139,15 @@ export function toDeliveryResponse(d: DeliveryEntity): DeliveryResponse {
   };
 }
 
+/** `body` is what every attempt sends (the event's, or the delivery's own if it has one). */
 export function toDeliveryDetailResponse(
   d: DeliveryEntity,
+  body: string,
   attempts: DeliveryAttemptEntity[],
 ): DeliveryDetailResponse {
   return {
     ...toDeliveryResponse(d),
-    payload: JSON.parse(d.body) as Record<string, unknown>,
+    payload: JSON.parse(body) as Record<string, unknown>,
     attempts: attempts.map((a) => ({
       attempt: a.attempt,
       started_at: a.startedAt.toISOString(),

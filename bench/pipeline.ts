@@ -1,0 +1,670 @@
+/**
+ * The whole pipeline, POST /zoom/events → arrival at a subscriber, beside the bench's own
+ * baselines measured in the same run (SPEC §11, issue 12). bench/dispatch.ts measures the
+ * delivery stage alone; bench/inbound.ts the endpoint at fixed rates.
+ *
+ * Every side runs in its own process on a fresh database and queue prefix; this process only
+ * generates load (undici, keep-alive, CONCURRENCY callers) and plays the subscriber (node:http
+ * on 127.0.0.1), so the load and the receiving cost the same for every side.
+ *
+ * - e2e: one webhook subscribed to job.started; WARMUP events through the whole path (and
+ *   delivered) first, then EVENTS unique signed meeting.started POSTed at CONCURRENCY.
+ *   Deliveries/s (EVENTS ÷ first send → last arrival), POST → arrival p50/p99, ingest rate
+ *   (answered 200 ÷ first send → last answer), peak RSS (sampled every 20 ms) and CPU per
+ *   event of the serving process, of its PostgreSQL backends and of Redis. Sides:
+ *     app          src/main.ts as deployed: NODE_ENV=production, APP_ROLE=all, logs at info
+ *                  to /dev/null
+ *     durable      bench/minimal-pipeline.ts durable: verify, one batched INSERT of inbound
+ *                  row + delivery row, 200, Bull job, sign, POST, one batched attempt record
+ *     chain        bench/minimal-pipeline.ts chain: the raw Bull chain (job → sign → POST, no
+ *                  database, no HTTP: jobs added in its own process at CONCURRENCY)
+ * - ingest: the same warm-up and burst against an endpoint whose work stops at the 200:
+ *     app          APP_ROLE=api (no worker in the process), the webhook subscribed
+ *     minimal      bench/minimal-pipeline.ts ingest: verify, one batched INSERT, 200
+ * - fanout: the app (APP_ROLE=all) with FAN_OUT webhooks subscribed: one event POSTed, time to
+ *   its 200 and until every webhook has it; a few times, after one warm-up event.
+ *
+ * The app and the baselines run compiled, on plain node (see build()).
+ *
+ *   npx ts-node --transpile-only bench/pipeline.ts [events=5000] [concurrency=50] [warmup=2000]
+ *     [rounds=1] [phases=e2e,ingest,fanout]
+ *
+ * With rounds > 1 the e2e sides alternate round by round, so a change in the machine's load
+ * hits every side; the summary takes each side's median. BENCH_BEFORE_ENTRY=<file> adds an
+ * earlier build of the app as one more side of every phase, for a before/after in one run.
+ */
+import Redis from 'ioredis';
+import { ChildProcess, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { IncomingMessage, Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { Client } from 'pg';
+import { Pool } from 'undici';
+import { SecretCipherService } from '../src/webhooks/secret-cipher.service';
+import type { AppConfig } from '../src/config/config.types';
+import { meetingStarted } from '../scripts/platform/zoom-events';
+import { freePort } from '../test/support/spawn-app';
+import {
+  CLIENTS,
+  TEST_REDIS_URL,
+  ZOOM_SECRET_TOKEN,
+  deleteRedisKeys,
+} from '../test/support/test-app';
+import { TestDatabase, createTestDatabase } from '../test/support/test-db';
+import {
+  cpuSecondsOf,
+  now,
+  percentile,
+  sampleRss,
+  spawnNode,
+  stopChild,
+  subscribe,
+  waitReady,
+  zoomHeaders,
+} from './support';
+
+const EVENTS = Math.min(Number(process.argv[2] ?? 5000), 100_000);
+const CONCURRENCY = Math.min(Number(process.argv[3] ?? 50), 512);
+const WARMUP = Math.min(Number(process.argv[4] ?? 2000), 100_000);
+const ROUNDS = Math.min(Number(process.argv[5] ?? 1), 5);
+const PHASES = (process.argv[6] ?? 'e2e,ingest,fanout').split(',');
+const FAN_OUT = 1000;
+const FAN_OUT_RECEIVERS = 4;
+const FAN_OUT_TRIES = 3;
+/** Longest wait for one burst's arrivals. */
+const ARRIVAL_TIMEOUT_MS = 180_000;
+const SUBSCRIBER_SECRET = 'bench-subscriber-secret-0123';
+const ENCRYPTION_KEY = randomBytes(32);
+const ROOT = join(__dirname, '..');
+const BASELINE_DIR = 'dist/bench';
+
+/**
+ * Every side runs as compiled JavaScript on plain node, as deployed (`npm run build`, then
+ * `node dist/main.js`): under ts-node the compiler alone would add some 100 MB to each RSS.
+ * The baselines are transpiled beside it. BENCH_NO_BUILD=1 reuses an earlier build;
+ * BENCH_APP_ENTRY=<file> runs another build of the app (an earlier commit's, for a before/after).
+ */
+function build(): void {
+  if (process.env.BENCH_NO_BUILD) return;
+  execFileSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', 'dist'],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
+  mkdirSync(join(ROOT, BASELINE_DIR), { recursive: true });
+  for (const name of ['minimal-pipeline', 'support']) {
+    const { outputText } = ts.transpileModule(readFileSync(join(__dirname, `${name}.ts`), 'utf8'), {
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        esModuleInterop: true,
+      },
+    });
+    writeFileSync(join(ROOT, BASELINE_DIR, `${name}.js`), outputText);
+  }
+}
+
+// ---------------------------------------------------------------- the subscriber
+
+/** Local receivers: each notification's arrival time, by the meeting uuid it carries. */
+class Subscriber {
+  readonly arrivals = new Map<string, number>();
+  duplicates = 0;
+  total = 0;
+  private servers: Server[] = [];
+  urls: string[] = [];
+
+  async start(count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const server = createServer((req, res) => this.take(req, () => res.writeHead(200).end()));
+      server.keepAliveTimeout = 60_000;
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      this.servers.push(server);
+      this.urls.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    }
+  }
+
+  private take(req: IncomingMessage, done: () => void): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = now();
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        data: { uuid: string };
+      };
+      // One key per (event, webhook): fan-out deliveries of one event arrive on distinct paths.
+      const key = `${body.data.uuid} ${req.url}`;
+      this.total++;
+      if (this.arrivals.has(key)) this.duplicates++;
+      else this.arrivals.set(key, at);
+      done();
+    });
+  }
+
+  arrivalOf(uuid: string, path = '/hook'): number | undefined {
+    return this.arrivals.get(`${uuid} ${path}`);
+  }
+
+  async waitFor(keys: string[], what: string): Promise<void> {
+    const deadline = Date.now() + ARRIVAL_TIMEOUT_MS;
+    let missing = keys;
+    while (Date.now() < deadline) {
+      missing = missing.filter((k) => !this.arrivals.has(k));
+      if (missing.length === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    throw new Error(`${what}: ${missing.length} of ${keys.length} never arrived`);
+  }
+
+  close(): void {
+    for (const server of this.servers) server.close();
+  }
+}
+
+// ---------------------------------------------------------------- the sides
+
+interface Sent {
+  uuid: string;
+  sentAt: number;
+  answeredAt: number;
+  status: number;
+}
+
+interface Side {
+  name: string;
+  /** False for the raw chain: its events are Bull jobs added in its own process, not POSTs. */
+  http: boolean;
+  pid: number;
+  database: TestDatabase | null;
+  /** Sends `count` unique events, CONCURRENCY at a time. */
+  burst(tag: string, count: number): Promise<Sent[]>;
+  close(): Promise<void>;
+}
+
+/** POSTs signed meeting.started events to `url` (/zoom/events of the app or a baseline). */
+async function httpBurst(pool: Pool, tag: string, count: number): Promise<Sent[]> {
+  const sent: Sent[] = [];
+  let next = 0;
+  const nonce = randomBytes(6).toString('base64url');
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) {
+        const uuid = `${tag}-${nonce}-${next++}`;
+        const body = JSON.stringify(meetingStarted(uuid, Date.now()));
+        const sentAt = now();
+        const res = await pool.request({
+          path: '/zoom/events',
+          method: 'POST',
+          headers: zoomHeaders(body, ZOOM_SECRET_TOKEN),
+          body,
+        });
+        await res.body.dump();
+        sent.push({ uuid, sentAt, answeredAt: now(), status: res.statusCode });
+      }
+    }),
+  );
+  return sent;
+}
+
+function httpSide(
+  name: string,
+  child: ChildProcess,
+  url: string,
+  database: TestDatabase,
+  prefix: string,
+): Side {
+  const pool = new Pool(url, { connections: CONCURRENCY, pipelining: 1 });
+  return {
+    name,
+    http: true,
+    pid: child.pid!,
+    database,
+    burst: (tag, count) => httpBurst(pool, tag, count),
+    async close() {
+      await pool.close();
+      await stopChild(child);
+      if (process.env.BENCH_TRACE) await traceTables(database);
+      await database.drop();
+      await deleteRedisKeys(prefix);
+    },
+  };
+}
+
+/** The app in its own process (src/main.ts), as deployed. */
+/** BENCH_BEFORE_ENTRY=<file>: an earlier build of the app, measured as one more side. */
+const BEFORE = process.env.BENCH_BEFORE_ENTRY;
+
+async function startApp(
+  role: 'all' | 'api',
+  subscriberUrls: string[],
+  entry = process.env.BENCH_APP_ENTRY ?? 'dist/main.js',
+  label = 'app',
+): Promise<Side> {
+  const database = await createTestDatabase();
+  const prefix = `mebbench:${randomBytes(4).toString('hex')}`;
+  const port = await freePort();
+  const child = spawnNode([entry], ROOT, {
+    NODE_ENV: 'production',
+    PORT: String(port),
+    APP_ROLE: role,
+    LOG_LEVEL: 'info',
+    DATABASE_URL: database.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    AUTH_TOKEN_SECRET: randomBytes(32).toString('hex'),
+    AUTH_CLIENTS: JSON.stringify([CLIENTS.alpha]),
+    SECRETS_ENCRYPTION_KEY: ENCRYPTION_KEY.toString('base64'),
+    ZOOM_WEBHOOK_SECRET_TOKEN: ZOOM_SECRET_TOKEN,
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    DELIVERY_CONCURRENCY: '50',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(`${url}/health/ready`, child, 120_000);
+  for (const hook of subscriberUrls) {
+    await subscribe(url, CLIENTS.alpha, {
+      url: hook,
+      events: ['job.started'],
+      secret: SUBSCRIBER_SECRET,
+    });
+  }
+  return httpSide(`${label} (APP_ROLE=${role})`, child, url, database, prefix);
+}
+
+/** A baseline of bench/minimal-pipeline.ts in its own process. */
+async function startMinimal(mode: 'durable' | 'ingest' | 'chain', receiverUrl: string) {
+  const database = await createTestDatabase();
+  const prefix = `mebbench:${randomBytes(4).toString('hex')}`;
+  const child = spawnNode(
+    [`${BASELINE_DIR}/minimal-pipeline.js`, mode],
+    ROOT,
+    {
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: prefix,
+      ZOOM_SECRET_TOKEN,
+      RECEIVER_URL: receiverUrl,
+      SUBSCRIBER_SECRET,
+      DELIVERY_CONCURRENCY: '50',
+    },
+    ['ignore', 'ignore', 'inherit', 'ipc'],
+  );
+  const [message] = (await once(child, 'message')) as [{ port?: number }];
+  if (mode !== 'chain') {
+    const name =
+      mode === 'durable'
+        ? 'minimal durable pipeline'
+        : 'minimal durable ingest (verify, insert, 200)';
+    return httpSide(name, child, `http://127.0.0.1:${message.port}`, database, prefix);
+  }
+  const side: Side = {
+    name: 'raw Bull chain (job → sign → POST)',
+    http: false,
+    pid: child.pid!,
+    database: null,
+    async burst(tag, count) {
+      child.send({
+        burst: {
+          tag: `${tag}-${randomBytes(6).toString('base64url')}`,
+          count,
+          concurrency: CONCURRENCY,
+        },
+      });
+      const [{ sent }] = (await once(child, 'message')) as [{ sent: [string, number][] }];
+      return sent.map(([uuid, sentAt]) => ({ uuid, sentAt, answeredAt: sentAt, status: 200 }));
+    },
+    async close() {
+      await stopChild(child);
+      await database.drop();
+      await deleteRedisKeys(prefix);
+    },
+  };
+  return side;
+}
+
+// ---------------------------------------------------------------- what is measured
+
+/** BENCH_TRACE=1: rows written and updated per table, and how many updates were HOT. */
+async function traceTables(database: TestDatabase): Promise<void> {
+  const client = new Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del
+       FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0 ORDER BY relname`,
+    );
+    console.log(rows.map((r) => JSON.stringify(r)).join('\n'));
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU seconds so far of the PostgreSQL backends serving `database`. */
+async function postgresCpuSeconds(database: TestDatabase | null): Promise<number> {
+  if (database === null) return 0;
+  const client = new Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    return rows.reduce((sum, { pid }) => sum + (cpuSecondsOf(pid) || 0), 0);
+  } finally {
+    await client.end();
+  }
+}
+
+let redisPid: number | undefined;
+async function redisCpuSeconds(): Promise<number> {
+  if (redisPid === undefined) {
+    const redis = new Redis(TEST_REDIS_URL);
+    const info = await redis.info('server');
+    redis.disconnect();
+    redisPid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+  }
+  return cpuSecondsOf(redisPid);
+}
+
+interface Figures {
+  side: string;
+  http: boolean;
+  deliveriesPerSecond: number;
+  ingestPerSecond: number;
+  arrivalP50: number;
+  arrivalP99: number;
+  answerP50: number;
+  answerP99: number;
+  peakRssMb: number;
+  cpuMsPerEvent: { process: number; postgres: number; redis: number };
+  not200: number;
+  duplicates: number;
+}
+
+/** Warm-up, then the measured burst; `deliver` says whether arrivals are waited for. */
+async function measure(side: Side, subscriber: Subscriber, deliver: boolean): Promise<Figures> {
+  const warm = await side.burst('warm', WARMUP);
+  if (deliver)
+    await subscriber.waitFor(
+      warm.map((s) => `${s.uuid} /hook`),
+      `${side.name} warm-up`,
+    );
+  // Lets the warm-up's tail (attempt records, completed jobs) finish before the clock starts.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+
+  const duplicatesBefore = subscriber.duplicates;
+  const cpu = [
+    cpuSecondsOf(side.pid),
+    await postgresCpuSeconds(side.database),
+    await redisCpuSeconds(),
+  ];
+  const rss = sampleRss(side.pid);
+  const start = now();
+  const sent = await side.burst('burst', EVENTS);
+  const lastAnswer = Math.max(...sent.map((s) => s.answeredAt));
+  if (deliver)
+    await subscriber.waitFor(
+      sent.map((s) => `${s.uuid} /hook`),
+      `${side.name} burst`,
+    );
+  const peakRssMb = rss.stop();
+  const cpuAfter = [
+    cpuSecondsOf(side.pid),
+    await postgresCpuSeconds(side.database),
+    await redisCpuSeconds(),
+  ];
+  const perEvent = (i: number) => ((cpuAfter[i] - cpu[i]) * 1000) / EVENTS;
+
+  const spans = deliver ? sent.map((s) => subscriber.arrivalOf(s.uuid)! - s.sentAt) : [];
+  const lastArrival = deliver ? Math.max(...sent.map((s) => subscriber.arrivalOf(s.uuid)!)) : NaN;
+  const answers = sent.map((s) => s.answeredAt - s.sentAt);
+  const ok = sent.filter((s) => s.status === 200).length;
+  return {
+    side: side.name,
+    http: side.http,
+    deliveriesPerSecond: EVENTS / ((lastArrival - start) / 1000),
+    ingestPerSecond: ok / ((lastAnswer - start) / 1000),
+    arrivalP50: percentile(spans, 0.5),
+    arrivalP99: percentile(spans, 0.99),
+    answerP50: percentile(answers, 0.5),
+    answerP99: percentile(answers, 0.99),
+    peakRssMb,
+    cpuMsPerEvent: { process: perEvent(0), postgres: perEvent(1), redis: perEvent(2) },
+    not200: sent.length - ok,
+    duplicates: subscriber.duplicates - duplicatesBefore,
+  };
+}
+
+const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '-');
+const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
+
+function print(f: Figures, deliver: boolean): void {
+  const cpu = f.cpuMsPerEvent;
+  console.log(
+    `  ${f.side}\n` +
+      (deliver
+        ? `    ${f0(f.deliveriesPerSecond).padStart(6)} deliveries/s   ${f.http ? 'POST' : 'add'} → arrival p50 ${f0(f.arrivalP50)} ms  p99 ${f0(f.arrivalP99)} ms\n`
+        : '') +
+      (f.http
+        ? `    ${f0(f.ingestPerSecond).padStart(6)} answered 200/s  answer p50 ${f2(f.answerP50)} ms  p99 ${f2(f.answerP99)} ms`
+        : `    ${f0(f.ingestPerSecond).padStart(6)} jobs added/s (in its own process, no HTTP)`) +
+      `   peak RSS ${f0(f.peakRssMb)} MB\n` +
+      `    CPU per event: process ${f2(cpu.process)} ms, PostgreSQL ${f2(cpu.postgres)} ms, Redis ${f2(cpu.redis)} ms` +
+      (f.not200 > 0 ? `   ${f.not200} NOT 200` : '') +
+      (f.duplicates > 0 ? `   ${f.duplicates} duplicate arrivals` : ''),
+  );
+}
+
+const median = (values: number[]) => percentile(values, 0.5);
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+
+// ---------------------------------------------------------------- phases
+
+/** Each side in turn, started fresh and stopped after its measurement. */
+async function measureEach(
+  starters: (() => Promise<Side>)[],
+  subscriber: Subscriber,
+  deliver: boolean,
+): Promise<Figures[]> {
+  const figures: Figures[] = [];
+  for (const start of starters) {
+    const side = await start();
+    try {
+      figures.push(await measure(side, subscriber, deliver));
+    } finally {
+      await side.close();
+    }
+    print(figures[figures.length - 1], deliver);
+  }
+  return figures;
+}
+
+async function endToEnd(subscriber: Subscriber): Promise<Figures[][]> {
+  const hook = `${subscriber.urls[0]}/hook`;
+  const starters: (() => Promise<Side>)[] = [
+    () => startApp('all', [hook]),
+    () => startMinimal('durable', hook),
+    () => startMinimal('chain', hook),
+    ...(BEFORE ? [() => startApp('all', [hook], BEFORE, 'app before')] : []),
+  ];
+  const rounds: Figures[][] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    console.log(
+      `e2e round ${round}: ${WARMUP} warm-up events delivered, then ${EVENTS} at concurrency ${CONCURRENCY}`,
+    );
+    const figures = await measureEach(starters, subscriber, true);
+    rounds.push(figures);
+  }
+  return rounds;
+}
+
+async function ingest(subscriber: Subscriber): Promise<Figures[]> {
+  const hook = `${subscriber.urls[0]}/hook`;
+  console.log(`ingest: ${WARMUP} warm-up events, then ${EVENTS} at concurrency ${CONCURRENCY}`);
+  return measureEach(
+    [
+      () => startApp('api', [hook]),
+      () => startMinimal('ingest', hook),
+      ...(BEFORE ? [() => startApp('api', [hook], BEFORE, 'app before')] : []),
+    ],
+    subscriber,
+    false,
+  );
+}
+
+/** One event to FAN_OUT webhooks: time to the POST's 200, and until every webhook has it. */
+async function fanOut(
+  entry?: string,
+  label = 'app',
+): Promise<{ answerMs: number; firstMs: number; allMs: number }[]> {
+  const receivers = new Subscriber();
+  await receivers.start(FAN_OUT_RECEIVERS);
+  const side = await startApp('all', [], entry, label);
+  try {
+    const cipher = new SecretCipherService({ secretsEncryptionKey: ENCRYPTION_KEY } as AppConfig);
+    const paths = Array.from({ length: FAN_OUT }, (_, i) => `/fan/${i}`);
+    const urls = paths.map((p, i) => `${receivers.urls[i % FAN_OUT_RECEIVERS]}${p}`);
+    // Straight into the table: the API's per-client webhook limit is far below FAN_OUT.
+    const client = new Client({ connectionString: side.database!.url });
+    await client.connect();
+    await client.query(
+      `INSERT INTO webhooks (owner_client_id, url, events, secret_encrypted, secret_hint)
+       SELECT 'bench', url, ARRAY['job.started'], $2, '0123' FROM unnest($1::text[]) AS u(url)`,
+      [urls, cipher.encrypt(SUBSCRIBER_SECRET)],
+    );
+    await client.query('ANALYZE webhooks');
+    await client.end();
+
+    const runs: { answerMs: number; firstMs: number; allMs: number }[] = [];
+    for (let i = 0; i <= FAN_OUT_TRIES; i++) {
+      const start = now();
+      const [sent] = await side.burst(`fan${i}`, 1);
+      await receivers.waitFor(
+        paths.map((p) => `${sent.uuid} ${p}`),
+        'fan-out',
+      );
+      const times = paths.map((p) => receivers.arrivalOf(sent.uuid, p)!);
+      // The first is the warm-up.
+      if (i > 0) {
+        runs.push({
+          answerMs: sent.answeredAt - start,
+          firstMs: Math.min(...times) - start,
+          allMs: Math.max(...times) - start,
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    console.log(
+      `fan-out: one event to ${FAN_OUT} webhooks (app, APP_ROLE=all), after one warm-up event\n` +
+        runs
+          .map(
+            (r, i) =>
+              `  try ${i + 1}: answered in ${f0(r.answerMs)} ms, first arrival at ${f0(r.firstMs)} ms, all ${FAN_OUT} arrived in ${f0(r.allMs)} ms`,
+          )
+          .join('\n'),
+    );
+    return runs;
+  } finally {
+    await side.close();
+    receivers.close();
+  }
+}
+
+async function main(): Promise<void> {
+  build();
+  console.log(
+    `bench/pipeline.ts: load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} at start, ${new Date().toISOString()}\n`,
+  );
+  const subscriber = new Subscriber();
+  await subscriber.start(1);
+  try {
+    const e2e = PHASES.includes('e2e') ? await endToEnd(subscriber) : [];
+    const ing = PHASES.includes('ingest') ? await ingest(subscriber) : [];
+    const fan = PHASES.includes('fanout') ? await fanOut() : [];
+    const fanBefore = PHASES.includes('fanout') && BEFORE ? await fanOut(BEFORE, 'app before') : [];
+
+    console.log('\nsummary' + (ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''));
+    const lines: string[] = [];
+    if (e2e.length > 0) {
+      const of = (i: number, pick: (f: Figures) => number) => median(e2e.map((r) => pick(r[i])));
+      const [app, durable, chain] = [0, 1, 2].map((i) => ({
+        rate: of(i, (f) => f.deliveriesPerSecond),
+        p50: of(i, (f) => f.arrivalP50),
+        p99: of(i, (f) => f.arrivalP99),
+        ingest: of(i, (f) => f.ingestPerSecond),
+        rss: of(i, (f) => f.peakRssMb),
+      }));
+      lines.push(
+        `  e2e deliveries/s: app ${f0(app.rate)}, minimal durable ${f0(durable.rate)}, raw Bull chain ${f0(chain.rate)}; ` +
+          `app ÷ durable ${ratio(app.rate, durable.rate)} (target ≥ 1.0x: ${app.rate >= durable.rate ? 'met' : 'MISSED'}), ` +
+          `app ÷ chain ${ratio(app.rate, chain.rate)}`,
+        `  e2e POST → arrival: app p50 ${f0(app.p50)} ms p99 ${f0(app.p99)} ms (target p50 < 300 ms: ${app.p50 < 300 ? 'met' : 'MISSED'}); ` +
+          `durable p50 ${f0(durable.p50)} ms p99 ${f0(durable.p99)} ms; chain p50 ${f0(chain.p50)} ms p99 ${f0(chain.p99)} ms`,
+        `  e2e ingest during the burst: app ${f0(app.ingest)}/s, durable ${f0(durable.ingest)}/s (${ratio(app.ingest, durable.ingest)})`,
+        `  peak RSS in the burst: app ${f0(app.rss)} MB (target < 200 MB: ${app.rss < 200 ? 'met' : 'MISSED'}), durable ${f0(durable.rss)} MB, chain ${f0(chain.rss)} MB`,
+      );
+      if (BEFORE) {
+        const before = {
+          rate: of(3, (f) => f.deliveriesPerSecond),
+          p50: of(3, (f) => f.arrivalP50),
+          p99: of(3, (f) => f.arrivalP99),
+          rss: of(3, (f) => f.peakRssMb),
+        };
+        lines.push(
+          `  app before: ${f0(before.rate)} deliveries/s (${ratio(before.rate, durable.rate)} of durable), ` +
+            `p50 ${f0(before.p50)} ms p99 ${f0(before.p99)} ms, peak RSS ${f0(before.rss)} MB; ` +
+            `after ÷ before ${ratio(app.rate, before.rate)}`,
+        );
+      }
+    }
+    if (ing.length > 0) {
+      const [app, minimal] = ing;
+      lines.push(
+        `  ingest: app (api) ${f0(app.ingestPerSecond)}/s, minimal durable ingest ${f0(minimal.ingestPerSecond)}/s; ` +
+          `app ÷ minimal ${ratio(app.ingestPerSecond, minimal.ingestPerSecond)} ` +
+          `(target ≥ 0.5x: ${app.ingestPerSecond >= 0.5 * minimal.ingestPerSecond ? 'met' : 'MISSED'})`,
+      );
+      if (ing[2]) {
+        lines.push(
+          `  ingest, app before (api): ${f0(ing[2].ingestPerSecond)}/s ` +
+            `(${ratio(ing[2].ingestPerSecond, minimal.ingestPerSecond)} of minimal)`,
+        );
+      }
+    }
+    if (fan.length > 0) {
+      const worst = Math.max(...fan.map((r) => r.allMs));
+      lines.push(
+        `  fan-out to ${FAN_OUT}: slowest of ${fan.length} ${f0(worst)} ms (target < 1 s: ${worst < 1000 ? 'met' : 'MISSED'}), ` +
+          `answered in at most ${f0(Math.max(...fan.map((r) => r.answerMs)))} ms`,
+      );
+    }
+    if (fanBefore.length > 0) {
+      lines.push(
+        `  fan-out to ${FAN_OUT}, app before: slowest of ${fanBefore.length} ` +
+          `${f0(Math.max(...fanBefore.map((r) => r.allMs)))} ms`,
+      );
+    }
+    console.log(lines.join('\n'));
+    console.log(
+      `load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} at end`,
+    );
+  } finally {
+    subscriber.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

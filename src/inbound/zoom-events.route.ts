@@ -1,0 +1,107 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
+import type { Logger } from 'pino';
+import { errorAnswer } from '../common/all-exceptions.filter';
+import { completionLevel, requestIdFor } from '../common/logging';
+import { bodyParserError } from '../common/request-body';
+import { MetricsService } from '../metrics/metrics.service';
+import { isZoomEventsRequest } from './inbound.controller';
+import { InboundService } from './inbound.service';
+
+/** body-parser's limit on every other route (BODY_LIMIT, 1 MiB). */
+const BODY_LIMIT_BYTES = 1024 * 1024;
+/** The route label Express gives these requests in http_requests_total. */
+const ROUTE = '/zoom/events';
+
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A failure to read the body, as body-parser reports it (its status and type). */
+const readFailure = (status: number, type: string) =>
+  Object.assign(new Error(type), { status, type });
+
+/**
+ * The body, up to the limit. Past it (or past a Content-Length over it) the rest is read and
+ * dropped, as body-parser does, so that the 413 reaches a client still sending.
+ */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BODY_LIMIT_BYTES) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
+    });
+    req.on('end', () =>
+      tooLarge
+        ? reject(readFailure(413, 'entity.too.large'))
+        : resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)),
+    );
+    req.on('aborted', () => reject(readFailure(400, 'request.aborted')));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * POST /zoom/events served straight from node:http, ahead of Express and Nest: the platform's
+ * events are the service's hot path, and the middleware chain cost more than the work. The
+ * same InboundService answers as through the controller, errors take the filter's shape
+ * (errorAnswer), the request id is set the same way, http_requests_total gets the route's
+ * label, and one completion line is logged with the fields and redaction of the request
+ * logger (written directly, with no per-request child logger). A body with a Content-Encoding
+ * goes the Express way, where body-parser inflates it; every other request too.
+ */
+export function zoomEventsRoute(
+  inbound: InboundService,
+  metrics: MetricsService,
+  log: Logger,
+  next: RequestListener,
+): RequestListener {
+  return (req, res) => {
+    const encoding = req.headers['content-encoding'];
+    if (!isZoomEventsRequest(req) || (encoding !== undefined && encoding !== 'identity')) {
+      next(req, res);
+      return;
+    }
+    const started = Date.now();
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    // What the request serializer reads off an Express request.
+    Object.assign(req, {
+      id: requestIdFor(req, res),
+      query: q < 0 ? {} : { ...parseQuery(url.slice(q + 1)) },
+      params: {},
+    });
+    const answer = (status: number, body: string, headers: Record<string, string> = {}) => {
+      // The server's clientError handler may have answered already (a request timeout while
+      // the body was arriving, src/common/http-server.ts): that answer stands.
+      if (res.headersSent) return;
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      res.setHeader('content-type', 'application/json; charset=utf-8');
+      res.setHeader('content-length', Buffer.byteLength(body));
+      res.statusCode = status;
+      res.end(body);
+      metrics.httpRequests.inc({ method: 'POST', route: ROUTE, status: String(status) });
+      const line = { req, res, responseTime: Date.now() - started };
+      const level = completionLevel(status);
+      if (status >= 500) {
+        log[level](
+          { ...line, err: new Error(`failed with status code ${status}`) },
+          'request errored',
+        );
+      } else {
+        log[level](line, 'request completed');
+      }
+    };
+    readBody(req)
+      .then((raw) => inbound.receive(req.headers, raw))
+      .then(
+        (result) => answer(200, JSON.stringify(result)),
+        (error: unknown) => {
+          const { body, headers } = errorAnswer(bodyParserError(error));
+          answer(body.statusCode, JSON.stringify(body), headers);
+        },
+      );
+  };
+}
