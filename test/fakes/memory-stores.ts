@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EventSource, deliveryBody } from '../../src/dispatcher/delivery-body';
+import { deliveryBody } from '../../src/dispatcher/delivery-body';
 import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
 import { AttemptRecord, DeliveryStore, DeliveryTarget } from '../../src/dispatcher/delivery.store';
 import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.store';
