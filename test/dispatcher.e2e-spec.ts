@@ -86,9 +86,12 @@ describe('dispatcher (role all)', () => {
         account_id: 'acct-1',
         tracking_id: null,
       };
+      // Whole, as the mapping builds it: the receiver holds every body to its kind's schema.
       const data = {
         id: '85746065432',
+        uuid: 'aDYlohsHRtCd4ii1uC2+hA==',
         topic: 'Grüße 🎉 "quoted" \\ nul:\u0000',
+        host_id: 'host-1',
         participant: { id: 'p1' },
       };
       const { eventId, deliveryIds } = await dispatcher.publish({
