@@ -499,6 +499,30 @@ describe('inbound fidelity (event-only deployment, two secret tokens)', () => {
       expect(delivery.headers['x-service-event']).toBe('zoom.meeting.created');
     });
 
+    it('delivers a mapped event once as its kind and once as it is, however often it is published', async () => {
+      // Published as job.started in the statement that stores it; left unprocessed for the
+      // inbound worker because a webhook takes it as it is, and the worker's second publish of
+      // job.started (under the same key) adds nothing.
+      const uuid = freshUuid();
+      await send(t, fixtureEvent('meeting.started', uuid));
+      const [mapped] = await receivedAtLeast('jobs', uuid);
+      const [asIs] = await receivedAtLeast('all', uuid);
+      await processed(uuid, 1);
+      expect(mapped).toMatchObject({
+        event: 'job.started',
+        source: { event: 'meeting.started', tracking_id: TRACKING_ID },
+      });
+      expect(asIs).toMatchObject({ event: 'zoom.meeting.started' });
+      const [row] = await queryDatabase<{ n: number }>(
+        t.database.url,
+        `SELECT count(*)::int AS n FROM events WHERE kind = 'job.started' AND data->>'uuid' = $1`,
+        [uuid],
+      );
+      expect(row.n).toBe(1);
+      expect(received('jobs', uuid)).toHaveLength(1);
+      expect(received('all', uuid)).toHaveLength(1);
+    });
+
     it('delivers mapped events as they are too, without the download_token', async () => {
       const uuid = freshUuid();
       const joined = fixtureEvent('meeting.participant_joined', uuid);
