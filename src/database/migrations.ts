@@ -1,5 +1,10 @@
 import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
 import { DeliveryAttemptsUnique1764000000004 } from './migrations/1764000000004-delivery-attempts-unique';
+import { ReceiverHealth1764100000014 } from './migrations/1764100000014-receiver-health';
 
 /** Every migration, in order. New migrations are appended here. */
-export const MIGRATIONS = [InitialSchema1763800000000, DeliveryAttemptsUnique1764000000004];
+export const MIGRATIONS = [
+  InitialSchema1763800000000,
+  DeliveryAttemptsUnique1764000000004,
+  ReceiverHealth1764100000014,
+];

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { Job } from 'bull';
 import { OnJob } from '../queue/on-job.decorator';
-import { FinalJobError, JOBS, QUEUES, RetryLaterError } from '../queue/queue.constants';
+import {
+  DeferJobError,
+  FinalJobError,
+  JOBS,
+  QUEUES,
+  RetryLaterError,
+} from '../queue/queue.constants';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverJobData } from './delivery-job';
 
@@ -24,6 +30,9 @@ export class DeliveriesProcessor {
     const outcome = await this.attempts.attempt(job.data.deliveryId);
     if (outcome.next === 'failed') {
       throw new FinalJobError(outcome.what, 'delivery marked failed');
+    }
+    if (outcome.next === 'deferred') {
+      throw new DeferJobError('the webhook has all its delivery slots in flight', outcome.delayMs);
     }
     if (outcome.next === 'retry') {
       throw new RetryLaterError(outcome.what, outcome.delayMs);

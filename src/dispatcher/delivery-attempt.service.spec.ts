@@ -137,4 +137,144 @@ describe('DeliveryAttemptService', () => {
       expect(t.sender.requests).toEqual([]);
     });
   });
+
+  describe('a fresh series (redeliver, replay)', () => {
+    it('gives a delivery re-queued after its last attempt a whole new retry budget, counting on', async () => {
+      // Failed after attempts 1-3, then redelivered: series_start = 3.
+      const delivery = t.tables.addDelivery(webhook.id, { attemptCount: 3, seriesStart: 3 });
+      t.sender.answer(500, 500, 500);
+      const outcomes = [];
+      for (let i = 0; i < 3; i++) outcomes.push((await t.sut.attempt(delivery.id)).next);
+
+      expect(outcomes).toEqual(['retry', 'retry', 'failed']);
+      expect(t.sender.requests.map((r) => r.attempt)).toEqual([4, 5, 6]);
+    });
+  });
+
+  describe('Retry-After', () => {
+    it('waits the longer of the backoff and the Retry-After of a 429 or 503', async () => {
+      const delivery = t.tables.addDelivery(webhook.id);
+      t.sender.answerWith(429, '30');
+      const outcome = await t.sut.attempt(delivery.id);
+      expect(outcome).toMatchObject({ next: 'retry', delayMs: 30_000 });
+    });
+
+    it('keeps the backoff when it is the longer, and ignores Retry-After on other statuses', async () => {
+      const first = t.tables.addDelivery(webhook.id);
+      t.sender.answerWith(503, '0');
+      const short = await t.sut.attempt(first.id);
+      expect(short.next === 'retry' && short.delayMs).toBeGreaterThanOrEqual(0.8 * BACKOFF_MS);
+      expect(short.next === 'retry' && short.delayMs).toBeLessThanOrEqual(1.2 * BACKOFF_MS);
+
+      const second = t.tables.addDelivery(webhook.id);
+      t.sender.answerWith(500, '3600');
+      const other = await t.sut.attempt(second.id);
+      expect(other.next === 'retry' && other.delayMs).toBeLessThanOrEqual(1.2 * BACKOFF_MS);
+    });
+
+    it('caps a Retry-After at one hour', async () => {
+      const delivery = t.tables.addDelivery(webhook.id);
+      t.sender.answerWith(503, String(7 * 24 * 3600));
+      expect(await t.sut.attempt(delivery.id)).toMatchObject({ delayMs: 3_600_000 });
+    });
+  });
+
+  describe('receiver health', () => {
+    const webhooksDisabled = async (reason: string) =>
+      (await t.metrics.webhooksDisabled.get()).values.find((v) => v.labels.reason === reason)
+        ?.value ?? 0;
+
+    it('disables the webhook on 410 at once and ends its pending deliveries failed', async () => {
+      const delivery = t.tables.addDelivery(webhook.id);
+      const waiting = t.tables.addDelivery(webhook.id, { attemptCount: 1 });
+      t.sender.answer(410);
+
+      expect(await t.sut.attempt(delivery.id)).toMatchObject({ next: 'failed' });
+
+      expect(t.tables.webhooks.get(webhook.id)).toMatchObject({
+        active: false,
+        disabledReason: 'gone',
+        disabledAt: expect.any(Date),
+      });
+      expect(t.tables.delivery(delivery.id)).toMatchObject({ status: 'failed', attemptCount: 1 });
+      expect(t.tables.delivery(waiting.id)).toMatchObject({
+        status: 'failed',
+        lastError: 'webhook disabled: the receiver answered 410 Gone',
+      });
+      expect(await webhooksDisabled('gone')).toBe(1);
+    });
+
+    describe('with WEBHOOK_DISABLE_AFTER_FAILURES=2', () => {
+      beforeEach(async () => {
+        t = await newTestService(DeliveryAttemptService, {
+          DELIVERY_MAX_RETRIES: '0',
+          WEBHOOK_DISABLE_AFTER_FAILURES: '2',
+        });
+        webhook = t.tables.addWebhook();
+      });
+
+      it('disables after that many deliveries in a row end failed', async () => {
+        const pending = t.tables.addDelivery(webhook.id, { attemptCount: 0 });
+        for (let i = 0; i < 2; i++) {
+          t.sender.answer(500);
+          await t.sut.attempt(t.tables.addDelivery(webhook.id).id);
+        }
+        expect(t.tables.webhooks.get(webhook.id)).toMatchObject({
+          active: false,
+          disabledReason: 'failing',
+        });
+        expect(t.tables.delivery(pending.id)).toMatchObject({
+          status: 'failed',
+          lastError: 'webhook disabled: its last 2 deliveries failed',
+        });
+        expect(await webhooksDisabled('failing')).toBe(1);
+      });
+
+      it('starts the run afresh after a success, and leaves test deliveries out of it', async () => {
+        for (const [status, event] of [
+          [500, 'job.started'],
+          [200, 'job.started'],
+          [500, 'job.started'],
+          [500, 'webhook.test'],
+        ] as const) {
+          t.sender.answer(status);
+          await t.sut.attempt(t.tables.addDelivery(webhook.id, { event }).id);
+        }
+        expect(t.tables.webhooks.get(webhook.id)).toMatchObject({
+          active: true,
+          consecutiveFailures: 1,
+        });
+      });
+    });
+  });
+
+  describe('fairness', () => {
+    it('defers, without sending or counting, a delivery whose webhook has every slot in flight', async () => {
+      t = await newTestService(DeliveryAttemptService, { DELIVERY_CONCURRENCY_PER_WEBHOOK: '1' });
+      webhook = t.tables.addWebhook();
+      const other = t.tables.addWebhook();
+      let answer: () => void = () => undefined;
+      const send = t.sender.send.bind(t.sender);
+      jest.spyOn(t.sender, 'send').mockImplementationOnce(async (req) => {
+        await new Promise<void>((resolve) => (answer = resolve));
+        return send(req);
+      });
+      t.sender.answer(200, 200, 200);
+      const first = t.tables.addDelivery(webhook.id);
+      const inFlight = t.sut.attempt(first.id);
+      await new Promise((resolve) => setImmediate(resolve));
+
+      const second = t.tables.addDelivery(webhook.id);
+      const deferred = await t.sut.attempt(second.id);
+      expect(deferred).toMatchObject({ next: 'deferred' });
+      expect(t.tables.delivery(second.id)).toMatchObject({ status: 'pending', attemptCount: 0 });
+      // Another webhook is not held up.
+      expect(await t.sut.attempt(t.tables.addDelivery(other.id).id)).toEqual({ next: 'done' });
+
+      answer();
+      await inFlight;
+      expect(await t.sut.attempt(second.id)).toEqual({ next: 'done' });
+      expect(t.tables.delivery(second.id)).toMatchObject({ status: 'succeeded', attemptCount: 1 });
+    });
+  });
 });

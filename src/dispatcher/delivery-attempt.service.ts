@@ -3,8 +3,11 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
 import { deliveryRetry } from '../queue/queue.constants';
-import { DeliverySenderService } from './delivery-sender.service';
+import { AttemptResult, DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, DeliveryTarget } from './delivery.store';
+import { ReceiverHealthService } from './receiver-health.service';
+import { retryAfterMs } from './retry-after';
+import { WebhookSlots } from './webhook-slots';
 
 export const INACTIVE_WEBHOOK_ERROR = 'webhook is inactive: delivery cancelled, not sent';
 
@@ -14,10 +17,20 @@ export const INACTIVE_WEBHOOK_ERROR = 'webhook is inactive: delivery cancelled, 
  */
 export type AttemptOutcome =
   | { next: 'done' }
+  /** The webhook has all its slots in flight here: nothing was sent or counted. */
+  | { next: 'deferred'; delayMs: number }
   | { next: 'retry'; attempt: number; error: string | null; delayMs: number; what: string }
   | { next: 'failed'; error: string | null; what: string };
 
 const DONE: AttemptOutcome = { next: 'done' };
+
+/**
+ * How long a delivery whose webhook is at its in-flight limit waits before it looks again:
+ * short, since a slot frees as soon as one attempt ends; jittered so the waiting jobs of one
+ * webhook do not all come back together.
+ */
+const DEFER_MS = 250;
+const deferDelayMs = (): number => Math.round(DEFER_MS * (0.5 + Math.random()));
 
 /**
  * One attempt at a delivery (SPEC §4). PostgreSQL decides the attempt number and whether a
@@ -34,6 +47,8 @@ export class DeliveryAttemptService {
     private readonly store: DeliveryStore,
     private readonly sender: DeliverySenderService,
     private readonly metrics: MetricsService,
+    private readonly slots: WebhookSlots,
+    private readonly health: ReceiverHealthService,
   ) {
     this.retry = deliveryRetry(config);
   }
@@ -52,22 +67,33 @@ export class DeliveryAttemptService {
       return DONE;
     }
 
+    const release = this.slots.tryAcquire(target.webhookId);
+    if (!release) return { next: 'deferred', delayMs: deferDelayMs() };
+
     const attempt = target.attemptCount + 1;
-    const result = await this.sender.send({
-      deliveryId,
-      event: target.event,
-      url: target.url,
-      body: target.body,
-      secretEncrypted: target.secretEncrypted,
-      attempt,
-    });
-    const final = result.ok || attempt >= this.retry.attempts;
-    const delayMs = final ? null : this.retry.delayMs(attempt);
+    let result: AttemptResult;
+    try {
+      result = await this.sender.send({
+        deliveryId,
+        event: target.event,
+        url: target.url,
+        body: target.body,
+        secretEncrypted: target.secretEncrypted,
+        attempt,
+      });
+    } finally {
+      release();
+    }
+    // A redelivery or replay starts a fresh series: the retry budget counts from its start.
+    const inSeries = attempt - target.seriesStart;
+    const final = result.ok || result.statusCode === 410 || inSeries >= this.retry.attempts;
+    const delayMs = final ? null : this.retryDelayMs(inSeries, result);
+    const status = result.ok ? 'succeeded' : final ? 'failed' : 'pending';
     const recorded = await this.store.recordAttempt({
       deliveryId,
       attempt,
       result,
-      status: result.ok ? 'succeeded' : final ? 'failed' : 'pending',
+      status,
       nextAttemptAt: delayMs === null ? null : new Date(Date.now() + delayMs),
     });
     if (!recorded) {
@@ -78,9 +104,29 @@ export class DeliveryAttemptService {
       return DONE;
     }
 
+    await this.health
+      .afterAttempt({
+        webhookId: target.webhookId,
+        event: target.event,
+        status,
+        statusCode: result.statusCode,
+        consecutiveFailures: target.consecutiveFailures,
+      })
+      .catch((error: Error) =>
+        // The attempt is recorded; the next delivery's outcome applies the rules again.
+        this.logger.error(
+          `delivery ${deliveryId}: receiver health of webhook ${target.webhookId} not updated: ` +
+            error.message,
+        ),
+      );
+
     const outcome = result.ok ? 'success' : 'failure';
     this.metrics.deliveryAttempts.observe({ outcome }, result.durationMs / 1000);
-    const what = `webhook ${target.webhookId}, delivery attempt ${attempt}/${this.retry.attempts}`;
+    const what =
+      `webhook ${target.webhookId}, delivery attempt ${attempt}` +
+      (target.seriesStart > 0
+        ? ` (${inSeries}/${this.retry.attempts} of this series)`
+        : `/${this.retry.attempts}`);
     if (result.ok) {
       this.metrics.deliveries.inc({ outcome: 'succeeded' });
       this.logger.debug(`delivery ${deliveryId} to ${what} succeeded (HTTP ${result.statusCode})`);
@@ -98,6 +144,12 @@ export class DeliveryAttemptService {
       delayMs,
       what: `${what} failed: ${result.error}`,
     };
+  }
+
+  /** The backoff, or the receiver's Retry-After on 429/503 when that is longer (SPEC §9). */
+  private retryDelayMs(retry: number, result: AttemptResult): number {
+    const backoff = this.retry.delayMs(retry);
+    return Math.max(backoff, retryAfterMs(result.statusCode, result.retryAfter) ?? 0);
   }
 
   private async cancel(target: DeliveryTarget): Promise<void> {

@@ -14,10 +14,13 @@ export interface DeliveryTarget {
   body: string;
   status: DeliveryStatus;
   attemptCount: number;
+  /** attempt_count when the current series of attempts began (a redelivery starts one). */
+  seriesStart: number;
   webhookId: string;
   url: string;
   secretEncrypted: string;
   active: boolean;
+  consecutiveFailures: number;
 }
 
 interface DeliveryTargetRow {
@@ -26,10 +29,12 @@ interface DeliveryTargetRow {
   body: string;
   status: DeliveryStatus;
   attempt_count: number;
+  series_start: number;
   webhook_id: string;
   url: string;
   secret_encrypted: string;
   active: boolean;
+  consecutive_failures: number;
 }
 
 function toTarget(row: DeliveryTargetRow): DeliveryTarget {
@@ -39,16 +44,18 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
     body: row.body,
     status: row.status,
     attemptCount: row.attempt_count,
+    seriesStart: row.series_start,
     webhookId: row.webhook_id,
     url: row.url,
     secretEncrypted: row.secret_encrypted,
     active: row.active,
+    consecutiveFailures: row.consecutive_failures,
   };
 }
 
 const LOAD_SQL = `
-  SELECT d.id, d.event, d.body, d.status, d.attempt_count, d.webhook_id,
-         w.url, w.secret_encrypted, w.active
+  SELECT d.id, d.event, d.body, d.status, d.attempt_count, d.series_start, d.webhook_id,
+         w.url, w.secret_encrypted, w.active, w.consecutive_failures
   FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
   WHERE d.id = ANY($1::uuid[])`;
 

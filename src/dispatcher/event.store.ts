@@ -5,7 +5,8 @@ import { MicroBatcher } from '../common/micro-batch';
 import { preparedQuery, query } from '../database/query';
 import { EventKind, SubscriptionEvent } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody } from './delivery-body';
-import { DeliveryEntity, DeliveryStatus } from './delivery.entity';
+import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
+import { DeliveryEntity } from './delivery.entity';
 
 /** An event about to be published; `deliveryBody` of it is what its deliveries send. */
 export interface NewEvent {
@@ -115,42 +116,7 @@ const TEST_SQL = `
   )
   INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at)
   SELECT $1, ev.id, $3, $6, now() FROM ev
-  RETURNING id, webhook_id, event_id, event, body, status, attempt_count, next_attempt_at,
-    last_status_code, last_error, created_at, updated_at, completed_at`;
-
-interface DeliveryRow {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event: EventKind;
-  body: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: Date | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-}
-
-function toDelivery(row: DeliveryRow): DeliveryEntity {
-  return {
-    id: row.id,
-    webhookId: row.webhook_id,
-    eventId: row.event_id,
-    event: row.event,
-    body: row.body,
-    status: row.status,
-    attemptCount: row.attempt_count,
-    nextAttemptAt: row.next_attempt_at,
-    lastStatusCode: row.last_status_code,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    completedAt: row.completed_at,
-  };
-}
+  RETURNING ${DELIVERY_COLUMNS}`;
 
 @Injectable()
 export class PgEventStore extends EventStore {

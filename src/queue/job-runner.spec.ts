@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Job } from 'bull';
 import { jobRunner } from './job-runner';
-import { FinalJobError, RetryLaterError } from './queue.constants';
+import { DeferJobError, FinalJobError, RetryLaterError } from './queue.constants';
 
 function recordingLogger(): LoggerService & { lines: string[] } {
   const lines: string[] = [];
@@ -30,6 +30,17 @@ const failing = (error: Error) => async () => {
 };
 
 describe('jobRunner', () => {
+  it('puts a deferred job back without spending an attempt or logging, even on its last run', async () => {
+    const logger = recordingLogger();
+    const job = jobOn(4, 4);
+    const run = jobRunner(failing(new DeferJobError('busy', 200)), {}, logger);
+    await expect(run(job)).rejects.toBeInstanceOf(DeferJobError);
+    // Bull adds the one back as it moves the job to delayed, with the 200 ms backoff.
+    expect(job.attemptsMade).toBe(2);
+    expect(job.discarded).toBe(false);
+    expect(logger.lines).toEqual([]);
+  });
+
   it('passes a success through and logs nothing', async () => {
     const logger = recordingLogger();
     const run = jobRunner(async () => 'done', {}, logger);

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Job } from 'bull';
 import { attemptLabel, isFinalAttempt } from './attempts';
-import { FinalJobError, RetryLaterError } from './queue.constants';
+import { DeferJobError, FinalJobError, RetryLaterError } from './queue.constants';
 
 export interface JobRunnerOptions {
   /** What becomes of the work once its job fails for good ("the sweeper queues it again"). */
@@ -25,6 +25,12 @@ export function jobRunner<T>(
       return await handler(job);
     } catch (thrown) {
       const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+      if (error instanceof DeferJobError) {
+        // Bull adds one to attemptsMade as it moves the job back to delayed: taken off here
+        // first, a deferral never uses up the attempts the work itself is allowed.
+        job.attemptsMade = Math.max(0, job.attemptsMade - 1);
+        throw error;
+      }
       const what = `${job.name} job ${job.id}, ${attemptLabel(job)}: ${error.message}`;
       if (error instanceof FinalJobError) {
         // Keeps the job in the failed set without another retry.

@@ -133,6 +133,19 @@ export class RetryLaterError extends Error {
 }
 
 /**
+ * A handler throws this when the job could not start its work yet (the work's resource is
+ * busy) and should run again after `retryDelayMs`: the job runner puts it back without
+ * spending one of its attempts and without a log line, and no stack is kept for it.
+ */
+export class DeferJobError extends RetryLaterError {
+  constructor(message: string, retryDelayMs: number) {
+    super(message, retryDelayMs);
+    this.name = 'DeferJobError';
+    this.stack = '';
+  }
+}
+
+/**
  * A handler throws this when the work is over whatever attempts Bull has left (the record
  * says so); the job then ends in the failed set without another retry. `outcome` says what
  * became of the work, for the log line ("delivery marked failed").

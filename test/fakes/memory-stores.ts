@@ -7,7 +7,8 @@ import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
 import { InboundEventStore, NewInboundEvent } from '../../src/inbound/inbound-event.store';
 import { Cursor } from '../../src/common/cursor';
 import { isSubscriptionEvent } from '../../src/webhooks/subscription-events';
-import { WebhookEntity } from '../../src/webhooks/webhook.entity';
+import { WebhookDisabledReason, WebhookEntity } from '../../src/webhooks/webhook.entity';
+import { ReceiverHealthStore } from '../../src/dispatcher/receiver-health.store';
 import { NewWebhook, WebhookChanges, WebhookStore } from '../../src/webhooks/webhook.store';
 
 /**
@@ -34,6 +35,9 @@ export class MemoryTables {
       secretEncrypted: 'sealed-secret',
       secretHint: 'cret',
       active: true,
+      disabledReason: null,
+      disabledAt: null,
+      consecutiveFailures: 0,
       createdAt,
       updatedAt: createdAt,
       ...fields,
@@ -66,6 +70,9 @@ export class MemoryTables {
       createdAt: now,
       updatedAt: now,
       completedAt: null,
+      seriesStart: 0,
+      requeuedBy: null,
+      requeuedAt: null,
       ...fields,
     };
     this.deliveries.set(delivery.id, delivery);
@@ -110,10 +117,12 @@ export class MemoryDeliveryStore extends DeliveryStore {
       body: delivery.body,
       status: delivery.status,
       attemptCount: delivery.attemptCount,
+      seriesStart: delivery.seriesStart,
       webhookId: webhook.id,
       url: webhook.url,
       secretEncrypted: webhook.secretEncrypted,
       active: webhook.active,
+      consecutiveFailures: webhook.consecutiveFailures,
     });
   }
 
@@ -150,6 +159,44 @@ export class MemoryDeliveryStore extends DeliveryStore {
       updatedAt: new Date(),
     });
     return Promise.resolve(true);
+  }
+}
+
+export class MemoryReceiverHealthStore extends ReceiverHealthStore {
+  constructor(private readonly tables: MemoryTables) {
+    super();
+  }
+
+  countFailure(webhookId: string): Promise<number> {
+    const webhook = this.tables.webhooks.get(webhookId);
+    if (!webhook) return Promise.resolve(0);
+    webhook.consecutiveFailures += 1;
+    return Promise.resolve(webhook.consecutiveFailures);
+  }
+
+  resetFailures(webhookId: string): Promise<void> {
+    const webhook = this.tables.webhooks.get(webhookId);
+    if (webhook) webhook.consecutiveFailures = 0;
+    return Promise.resolve();
+  }
+
+  /** As the one statement does: disables an active webhook and fails its pending deliveries. */
+  disable(webhookId: string, reason: WebhookDisabledReason, error: string): Promise<number | null> {
+    const webhook = this.tables.webhooks.get(webhookId);
+    if (!webhook?.active) return Promise.resolve(null);
+    Object.assign(webhook, { active: false, disabledReason: reason, disabledAt: new Date() });
+    const pending = [...this.tables.deliveries.values()].filter(
+      (d) => d.webhookId === webhookId && d.status === 'pending',
+    );
+    for (const delivery of pending) {
+      Object.assign(delivery, {
+        status: 'failed',
+        lastError: error,
+        nextAttemptAt: null,
+        completedAt: new Date(),
+      });
+    }
+    return Promise.resolve(pending.length);
   }
 }
 

@@ -11,6 +11,9 @@ import {
 } from '../../src/dispatcher/delivery-sender.service';
 import { DeliveryStore } from '../../src/dispatcher/delivery.store';
 import { DispatcherService } from '../../src/dispatcher/dispatcher.service';
+import { ReceiverHealthService } from '../../src/dispatcher/receiver-health.service';
+import { ReceiverHealthStore } from '../../src/dispatcher/receiver-health.store';
+import { WebhookSlots } from '../../src/dispatcher/webhook-slots';
 import { EventStore } from '../../src/dispatcher/event.store';
 import { InboundEventStore } from '../../src/inbound/inbound-event.store';
 import { MetricsService } from '../../src/metrics/metrics.service';
@@ -23,6 +26,7 @@ import {
   MemoryDeliveryStore,
   MemoryEventStore,
   MemoryInboundEventStore,
+  MemoryReceiverHealthStore,
   MemoryTables,
   MemoryWebhookStore,
 } from './memory-stores';
@@ -30,15 +34,22 @@ import {
 /** Answers attempts from a script (one answer per attempt, in order) and keeps the requests. */
 export class ScriptedSender implements Pick<DeliverySenderService, 'send'> {
   readonly requests: DeliveryRequest[] = [];
-  private readonly answers: { statusCode: number | null; error: string | null }[] = [];
+  private readonly answers: {
+    statusCode: number | null;
+    error: string | null;
+    retryAfter: string | null;
+  }[] = [];
 
   /** The next attempts get these HTTP statuses (null: no answer, e.g. refused). */
   answer(...statuses: (number | null)[]): void {
-    for (const statusCode of statuses) {
-      const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-      const error = ok ? null : statusCode === null ? 'ECONNREFUSED' : `HTTP ${statusCode}`;
-      this.answers.push({ statusCode, error });
-    }
+    for (const statusCode of statuses) this.answerWith(statusCode);
+  }
+
+  /** The next attempt gets this status, with a Retry-After header when one is given. */
+  answerWith(statusCode: number | null, retryAfter: string | null = null): void {
+    const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    const error = ok ? null : statusCode === null ? 'ECONNREFUSED' : `HTTP ${statusCode}`;
+    this.answers.push({ statusCode, error, retryAfter });
   }
 
   send(req: DeliveryRequest): Promise<AttemptResult> {
@@ -52,6 +63,7 @@ export class ScriptedSender implements Pick<DeliverySenderService, 'send'> {
       statusCode: answer.statusCode,
       error: answer.error,
       responseBody: answer.statusCode === null ? null : '',
+      retryAfter: answer.retryAfter,
     });
   }
 }
@@ -117,6 +129,9 @@ export async function newTestService<T>(
     { provide: EventStore, useValue: new MemoryEventStore(tables) },
     { provide: InboundEventStore, useValue: new MemoryInboundEventStore(tables) },
     { provide: WebhookStore, useValue: new MemoryWebhookStore(tables) },
+    { provide: ReceiverHealthStore, useValue: new MemoryReceiverHealthStore(tables) },
+    ReceiverHealthService,
+    WebhookSlots,
     { provide: DeliverySenderService, useValue: sender },
     { provide: ZoomClient, useValue: zoom },
     { provide: getQueueToken(QUEUES.deliveries), useValue: deliveriesQueue },
