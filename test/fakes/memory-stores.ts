@@ -293,8 +293,11 @@ export class MemoryWebhookStore extends WebhookStore {
     super();
   }
 
-  create(webhook: NewWebhook): Promise<WebhookEntity> {
-    return Promise.resolve(this.tables.addWebhook(webhook));
+  create(webhook: NewWebhook, limit: number): Promise<WebhookEntity | null> {
+    const held = [...this.tables.webhooks.values()].filter(
+      (w) => w.ownerClientId === webhook.ownerClientId,
+    ).length;
+    return Promise.resolve(held >= limit ? null : this.tables.addWebhook(webhook));
   }
 
   page(ownerClientId: string, cursor: Cursor | null, limit: number): Promise<WebhookEntity[]> {

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { SUBSCRIPTION_EVENTS, SubscriptionEvent } from '../subscription-events';
-import { WebhookEntity } from '../webhook.entity';
+import { WEBHOOK_DISABLED_REASONS, WebhookDisabledReason, WebhookEntity } from '../webhook.entity';
 import { WEBHOOK_URL_EXAMPLE } from './webhook-fields';
 
 /** A webhook as the API shows it: everything but the secret. */
@@ -30,6 +30,20 @@ export class WebhookResponse {
   @ApiProperty({ description: 'Last 4 characters of the signing secret', example: 'a1b2' })
   secret_hint: string;
 
+  @ApiProperty({
+    enum: WEBHOOK_DISABLED_REASONS,
+    nullable: true,
+    example: null,
+    description:
+      'Why the service disabled it: `gone` (the receiver answered 410) or `failing` (its last ' +
+      'WEBHOOK_DISABLE_AFTER_FAILURES deliveries failed); null while enabled or when its owner ' +
+      'set `active: false`. `PATCH {"active": true}` enables it again.',
+  })
+  disabled_reason: WebhookDisabledReason | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null })
+  disabled_at: string | null;
+
   static from(webhook: WebhookEntity): WebhookResponse {
     return {
       id: webhook.id,
@@ -39,6 +53,8 @@ export class WebhookResponse {
       created_at: webhook.createdAt.toISOString(),
       updated_at: webhook.updatedAt.toISOString(),
       secret_hint: webhook.secretHint,
+      disabled_reason: webhook.disabledReason,
+      disabled_at: webhook.disabledAt?.toISOString() ?? null,
     };
   }
 }
