@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/config.types';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batch';
@@ -62,7 +64,8 @@ function toJsonb(value: unknown): string {
 // and a delivery per active webhook subscribed to its kind (the partial GIN index
 // webhooks_active_events_idx serves `active AND events @> ARRAY[kind]`). An event whose
 // idempotency key is taken inserts nothing and is missing from the result. Each body is
-// bound once and copied into the rows of its deliveries.
+// bound once and copied into the rows of its deliveries. Webhooks of API clients no longer in
+// AUTH_CLIENTS ($8) get nothing (SPEC §9); they are kept, and receive again if it returns.
 const FAN_OUT_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[],
@@ -80,6 +83,7 @@ const FAN_OUT_SQL = `
     SELECT w.id, i.id, i.kind, i.body, now()
     FROM ev JOIN input i ON i.id = ev.id
     JOIN webhooks w ON w.active AND w.events @> ARRAY[i.kind]
+      AND w.owner_client_id = ANY($8::text[])
     RETURNING id, event_id
   )
   SELECT ev.id, array_remove(array_agg(d.id::text), NULL) AS delivery_ids
@@ -126,8 +130,14 @@ export class PgEventStore extends EventStore {
     { keyOf: (event) => event.idempotencyKey ?? event.id },
   );
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {
+  private readonly clientIds: string[];
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
     super();
+    this.clientIds = config.auth.clients.map((c) => c.clientId);
   }
 
   fanOut(event: NewEvent): Promise<string[] | null> {
@@ -145,6 +155,7 @@ export class PgEventStore extends EventStore {
       column((e) => e.idempotencyKey),
       column((e) => e.createdAt),
       column((e) => deliveryBody(e)),
+      this.clientIds,
     ]);
     const inserted = new Map(rows.map((r) => [r.id, r.delivery_ids]));
     return events.map((e) => inserted.get(e.id) ?? null);
