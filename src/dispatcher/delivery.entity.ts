@@ -23,6 +23,9 @@ export type DeliveryRequeue = (typeof DELIVERY_REQUEUES)[number];
 @Index('deliveries_webhook_page_idx', { synchronize: false })
 @Index('deliveries_due_idx', { synchronize: false })
 @Index('deliveries_event_idx', { synchronize: false })
+@Index('deliveries_webhook_event_uq', { synchronize: false })
+@Index('deliveries_created_idx', { synchronize: false })
+@Check('deliveries_requeued_by_check', `requeued_by IN ('redeliver', 'replay', 'missed')`)
 @Entity('deliveries')
 export class DeliveryEntity {
   @PrimaryGeneratedColumn('uuid')

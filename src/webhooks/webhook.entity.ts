@@ -1,4 +1,5 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
@@ -15,6 +16,7 @@ export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
 // synchronize: false keeps migration:generate from proposing to drop them.
 @Index('webhooks_active_events_idx', { synchronize: false })
 @Index('webhooks_owner_page_idx', { synchronize: false })
+@Check('webhooks_disabled_reason_check', `disabled_reason IN ('gone', 'failing')`)
 @Entity('webhooks')
 export class WebhookEntity {
   @PrimaryGeneratedColumn('uuid')

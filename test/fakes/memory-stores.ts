@@ -9,6 +9,11 @@ import { Cursor } from '../../src/common/cursor';
 import { isSubscriptionEvent } from '../../src/webhooks/subscription-events';
 import { WebhookDisabledReason, WebhookEntity } from '../../src/webhooks/webhook.entity';
 import { ReceiverHealthStore } from '../../src/dispatcher/receiver-health.store';
+import {
+  DeliveryControlStore,
+  ReplayTarget,
+  ReplayWindow,
+} from '../../src/dispatcher/delivery-control.store';
 import { NewWebhook, WebhookChanges, WebhookStore } from '../../src/webhooks/webhook.store';
 
 /**
@@ -199,6 +204,80 @@ export class MemoryReceiverHealthStore extends ReceiverHealthStore {
     return Promise.resolve(pending.length);
   }
 }
+
+export class MemoryDeliveryControlStore extends DeliveryControlStore {
+  constructor(private readonly tables: MemoryTables) {
+    super();
+  }
+
+  redeliver(webhookId: string, deliveryId: string): Promise<DeliveryEntity | 'pending' | null> {
+    const delivery = this.tables.deliveries.get(deliveryId);
+    if (delivery?.webhookId !== webhookId) return Promise.resolve(null);
+    if (delivery.status === 'pending') return Promise.resolve('pending');
+    return Promise.resolve(this.freshSeries(delivery, 'redeliver'));
+  }
+
+  replay(webhookId: string, window: ReplayWindow): Promise<string[]> {
+    const matching = [...this.tables.deliveries.values()].filter(
+      (d) =>
+        d.webhookId === webhookId && d.status === window.status && inWindow(d.createdAt, window),
+    );
+    return Promise.resolve(matching.map((d) => this.freshSeries(d, 'replay').id));
+  }
+
+  createMissed(webhook: ReplayTarget, window: ReplayWindow): Promise<string[]> {
+    const received = new Set(
+      [...this.tables.deliveries.values()]
+        .filter((d) => d.webhookId === webhook.id)
+        .map((d) => d.eventId),
+    );
+    const missed = [...this.tables.events.values()].filter(
+      (e) =>
+        webhook.events.includes(e.kind) &&
+        inWindow(e.createdAt, window) &&
+        e.createdAt >= webhook.createdAt &&
+        !received.has(e.id),
+    );
+    return Promise.resolve(
+      missed.map(
+        (e) =>
+          this.tables.addDelivery(webhook.id, {
+            eventId: e.id,
+            event: e.kind,
+            body: deliveryBody(e),
+            requeuedBy: 'missed',
+            requeuedAt: new Date(),
+          }).id,
+      ),
+    );
+  }
+
+  recentTests(webhookId: string, since: Date, limit: number): Promise<Date[]> {
+    return Promise.resolve(
+      [...this.tables.deliveries.values()]
+        .filter(
+          (d) => d.webhookId === webhookId && d.event === 'webhook.test' && d.createdAt > since,
+        )
+        .map((d) => d.createdAt)
+        .sort((a, b) => b.getTime() - a.getTime())
+        .slice(0, limit),
+    );
+  }
+
+  private freshSeries(delivery: DeliveryEntity, by: 'redeliver' | 'replay'): DeliveryEntity {
+    return Object.assign(delivery, {
+      status: 'pending',
+      seriesStart: delivery.attemptCount,
+      nextAttemptAt: new Date(),
+      completedAt: null,
+      requeuedBy: by,
+      requeuedAt: new Date(),
+    });
+  }
+}
+
+const inWindow = (at: Date, window: ReplayWindow): boolean =>
+  at >= window.since && (window.until === null || at < window.until);
 
 export class MemoryEventStore extends EventStore {
   constructor(private readonly tables: MemoryTables) {

@@ -22,7 +22,10 @@ import { ZoomClient } from '../../src/zoom/zoom.client';
 import { ZoomMeetingRecording } from '../../src/zoom/zoom.types';
 import { SecretCipherService } from '../../src/webhooks/secret-cipher.service';
 import { WebhookStore } from '../../src/webhooks/webhook.store';
+import { WebhooksService } from '../../src/webhooks/webhooks.service';
+import { DeliveryControlStore } from '../../src/dispatcher/delivery-control.store';
 import {
+  MemoryDeliveryControlStore,
   MemoryDeliveryStore,
   MemoryEventStore,
   MemoryInboundEventStore,
@@ -71,6 +74,11 @@ export class ScriptedSender implements Pick<DeliverySenderService, 'send'> {
 /** A Bull queue as far as the services use one: the jobs added, nothing run. */
 export class RecordingQueue {
   readonly added: { name: string; data: unknown; opts?: { jobId?: string } }[] = [];
+
+  /** Holds no job: every add goes through (see ensureJobs). */
+  getJob(): Promise<null> {
+    return Promise.resolve(null);
+  }
 
   addBulk(jobs: { name: string; data: unknown; opts?: { jobId?: string } }[]): Promise<unknown[]> {
     this.added.push(...jobs);
@@ -130,6 +138,8 @@ export async function newTestService<T>(
     { provide: InboundEventStore, useValue: new MemoryInboundEventStore(tables) },
     { provide: WebhookStore, useValue: new MemoryWebhookStore(tables) },
     { provide: ReceiverHealthStore, useValue: new MemoryReceiverHealthStore(tables) },
+    { provide: DeliveryControlStore, useValue: new MemoryDeliveryControlStore(tables) },
+    WebhooksService,
     ReceiverHealthService,
     WebhookSlots,
     { provide: DeliverySenderService, useValue: sender },
@@ -144,8 +154,7 @@ export async function newTestService<T>(
   // The services log every decision; the specs assert the decisions themselves.
   Logger.overrideLogger(false);
   const module = await Test.createTestingModule({
-    providers:
-      (service as Type<unknown>) === DispatcherService ? providers : [...providers, service],
+    providers: (providers as unknown[]).includes(service) ? providers : [...providers, service],
   }).compile();
   return {
     sut: module.get(service),
