@@ -14,12 +14,16 @@
  *   npx ts-node --transpile-only bench/dispatch.ts [events=4000] [receivers=4] [rate=500] [rounds=2]
  *   (env DELIVERY_CONCURRENCY, default 50, is used by both workers)
  *
+ * - signing: CPU time per delivery of the signature headers alone, in this process: the seed's
+ *   x-service-signature vs SPEC §10's headers (one secret, and two during a rotation), with and
+ *   without opening the sealed secrets. Printed first; `bench/dispatch.ts signing` prints only it.
+ *
  * The machine may be shared: the load average is printed, and the CPU time each worker
  * process spent per delivery in the sustained phase (from /proc), which load does not skew.
  */
 import Bull from 'bull';
 import { ChildProcess, spawn } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -27,7 +31,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DataSource } from 'typeorm';
 import { Agent, request } from 'undici';
-import { deliveryBody } from '../src/dispatcher/delivery-body';
+import { loadConfig } from '../src/config/load-config';
+import { deliveryBody, signBody } from '../src/dispatcher/delivery-body';
+import { signatureHeaders, unixSeconds } from '../src/dispatcher/delivery-signature';
 import { DispatcherService } from '../src/dispatcher/dispatcher.service';
 import { SecretCipherService } from '../src/webhooks/secret-cipher.service';
 import { SubscriptionEvent } from '../src/webhooks/subscription-events';
@@ -191,7 +197,13 @@ function baselineWorker(prefix: string): void {
         dispatcher: agent,
         headers: {
           'content-type': 'application/json',
-          'x-service-signature': createHmac('sha256', SECRET).update(body).digest('hex'),
+          // Signed as the service signs (SPEC §10), so that both sides do the same work.
+          ...signatureHeaders({
+            deliveryId: job.data.id,
+            body,
+            timestamp: unixSeconds(new Date()),
+            secrets: { current: SECRET, previous: null },
+          }),
           'x-service-event': job.data.kind,
           'x-service-delivery': job.data.id,
           'x-service-attempt': String(job.attemptsMade + 1),
@@ -205,7 +217,101 @@ function baselineWorker(prefix: string): void {
   process.on('SIGTERM', () => void queue.close().then(() => process.exit(0)));
 }
 
+/**
+ * Microseconds of CPU per delivery for signing alone, best of 3 runs of `iterations` each,
+ * beside the seed's x-service-signature. No I/O: this is what SPEC §10 adds to an attempt.
+ */
+function signingCost(iterations = 20_000): void {
+  const cipher = new SecretCipherService(loadConfig({}));
+  const sealed = cipher.encrypt(SECRET);
+  const sealedPrevious = cipher.encrypt(`${SECRET}-previous`);
+  const bodies = {
+    'job.started body, 294 B': deliveryBody({
+      id: randomUUID(),
+      kind: 'job.started',
+      createdAt: new Date(),
+      data: {
+        n: 1,
+        topic: 'bench',
+        uuid: '4444AAAiAAAAAiAiAiiAii==',
+        host_id: 'x1yCzABCDEfg23HiJKl4mN',
+      },
+      source: { platform: 'zoom', event: 'meeting.started', event_ts: 1, account_id: 'acc' },
+    }),
+    '16 KiB body': JSON.stringify({ data: 'x'.repeat(16 * 1024 - 11) }),
+  };
+  const deliveryId = randomUUID();
+  const ways: [string, (body: Buffer) => unknown][] = [
+    ['seed: x-service-signature only', (body) => signBody(SECRET, body)],
+    [
+      'seed + opening the secret (the sender before §10)',
+      (body) => signBody(cipher.decrypt(sealed), body),
+    ],
+    [
+      '§10, one secret',
+      (body) =>
+        signatureHeaders({
+          deliveryId,
+          body,
+          timestamp: unixSeconds(new Date()),
+          secrets: { current: SECRET, previous: null },
+        }),
+    ],
+    [
+      '§10, rotation (two secrets)',
+      (body) =>
+        signatureHeaders({
+          deliveryId,
+          body,
+          timestamp: unixSeconds(new Date()),
+          secrets: { current: SECRET, previous: `${SECRET}-previous` },
+        }),
+    ],
+    [
+      '§10, one secret + opening it',
+      (body) =>
+        signatureHeaders({
+          deliveryId,
+          body,
+          timestamp: unixSeconds(new Date()),
+          secrets: { current: cipher.decrypt(sealed), previous: null },
+        }),
+    ],
+    [
+      '§10, rotation + opening both',
+      (body) =>
+        signatureHeaders({
+          deliveryId,
+          body,
+          timestamp: unixSeconds(new Date()),
+          secrets: { current: cipher.decrypt(sealed), previous: cipher.decrypt(sealedPrevious) },
+        }),
+    ],
+  ];
+  console.log(`signing per delivery (µs of CPU, best of 3 × ${iterations}):`);
+  for (const [label, text] of Object.entries(bodies)) {
+    const body = Buffer.from(text, 'utf8');
+    const row = ways.map(([, sign]) => {
+      let best = Infinity;
+      for (let run = 0; run < 3; run++) {
+        const start = process.cpuUsage();
+        for (let i = 0; i < iterations; i++) sign(body);
+        const used = process.cpuUsage(start);
+        best = Math.min(best, (used.user + used.system) / iterations);
+      }
+      return best;
+    });
+    console.log(
+      `  ${label}: ` +
+        ways.map(([name], i) => `${name} ${row[i].toFixed(1)}`).join('; ') +
+        `; per attempt §10 adds ${(row[4] - row[1]).toFixed(1)} µs (${(row[5] - row[1]).toFixed(1)} µs during a rotation)`,
+    );
+  }
+  console.log('');
+}
+
 async function main(): Promise<void> {
+  signingCost();
   const receivers = await Promise.all(Array.from({ length: RECEIVERS }, () => startReceiver()));
   const throughputUrls = receivers.map((r) => r.route({}, 'throughput').url);
   const fanOutUrls = Array.from(
@@ -394,6 +500,8 @@ async function main(): Promise<void> {
 
 if (process.argv[2] === 'baseline-worker') {
   baselineWorker(process.argv[3]);
+} else if (process.argv[2] === 'signing') {
+  signingCost();
 } else {
   main().then(
     () => process.exit(0),

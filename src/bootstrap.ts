@@ -6,9 +6,11 @@ import { Logger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
 import { requestLogger } from './common/logging';
 import { answerBodyParserErrors, documentJsonBodies, requireJsonBody } from './common/request-body';
+import { isMultipartUpload } from './platform-api/platform-operations';
 import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
 import { AppConfig, Scope } from './config/config.types';
+import { addNotificationSchemas } from './inbound/dto/zoom-event.dto';
 import { isZoomEventsRequest } from './inbound/inbound.controller';
 
 export const BODY_LIMIT = '1mb';
@@ -18,11 +20,15 @@ export const BODY_LIMIT = '1mb';
 const SCOPE_DESCRIPTIONS: Record<Exclude<Scope, 'queues:admin'>, string> = {
   'webhooks:read': 'Read webhook subscriptions and their delivery logs',
   'webhooks:write': 'Create, change, delete and test webhook subscriptions',
-  'meetings:read': 'Read meetings',
-  'meetings:write': 'Create, change, end and delete meetings',
-  'users:read': 'List users',
+  'meetings:read': 'Read meetings, their registrants, polls and past instances',
+  'meetings:write': 'Create, change, end and delete meetings, registrants and polls',
+  'users:read': 'Read users and their settings',
+  'users:write': 'Create, change, deactivate and delete users',
   'recordings:read': 'List and download cloud recordings',
-  'recordings:write': 'Delete cloud recordings',
+  'recordings:write': 'Delete, recover and configure cloud recordings',
+  'webinars:read': 'Read webinars, their registrants, panelists and past instances',
+  'webinars:write': 'Create, change and delete webinars, registrants and panelists',
+  'reports:read': 'Read account reports',
 };
 
 function setupSwagger(app: INestApplication, version: string): void {
@@ -47,6 +53,7 @@ function setupSwagger(app: INestApplication, version: string): void {
       .build(),
   );
   documentJsonBodies(document);
+  addNotificationSchemas(document);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true },
@@ -70,7 +77,10 @@ export async function createApp(
   // route takes its body raw (whatever the content type) and the parsers below then skip it:
   // a forged request is 401 whatever its body, and only a verified one can be 400 for bad JSON.
   app.useBodyParser('raw', { limit: BODY_LIMIT, type: isZoomEventsRequest });
-  app.use('/api', requireJsonBody);
+  app.use(
+    '/api',
+    requireJsonBody((req) => isMultipartUpload(req.method, req.originalUrl)),
+  );
   app.useBodyParser('json', { limit: BODY_LIMIT });
   // The token endpoint also takes the form body of RFC 6749.
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });

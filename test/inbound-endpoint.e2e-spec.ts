@@ -351,7 +351,7 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
       'operation.failed',
     ]);
     const model = doc.components.schemas.OperationCompleteNotification;
-    expect(model.properties.data.example.files[0]).toEqual(
+    expect(model.example.data.files[0]).toEqual(
       expect.objectContaining({
         id: 'a1b2c3d4-0001',
         file_type: 'MP4',

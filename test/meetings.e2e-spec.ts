@@ -1,10 +1,50 @@
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PLATFORM_OPERATIONS, scopeOf } from '../src/platform-api/platform-operations';
 import { FakeUser, FakeZoom } from './support/fake-zoom';
-import { RequestOptions, request } from './support/http';
+import { Json, RequestOptions, request } from './support/http';
 import { TestApp, scopesOfBut, startTestApp } from './support/test-app';
 
 const TIMEOUT_MS = 1500;
+
+/** An HTTP request with its path sent exactly as written (no dot-segment resolution). */
+function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  token: string,
+  body: unknown,
+): Promise<{ status: number; body: Json }> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(baseUrl);
+    const req = httpRequest(
+      {
+        hostname,
+        port,
+        path,
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') as Json,
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
+}
 
 /** A local port with nothing listening on it. */
 async function closedPort(): Promise<number> {
@@ -307,24 +347,25 @@ describe('meeting passthrough (SPEC §6)', () => {
 
     it.each([
       [{ type: 4 }, 'type', 'type must be one of 1, 2, 3, 8'],
-      [{ type: '2' }, 'type', 'type must be an integer number'],
-      [{ start_time: '2025-01-31T14:00:00' }, 'start_time', 'ending in Z'],
-      [{ start_time: '2025-01-31T14:00:00+01:00' }, 'start_time', 'ending in Z'],
-      [{ start_time: '2025-02-30T10:00:00Z' }, 'start_time', 'ending in Z'],
-      [{ start_time: 1738332000 }, 'start_time', 'ending in Z'],
-      [{ duration: 0 }, 'duration', 'duration must not be less than 1'],
-      [{ duration: 1.5 }, 'duration', 'duration must be an integer number'],
-      [{ duration: '30' }, 'duration', 'duration must be an integer number'],
+      [{ type: '2' }, 'type', 'type must be an integer'],
+      [{ start_time: '2025-01-31T14:00:00' }, 'timezone', 'required when start_time is a local'],
+      [{ start_time: '2025-01-31T14:00:00+01:00' }, 'start_time', 'a UTC time like'],
+      [{ start_time: '2025-02-30T10:00:00Z' }, 'start_time', 'a UTC time like'],
+      [{ start_time: 1738332000 }, 'start_time', 'start_time must be a string'],
+      [{ duration: 1.5 }, 'duration', 'duration must be an integer'],
+      [{ duration: '30' }, 'duration', 'duration must be an integer'],
       [{ topic: 5 }, 'topic', 'topic must be a string'],
-      [{ topic: 'x'.repeat(201) }, 'topic', 'shorter than or equal to 200'],
+      [{ password: 'x'.repeat(11) }, 'password', 'shorter than or equal to 10'],
+      [{ agenda: 'x'.repeat(2001) }, 'agenda', 'shorter than or equal to 2000'],
       [{ settings: { join_before_host: 'yes' } }, 'settings.join_before_host', 'boolean'],
       [{ settings: { waiting_room: 1 } }, 'settings.waiting_room', 'boolean'],
+      [{ settings: { auto_recording: 'tape' } }, 'settings.auto_recording', 'must be one of'],
       [{ settings: 'on' }, 'settings', 'settings must be an object'],
-      [{ settings: { mute_upon_entry: true } }, 'settings.mute_upon_entry', 'should not exist'],
-      [{ agenda: 'Unknown here' }, 'agenda', 'property agenda should not exist'],
+      [{ recurrence: { type: 9 } }, 'recurrence.type', 'must be one of 1, 2, 3'],
+      [{ tracking_fields: [{ field: 3 }] }, 'tracking_fields[0].field', 'must be a string'],
       [{ topic: null }, 'topic', 'topic must be a string'],
       [{ settings: null }, 'settings', 'settings must be an object'],
-      [{ start_time: null }, 'start_time', 'ending in Z'],
+      [{ start_time: null }, 'start_time', 'start_time must be a string'],
     ])('refuses create body %j naming %s', async (body, field, message) => {
       const res = await create(body);
       expect(res.status).toBe(400);
@@ -334,11 +375,14 @@ describe('meeting passthrough (SPEC §6)', () => {
       );
     });
 
-    it('refuses a PATCH with the same rules', async () => {
-      const res = await api('PATCH', '/api/meetings/123', { body: { type: 5, extra: 1 } });
+    it('names every bad field of one body at once', async () => {
+      const res = await api('PATCH', '/api/meetings/123', {
+        body: { type: 5, duration: 'long', settings: { host_video: 'on' }, extra: 1 },
+      });
       expect(res.status).toBe(400);
       expect(res.body.details.map((d: { field: string }) => d.field).sort()).toEqual([
-        'extra',
+        'duration',
+        'settings.host_video',
         'type',
       ]);
     });
@@ -347,11 +391,13 @@ describe('meeting passthrough (SPEC §6)', () => {
       ['POST', 'me/meetings'],
       ['GET', 'ME/meetings'],
       ['GET', 'Me/recordings'],
+      ['PATCH', 'me'],
+      ['GET', 'me/webinars'],
     ])(
       'refuses %s userId in /api/users/%s, telling the caller to name the user',
       async (method, path) => {
         const res = await api(method, `/api/users/${path}`, {
-          body: method === 'POST' ? { topic: 'x' } : undefined,
+          body: method === 'GET' ? undefined : { first_name: 'x' },
         });
         expect(res.status).toBe(400);
         expect(res.body.details).toEqual([
@@ -364,22 +410,22 @@ describe('meeting passthrough (SPEC §6)', () => {
     );
 
     it.each([
-      ['/api/users?page_size=0', 'page_size', 'page_size must not be less than 1'],
       ['/api/users?page_size=301', 'page_size', 'page_size must not be greater than 300'],
-      ['/api/users?page_size=abc', 'page_size', 'page_size must be an integer number'],
-      ['/api/users?page_size=1.5', 'page_size', 'page_size must be an integer number'],
-      ['/api/users?page_size=', 'page_size', 'page_size must be an integer number'],
-      ['/api/users?status=deleted', 'status', 'status must be one of'],
-      ['/api/users?role_id=1', 'role_id', 'property role_id should not exist'],
-      ['/api/users?next_page_token=a%20b', 'next_page_token', 'not a page token'],
+      ['/api/users?page_size=abc', 'page_size', 'page_size must be an integer'],
+      ['/api/users?page_size=1.5', 'page_size', 'page_size must be an integer'],
+      ['/api/users?page_size=', 'page_size', 'page_size must be an integer'],
+      ['/api/users?page_size=2&page_size=3', 'page_size', 'page_size must be given once'],
+      ['/api/users?status=deleted', 'status', 'status must be one of active, inactive, pending'],
       ['/api/users/x/meetings?type=past', 'type', 'type must be one of'],
+      ['/api/meetings/123?show_previous_occurrences=maybe', 'show_previous_occurrences', 'boolean'],
       ['/api/users/x/recordings?from=2025-1-1', 'from', 'yyyy-mm-dd'],
       ['/api/users/x/recordings?to=2025-02-30', 'to', 'yyyy-mm-dd'],
-      ['/api/users/x/recordings?from=2025-02-01&to=2025-01-01', 'to', 'to must not be before from'],
       ['/api/users/x/recordings?file_type=MP5', 'file_type', 'file_type must list only'],
       ['/api/meetings/x/recordings?file_type=', 'file_type', 'at least one file type'],
-      ['/api/meetings/%2E%2E%2Fusers', 'meetingId', 'meetingId must be a meeting id'],
-      ['/api/meetings/a%20b', 'meetingId', 'meetingId must be a meeting id'],
+      ['/api/report/users?from=2025-01-01', 'to', 'to is required'],
+      ['/api/meetings/%2E%2E%2Fusers', 'meetingId', 'meetingId must not be empty, "." or ".."'],
+      ['/api/past_meetings/..%2F..%2Fusers', 'meetingId', 'must not be empty, "." or ".."'],
+      ['/api/meetings/a%20b', 'meetingId', 'meetingId must be a meeting id (digits) or a meeting'],
       [`/api/meetings/${'1'.repeat(65)}`, 'meetingId', 'meetingId must be a meeting id'],
       ['/api/users/a%2Fb/meetings', 'userId', 'userId must be a user id or an e-mail address'],
     ])('refuses GET %s naming %s', async (path, field, message) => {
@@ -390,13 +436,157 @@ describe('meeting passthrough (SPEC §6)', () => {
       );
     });
 
-    it.each([{ action: 'start' }, {}, { action: 'end', force: true }])(
-      'refuses status body %j',
-      async (body) => {
-        const res = await api('PUT', '/api/meetings/123/status', { body });
-        expect(res.status).toBe(400);
-      },
-    );
+    // Sent as written: fetch would resolve %2E%2E as a dot segment before sending it.
+    it.each([
+      ['POST', '/api/users/%2E%2E/meetings', 'userId'],
+      ['GET', '/api/users/%2e%2E/meetings', 'userId'],
+      ['GET', '/api/meetings/%2E%2E', 'meetingId'],
+      ['GET', '/api/meetings/%2E/recordings', 'meetingId'],
+      ['DELETE', '/api/users/../token', 'userId'],
+    ])('refuses %s %s (a dot segment) naming %s', async (method, path, field) => {
+      const res = await rawRequest(t.baseUrl, method, path, token, { topic: 'x' });
+      expect(res.status).toBe(400);
+      expect(res.body.details).toEqual([
+        { field, message: `${field} must not be empty, "." or ".."` },
+      ]);
+    });
+
+    it.each([{ action: 'start' }, { action: 5 }])('refuses status body %j', async (body) => {
+      const res = await api('PUT', '/api/meetings/123/status', { body });
+      expect(res.status).toBe(400);
+      expect(res.body.details[0].field).toBe('action');
+    });
+
+    it('refuses a required body that is missing, and a body of the wrong type', async () => {
+      const missing = await api('POST', '/api/users', {});
+      expect(missing.status).toBe(400);
+      expect(missing.body.details).toEqual([
+        { field: 'body', message: 'body is required (application/json)' },
+      ]);
+      const text = await api('POST', '/api/users', {
+        body: 'action=create',
+        headers: { 'content-type': 'text/plain' },
+      });
+      expect(text.status).toBe(415);
+      const array = await api('POST', `/api/users/${host.id}/meetings`, { body: [1] });
+      expect(array.status).toBe(400);
+      expect(array.body.details).toEqual([{ field: 'body', message: 'body must be an object' }]);
+    });
+    it('refuses a multipart upload over 1 MiB with 413, and one without its file part', async () => {
+      const part = (name: string, bytes: number) =>
+        `--b\r\ncontent-disposition: form-data; name="${name}"; filename="a.png"\r\n\r\n` +
+        `${'x'.repeat(bytes)}\r\n--b--\r\n`;
+      const headers = { 'content-type': 'multipart/form-data; boundary=b' };
+      const big = await api('POST', `/api/users/${host.id}/picture`, {
+        body: part('pic_file', 1024 * 1024 + 1),
+        headers,
+      });
+      expect(big.status).toBe(413);
+      const wrong = await api('POST', `/api/users/${host.id}/picture`, {
+        body: part('picture', 10),
+        headers,
+      });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.details).toEqual([
+        { field: 'pic_file', message: 'pic_file is required (a multipart/form-data part)' },
+      ]);
+    });
+  });
+
+  describe('documented fields and parameters reach the platform as sent', () => {
+    it('passes on the create fields the first round refused, undocumented ones too', async () => {
+      const body = {
+        topic: 'Planning',
+        type: 8,
+        start_time: '2025-03-03T09:30:00',
+        timezone: 'Europe/Paris',
+        duration: 90,
+        agenda: 'Quarterly planning',
+        password: 'Zx8!pq',
+        default_password: false,
+        schedule_for: 'assistant@example.com',
+        pre_schedule: false,
+        recurrence: { type: 2, repeat_interval: 1, weekly_days: '2', end_times: 6 },
+        tracking_fields: [{ field: 'cost_center', value: 'R&D' }],
+        template_id: 'tmpl-1',
+        settings: {
+          host_video: true,
+          participant_video: false,
+          mute_upon_entry: true,
+          auto_recording: 'cloud',
+          alternative_hosts: 'cohost@example.com',
+          approval_type: 2,
+          breakout_room: { enable: true, rooms: [{ name: 'A', participants: ['a@example.com'] }] },
+          waiting_room: true,
+          a_setting_the_platform_added_since: { enabled: true },
+        },
+        a_field_the_platform_added_since: [1, 2, 3],
+      };
+      const res = await api('POST', `/api/users/${host.email}/meetings`, { body });
+      expect(res.status).toBe(201);
+      const sent = fake.apiRequests().at(-1);
+      expect(sent?.apiPath).toBe('/users/host%40example.com/meetings');
+      expect(JSON.parse(sent?.body ?? '')).toEqual(body);
+    });
+
+    it('passes a PATCH body on byte for byte (key order, big integers)', async () => {
+      const meeting = fake.addMeeting(host.id);
+      const raw =
+        '{"topic":"Renamed","settings":{"host_video":true},"big_id":12345678901234567890}';
+      const res = await api('PATCH', `/api/meetings/${meeting.id}`, {
+        body: raw,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(204);
+      expect(fake.apiRequests().at(-1)?.body).toBe(raw);
+    });
+
+    it.each([
+      ['GET', '?occurrence_id=1648194360000&show_previous_occurrences=true'],
+      ['PATCH', '?occurrence_id=1648194360000'],
+      [
+        'DELETE',
+        '?occurrence_id=1648194360000&schedule_for_reminder=true&cancel_meeting_reminder=false',
+      ],
+    ])('%s /api/meetings/:id passes its query on as sent (%s)', async (method, query) => {
+      const meeting = fake.addMeeting(host.id);
+      const res = await api(method, `/api/meetings/${meeting.id}${query}`, {
+        body: method === 'PATCH' ? { agenda: 'Only this occurrence' } : undefined,
+      });
+      expect(res.status).toBe(method === 'GET' ? 200 : 204);
+      expect(fake.apiRequests().at(-1)).toMatchObject({
+        method,
+        rawUrl: `/regional/v2/meetings/${meeting.id}${query}`,
+      });
+    });
+
+    it('passes undocumented query parameters on unchanged', async () => {
+      const res = await api('GET', '/api/users?status=active&page_size=2&new_filter=a%20b&x=1&x=2');
+      expect(res.status).toBe(200);
+      expect(fake.apiRequests().at(-1)?.rawUrl).toBe(
+        '/regional/v2/users?status=active&page_size=2&new_filter=a%20b&x=1&x=2',
+      );
+    });
+
+    it("answers a 2xx with the platform's tracking id and rate-limit headers", async () => {
+      const res = await api('GET', '/api/users');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-zm-trackingid')).toBe(fake.lastTrackingId);
+      expect(res.headers.get('x-ratelimit-category')).toBe('Light');
+      expect(res.headers.get('x-ratelimit-limit')).toBe('30');
+      expect(res.headers.get('x-ratelimit-remaining')).toBe('29');
+      const meeting = fake.addMeeting(host.id);
+      const deleted = await api('DELETE', `/api/meetings/${meeting.id}`);
+      expect(deleted.status).toBe(204);
+      expect(deleted.headers.get('x-zm-trackingid')).toBe(fake.lastTrackingId);
+      expect(deleted.headers.get('x-ratelimit-remaining')).toBe('29');
+    });
+
+    it('passes the tracking id on with an error answer too', async () => {
+      const res = await api('GET', '/api/meetings/123');
+      expect(res.status).toBe(404);
+      expect(res.headers.get('x-zm-trackingid')).toBe(fake.lastTrackingId);
+    });
   });
 
   describe('rate limits', () => {
@@ -500,6 +690,13 @@ describe('meeting passthrough (SPEC §6)', () => {
       ['DELETE', '/api/meetings/123', 'meetings:write'],
       ['PUT', '/api/meetings/123/status', 'meetings:write'],
       ['GET', '/api/users', 'users:read'],
+      ['POST', '/api/users', 'users:write'],
+      ['PUT', '/api/users/u1/status', 'users:write'],
+      ['DELETE', '/api/users/u1', 'users:write'],
+      ['GET', '/api/webinars/123/registrants', 'webinars:read'],
+      ['POST', '/api/webinars/123/panelists', 'webinars:write'],
+      ['GET', '/api/past_meetings/123/participants', 'meetings:read'],
+      ['GET', '/api/report/daily', 'reports:read'],
     ] as const)('%s %s needs %s', async (method, path, scope) => {
       const before = fake.requests.length;
       const narrow = await t.token('alpha', scopesOfBut('alpha', scope));
@@ -513,37 +710,45 @@ describe('meeting passthrough (SPEC §6)', () => {
     });
   });
 
-  it('documents every passthrough route in Swagger with its scope and error answers', async () => {
+  it('documents every platform operation in Swagger: scope, parameters, body schema, errors', async () => {
     const doc = (await request(t.baseUrl, 'GET', '/docs-json')).body;
-    const routes: [string, string, string][] = [
-      ['/api/users/{userId}/meetings', 'post', 'meetings:write'],
-      ['/api/users/{userId}/meetings', 'get', 'meetings:read'],
-      ['/api/meetings/{meetingId}', 'get', 'meetings:read'],
-      ['/api/meetings/{meetingId}', 'patch', 'meetings:write'],
-      ['/api/meetings/{meetingId}', 'delete', 'meetings:write'],
-      ['/api/meetings/{meetingId}/status', 'put', 'meetings:write'],
-      ['/api/users', 'get', 'users:read'],
-      ['/api/users/{userId}/recordings', 'get', 'recordings:read'],
-      ['/api/meetings/{meetingId}/recordings', 'get', 'recordings:read'],
-      ['/api/meetings/{meetingId}/recordings/{fileId}/download', 'get', 'recordings:read'],
-      ['/api/meetings/{meetingId}/recordings', 'delete', 'recordings:write'],
-    ];
-    for (const [path, method, scope] of routes) {
-      const op = doc.paths[path]?.[method];
-      expect({ path, method, found: Boolean(op) }).toEqual({ path, method, found: true });
-      expect(op.security).toEqual(expect.arrayContaining([{ oauth2: [scope] }]));
+    for (const op of PLATFORM_OPERATIONS) {
+      const path = `/api${op.path}`;
+      const method = op.method.toLowerCase();
+      const entry = doc.paths[path]?.[method];
+      expect({ path, method, found: Boolean(entry) }).toEqual({ path, method, found: true });
+      expect(entry.security).toEqual(expect.arrayContaining([{ oauth2: [scopeOf(op)] }]));
+      const documented = (entry.parameters as { name: string; in: string }[])
+        .filter((p) => p.in === 'path' || p.in === 'query')
+        .map((p) => `${p.in} ${p.name}`);
+      expect(documented).toEqual(
+        expect.arrayContaining(op.parameters.map((p) => `${p.in} ${p.name}`)),
+      );
+      if (op.body) {
+        const schema = entry.requestBody.content[op.body.contentType].schema;
+        expect(Object.keys(schema.properties ?? {})).toEqual(
+          Object.keys(op.body.schema.properties ?? {}),
+        );
+      }
       for (const status of ['400', '401', '403', '404', '429', '502', '503', '504']) {
-        expect({ path, method, status, documented: Boolean(op.responses[status]) }).toEqual({
+        expect({ path, method, status, documented: Boolean(entry.responses[status]) }).toEqual({
           path,
           method,
           status,
           documented: true,
         });
       }
-      expect(op.responses['429'].headers['Retry-After']).toBeDefined();
+      expect(entry.responses['429'].headers['Retry-After']).toBeDefined();
     }
     const create = doc.paths['/api/users/{userId}/meetings'].post;
-    expect(create.requestBody.content['application/json'].schema.$ref).toMatch(/CreateMeetingDto$/);
+    const body = create.requestBody.content['application/json'].schema;
+    for (const field of ['timezone', 'agenda', 'password', 'recurrence', 'schedule_for']) {
+      expect(body.properties[field]).toBeDefined();
+    }
+    expect(body.properties.settings.properties.host_video).toEqual({ type: 'boolean' });
+    const download = doc.paths['/api/meetings/{meetingId}/recordings/{fileId}/download'].get;
+    expect(download.security).toEqual(expect.arrayContaining([{ oauth2: ['recordings:read'] }]));
+    expect(download.responses['206']).toBeDefined();
   });
 });
 
@@ -596,7 +801,7 @@ describe('meeting passthrough without platform credentials', () => {
   });
 
   it('still validates first (400 before 503)', async () => {
-    const res = await request(t.baseUrl, 'GET', '/api/users?page_size=0', {
+    const res = await request(t.baseUrl, 'GET', '/api/users?page_size=0.5', {
       token: await t.token(),
     });
     expect(res.status).toBe(400);

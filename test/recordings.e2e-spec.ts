@@ -5,6 +5,7 @@ import {
   FileTransfer,
   FakeUser,
   FakeZoom,
+  recordingChunks,
 } from './support/fake-zoom';
 import { RequestOptions, jsonOf, request } from './support/http';
 import { readStreamed } from './support/streamed-read';
@@ -206,6 +207,79 @@ describe('recording passthrough (SPEC §6)', () => {
       expect(fake.requests.filter((r) => r.rawPath.startsWith('/rec/')).length).toBe(
         downloadsBefore,
       );
+    });
+
+    describe('ranges', () => {
+      /** The bytes first..last of a file as the fake serves it. */
+      const slice = (f: FakeRecordingFile, first: number, last: number) =>
+        Buffer.concat([...recordingChunks(f.id ?? '', f.file_size)]).subarray(first, last + 1);
+
+      it.each([
+        ['through the storage redirect', true],
+        ['served by the platform itself', false],
+      ])(
+        'passes Range on and answers 206 with exactly the asked bytes (%s)',
+        async (_how, redirect) => {
+          fake.redirectDownloads = redirect;
+          try {
+            for (const [range, first, last] of [
+              ['bytes=1000-1999', 1000, 1999],
+              ['bytes=3145000-', 3145000, mp4.file_size - 1],
+              ['bytes=-500', mp4.file_size - 500, mp4.file_size - 1],
+            ] as const) {
+              const res = await fetch(
+                `${t.baseUrl}/api/meetings/${meeting.id}/recordings/${mp4.id}/download`,
+                { headers: { authorization: `Bearer ${token}`, range } },
+              );
+              expect(res.status).toBe(206);
+              expect(res.headers.get('content-range')).toBe(
+                `bytes ${first}-${last}/${mp4.file_size}`,
+              );
+              expect(res.headers.get('content-length')).toBe(String(last - first + 1));
+              const bytes = Buffer.from(await res.arrayBuffer());
+              expect(bytes.equals(slice(mp4, first, last))).toBe(true);
+            }
+          } finally {
+            fake.redirectDownloads = true;
+          }
+        },
+      );
+
+      it('passes a 416 for a range past the end of the file on', async () => {
+        const res = await fetch(
+          `${t.baseUrl}/api/meetings/${meeting.id}/recordings/${m4a.id}/download`,
+          { headers: { authorization: `Bearer ${token}`, range: `bytes=${m4a.file_size + 10}-` } },
+        );
+        expect(res.status).toBe(416);
+        expect((await jsonOf(res)).upstream.status).toBe(416);
+      });
+    });
+
+    it.each(['localhost', '127.0.0.2'])(
+      'refuses a download redirect to %s (a loopback address off the platform hosts) before asking it',
+      async (host) => {
+        fake.storageHost = host;
+        const storageBefore = fake.storageRequests.length;
+        try {
+          const res = await download(meeting, mp4.id as string);
+          expect(res.status).toBe(502);
+          expect(await jsonOf(res)).toEqual({
+            statusCode: 502,
+            error: 'Bad Gateway',
+            message: `The recording download redirected off the meeting platform (${host})`,
+          });
+          expect(fake.storageRequests.length).toBe(storageBefore);
+        } finally {
+          fake.storageHost = '127.0.0.1';
+        }
+      },
+    );
+
+    it('passes the tracking id and rate-limit headers on with the recording lists', async () => {
+      const res = await api('GET', `/api/meetings/${meeting.id}/recordings?file_type=MP4`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-zm-trackingid')).toBe(fake.lastTrackingId);
+      expect(res.headers.get('x-ratelimit-remaining')).toBe('29');
     });
 
     it('answers 502 and sends no token when a download_url points off the platform', async () => {

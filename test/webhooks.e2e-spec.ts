@@ -79,6 +79,7 @@ describe('subscription API (webhooks)', () => {
         'disabled_reason',
         'events',
         'id',
+        'previous_secret_expires_at',
         'secret_hint',
         'updated_at',
         'url',
@@ -88,6 +89,7 @@ describe('subscription API (webhooks)', () => {
         events: ['job.started', 'follower.gained'],
         active: true,
         secret_hint: secret.slice(-4),
+        previous_secret_expires_at: null,
         disabled_reason: null,
         disabled_at: null,
       });

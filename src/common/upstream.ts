@@ -1,6 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
 import { HeadersObject } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { ApiErrorResponse, ErrorExample } from './error-response';
 
 const RATE_LIMITED =
@@ -74,13 +73,4 @@ export function ApiUpstreamErrors(): MethodDecorator {
       ApiErrorResponse(status, { description, headers, example }),
     ),
   );
-}
-
-/** Answers with the platform's own 2xx status (201, 204, …) and passes its body on. */
-export function passUpstream<T>(
-  res: Response,
-  result: { status: number; body: T | undefined },
-): T | undefined {
-  res.status(result.status);
-  return result.body;
 }

@@ -9,6 +9,10 @@ export const SCOPES = [
   'users:read',
   'recordings:read',
   'recordings:write',
+  'webinars:read',
+  'webinars:write',
+  'users:write',
+  'reports:read',
   // Not in SPEC §2's list: the operators' queue dashboard (/admin/queues), which can retry,
   // clean and pause jobs, so no API client gets it by accident.
   'queues:admin',
@@ -69,6 +73,8 @@ export interface AppConfig {
   /** Re-queues stored inbound events whose job was lost: how often, and from what age. */
   inboundSweep: { intervalMs: number; graceMs: number };
   webhookAllowPrivateUrls: boolean;
+  /** How long a secret replaced by PATCH still signs deliveries (SPEC §10); 0: not at all. */
+  webhookSecretGraceSeconds: number;
   /** Base URL clients use to reach this service (download links in notifications). */
   publicBaseUrl: string;
 }

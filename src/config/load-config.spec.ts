@@ -43,6 +43,7 @@ describe('loadConfig', () => {
     expect(config.retention).toEqual({ days: 30, intervalMs: 3600000 });
     expect(config.recordingFileTypes).toBeNull();
     expect(config.webhookAllowPrivateUrls).toBe(false);
+    expect(config.webhookSecretGraceSeconds).toBe(86400);
     expect(config.trustProxy).toBe(false);
   });
 
@@ -102,6 +103,8 @@ describe('loadConfig', () => {
     [{ ZOOM_WEBHOOK_TOLERANCE_SECONDS: '0' }, 'ZOOM_WEBHOOK_TOLERANCE_SECONDS'],
     [{ RECORDING_FILE_TYPES: 'MP4,../x' }, 'RECORDING_FILE_TYPES'],
     [{ WEBHOOK_ALLOW_PRIVATE_URLS: 'sure' }, 'WEBHOOK_ALLOW_PRIVATE_URLS'],
+    [{ WEBHOOK_SECRET_GRACE_SECONDS: '-1' }, 'WEBHOOK_SECRET_GRACE_SECONDS'],
+    [{ WEBHOOK_SECRET_GRACE_SECONDS: '2592001' }, 'WEBHOOK_SECRET_GRACE_SECONDS'],
     [{ TRUST_PROXY_HOPS: 'all' }, 'TRUST_PROXY_HOPS'],
   ])('rejects %j naming %s', (env, name) => {
     const problems = problemsOf(env as Record<string, string>);

@@ -273,6 +273,7 @@ export function loadConfig(env: Env): AppConfig {
       graceMs: r.int('INBOUND_SWEEP_GRACE_MS', 60000, 0, 86400000),
     },
     webhookAllowPrivateUrls: r.bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    webhookSecretGraceSeconds: r.int('WEBHOOK_SECRET_GRACE_SECONDS', 86400, 0, 30 * 86400),
     publicBaseUrl: r.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);

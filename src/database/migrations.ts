@@ -1,10 +1,12 @@
 import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
 import { DeliveryAttemptsUnique1764000000004 } from './migrations/1764000000004-delivery-attempts-unique';
+import { WebhookSecretRotation1764100000000 } from './migrations/1764100000000-webhook-secret-rotation';
 import { ReceiverHealth1764100000014 } from './migrations/1764100000014-receiver-health';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
   InitialSchema1763800000000,
   DeliveryAttemptsUnique1764000000004,
+  WebhookSecretRotation1764100000000,
   ReceiverHealth1764100000014,
 ];

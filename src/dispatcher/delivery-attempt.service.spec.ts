@@ -277,4 +277,21 @@ describe('DeliveryAttemptService', () => {
       expect(t.tables.delivery(second.id)).toMatchObject({ status: 'succeeded', attemptCount: 1 });
     });
   });
+
+  describe('signing secrets (SPEC §10)', () => {
+    it('passes the replaced secret while it is in its grace, and not after', async () => {
+      webhook.previousSecretEncrypted = 'sealed-previous';
+      webhook.previousSecretExpiresAt = new Date(Date.now() + 60_000);
+      t.sender.answer(200, 200);
+
+      await t.sut.attempt(t.tables.addDelivery(webhook.id).id);
+      webhook.previousSecretExpiresAt = new Date(Date.now() - 1);
+      await t.sut.attempt(t.tables.addDelivery(webhook.id).id);
+
+      expect(t.sender.requests.map((r) => [r.secretEncrypted, r.previousSecretEncrypted])).toEqual([
+        ['sealed-secret', 'sealed-previous'],
+        ['sealed-secret', null],
+      ]);
+    });
+  });
 });

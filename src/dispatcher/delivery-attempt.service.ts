@@ -3,6 +3,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
 import { deliveryRetry } from '../queue/queue.constants';
+import { previousSecretInGrace } from '../webhooks/secret-rotation';
 import { AttemptResult, DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, DeliveryTarget } from './delivery.store';
 import { ReceiverHealthService } from './receiver-health.service';
@@ -79,6 +80,7 @@ export class DeliveryAttemptService {
         url: target.url,
         body: target.body,
         secretEncrypted: target.secretEncrypted,
+        previousSecretEncrypted: previousSecretInGrace(target, new Date()),
         attempt,
       });
     } finally {

@@ -56,6 +56,7 @@ describe('DeliverySenderService', () => {
       url: 'http://hooks.example.com/notify',
       body: '{}',
       secretEncrypted: new SecretCipherService(config).encrypt('secret'),
+      previousSecretEncrypted: null,
       attempt: 1,
     });
     expect(result).toMatchObject({

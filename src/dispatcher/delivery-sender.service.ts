@@ -7,7 +7,7 @@ import { AppConfig } from '../config/config.types';
 import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { checkWebhookUrl } from '../webhooks/ssrf-policy';
 import { createDeliveryAgent } from './delivery-agent';
-import { signBody } from './delivery-body';
+import { SigningSecrets, signatureHeaders, unixSeconds } from './delivery-signature';
 
 export const USER_AGENT = `meeting-event-bridge/${APP_VERSION}`;
 /** How much of a receiver's answer is kept in the delivery log. */
@@ -22,6 +22,8 @@ export interface DeliveryRequest {
   url: string;
   body: string;
   secretEncrypted: string;
+  /** The replaced secret while it is in its grace, else null: it then signs too (SPEC §10). */
+  previousSecretEncrypted: string | null;
   attempt: number;
 }
 
@@ -144,9 +146,15 @@ export class DeliverySenderService implements OnApplicationShutdown {
           controller.signal.aborted ? `${timedOut} checking the URL` : describe(error),
         );
       }
-      let secret: string;
+      let secrets: SigningSecrets;
       try {
-        secret = this.cipher.decrypt(req.secretEncrypted);
+        secrets = {
+          current: this.cipher.decrypt(req.secretEncrypted),
+          previous:
+            req.previousSecretEncrypted === null
+              ? null
+              : this.cipher.decrypt(req.previousSecretEncrypted),
+        };
       } catch {
         return refused(
           'the webhook secret cannot be decrypted (was SECRETS_ENCRYPTION_KEY changed?)',
@@ -162,7 +170,13 @@ export class DeliverySenderService implements OnApplicationShutdown {
           signal: controller.signal,
           headers: {
             'content-type': 'application/json',
-            'x-service-signature': signBody(secret, body),
+            // Signed now, per attempt: a retry carries a fresh webhook-timestamp (SPEC §10).
+            ...signatureHeaders({
+              deliveryId: req.deliveryId,
+              body,
+              timestamp: unixSeconds(new Date()),
+              secrets,
+            }),
             'x-service-event': req.event,
             'x-service-delivery': req.deliveryId,
             'x-service-attempt': String(req.attempt),

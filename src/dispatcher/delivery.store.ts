@@ -19,6 +19,9 @@ export interface DeliveryTarget {
   webhookId: string;
   url: string;
   secretEncrypted: string;
+  /** The replaced secret and until when it still signs (SPEC §10); both null when none. */
+  previousSecretEncrypted: string | null;
+  previousSecretExpiresAt: Date | null;
   active: boolean;
   consecutiveFailures: number;
 }
@@ -33,6 +36,8 @@ interface DeliveryTargetRow {
   webhook_id: string;
   url: string;
   secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: Date | null;
   active: boolean;
   consecutive_failures: number;
 }
@@ -48,6 +53,8 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
     webhookId: row.webhook_id,
     url: row.url,
     secretEncrypted: row.secret_encrypted,
+    previousSecretEncrypted: row.previous_secret_encrypted,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
     active: row.active,
     consecutiveFailures: row.consecutive_failures,
   };
@@ -55,7 +62,8 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
 
 const LOAD_SQL = `
   SELECT d.id, d.event, d.body, d.status, d.attempt_count, d.series_start, d.webhook_id,
-         w.url, w.secret_encrypted, w.active, w.consecutive_failures
+         w.url, w.secret_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at,
+         w.active, w.consecutive_failures
   FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
   WHERE d.id = ANY($1::uuid[])`;
 

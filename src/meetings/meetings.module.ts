@@ -1,13 +1,22 @@
 import { Module } from '@nestjs/common';
-import { ZoomModule } from '../zoom/zoom.module';
-import { MeetingsController } from './meetings.controller';
-import { MeetingsService } from './meetings.service';
-import { UsersController } from './users.controller';
+import { passthroughController } from '../platform-api/passthrough.controller';
+import { PlatformApiModule } from '../platform-api/platform-api.module';
+import { PLATFORM_OPERATIONS } from '../platform-api/platform-operations';
 
-/** The meeting and user passthrough of SPEC §6 (API role). */
+/** Every group of the platform's Meeting API but Cloud Recording, which src/recordings serves. */
+export const MEETING_GROUPS = new Set(['Meetings', 'Webinars', 'Users', 'Reports']);
+
+/**
+ * The meetings, webinars, users and reports passthrough of SPEC §6 (API role): each operation
+ * of those groups at `/api` + its platform path, validated against the platform's spec.
+ */
 @Module({
-  imports: [ZoomModule],
-  controllers: [MeetingsController, UsersController],
-  providers: [MeetingsService],
+  imports: [PlatformApiModule],
+  controllers: [
+    passthroughController(
+      'MeetingsPassthroughController',
+      PLATFORM_OPERATIONS.filter((op) => MEETING_GROUPS.has(op.group)),
+    ),
+  ],
 })
 export class MeetingsModule {}

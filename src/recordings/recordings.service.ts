@@ -1,5 +1,9 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
 import { ApiError } from '../common/api-error';
+import { platformOperation } from '../platform-api/platform-operations';
+import { PlatformPassthrough } from '../platform-api/platform-passthrough.service';
+import { ZoomApiError } from '../zoom/zoom-error';
 import { ZoomClient, ZoomDownload } from '../zoom/zoom.client';
 import {
   filterRecordingFiles,
@@ -7,37 +11,46 @@ import {
   recordingFilesOf,
 } from '../zoom/zoom-recordings';
 import { ZoomMeetingRecording, ZoomRecordingList, ZoomResult } from '../zoom/zoom.types';
-import { DeleteRecordingsQuery, ListUserRecordingsQuery } from './dto/recordings.query';
+import { FILE_TYPE, fileTypesOf } from './file-type.query';
 
-/** Cloud recordings: platform lists filtered by file type here, and files streamed through. */
+const LIST_USER_RECORDINGS = platformOperation('recordingsList');
+const GET_MEETING_RECORDINGS = platformOperation('recordingGet');
+
+const queryOf = (req: Request) => new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
+
+/** Cloud recordings: platform answers filtered by file type here, and files streamed through. */
 @Injectable()
 export class RecordingsService {
-  constructor(private readonly zoom: ZoomClient) {}
+  constructor(
+    private readonly passthrough: PlatformPassthrough,
+    private readonly zoom: ZoomClient,
+  ) {}
 
-  async listForUser(
-    userId: string,
-    { file_type: fileTypes, ...query }: ListUserRecordingsQuery,
-  ): Promise<ZoomResult<ZoomRecordingList>> {
-    const result = await this.zoom.call<ZoomRecordingList>('listUserRecordings', {
-      params: { userId },
-      query,
-    });
-    return { ...result, body: result.body && filterRecordingList(result.body, fileTypes ?? null) };
+  async listForUser(req: Request): Promise<ZoomResult<ZoomRecordingList>> {
+    const types = fileTypesOf(queryOf(req));
+    const result = await this.passthrough.call<ZoomRecordingList>(LIST_USER_RECORDINGS, req, [
+      FILE_TYPE,
+    ]);
+    return { ...result, body: result.body && filterRecordingList(result.body, types) };
   }
 
-  async forMeeting(meetingId: string, fileTypes?: string[]): Promise<ZoomMeetingRecording> {
-    return filterRecordingFiles(await this.zoom.getMeetingRecordings(meetingId), fileTypes ?? null);
+  async forMeeting(req: Request): Promise<ZoomResult<ZoomMeetingRecording>> {
+    const types = fileTypesOf(queryOf(req));
+    const result = await this.passthrough.call<ZoomMeetingRecording>(GET_MEETING_RECORDINGS, req, [
+      FILE_TYPE,
+    ]);
+    const body = result.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw ZoomApiError.badResponse('The meeting platform sent a recording that is not an object');
+    }
+    return { ...result, body: filterRecordingFiles(body, types) };
   }
 
-  remove(meetingId: string, query: DeleteRecordingsQuery): Promise<ZoomResult> {
-    return this.zoom.call('deleteMeetingRecordings', {
-      params: { meetingId },
-      query: { ...query },
-    });
-  }
-
-  /** Finds the file in the meeting's recording, then opens its download_url on the platform. */
-  async download(meetingId: string, fileId: string): Promise<ZoomDownload> {
+  /**
+   * Finds the file in the meeting's recording, then opens its download_url on the platform,
+   * asking for `range` when the caller did.
+   */
+  async download(meetingId: string, fileId: string, range?: string): Promise<ZoomDownload> {
     const recording = await this.zoom.getMeetingRecordings(meetingId);
     const file = recordingFilesOf(recording).find((f) => f.id === fileId);
     if (!file) {
@@ -49,6 +62,6 @@ export class RecordingsService {
     if (typeof file.download_url !== 'string' || file.download_url === '') {
       throw new ApiError(HttpStatus.NOT_FOUND, `Recording file ${fileId} has no download_url yet`);
     }
-    return this.zoom.download(file.download_url);
+    return this.zoom.download(file.download_url, range);
   }
 }

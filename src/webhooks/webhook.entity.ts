@@ -16,6 +16,10 @@ export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
 // synchronize: false keeps migration:generate from proposing to drop them.
 @Index('webhooks_active_events_idx', { synchronize: false })
 @Index('webhooks_owner_page_idx', { synchronize: false })
+@Check(
+  'webhooks_previous_secret_ck',
+  '(previous_secret_encrypted IS NULL) = (previous_secret_expires_at IS NULL)',
+)
 @Check('webhooks_disabled_reason_check', `disabled_reason IN ('gone', 'failing')`)
 @Entity('webhooks')
 export class WebhookEntity {
@@ -37,6 +41,16 @@ export class WebhookEntity {
 
   @Column({ name: 'secret_hint', type: 'text' })
   secretHint: string;
+
+  /**
+   * The secret a PATCH replaced (ciphertext, like the current one): it signs beside the new one
+   * until previousSecretExpiresAt (SPEC §10). Both null when there is none.
+   */
+  @Column({ name: 'previous_secret_encrypted', type: 'text', nullable: true })
+  previousSecretEncrypted: string | null;
+
+  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
+  previousSecretExpiresAt: Date | null;
 
   @Column({ type: 'boolean', default: true })
   active: boolean;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { QueryDeepPartialEntity, Repository } from 'typeorm';
 import { Cursor, keysetPage } from '../common/cursor';
 import { WebhookEntity } from './webhook.entity';
 
@@ -10,19 +10,22 @@ export type NewWebhook = Pick<
   'ownerClientId' | 'url' | 'events' | 'secretEncrypted' | 'secretHint' | 'active'
 >;
 
+/** A new secret, sealed; the one it replaces keeps signing until `previousUntil` (SPEC §10). */
+export interface SecretReplacement {
+  secretEncrypted: string;
+  secretHint: string;
+  /** Null: the replaced secret stops signing at once. */
+  previousUntil: Date | null;
+}
+
 export type WebhookChanges = Partial<
   Pick<
     WebhookEntity,
-    | 'url'
-    | 'events'
-    | 'secretEncrypted'
-    | 'secretHint'
-    | 'active'
-    | 'disabledReason'
-    | 'disabledAt'
-    | 'consecutiveFailures'
+    'url' | 'events' | 'active' | 'disabledReason' | 'disabledAt' | 'consecutiveFailures'
   >
->;
+> & {
+  secret?: SecretReplacement;
+};
 
 /**
  * The webhooks table, every read and write scoped to the owning client (the injection token;
@@ -41,7 +44,11 @@ export abstract class WebhookStore {
 
   abstract findOwned(ownerClientId: string, id: string): Promise<WebhookEntity | null>;
 
-  /** Applies `changes` in one statement that also checks ownership; false when none matched. */
+  /**
+   * Applies `changes` in one statement that also checks ownership; false when none matched. A
+   * new secret makes the secret the row holds then the previous one, so of two changes at once
+   * each keeps the secret it replaced.
+   */
   abstract update(ownerClientId: string, id: string, changes: WebhookChanges): Promise<boolean>;
 
   /** False when no webhook `id` belongs to the client. */
@@ -80,7 +87,16 @@ export class PgWebhookStore extends WebhookStore {
   }
 
   async update(ownerClientId: string, id: string, changes: WebhookChanges): Promise<boolean> {
-    const result = await this.webhooks.update({ id, ownerClientId }, changes);
+    const { secret, ...fields } = changes;
+    const values: QueryDeepPartialEntity<WebhookEntity> = { ...fields };
+    if (secret) {
+      values.secretEncrypted = secret.secretEncrypted;
+      values.secretHint = secret.secretHint;
+      // The right-hand side of SET reads the row as it was before this statement.
+      values.previousSecretEncrypted = secret.previousUntil ? () => 'secret_encrypted' : null;
+      values.previousSecretExpiresAt = secret.previousUntil;
+    }
+    const result = await this.webhooks.update({ id, ownerClientId }, values);
     return Boolean(result.affected);
   }
 

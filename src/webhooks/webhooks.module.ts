@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventTypesController } from './event-types.controller';
 import { SecretCipherService } from './secret-cipher.service';
 import { WebhookEntity } from './webhook.entity';
 import { PgWebhookStore, WebhookStore } from './webhook.store';
@@ -12,7 +13,7 @@ import { WebhooksService } from './webhooks.service';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEntity])],
-  controllers: [WebhooksController],
+  controllers: [WebhooksController, EventTypesController],
   providers: [
     WebhooksService,
     SecretCipherService,

@@ -94,4 +94,81 @@ describe('WebhooksService', () => {
     expect([...first.data, ...second.data].map((w) => w.id)).toEqual(ids.reverse());
     expect(second.next_cursor).toBeNull();
   });
+
+  describe('secret rotation (SPEC §10)', () => {
+    const GRACE_SECONDS = 86400;
+    const sealed = (id: string) => t.tables.webhooks.get(id)!;
+    const opened = (ciphertext: string | null) =>
+      ciphertext === null ? null : t.cipher.decrypt(ciphertext);
+
+    it('keeps the replaced secret signing for WEBHOOK_SECRET_GRACE_SECONDS, sealed', async () => {
+      const webhook = await t.sut.create(OWNER, create);
+      const before = Date.now();
+
+      const updated = await t.sut.update(OWNER, webhook.id, { secret: 'second-secret-0001' });
+
+      expect(opened(sealed(webhook.id).secretEncrypted)).toBe('second-secret-0001');
+      expect(sealed(webhook.id).previousSecretEncrypted).not.toContain(create.secret);
+      expect(opened(sealed(webhook.id).previousSecretEncrypted)).toBe(create.secret);
+      const expiresAt = updated.previousSecretExpiresAt!.getTime();
+      expect(expiresAt).toBeGreaterThanOrEqual(before + GRACE_SECONDS * 1000);
+      expect(expiresAt).toBeLessThanOrEqual(Date.now() + GRACE_SECONDS * 1000);
+      expect(updated.secretHint).toBe('0001');
+    });
+
+    it('keeps only the secret a second change replaced', async () => {
+      const webhook = await t.sut.create(OWNER, create);
+      await t.sut.update(OWNER, webhook.id, { secret: 'second-secret-0001' });
+
+      await t.sut.update(OWNER, webhook.id, { secret: 'third-secret-00002' });
+
+      expect(opened(sealed(webhook.id).secretEncrypted)).toBe('third-secret-00002');
+      expect(opened(sealed(webhook.id).previousSecretEncrypted)).toBe('second-secret-0001');
+    });
+
+    it('changes nothing when the secret sent is the current one', async () => {
+      const webhook = await t.sut.create(OWNER, create);
+      await t.sut.update(OWNER, webhook.id, { secret: 'second-secret-0001' });
+      const before = { ...sealed(webhook.id) };
+
+      await t.sut.update(OWNER, webhook.id, { secret: 'second-secret-0001' });
+
+      expect(sealed(webhook.id)).toMatchObject({
+        secretEncrypted: before.secretEncrypted,
+        previousSecretEncrypted: before.previousSecretEncrypted,
+        previousSecretExpiresAt: before.previousSecretExpiresAt,
+      });
+    });
+
+    it('leaves a rotation alone when other fields change', async () => {
+      const webhook = await t.sut.create(OWNER, create);
+      const rotated = await t.sut.update(OWNER, webhook.id, { secret: 'second-secret-0001' });
+
+      const paused = await t.sut.update(OWNER, webhook.id, { active: false });
+
+      expect(paused.previousSecretEncrypted).toBe(rotated.previousSecretEncrypted);
+      expect(paused.previousSecretExpiresAt).toEqual(rotated.previousSecretExpiresAt);
+    });
+
+    it('replaces at once with WEBHOOK_SECRET_GRACE_SECONDS=0', async () => {
+      t = await newTestService(WebhooksService, { WEBHOOK_SECRET_GRACE_SECONDS: '0' });
+      const webhook = await t.sut.create(OWNER, create);
+
+      await t.sut.update(OWNER, webhook.id, { secret: 'second-secret-0001' });
+
+      expect(sealed(webhook.id)).toMatchObject({
+        previousSecretEncrypted: null,
+        previousSecretExpiresAt: null,
+      });
+    });
+
+    it('gives no grace to a current secret that no longer decrypts', async () => {
+      const webhook = t.tables.addWebhook({ ownerClientId: OWNER, secretEncrypted: 'v1.x.y.z' });
+
+      await t.sut.update(OWNER, webhook.id, { secret: 'second-secret-0001' });
+
+      expect(opened(sealed(webhook.id).secretEncrypted)).toBe('second-secret-0001');
+      expect(sealed(webhook.id).previousSecretEncrypted).toBeNull();
+    });
+  });
 });

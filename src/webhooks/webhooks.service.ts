@@ -1,4 +1,5 @@
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../common/api-error';
 import { decodeCursor, toPage } from '../common/cursor';
 import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
@@ -12,11 +13,17 @@ import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
 import { SecretCipherService } from './secret-cipher.service';
 import { UrlPolicyError, checkWebhookUrl } from './ssrf-policy';
 import { WebhookEntity } from './webhook.entity';
-import { WebhookChanges, WebhookStore } from './webhook.store';
+import { SecretReplacement, WebhookChanges, WebhookStore } from './webhook.store';
 
 const UPDATABLE = ['url', 'events', 'secret', 'active'] as const;
 
 const notFound = () => new ApiError(HttpStatus.NOT_FOUND, 'Webhook not found');
+
+/** Constant-time equality of two secrets, whatever their lengths. */
+function sameSecret(a: string, b: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
 
 /**
  * The subscriptions of API clients. Every read and write is scoped to the calling client:
@@ -83,10 +90,12 @@ export class WebhooksService {
       ]);
     }
     if (dto.url !== undefined) await this.assertUrlAllowed(dto.url);
+    const secret =
+      dto.secret === undefined ? undefined : await this.replacement(ownerClientId, id, dto.secret);
     const changes: WebhookChanges = {
       ...(dto.url !== undefined && { url: dto.url }),
       ...(dto.events !== undefined && { events: dto.events }),
-      ...(dto.secret !== undefined && this.sealSecret(dto.secret)),
+      ...(secret && { secret }),
       ...(dto.active !== undefined && { active: dto.active }),
       // Enabling clears why the service disabled it and starts the failure count afresh.
       ...(dto.active === true && {
@@ -96,14 +105,51 @@ export class WebhooksService {
       }),
     };
     // One statement both checks ownership and writes, so a foreign id changes nothing.
-    if (!(await this.webhooks.update(ownerClientId, id, changes))) throw notFound();
-    this.logger.log(`webhook ${id} updated by ${ownerClientId}: ${fields.join(', ')}`);
+    if (Object.keys(changes).length > 0) {
+      if (!(await this.webhooks.update(ownerClientId, id, changes))) throw notFound();
+    }
+    const rotation = secret?.previousUntil
+      ? `; the replaced secret signs too until ${secret.previousUntil.toISOString()}`
+      : '';
+    this.logger.log(`webhook ${id} updated by ${ownerClientId}: ${fields.join(', ')}${rotation}`);
     return this.findOwned(ownerClientId, id);
   }
 
   async remove(ownerClientId: string, id: string): Promise<void> {
     if (!(await this.webhooks.remove(ownerClientId, id))) throw notFound();
     this.logger.log(`webhook ${id} deleted by ${ownerClientId}`);
+  }
+
+  /**
+   * The change a PATCHed secret makes (SPEC §10): the current secret keeps signing for
+   * WEBHOOK_SECRET_GRACE_SECONDS. Undefined when it is the current secret already: sent again
+   * (a configuration tool re-applying it), it must not push out the previous one. A current
+   * secret that no longer decrypts (SECRETS_ENCRYPTION_KEY changed) is dropped at once.
+   */
+  private async replacement(
+    ownerClientId: string,
+    id: string,
+    secret: string,
+  ): Promise<SecretReplacement | undefined> {
+    const current = this.readSecret(await this.findOwned(ownerClientId, id));
+    if (current !== null && sameSecret(current, secret)) return undefined;
+    const graceMs = this.config.webhookSecretGraceSeconds * 1000;
+    return {
+      ...this.sealSecret(secret),
+      previousUntil: current !== null && graceMs > 0 ? new Date(Date.now() + graceMs) : null,
+    };
+  }
+
+  private readSecret(webhook: WebhookEntity): string | null {
+    try {
+      return this.cipher.decrypt(webhook.secretEncrypted);
+    } catch (error) {
+      this.logger.warn(
+        `webhook ${webhook.id}: the current secret cannot be decrypted (${(error as Error).message}); ` +
+          'it is replaced without a grace',
+      );
+      return null;
+    }
   }
 
   private sealSecret(secret: string): Pick<WebhookEntity, 'secretEncrypted' | 'secretHint'> {

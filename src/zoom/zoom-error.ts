@@ -6,7 +6,9 @@ import { ErrorDetail, UpstreamError } from '../common/error-response';
 export type ZoomFailure =
   'upstream' | 'unreachable' | 'timeout' | 'not_configured' | 'bad_response';
 
-const RATE_LIMIT_HEADERS = [
+/** The platform's headers passed on with every answer, success or error (SPEC §6). */
+const PLATFORM_HEADERS = [
+  'x-zm-trackingid',
   'x-ratelimit-category',
   'x-ratelimit-type',
   'x-ratelimit-limit',
@@ -65,12 +67,18 @@ export function computedRetryAfter(
   return category !== undefined && /resource/i.test(category) ? '60' : '1';
 }
 
-function upstreamHeaders(headers: UpstreamHeaders, status: number): Record<string, string> {
+/** The platform's tracking id and rate-limit headers of an answer, to pass on. */
+export function platformHeaders(headers: UpstreamHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of RATE_LIMIT_HEADERS) {
+  for (const name of PLATFORM_HEADERS) {
     const value = header(headers, name);
     if (value !== undefined) out[name] = value;
   }
+  return out;
+}
+
+function upstreamHeaders(headers: UpstreamHeaders, status: number): Record<string, string> {
+  const out = platformHeaders(headers);
   const date = header(headers, 'date');
   const retryAfter =
     retryAfterSeconds(header(headers, 'retry-after'), date) ??

@@ -7,7 +7,7 @@ import { ZoomApiError } from './zoom-error';
 export interface ZoomHttpRequest {
   method: Dispatcher.HttpMethod;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
   /** Aborts the exchange (headers and body) when it fires; streamed downloads pass none. */
   signal?: AbortSignal;
 }

@@ -1,81 +1,58 @@
 /**
- * Every platform REST operation the client may call, in one table: the contract test
- * (test/zoom-contract.e2e-spec.ts) checks each method, path and query parameter against the
- * platform's published OpenAPI document, so a call the platform does not have cannot ship.
+ * A platform REST operation as the client calls it. The passthrough's operations come from the
+ * route table generated from the platform's published document (src/platform-api), so a call
+ * the platform does not publish cannot be made.
  */
 export interface ZoomOperation {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** OpenAPI path template relative to the REST base (`…/v2`). */
   path: string;
-  /** Query parameters the client may send; anything else is a programming error. */
-  query: readonly string[];
 }
-
-export const ZOOM_OPERATIONS = {
-  createMeeting: { method: 'POST', path: '/users/{userId}/meetings', query: [] },
-  listUserMeetings: {
-    method: 'GET',
-    path: '/users/{userId}/meetings',
-    query: ['type', 'page_size', 'next_page_token'],
-  },
-  getMeeting: { method: 'GET', path: '/meetings/{meetingId}', query: [] },
-  updateMeeting: { method: 'PATCH', path: '/meetings/{meetingId}', query: [] },
-  deleteMeeting: { method: 'DELETE', path: '/meetings/{meetingId}', query: [] },
-  updateMeetingStatus: { method: 'PUT', path: '/meetings/{meetingId}/status', query: [] },
-  listUsers: { method: 'GET', path: '/users', query: ['status', 'page_size', 'next_page_token'] },
-  listUserRecordings: {
-    method: 'GET',
-    path: '/users/{userId}/recordings',
-    query: ['from', 'to', 'page_size', 'next_page_token'],
-  },
-  getMeetingRecordings: { method: 'GET', path: '/meetings/{meetingId}/recordings', query: [] },
-  deleteMeetingRecordings: {
-    method: 'DELETE',
-    path: '/meetings/{meetingId}/recordings',
-    query: ['action'],
-  },
-} as const satisfies Record<string, ZoomOperation>;
-
-export type ZoomOperationName = keyof typeof ZOOM_OPERATIONS;
-
-export type ZoomQueryValue = string | number | boolean | undefined;
 
 /**
- * The platform wants a meeting UUID that begins with `/` or contains `//` encoded twice
- * (its gateway decodes once before routing); every other value is encoded once.
+ * The platform wants a meeting UUID that begins with `/` or contains `//` encoded twice (its
+ * gateway decodes once before routing); every other value is encoded once. Every path parameter
+ * is encoded this way, so no value can add a path segment upstream.
  */
-export function encodeMeetingId(meetingId: string): string {
-  const once = encodeURIComponent(meetingId);
-  return meetingId.startsWith('/') || meetingId.includes('//') ? encodeURIComponent(once) : once;
+export function encodePathParam(value: string): string {
+  const once = encodeURIComponent(value);
+  return value.startsWith('/') || value.includes('//') ? encodeURIComponent(once) : once;
 }
 
-function encodeParam(name: string, value: string): string {
-  return name === 'meetingId' ? encodeMeetingId(value) : encodeURIComponent(value);
-}
-
-/** The operation's path with its parameters encoded, plus the query string (if any). */
+/**
+ * The operation's path with its parameters encoded, plus `query`, a query string passed as
+ * it is (already encoded, without `?`).
+ */
 export function buildZoomPath(
   operation: ZoomOperation,
   params: Record<string, string> = {},
-  query: Record<string, ZoomQueryValue> = {},
+  query = '',
 ): string {
   const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined || value === '') {
       throw new Error(`${operation.method} ${operation.path}: path parameter ${name} is missing`);
     }
-    return encodeParam(name, value);
+    return encodePathParam(value);
   });
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (value === undefined) continue;
-    if (!operation.query.includes(name)) {
-      throw new Error(
-        `${operation.method} ${operation.path}: query parameter ${name} is not listed`,
-      );
-    }
-    search.set(name, String(value));
-  }
-  const qs = search.toString();
-  return qs ? `${path}?${qs}` : path;
+  return query ? `${path}?${query}` : path;
+}
+
+/**
+ * The raw query string without the parameters named in `drop`, every other pair left exactly as
+ * the caller wrote it (order, repeats and encoding included).
+ */
+export function queryWithout(raw: string, drop: readonly string[]): string {
+  if (raw === '' || drop.length === 0) return raw;
+  return raw
+    .split('&')
+    .filter((pair) => {
+      const name = pair.split('=')[0].replace(/\+/g, ' ');
+      try {
+        return !drop.includes(decodeURIComponent(name));
+      } catch {
+        return true;
+      }
+    })
+    .join('&');
 }

@@ -2,33 +2,52 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
-import { ZoomApiError } from './zoom-error';
+import { ZoomApiError, platformHeaders } from './zoom-error';
 import { ZoomHttp, ZoomHttpResponse } from './zoom-http';
-import {
-  ZOOM_OPERATIONS,
-  ZoomOperationName,
-  ZoomQueryValue,
-  buildZoomPath,
-} from './zoom-operations';
+import { ZoomOperation, buildZoomPath } from './zoom-operations';
 import { ZoomToken, ZoomTokenProvider, missingZoomCredentials } from './zoom-token.provider';
 import { ZoomMeetingRecording, ZoomResult } from './zoom.types';
 
 export interface ZoomCall {
   /** Path parameters by their name in the operation's template (`userId`, `meetingId`). */
   params?: Record<string, string>;
-  query?: Record<string, ZoomQueryValue>;
-  /** Sent as JSON. */
-  body?: unknown;
+  /** A query string passed on as it is (already encoded, without `?`). */
+  query?: string;
+  /** Sent as they are: JSON text, or the bytes of a multipart body. */
+  body?: { contentType: string; bytes: Buffer | string };
+}
+
+/** A platform answer passed on as bytes: its 2xx status, its content type and headers. */
+export interface ZoomRawResult {
+  status: number;
+  contentType: string | undefined;
+  /** The platform's tracking id and rate-limit headers. */
+  headers: Record<string, string>;
+  body: Buffer;
 }
 
 /** A recording file on its way from the platform: pipe `body`, then it is done. */
 export interface ZoomDownload {
-  headers: Partial<Record<(typeof DOWNLOAD_HEADERS)[number], string>>;
+  /** 200, or 206 for a range. */
+  status: number;
+  headers: Record<string, string>;
   body: Readable;
 }
 
-const DOWNLOAD_HEADERS = ['content-type', 'content-length', 'content-disposition'] as const;
+const DOWNLOAD_HEADERS = [
+  'content-type',
+  'content-length',
+  'content-disposition',
+  'content-range',
+  'accept-ranges',
+] as const;
 const MAX_REDIRECTS = 5;
+
+/** The recording operation the client itself calls (recording automation, downloads). */
+export const GET_MEETING_RECORDINGS: ZoomOperation = {
+  method: 'GET',
+  path: '/meetings/{meetingId}/recordings',
+};
 
 function parseUrl(value: string, base?: URL): URL | null {
   try {
@@ -40,6 +59,9 @@ function parseUrl(value: string, base?: URL): URL | null {
 
 const single = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
+
+const isSubdomainOf = (hostname: string, base: string) =>
+  hostname === base || hostname.endsWith(`.${base}`);
 
 /**
  * The platform REST client: every call carries the shared server-to-server token, and a call
@@ -65,36 +87,30 @@ export class ZoomClient {
     return this.missingCredentials.length === 0;
   }
 
-  /** Calls one operation of ZOOM_OPERATIONS and returns its 2xx answer. */
-  async call<T = unknown>(name: ZoomOperationName, call: ZoomCall = {}): Promise<ZoomResult<T>> {
-    const operation = ZOOM_OPERATIONS[name];
-    const path = buildZoomPath(operation, call.params, call.query);
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-    const res = await this.withToken((token) =>
-      this.http.send(`${token.apiBaseUrl}${path}`, {
-        method: operation.method,
-        headers: {
-          authorization: `Bearer ${token.accessToken}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body,
-        signal: this.http.deadline(),
-      }),
-    );
-    if (res.statusCode >= 200 && res.statusCode < 300) {
-      return { status: res.statusCode, body: (await this.http.readJson(res)) as T | undefined };
-    }
-    throw ZoomApiError.fromResponse(
-      res.statusCode,
-      res.headers,
-      await this.http.readJson(res, true),
-    );
+  /** Calls one operation and returns its 2xx answer, JSON parsed. */
+  async call<T = unknown>(operation: ZoomOperation, call: ZoomCall = {}): Promise<ZoomResult<T>> {
+    const res = await this.exchange(operation, call);
+    return {
+      status: res.statusCode,
+      headers: platformHeaders(res.headers),
+      body: (await this.http.readJson(res)) as T | undefined,
+    };
+  }
+
+  /** Calls one operation and returns its 2xx answer as the platform sent it, bytes unread. */
+  async forward(operation: ZoomOperation, call: ZoomCall = {}): Promise<ZoomRawResult> {
+    const res = await this.exchange(operation, call);
+    return {
+      status: res.statusCode,
+      contentType: single(res.headers['content-type']),
+      headers: platformHeaders(res.headers),
+      body: await this.http.readBody(res),
+    };
   }
 
   /** A meeting's cloud recording with its files (`GET /meetings/{meetingId}/recordings`). */
   async getMeetingRecordings(meetingId: string): Promise<ZoomMeetingRecording> {
-    const { body } = await this.call<ZoomMeetingRecording>('getMeetingRecordings', {
+    const { body } = await this.call<ZoomMeetingRecording>(GET_MEETING_RECORDINGS, {
       params: { meetingId },
     });
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -105,21 +121,46 @@ export class ZoomClient {
 
   /**
    * Opens a recording file's `download_url` with the token and hands back the byte stream
-   * unread. The token goes only to the platform's own hosts; a redirect to its storage host
-   * is followed without it (cross-origin, as browsers do).
+   * unread; `range` (the caller's `Range` header) goes along to every hop. The token goes only
+   * to the platform host of the download_url; a redirect is followed only to the platform's own
+   * hosts, without the token when it leaves that origin (as browsers do).
    */
-  async download(downloadUrl: string): Promise<ZoomDownload> {
-    const res = await this.withToken((token) => this.followRedirects(downloadUrl, token));
+  async download(downloadUrl: string, range?: string): Promise<ZoomDownload> {
+    const res = await this.withToken((token) => this.followRedirects(downloadUrl, token, range));
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const body = await this.http.readJson(res, true);
       throw ZoomApiError.fromResponse(res.statusCode, res.headers, body);
     }
-    const headers: ZoomDownload['headers'] = {};
+    const headers = platformHeaders(res.headers);
     for (const name of DOWNLOAD_HEADERS) {
       const value = single(res.headers[name]);
       if (value !== undefined) headers[name] = value;
     }
-    return { headers, body: res.body };
+    return { status: res.statusCode, headers, body: res.body };
+  }
+
+  /** Sends one call with the token; a non-2xx answer is thrown as a ZoomApiError. */
+  private async exchange(operation: ZoomOperation, call: ZoomCall): Promise<ZoomHttpResponse> {
+    const path = buildZoomPath(operation, call.params, call.query);
+    const { body } = call;
+    const res = await this.withToken((token) =>
+      this.http.send(`${token.apiBaseUrl}${path}`, {
+        method: operation.method,
+        headers: {
+          authorization: `Bearer ${token.accessToken}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': body.contentType }),
+        },
+        body: body?.bytes,
+        signal: this.http.deadline(),
+      }),
+    );
+    if (res.statusCode >= 200 && res.statusCode < 300) return res;
+    throw ZoomApiError.fromResponse(
+      res.statusCode,
+      res.headers,
+      await this.http.readJson(res, true),
+    );
   }
 
   private async withToken(
@@ -135,14 +176,22 @@ export class ZoomClient {
     return send(await this.tokens.get());
   }
 
-  private async followRedirects(downloadUrl: string, token: ZoomToken): Promise<ZoomHttpResponse> {
+  private async followRedirects(
+    downloadUrl: string,
+    token: ZoomToken,
+    range: string | undefined,
+  ): Promise<ZoomHttpResponse> {
     const start = this.platformUrl(downloadUrl, token);
     let target = start;
     for (let hop = 0; ; hop++) {
       const res = await this.http.send(target.href, {
         method: 'GET',
-        headers:
-          target.origin === start.origin ? { authorization: `Bearer ${token.accessToken}` } : {},
+        headers: {
+          ...(target.origin === start.origin
+            ? { authorization: `Bearer ${token.accessToken}` }
+            : {}),
+          ...(range === undefined ? {} : { range }),
+        },
       });
       const location = single(res.headers.location);
       if (res.statusCode < 300 || res.statusCode >= 400 || !location) return res;
@@ -152,16 +201,35 @@ export class ZoomClient {
           `The recording download redirected more than ${MAX_REDIRECTS} times`,
         );
       }
-      target = this.redirectTarget(location, target);
+      target = this.redirectTarget(location, target, token);
     }
   }
 
-  private redirectTarget(location: string, from: URL): URL {
+  /**
+   * Where a download redirect may lead: a platform host (the host names of ZOOM_API_URL,
+   * ZOOM_OAUTH_URL and the token's api_url, or a subdomain of one), over http(s) and never from
+   * https down to http. Anything else (a loopback or metadata address, another site) is refused
+   * before it is asked.
+   */
+  private redirectTarget(location: string, from: URL, token: ZoomToken): URL {
     const next = parseUrl(location, from);
     if (!next || (next.protocol !== 'https:' && next.protocol !== 'http:')) {
       throw ZoomApiError.badResponse('The recording download redirected to an invalid location');
     }
+    if (from.protocol === 'https:' && next.protocol !== 'https:') {
+      throw ZoomApiError.badResponse('The recording download redirected from https to http');
+    }
+    const hosts = this.platformBases(token).map((base) => new URL(base).hostname);
+    if (!hosts.some((host) => isSubdomainOf(next.hostname, host))) {
+      throw ZoomApiError.badResponse(
+        `The recording download redirected off the meeting platform (${next.hostname})`,
+      );
+    }
     return next;
+  }
+
+  private platformBases(token: ZoomToken): string[] {
+    return [this.config.zoom.oauthUrl, this.config.zoom.apiUrl, token.apiBaseUrl];
   }
 
   /**
@@ -175,9 +243,8 @@ export class ZoomClient {
       url !== null &&
       url.protocol === base.protocol &&
       url.port === base.port &&
-      (url.hostname === base.hostname || url.hostname.endsWith(`.${base.hostname}`));
-    const bases = [this.config.zoom.oauthUrl, this.config.zoom.apiUrl, token.apiBaseUrl];
-    if (!url || !bases.some((base) => onPlatform(new URL(base)))) {
+      isSubdomainOf(url.hostname, base.hostname);
+    if (!url || !this.platformBases(token).some((base) => onPlatform(new URL(base)))) {
       throw ZoomApiError.badResponse('The recording download_url is not on the meeting platform');
     }
     return url;

@@ -42,8 +42,12 @@ export interface ZoomRecordingList {
   [field: string]: unknown;
 }
 
-/** A platform answer: its status (2xx) and its JSON body, undefined when it had none. */
+/**
+ * A platform answer: its status (2xx), its tracking id and rate-limit headers, and its JSON
+ * body (undefined when it had none).
+ */
 export interface ZoomResult<T = unknown> {
   status: number;
+  headers: Record<string, string>;
   body: T | undefined;
 }

@@ -39,6 +39,8 @@ export class MemoryTables {
       events: ['job.started'],
       secretEncrypted: 'sealed-secret',
       secretHint: 'cret',
+      previousSecretEncrypted: null,
+      previousSecretExpiresAt: null,
       active: true,
       disabledReason: null,
       disabledAt: null,
@@ -126,6 +128,8 @@ export class MemoryDeliveryStore extends DeliveryStore {
       webhookId: webhook.id,
       url: webhook.url,
       secretEncrypted: webhook.secretEncrypted,
+      previousSecretEncrypted: webhook.previousSecretEncrypted,
+      previousSecretExpiresAt: webhook.previousSecretExpiresAt,
       active: webhook.active,
       consecutiveFailures: webhook.consecutiveFailures,
     });
@@ -398,7 +402,16 @@ export class MemoryWebhookStore extends WebhookStore {
   update(ownerClientId: string, id: string, changes: WebhookChanges): Promise<boolean> {
     const webhook = this.tables.webhooks.get(id);
     if (webhook?.ownerClientId !== ownerClientId) return Promise.resolve(false);
-    Object.assign(webhook, changes, { updatedAt: new Date() });
+    const { secret, ...fields } = changes;
+    if (secret) {
+      Object.assign(webhook, {
+        previousSecretEncrypted: secret.previousUntil ? webhook.secretEncrypted : null,
+        previousSecretExpiresAt: secret.previousUntil,
+        secretEncrypted: secret.secretEncrypted,
+        secretHint: secret.secretHint,
+      });
+    }
+    Object.assign(webhook, fields, { updatedAt: new Date() });
     return Promise.resolve(true);
   }
 

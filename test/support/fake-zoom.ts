@@ -8,6 +8,8 @@ import {
   createServer,
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { PLATFORM_OPERATIONS } from '../../src/platform-api/platform-operations';
+import { ContractCheck, PlatformContract } from './platform-contract';
 
 /**
  * A local stand-in for the meeting platform (Zoom), behaving as its documentation says:
@@ -20,6 +22,12 @@ import type { AddressInfo, Socket } from 'node:net';
  *   401 `{"code":124,"message":"Invalid access token."}`; errors are `{code, message}`.
  * - `GET /rec/download/{fileId}`: the file's bytes with the bearer token, either served here or
  *   redirected to a separate "storage" server (another origin) with a signed URL.
+ *
+ * - Every REST answer carries `x-zm-trackingid` and the `X-RateLimit-*` headers, as the
+ *   platform's do. File downloads honour `Range` (206 with Content-Range).
+ * - Contract mode (`contract: true`): every REST call is checked against the operation it
+ *   reaches in the platform's published document (test/support/platform-contract.ts) and
+ *   answered with that operation's 2xx status, or 400 listing the violations.
  *
  * Test controls: counters, every request recorded as received (raw path), token revocation,
  * 429s with Retry-After and X-RateLimit-* on demand, stalls (before the headers, or of a file's
@@ -35,6 +43,8 @@ export interface FakeZoomOptions {
   regionPath?: string | null;
   /** Serve downloads by redirecting to the storage server (default) or directly. */
   redirectDownloads?: boolean;
+  /** Validate every REST call against the published document and answer it generically. */
+  contract?: boolean;
 }
 
 export interface RecordedRequest {
@@ -188,6 +198,11 @@ export class FakeZoom {
   tokenTtlSeconds: number;
   regionPath: string | null;
   redirectDownloads: boolean;
+  /**
+   * The host name download redirects name for the storage server (same port): another name
+   * for this machine, such as `localhost`, models a redirect off the platform's hosts.
+   */
+  storageHost = '127.0.0.1';
 
   baseUrl = '';
   storageUrl = '';
@@ -205,6 +220,10 @@ export class FakeZoom {
   readonly transfers: FileTransfer[] = [];
   /** Meeting uuids whose recordings were deleted, with the action used. */
   readonly deletedRecordings: { uuid: string; action: string }[] = [];
+  /** In contract mode: each REST call's operation and what was wrong with it. */
+  readonly contractChecks: ContractCheck[] = [];
+  /** The `x-zm-trackingid` of the latest REST answer. */
+  lastTrackingId = '';
 
   private readonly tokens = new Map<string, number>();
   private refuseAll = false;
@@ -221,6 +240,7 @@ export class FakeZoom {
   private readonly server: Server;
   private readonly storage: Server;
   private readonly storageKey = randomBytes(16);
+  private readonly contract: PlatformContract | null;
 
   private constructor(options: FakeZoomOptions) {
     this.accountId = options.accountId ?? 'fake-account-id';
@@ -229,6 +249,7 @@ export class FakeZoom {
     this.tokenTtlSeconds = options.tokenTtlSeconds ?? 3599;
     this.regionPath = options.regionPath === undefined ? '/regional' : options.regionPath;
     this.redirectDownloads = options.redirectDownloads ?? true;
+    this.contract = options.contract ? new PlatformContract(PLATFORM_OPERATIONS) : null;
     this.server = createServer((req, res) => this.receive(req, res, this.requests, this.platform));
     this.storage = createServer((req, res) =>
       this.receive(req, res, this.storageRequests, this.serveStorage),
@@ -446,15 +467,43 @@ export class FakeZoom {
     if (rec.method === 'POST' && rec.rawPath === '/oauth/token') return this.token(req, res, rec);
     if (rec.method === 'GET' && rec.rawPath.startsWith('/rec/download/')) {
       if (!this.authorized(req, res)) return;
-      return this.download(res, decodeURIComponent(rec.rawPath.slice('/rec/download/'.length)));
+      return this.download(
+        res,
+        decodeURIComponent(rec.rawPath.slice('/rec/download/'.length)),
+        rec.headers.range,
+      );
     }
     if (rec.apiPath === undefined) return json(res, 404, { code: 404, message: 'Not found' });
+    this.lastTrackingId = `fake-${randomBytes(8).toString('hex')}`;
+    res.setHeader('x-zm-trackingid', this.lastTrackingId);
+    res.setHeader('x-ratelimit-category', 'Light');
+    res.setHeader('x-ratelimit-limit', '30');
+    res.setHeader('x-ratelimit-remaining', '29');
     if (!this.authorized(req, res)) return;
     const limited = this.rateLimits.shift();
     if (limited) return this.tooManyRequests(res, limited);
     const failure = this.failures.shift();
     if (failure) return json(res, failure.status, failure.body);
+    if (this.contract) return this.contractAnswer(res, rec, this.contract);
     this.rest(res, rec);
+  }
+
+  private contractAnswer(res: ServerResponse, rec: RecordedRequest, contract: PlatformContract) {
+    const check = contract.check(
+      rec.method,
+      rec.apiPath as string,
+      rec.query,
+      rec.headers['content-type'],
+      rec.body,
+    );
+    this.contractChecks.push(check);
+    if (check.violations.length > 0) {
+      return json(res, 400, { code: 300, message: check.violations.join('; ') });
+    }
+    const op = PLATFORM_OPERATIONS.find((o) => o.id === check.operation);
+    const status = op ? PlatformContract.successStatus(op) : 200;
+    if (status === 204) return noContent(res);
+    json(res, status, { operation: check.operation });
   }
 
   private token(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest): void {
@@ -699,13 +748,15 @@ export class FakeZoom {
     return undefined;
   }
 
-  private download(res: ServerResponse, fileId: string): void {
+  private download(res: ServerResponse, fileId: string, range?: string): void {
     const file = this.findFile(fileId);
     if (!file) return json(res, 404, { code: 3301, message: 'This recording does not exist.' });
-    if (!this.redirectDownloads) return void this.streamFile(res, file);
+    if (!this.redirectDownloads) return void this.streamFile(res, file, range);
     const sig = createHmac('sha256', this.storageKey).update(fileId).digest('hex');
+    const storage = new URL(this.storageUrl);
+    storage.hostname = this.storageHost;
     res.writeHead(302, {
-      location: `${this.storageUrl}/file/${encodeURIComponent(fileId)}?sig=${sig}`,
+      location: `${storage.origin}/file/${encodeURIComponent(fileId)}?sig=${sig}`,
     });
     res.end();
   }
@@ -720,14 +771,36 @@ export class FakeZoom {
       res.end('Forbidden');
       return;
     }
-    void this.streamFile(res, file);
+    void this.streamFile(res, file, rec.headers.range);
   }
 
-  /** Writes the file in chunks, honouring back-pressure, so the fake itself stays small. */
-  private async streamFile(res: ServerResponse, file: FakeRecordingFile): Promise<void> {
-    res.writeHead(200, {
+  /**
+   * Writes the file in chunks, honouring back-pressure, so the fake itself stays small. A
+   * `Range: bytes=a-b` (or `a-`, `-n`) gets 206 with Content-Range and exactly those bytes.
+   */
+  private async streamFile(
+    res: ServerResponse,
+    file: FakeRecordingFile,
+    range?: string,
+  ): Promise<void> {
+    const size = file.file_size;
+    const m = range ? /^bytes=(\d*)-(\d*)$/.exec(range) : null;
+    let [first, last] = [0, size - 1];
+    if (m && (m[1] || m[2])) {
+      [first, last] = m[1]
+        ? [Number(m[1]), m[2] ? Math.min(Number(m[2]), size - 1) : size - 1]
+        : [size - Number(m[2]), size - 1];
+      if (first > last || first >= size) {
+        res.writeHead(416, { 'content-range': `bytes */${size}` });
+        res.end();
+        return;
+      }
+    }
+    res.writeHead(m ? 206 : 200, {
       'content-type': file.content_type,
-      'content-length': String(file.file_size),
+      'content-length': String(last - first + 1),
+      'accept-ranges': 'bytes',
+      ...(m ? { 'content-range': `bytes ${first}-${last}/${size}` } : {}),
       'content-disposition': `attachment; filename="${file.id ?? 'file'}.${file.file_extension.toLowerCase()}"`,
     });
     const transfer: FileTransfer = { fileId: file.id ?? '', bytes: 0, state: 'streaming' };
@@ -737,7 +810,15 @@ export class FakeZoom {
     });
     const stallAt = this.bodyStalls.findIndex((stall) => stall.fileId === transfer.fileId);
     const stall = stallAt < 0 ? undefined : this.bodyStalls.splice(stallAt, 1)[0];
-    for (const chunk of recordingChunks(file.id ?? '', file.file_size)) {
+    let offset = 0;
+    for (const whole of recordingChunks(file.id ?? '', file.file_size)) {
+      const start = offset;
+      offset += whole.length;
+      if (offset <= first || start > last) continue;
+      const chunk = whole.subarray(
+        Math.max(first - start, 0),
+        Math.min(last + 1 - start, whole.length),
+      );
       if (transfer.state === 'aborted') return;
       if (stall && transfer.bytes >= stall.afterBytes) {
         res.flushHeaders(); // headers out even when no byte of the body is

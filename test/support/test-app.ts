@@ -16,13 +16,13 @@ export const CLIENTS = {
     client_id: 'alpha',
     client_secret: 'alpha-secret-0123456789',
     scopes:
-      'webhooks:read webhooks:write meetings:read meetings:write users:read recordings:read recordings:write',
+      'webhooks:read webhooks:write meetings:read meetings:write users:read users:write recordings:read recordings:write webinars:read webinars:write reports:read',
   },
   beta: {
     client_id: 'beta',
     client_secret: 'beta-secret-0123456789ab',
     scopes:
-      'webhooks:read webhooks:write meetings:read meetings:write users:read recordings:read recordings:write',
+      'webhooks:read webhooks:write meetings:read meetings:write users:read users:write recordings:read recordings:write webinars:read webinars:write reports:read',
   },
   reader: {
     client_id: 'reader',

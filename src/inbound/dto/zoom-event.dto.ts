@@ -1,7 +1,8 @@
-import { Type } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { SUBSCRIPTION_EVENTS, SubscriptionEvent } from '../../webhooks/subscription-events';
-import { notificationExample } from './zoom-event.examples';
+import { ApiProperty, ApiPropertyOptional, OpenAPIObject } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { toOpenApi30 } from '../../common/json-schema';
+import { EVENT_TYPES } from '../../webhooks/event-catalog';
+import { catalogExample } from './zoom-event.examples';
 
 /** The platform's webhook envelope (documentation only: the body is verified raw, then parsed). */
 export class ZoomEventDto {
@@ -46,41 +47,28 @@ export class InboundAckDto {
   status: 'accepted' | 'duplicate';
 }
 
-export class NotificationSourceDto {
-  @ApiProperty({ enum: ['zoom'], example: 'zoom' })
-  platform: 'zoom';
-  @ApiProperty({ example: 'meeting.started' })
-  event: string;
-  @ApiProperty({ example: 1735725605123 })
-  event_ts: number;
-  @ApiProperty({ example: 'AAAAAAAAAAAAAAAAAAAAAA' })
-  account_id: string;
-}
-
-const pascal = (kind: string) =>
-  kind
+const pascal = (name: string) =>
+  name
     .split(/[._]/)
     .map((w) => w[0].toUpperCase() + w.slice(1))
     .join('');
 
-/**
- * One documented model per subscription event kind, each with its own example: Swagger shows
- * them as the callbacks that a subscriber receives (SPEC §4).
- */
-function notificationModel(kind: SubscriptionEvent): Type {
-  const example = notificationExample(kind);
-  const model = class {};
-  Object.defineProperty(model, 'name', { value: `${pascal(kind)}Notification` });
-  const property = (name: string, options: Parameters<typeof ApiProperty>[0]) =>
-    ApiProperty(options)(model.prototype, name);
-  property('id', { type: String, format: 'uuid', example: example.id, description: 'event id' });
-  property('event', { type: String, enum: [kind], example: kind });
-  property('created_at', { type: String, format: 'date-time', example: example.created_at });
-  property('data', { type: 'object', additionalProperties: true, example: example.data });
-  property('source', { type: NotificationSourceDto, nullable: true, example: example.source });
-  return model;
-}
+/** Swagger's name of an event catalog entry's body: JobStartedNotification, ZoomNotification. */
+export const notificationSchemaName = (name: string): string =>
+  `${pascal(name.replace(/\.\*$/, ''))}Notification`;
 
-export const NOTIFICATION_MODELS: Record<SubscriptionEvent, Type> = Object.fromEntries(
-  SUBSCRIPTION_EVENTS.map((kind) => [kind, notificationModel(kind)]),
-) as Record<SubscriptionEvent, Type>;
+/**
+ * The event catalog's schemas (GET /api/event-types) as Swagger components, each with an
+ * example: the callbacks that a subscriber receives (SPEC §4, §10) refer to them, so what
+ * Swagger shows and what the API serves are one source.
+ */
+export function addNotificationSchemas(document: OpenAPIObject): void {
+  const schemas = (document.components ??= {}).schemas ?? {};
+  for (const type of EVENT_TYPES) {
+    schemas[notificationSchemaName(type.name)] = {
+      ...toOpenApi30(type.schema),
+      example: catalogExample(type.name),
+    } as SchemaObject;
+  }
+  document.components.schemas = schemas;
+}

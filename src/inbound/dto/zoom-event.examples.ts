@@ -1,5 +1,5 @@
 import type { ExamplesObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { SubscriptionEvent } from '../../webhooks/subscription-events';
+import { SUBSCRIPTION_EVENTS, SubscriptionEvent } from '../../webhooks/subscription-events';
 import { routeOf } from '../event-mapping';
 
 /** Example bodies for Swagger only: what the platform sends, and what subscribers receive. */
@@ -234,4 +234,37 @@ export function notificationExample(kind: SubscriptionEvent) {
     data: NOTIFICATION_DATA_EXAMPLES[kind],
     source: { platform: 'zoom', event, event_ts: eventTs, account_id: ACCOUNT_ID },
   };
+}
+
+/** Examples of the catalog entries beyond the six kinds (GET /api/event-types). */
+const OTHER_NOTIFICATION_EXAMPLES: Record<string, object> = {
+  'webhook.test': {
+    id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+    event: 'webhook.test',
+    created_at: '2025-01-01T09:30:00.000Z',
+    data: {
+      webhook_id: '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d',
+      message: 'Test notification sent from POST /api/webhooks/{id}/test',
+    },
+    source: null,
+  },
+  'zoom.*': {
+    id: '3f333df6-90a4-4fda-8dd3-9485d27cee36',
+    event: 'zoom.meeting.started',
+    created_at: '2025-01-01T10:00:05.412Z',
+    data: { account_id: ACCOUNT_ID, object: MEETING },
+    source: {
+      platform: 'zoom',
+      event: 'meeting.started',
+      event_ts: 1735725605123,
+      account_id: ACCOUNT_ID,
+    },
+  },
+};
+
+/** A notification body of an event catalog entry (a kind, `webhook.test` or `zoom.*`). */
+export function catalogExample(name: string): object {
+  return (SUBSCRIPTION_EVENTS as readonly string[]).includes(name)
+    ? notificationExample(name as SubscriptionEvent)
+    : OTHER_NOTIFICATION_EXAMPLES[name];
 }

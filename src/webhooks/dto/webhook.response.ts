@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { SUBSCRIPTION_EVENTS, SubscriptionEvent } from '../subscription-events';
+import { previousSecretExpiry } from '../secret-rotation';
 import { WEBHOOK_DISABLED_REASONS, WebhookDisabledReason, WebhookEntity } from '../webhook.entity';
 import { WEBHOOK_URL_EXAMPLE } from './webhook-fields';
 
@@ -31,6 +32,18 @@ export class WebhookResponse {
   secret_hint: string;
 
   @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'Until when the secret replaced by the last PATCH of `secret` still signs deliveries ' +
+      'beside the current one (WEBHOOK_SECRET_GRACE_SECONDS); null when there is none or its ' +
+      'time is over',
+    example: '2026-01-02T09:30:00.000Z',
+  })
+  previous_secret_expires_at: string | null;
+
+  @ApiProperty({
     enum: WEBHOOK_DISABLED_REASONS,
     nullable: true,
     example: null,
@@ -44,7 +57,7 @@ export class WebhookResponse {
   @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null })
   disabled_at: string | null;
 
-  static from(webhook: WebhookEntity): WebhookResponse {
+  static from(webhook: WebhookEntity, now = new Date()): WebhookResponse {
     return {
       id: webhook.id,
       url: webhook.url,
@@ -53,6 +66,7 @@ export class WebhookResponse {
       created_at: webhook.createdAt.toISOString(),
       updated_at: webhook.updatedAt.toISOString(),
       secret_hint: webhook.secretHint,
+      previous_secret_expires_at: previousSecretExpiry(webhook, now)?.toISOString() ?? null,
       disabled_reason: webhook.disabledReason,
       disabled_at: webhook.disabledAt?.toISOString() ?? null,
     };

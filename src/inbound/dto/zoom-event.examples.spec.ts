@@ -1,0 +1,32 @@
+import { catalogChecker } from '../../../test/support/event-schemas';
+import { deliveryBody } from '../../dispatcher/delivery-body';
+import { EVENT_TYPES } from '../../webhooks/event-catalog';
+import { routeOf } from '../event-mapping';
+import { PLATFORM_EVENT_EXAMPLES, catalogExample } from './zoom-event.examples';
+
+const check = catalogChecker([...EVENT_TYPES]);
+
+// The catalog (GET /api/event-types) and what Swagger and the mapping show must not drift apart.
+describe('notification examples and the event catalog', () => {
+  it.each(EVENT_TYPES.map((type) => type.name))('the Swagger example of %s validates', (name) => {
+    expect(check(JSON.stringify(catalogExample(name)))).toEqual([]);
+  });
+
+  const mapped = Object.entries(PLATFORM_EVENT_EXAMPLES).flatMap(([event, example]) => {
+    const route = routeOf(event);
+    return route && 'kind' in route ? [[event, route, example] as const] : [];
+  });
+
+  it.each(mapped)('what the mapping makes of the %s example validates', (event, route, example) => {
+    const object = (example as { value: { payload: { object: Record<string, unknown> } } }).value
+      .payload.object;
+    const body = deliveryBody({
+      id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+      kind: route.kind,
+      createdAt: new Date(),
+      data: route.data(object),
+      source: { platform: 'zoom', event, event_ts: 1735725605123, account_id: 'acc' },
+    });
+    expect(check(body)).toEqual([]);
+  });
+});

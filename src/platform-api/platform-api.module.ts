@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { ZoomModule } from '../zoom/zoom.module';
+import { PlatformPassthrough } from './platform-passthrough.service';
+import { PlatformRequestValidator } from './request-validator';
+
+/** One compilation per process, however many applications it boots (the tests boot several). */
+let sharedValidator: PlatformRequestValidator | undefined;
+
+/**
+ * The engine of the platform passthrough (SPEC §6): the route table, validation against the
+ * platform's own schemas and forwarding. It serves no route itself: the meetings and
+ * recordings modules mount their groups' operations (passthroughController).
+ */
+@Module({
+  imports: [ZoomModule],
+  providers: [
+    PlatformPassthrough,
+    {
+      provide: PlatformRequestValidator,
+      useFactory: () => (sharedValidator ??= new PlatformRequestValidator()),
+    },
+  ],
+  exports: [PlatformPassthrough],
+})
+export class PlatformApiModule {}

@@ -1,0 +1,139 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ApiError } from '../common/api-error';
+import { ZoomCall, ZoomClient, ZoomRawResult } from '../zoom/zoom.client';
+import { queryWithout } from '../zoom/zoom-operations';
+import { ZoomResult } from '../zoom/zoom.types';
+import { PlatformOperation } from './platform-operations';
+import { PlatformRequestValidator } from './request-validator';
+
+type RawBodyRequest = Request & { rawBody?: Buffer };
+
+const rawQueryOf = (req: Request): string => {
+  const at = req.originalUrl.indexOf('?');
+  return at < 0 ? '' : req.originalUrl.slice(at + 1);
+};
+
+const hasBody = (req: Request): boolean =>
+  req.headers['transfer-encoding'] !== undefined ||
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+/** The same limit as the JSON parser (SPEC §7: bodies over 1 MiB → 413). */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The bytes of a body no parser took (the multipart uploads), read here with the same limit: an
+ * oversized upload is refused as soon as it passes it, without reading the rest.
+ */
+async function readRaw(req: Request): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      throw new ApiError(HttpStatus.PAYLOAD_TOO_LARGE, 'Request body is larger than 1 MiB');
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+const mediaType = (value: string | undefined): string =>
+  (value ?? '').split(';')[0].trim().toLowerCase();
+
+/**
+ * Passes a request on to a platform operation (SPEC §6): validated first against the
+ * operation's own schemas, then sent with every query parameter and body field as the caller
+ * wrote them (`localQuery` excepted: parameters this service answers itself).
+ */
+@Injectable()
+export class PlatformPassthrough {
+  constructor(
+    private readonly zoom: ZoomClient,
+    private readonly validator: PlatformRequestValidator,
+  ) {}
+
+  /** The platform's answer as bytes. */
+  async forward(op: PlatformOperation, req: Request): Promise<ZoomRawResult> {
+    return this.zoom.forward(op, await this.prepare(op, req, []));
+  }
+
+  /** The platform's answer parsed, for routes that work on it before answering. */
+  async call<T>(
+    op: PlatformOperation,
+    req: Request,
+    localQuery: readonly string[],
+  ): Promise<ZoomResult<T>> {
+    return this.zoom.call<T>(op, await this.prepare(op, req, localQuery));
+  }
+
+  private async prepare(
+    op: PlatformOperation,
+    req: Request,
+    localQuery: readonly string[],
+  ): Promise<ZoomCall> {
+    const rawQuery = rawQueryOf(req);
+    const params = Object.fromEntries(
+      op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, String(req.params[p.name])]),
+    );
+    const body = await this.bodyOf(op, req as RawBodyRequest);
+    this.validator.validate(
+      op,
+      { params, query: new URLSearchParams(rawQuery), body: body?.parsed },
+      localQuery,
+    );
+    return {
+      params,
+      query: queryWithout(rawQuery, localQuery),
+      body: body && { contentType: body.contentType, bytes: body.bytes },
+    };
+  }
+
+  /**
+   * The body to validate and to send: JSON as its exact bytes (numbers beyond 2^53 and key
+   * order survive), multipart as received. Operations without a body send none.
+   */
+  private async bodyOf(
+    op: PlatformOperation,
+    req: RawBodyRequest,
+  ): Promise<{ parsed: unknown; contentType: string; bytes: Buffer | string } | undefined> {
+    if (!op.body || !hasBody(req)) return undefined;
+    const expected = op.body.contentType;
+    const given = req.headers['content-type'];
+    if (mediaType(given) !== expected) {
+      throw new ApiError(
+        HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+        `Content-Type must be ${expected} for ${op.method} ${op.path}`,
+      );
+    }
+    if (expected === 'application/json') {
+      return {
+        parsed: req.body as unknown,
+        contentType: 'application/json',
+        bytes: req.rawBody ?? JSON.stringify(req.body),
+      };
+    }
+    const bytes = await readRaw(req);
+    return { parsed: bytes, contentType: given as string, bytes };
+  }
+}
+
+/** Answers with the platform's status, tracking and rate-limit headers, and its bytes. */
+export function sendPlatformAnswer(res: Response, result: ZoomRawResult): void {
+  res.status(result.status);
+  for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
+  if (result.body.length === 0 || result.status === HttpStatus.NO_CONTENT) {
+    res.end();
+    return;
+  }
+  res.setHeader('content-type', result.contentType ?? 'application/json');
+  res.send(result.body);
+}
+
+/** Answers with the platform's status, tracking and rate-limit headers, and `body` as JSON. */
+export function sendPlatformJson(res: Response, result: ZoomResult): void {
+  res.status(result.status);
+  for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
+  if (result.body === undefined) res.end();
+  else res.json(result.body);
+}

@@ -1,0 +1,168 @@
+import { ApiError } from '../common/api-error';
+import { platformOperation } from './platform-operations';
+import { PlatformRequestValidator } from './request-validator';
+
+/** One compilation of the whole table for the file (as the service does once per process). */
+const validator = new PlatformRequestValidator();
+
+function detailsOf(
+  id: string,
+  params: Record<string, string>,
+  query = '',
+  body?: unknown,
+): { field: string; message: string }[] {
+  try {
+    validator.validate(platformOperation(id), { params, query: new URLSearchParams(query), body });
+    return [];
+  } catch (error) {
+    expect(error).toBeInstanceOf(ApiError);
+    return (error as ApiError).extra.details ?? [];
+  }
+}
+
+const fields = (details: { field: string }[]) => details.map((d) => d.field).sort();
+
+describe('PlatformRequestValidator', () => {
+  describe('path parameters', () => {
+    it.each(['me', 'ME', 'Me'])('refuses userId %s with the account-level message', (userId) => {
+      expect(detailsOf('meetings', { userId })).toEqual([
+        { field: 'userId', message: expect.stringContaining('account-level token') },
+      ]);
+    });
+
+    it.each(['.', '..', '', '../x', 'a/../b'])('refuses the path value %j', (meetingId) => {
+      expect(detailsOf('pastMeetingDetails', { meetingId })).toEqual([
+        { field: 'meetingId', message: 'meetingId must not be empty, "." or ".."' },
+      ]);
+    });
+
+    it('accepts a UUID where the document types the id as an integer', () => {
+      expect(detailsOf('meeting', { meetingId: '/ajXp112QmuoKj4854875==' })).toEqual([]);
+      expect(detailsOf('meeting', { meetingId: '85746065432' })).toEqual([]);
+    });
+
+    it('accepts an e-mail address or id as userId, and refuses one that leaves its segment', () => {
+      expect(detailsOf('user', { userId: 'a+b@example.com' })).toEqual([]);
+      expect(fields(detailsOf('user', { userId: 'a/b' }))).toEqual(['userId']);
+    });
+  });
+
+  describe('query parameters', () => {
+    it('converts text to the documented type before checking it', () => {
+      expect(detailsOf('users', {}, 'page_size=300&status=pending')).toEqual([]);
+      expect(detailsOf('users', {}, 'page_size=301&status=gone')).toEqual([
+        { field: 'status', message: 'status must be one of active, inactive, pending' },
+        { field: 'page_size', message: 'page_size must not be greater than 300' },
+      ]);
+      expect(detailsOf('meetingDelete', { meetingId: '1' }, 'schedule_for_reminder=yes')).toEqual([
+        {
+          field: 'schedule_for_reminder',
+          message: 'schedule_for_reminder must be a boolean (true or false)',
+        },
+      ]);
+    });
+
+    it('ignores undocumented parameters, repeated or not, and the caller-handled ones', () => {
+      expect(detailsOf('users', {}, 'new_filter=1&new_filter=2')).toEqual([]);
+      expect(
+        new PlatformRequestValidator([platformOperation('recordingGet')]).validate(
+          platformOperation('recordingGet'),
+          { params: { meetingId: '1' }, query: new URLSearchParams('file_type=MP4&file_type=M4A') },
+          ['file_type'],
+        ),
+      ).toBeUndefined();
+    });
+
+    it('wants a documented one given once, and a required one given', () => {
+      expect(detailsOf('users', {}, 'page_size=1&page_size=2')).toEqual([
+        { field: 'page_size', message: 'page_size must be given once' },
+      ]);
+      expect(detailsOf('reportDaily', {}, 'year=2025')).toEqual([]);
+      expect(fields(detailsOf('reportUsers', {}, 'from=2025-01-01'))).toEqual(['to']);
+    });
+
+    it('does not enforce an enum its own type cannot hold', () => {
+      expect(detailsOf('reportTelephone', {}, 'type=2&from=2025-01-01&to=2025-01-02')).toEqual([]);
+    });
+  });
+
+  describe('JSON bodies', () => {
+    const create = (body: unknown) => detailsOf('meetingCreate', { userId: 'u1' }, '', body);
+
+    it('accepts every documented field and anything undocumented', () => {
+      expect(
+        create({
+          topic: 'x',
+          agenda: 'y',
+          timezone: 'Europe/Paris',
+          start_time: '2025-01-31T14:00:00',
+          settings: { host_video: true, auto_recording: 'cloud', brand_new: { a: 1 } },
+          brand_new_field: [1],
+        }),
+      ).toEqual([]);
+    });
+
+    it('names each bad field by its path', () => {
+      expect(
+        create({
+          type: 4,
+          settings: { host_video: 'yes' },
+          tracking_fields: [{ value: 'x' }],
+          recurrence: { monthly_day: 'first' },
+        }),
+      ).toEqual(
+        expect.arrayContaining([
+          { field: 'type', message: 'type must be one of 1, 2, 3, 8' },
+          {
+            field: 'settings.host_video',
+            message: 'settings.host_video must be a boolean (true or false)',
+          },
+          { field: 'tracking_fields[0].field', message: 'tracking_fields[0].field is required' },
+          { field: 'recurrence.monthly_day', message: 'recurrence.monthly_day must be an integer' },
+        ]),
+      );
+    });
+
+    it('wants timezone beside a local start_time on create, not on update', () => {
+      expect(create({ start_time: '2025-01-31T14:00:00' })).toEqual([
+        { field: 'timezone', message: 'timezone is required when start_time is a local time' },
+      ]);
+      expect(create({ start_time: '2025-01-31T14:00:00Z' })).toEqual([]);
+      expect(
+        detailsOf('meetingUpdate', { meetingId: '1' }, '', { start_time: '2025-01-31T14:00:00' }),
+      ).toEqual([]);
+    });
+
+    it('wants a required body, and an object', () => {
+      expect(detailsOf('userCreate', {}, '', undefined)).toEqual([
+        { field: 'body', message: 'body is required (application/json)' },
+      ]);
+      expect(create([1])).toEqual([{ field: 'body', message: 'body must be an object' }]);
+    });
+
+    it("reads a path id's oneOf as anyOf: a number or any other text", () => {
+      expect(detailsOf('pastMeetingDetails', { meetingId: '85746065432' })).toEqual([]);
+      expect(detailsOf('pastMeetingDetails', { meetingId: '4444AAAiAAAAAiAiAiiAii==' })).toEqual(
+        [],
+      );
+    });
+  });
+
+  describe('multipart bodies', () => {
+    const upload = (text: string) =>
+      detailsOf('userPicture', { userId: 'u1' }, '', Buffer.from(text, 'latin1'));
+
+    it('wants a part for each required field', () => {
+      expect(
+        upload(
+          '--b\r\nContent-Disposition: form-data; name="pic_file"; filename="a.png"\r\n\r\nx\r\n--b--',
+        ),
+      ).toEqual([]);
+      expect(
+        upload('--b\r\nContent-Disposition: form-data; name="other"\r\n\r\nx\r\n--b--'),
+      ).toEqual([
+        { field: 'pic_file', message: 'pic_file is required (a multipart/form-data part)' },
+      ]);
+    });
+  });
+});

@@ -1,0 +1,120 @@
+import { JsonSchema, PlatformParameter } from './platform-operations';
+
+/**
+ * SPEC §6: where the platform's published document contradicts itself, the request is
+ * forwarded, not refused. These rewrites are applied to each schema before it is compiled; the
+ * route table keeps the document's own schemas.
+ */
+
+/** Format of `start_time` on meetings and webinars: UTC with `Z`, or local time (no offset). */
+export const START_TIME_FORMAT = 'platform-start-time';
+export const START_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z?)$/;
+
+const LOCAL_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?$';
+
+/** A platform id (digits) or a meeting/webinar UUID (base64, `/` and `+` included). */
+const ID_OR_UUID = '^[A-Za-z0-9+/=_-]{1,64}$';
+
+/** Keywords whose value is data, not a sub-schema: copied as they are. */
+const DATA_KEYWORDS = new Set(['enum', 'default', 'required', 'const', 'example']);
+
+function fits(type: unknown, value: unknown): boolean {
+  switch (type) {
+    case 'integer':
+      return Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number';
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    default:
+      return true;
+  }
+}
+
+/**
+ * `oneOf` read as `anyOf` (the document's alternatives overlap: a user id and an e-mail address
+ * are both strings), and an enum its own type cannot hold (a string parameter listing numbers)
+ * is not enforced.
+ */
+export function lenientSchema(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (DATA_KEYWORDS.has(key)) {
+      if (key === 'enum' && Array.isArray(value) && !value.every((v) => fits(schema.type, v))) {
+        continue;
+      }
+      out[key] = value;
+    } else if (key === 'properties' && value !== null && typeof value === 'object') {
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, JsonSchema>).map(([name, sub]) => [
+          name,
+          lenientSchema(sub),
+        ]),
+      );
+    } else if (Array.isArray(value)) {
+      out[key === 'oneOf' ? 'anyOf' : key] = value.map((v) =>
+        v !== null && typeof v === 'object' ? lenientSchema(v as JsonSchema) : v,
+      );
+    } else if (value !== null && typeof value === 'object') {
+      out[key] = lenientSchema(value as JsonSchema);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+/**
+ * A request body schema with the leniencies above, and `start_time` of meetings and webinars
+ * (the bodies that have both `start_time` and `timezone`) accepted as UTC or as local time; on
+ * create (`POST`) a local time needs `timezone` beside it, since nothing else says which zone.
+ */
+export function lenientBodySchema(schema: JsonSchema, method: string): JsonSchema {
+  const out = lenientSchema(schema);
+  const properties = out.properties as Record<string, JsonSchema> | undefined;
+  if (!properties?.start_time || !properties.timezone) return out;
+  properties.start_time = { ...properties.start_time, format: START_TIME_FORMAT };
+  if (method !== 'POST') return out;
+  return {
+    ...out,
+    if: {
+      properties: { start_time: { type: 'string', pattern: LOCAL_TIME } },
+      required: ['start_time'],
+    },
+    then: { required: ['timezone'] },
+  };
+}
+
+/**
+ * A path parameter's schema. Path values are text, so an id the document types as an integer
+ * is written here as the text of one, and it also accepts the platform's UUIDs (which the
+ * platform takes in the same place).
+ */
+export function lenientPathSchema(param: PlatformParameter): JsonSchema {
+  const schema = lenientSchema(param.schema);
+  if (schema.type !== 'integer') return schema;
+  const what = param.name.replace(/(Id|UUID)$/i, '') || 'id';
+  return {
+    type: 'string',
+    pattern: ID_OR_UUID,
+    'x-message': `must be a ${what} id (digits) or a ${what} UUID`,
+  };
+}
+
+/** Whether y-m-d h:m:s names a real instant (not 2025-02-30 or 25:00). */
+export function isRealDateTime(text: string): boolean {
+  const m = START_TIME.exec(text);
+  if (!m) return false;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number);
+  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  return (
+    date.getUTCFullYear() === y &&
+    date.getUTCMonth() === mo - 1 &&
+    date.getUTCDate() === d &&
+    date.getUTCHours() === h &&
+    date.getUTCMinutes() === mi &&
+    date.getUTCSeconds() === s
+  );
+}

@@ -1,0 +1,287 @@
+import { JsonSchema } from '../common/json-schema';
+import { SUBSCRIPTION_EVENTS, SubscriptionEvent, TEST_EVENT } from './subscription-events';
+
+export interface EventType {
+  /** A subscription event kind, `webhook.test`, or `zoom.*` for the platform's events. */
+  name: string;
+  description: string;
+  /** The notification body's schema; every body delivered of this kind validates against it. */
+  schema: JsonSchema;
+}
+
+/** The subscription name of the platform-event family (SPEC §5). */
+export const PLATFORM_EVENT_FAMILY = 'zoom.*';
+
+const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
+const text = (description: string): JsonSchema => ({ type: 'string', description });
+const textOrNull = (description: string): JsonSchema => ({
+  type: ['string', 'null'],
+  description,
+});
+const time = (description: string): JsonSchema => ({
+  type: 'string',
+  format: 'date-time',
+  description,
+});
+
+// The meeting (or webinar) fields that the service picks from the platform's object.
+const MEETING_PROPERTIES: Record<string, JsonSchema> = {
+  id: textOrNull("The meeting's (or webinar's) id, always as a string"),
+  uuid: textOrNull('The meeting instance (occurrence) uuid'),
+  topic: textOrNull('Topic'),
+  host_id: textOrNull("The host's user id"),
+  type: { type: 'integer', description: 'Platform meeting type (2 scheduled, 5 webinar, …)' },
+  duration: { type: 'integer', description: 'Scheduled duration in minutes' },
+  timezone: text('Time zone of the meeting, e.g. America/New_York'),
+  start_time: time('When it started (or is scheduled to start), where known'),
+  end_time: time('When it ended, where known'),
+};
+const MEETING_REQUIRED = ['id', 'uuid', 'topic', 'host_id'];
+
+// Platform objects pass through as the platform sent them (SPEC §5): the properties named here
+// are the documented ones, and anything else it sends is kept.
+const PARTICIPANT: JsonSchema = {
+  type: 'object',
+  description:
+    'The participant as the platform sent it; only the documented properties are listed, ' +
+    'and any other the platform sends is passed on unchanged',
+  properties: {
+    id: text('Participant id within the meeting (empty for guests)'),
+    user_id: text('Participant id for this meeting instance'),
+    participant_uuid: text('Stable participant identifier'),
+    participant_user_id: text('Account user id of a signed-in participant'),
+    registrant_id: text('Registrant id, when the participant registered'),
+    user_name: text('Display name'),
+    email: text('Email address, when known'),
+    customer_key: text('The integrator-supplied customer key'),
+    phone_number: text('Phone number, for phone participants'),
+    join_time: time('When the participant joined (follower.gained)'),
+    leave_time: time('When the participant left (follower.lost)'),
+    leave_reason: text('Why the participant left'),
+  },
+  additionalProperties: true,
+};
+
+const REGISTRANT: JsonSchema = {
+  type: 'object',
+  description:
+    'The registrant as the platform sent it (address, custom questions, occurrences, …); ' +
+    'only the common properties are listed, and any other the platform sends is passed on',
+  properties: {
+    id: text('Registrant id'),
+    email: text('Email address'),
+    first_name: text('First name'),
+    last_name: text('Last name'),
+    status: text('Registration status: approved, pending, denied, …'),
+    custom_questions: {
+      type: 'array',
+      description: 'Answers to the custom registration questions',
+      items: { type: 'object', additionalProperties: true },
+    },
+  },
+  additionalProperties: true,
+};
+
+const RECORDING_FILE: JsonSchema = {
+  type: 'object',
+  description: 'One recording file; download it through this service with `download_url`',
+  required: ['file_type', 'download_url'],
+  properties: {
+    id: textOrNull(
+      'Platform file id; absent for files the platform lists without one (closed captions, ' +
+        'timelines)',
+    ),
+    file_type: text('MP4, M4A, TRANSCRIPT, CHAT, CC, TIMELINE, …'),
+    file_extension: textOrNull('MP4, M4A, VTT, TXT, JSON, …'),
+    file_size: { type: ['integer', 'null'], description: 'Size in bytes, when known' },
+    recording_type: textOrNull(
+      'shared_screen_with_speaker_view, gallery_view, audio_only, audio_transcript, …',
+    ),
+    recording_start: { type: ['string', 'null'], format: 'date-time', description: 'Start' },
+    recording_end: { type: ['string', 'null'], format: 'date-time', description: 'End' },
+    status: textOrNull('Platform processing status, e.g. completed'),
+    download_url: {
+      type: 'string',
+      format: 'uri',
+      description:
+        'GET on this service (bearer token with recordings:read) streams the file; not the ' +
+        "platform's own URL",
+    },
+  },
+  additionalProperties: false,
+};
+
+const SOURCE: JsonSchema = {
+  type: 'object',
+  description: 'The platform event that caused this notification',
+  required: ['platform', 'event', 'event_ts', 'account_id'],
+  properties: {
+    platform: { const: 'zoom' },
+    event: text('Platform event name, e.g. meeting.started'),
+    event_ts: { type: 'integer', description: 'Platform event time, milliseconds since the epoch' },
+    account_id: text("The platform account's id"),
+    tracking_id: textOrNull(
+      "The platform's x-zm-trackingid header (null when absent): quote it to the platform's support",
+    ),
+  },
+  additionalProperties: false,
+};
+
+const meetingData = (
+  description: string,
+  extra: Record<string, JsonSchema> = {},
+  required: string[] = [],
+): JsonSchema => ({
+  type: 'object',
+  description,
+  required: [...MEETING_REQUIRED, ...required],
+  properties: { ...MEETING_PROPERTIES, ...extra },
+  additionalProperties: false,
+});
+
+const followerData = (description: string): JsonSchema => ({
+  ...meetingData(description, { participant: PARTICIPANT, registrant: REGISTRANT }),
+  // A participant (joined or left) or a registrant (registration events), never both.
+  oneOf: [{ required: ['participant'] }, { required: ['registrant'] }],
+});
+
+/** The body of SPEC §4 around a kind's `data` and `source`. */
+function notification(
+  name: string,
+  description: string,
+  event: JsonSchema,
+  data: JsonSchema,
+  source: JsonSchema,
+): EventType {
+  return {
+    name,
+    description,
+    schema: {
+      $schema: DIALECT,
+      title: `${name} notification`,
+      description,
+      type: 'object',
+      required: ['id', 'event', 'created_at', 'data', 'source'],
+      properties: {
+        id: {
+          type: 'string',
+          format: 'uuid',
+          description:
+            'Event id: the same in every delivery of this event; the delivery id (the ' +
+            'de-duplication key) is the webhook-id header',
+        },
+        event,
+        created_at: time('When the event was published (UTC)'),
+        data,
+        source,
+      },
+      additionalProperties: false,
+    },
+  };
+}
+
+const DESCRIPTIONS: Record<SubscriptionEvent, [string, JsonSchema]> = {
+  'job.started': [
+    'A meeting or webinar started (platform events meeting.started, webinar.started).',
+    meetingData('The meeting that started'),
+  ],
+  'job.completed': [
+    'A meeting or webinar ended (platform events meeting.ended, webinar.ended).',
+    meetingData('The meeting that ended'),
+  ],
+  'follower.gained': [
+    'Someone joined a meeting or webinar, or their registration for it was approved (platform ' +
+      'events *.participant_joined, *.registration_created with status approved, ' +
+      '*.registration_approved). `data` names the meeting and carries the `participant` or the ' +
+      '`registrant`.',
+    followerData('The meeting, and the participant or registrant'),
+  ],
+  'follower.lost': [
+    'Someone left a meeting or webinar, or a registration that had been gained was cancelled ' +
+      'or denied (platform events *.participant_left, *.registration_cancelled, ' +
+      '*.registration_denied).',
+    followerData('The meeting, and the participant or registrant'),
+  ],
+  'operation.complete': [
+    'The recording automation collected a finished recording (platform events ' +
+      'recording.completed, recording.transcript_completed): `data.files` lists its files ' +
+      '(of the types in RECORDING_FILE_TYPES), each downloadable through this service.',
+    meetingData(
+      'The recorded meeting and its files',
+      {
+        files: {
+          type: 'array',
+          description: 'The recording files',
+          items: RECORDING_FILE,
+        },
+      },
+      ['files'],
+    ),
+  ],
+  'operation.failed': [
+    'The recording automation could not collect a finished recording after its retries; ' +
+      '`data.error` says why.',
+    meetingData(
+      'The recorded meeting and the reason',
+      { error: text('Why the files could not be collected') },
+      ['error'],
+    ),
+  ],
+};
+
+const SUBSCRIPTION_KINDS: EventType[] = SUBSCRIPTION_EVENTS.map((kind) =>
+  notification(kind, DESCRIPTIONS[kind][0], { const: kind }, DESCRIPTIONS[kind][1], SOURCE),
+);
+
+const TEST_KIND = notification(
+  TEST_EVENT,
+  'Sent by POST /api/webhooks/{id}/test to that webhook only, whatever it subscribes to; no ' +
+    'platform event causes it, so `source` is null.',
+  { const: TEST_EVENT },
+  {
+    type: 'object',
+    description: 'Names the webhook tested',
+    required: ['webhook_id', 'message'],
+    properties: {
+      webhook_id: { type: 'string', format: 'uuid', description: 'The webhook tested' },
+      message: text('A human-readable note'),
+    },
+    additionalProperties: false,
+  },
+  { type: 'null', description: 'Always null: no platform event caused it' },
+);
+
+const PLATFORM_FAMILY = notification(
+  PLATFORM_EVENT_FAMILY,
+  'Every verified platform event as it is, to webhooks subscribed to `zoom.*` or to ' +
+    '`zoom.<platform event>` (zoom.meeting.created, zoom.recording.trashed, …): `event` is ' +
+    '`zoom.` + the platform event name, `data` is the platform event `payload`.',
+  {
+    type: 'string',
+    pattern: '^zoom\\.[a-z0-9_]+\\.[a-z0-9_]+$',
+    description: '`zoom.` + the platform event name',
+  },
+  {
+    type: 'object',
+    description:
+      "The platform's `payload` as it sent it (`account_id`, `object`, …); the top-level " +
+      '`download_token` of recording events is never forwarded',
+    additionalProperties: true,
+  },
+  SOURCE,
+);
+
+/** GET /api/event-types, in this order: the six kinds, webhook.test, zoom.* (SPEC §10). */
+export const EVENT_TYPES: readonly EventType[] = [
+  ...SUBSCRIPTION_KINDS,
+  TEST_KIND,
+  PLATFORM_FAMILY,
+];
+
+/** The catalog entry whose schema a delivered body of event `name` must satisfy. */
+export function eventTypeOf(name: string): EventType | undefined {
+  const exact = EVENT_TYPES.find((type) => type.name === name);
+  if (exact) return exact;
+  return name.startsWith('zoom.') ? PLATFORM_FAMILY : undefined;
+}

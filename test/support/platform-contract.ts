@@ -1,0 +1,161 @@
+import Ajv, { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import {
+  JsonSchema,
+  PLATFORM_OPERATIONS,
+  PlatformOperation,
+  PlatformParameter,
+} from '../../src/platform-api/platform-operations';
+
+/**
+ * The platform's side of the contract, for the fake platform: which published operation a
+ * request reached, and whether it is valid against that operation's schemas in the platform's
+ * document (the committed route table), checked with ajv as the platform would. It shares no
+ * code with the service's validator; like the platform, it reads the document's overlapping
+ * `oneOf` as `anyOf` and ignores an enum its own type cannot hold, and it refuses query
+ * parameters the document does not list (the contract walk sends only documented ones).
+ */
+
+export interface ContractCheck {
+  operation: string | null;
+  violations: string[];
+}
+
+interface Compiled {
+  op: PlatformOperation;
+  segments: string[];
+  path: ValidateFunction;
+  query: ValidateFunction;
+  body?: ValidateFunction;
+}
+
+function platformReading(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(platformReading);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const s = schema as JsonSchema;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(s)) {
+    if (key === 'enum' || key === 'default' || key === 'required') {
+      const holds = (v: unknown) =>
+        s.type === undefined ||
+        (s.type === 'string' ? typeof v === 'string' : s.type !== 'integer' || Number.isInteger(v));
+      if (key !== 'enum' || (value as unknown[]).every(holds)) out[key] = value;
+    } else {
+      out[key === 'oneOf' ? 'anyOf' : key] = platformReading(value);
+    }
+  }
+  return out;
+}
+
+const objectSchema = (params: PlatformParameter[]) => ({
+  type: 'object',
+  properties: Object.fromEntries(params.map((p) => [p.name, platformReading(p.schema)])),
+  required: params.filter((p) => p.required).map((p) => p.name),
+});
+
+/** A path segment as the platform reads it: decoded once, or twice when double-encoded. */
+function decodeSegment(raw: string): string {
+  const once = decodeURIComponent(raw);
+  return /%[0-9A-Fa-f]{2}/.test(once) ? decodeURIComponent(once) : once;
+}
+
+export class PlatformContract {
+  private readonly compiled: Compiled[];
+
+  constructor(operations: readonly PlatformOperation[] = PLATFORM_OPERATIONS) {
+    const coercing = new Ajv({ allErrors: true, strict: false, coerceTypes: true });
+    const strict = new Ajv({ allErrors: true, strict: false });
+    for (const ajv of [coercing, strict]) {
+      addFormats(ajv);
+      for (const name of ['password', 'binary', 'Hex color code']) ajv.addFormat(name, true);
+    }
+    this.compiled = operations.map((op) => ({
+      op,
+      segments: op.path.split('/').slice(1),
+      path: coercing.compile(objectSchema(op.parameters.filter((p) => p.in === 'path'))),
+      query: coercing.compile(objectSchema(op.parameters.filter((p) => p.in === 'query'))),
+      body:
+        op.body?.contentType === 'application/json'
+          ? strict.compile(platformReading(op.body.schema) as object)
+          : undefined,
+    }));
+  }
+
+  /** The operation a request reached: the template with the most literal segments matching. */
+  private match(method: string, segments: string[]): Compiled | undefined {
+    let best: Compiled | undefined;
+    let bestLiterals = -1;
+    for (const c of this.compiled) {
+      if (c.op.method !== method || c.segments.length !== segments.length) continue;
+      let literals = 0;
+      const fits = c.segments.every((s, i) => {
+        if (s.startsWith('{')) return segments[i] !== '';
+        literals++;
+        return s === segments[i];
+      });
+      if (fits && literals > bestLiterals) [best, bestLiterals] = [c, literals];
+    }
+    return best;
+  }
+
+  check(
+    method: string,
+    apiPath: string,
+    query: URLSearchParams,
+    contentType: string | undefined,
+    body: string,
+  ): ContractCheck {
+    const raw = apiPath.split('/').slice(1);
+    const c = this.match(method, raw);
+    if (!c) return { operation: null, violations: [`no published operation ${method} ${apiPath}`] };
+    const violations: string[] = [];
+    const errors = (what: string, validate: ValidateFunction) =>
+      (validate.errors ?? []).map((e) => `${what}${e.instancePath} ${e.message ?? e.keyword}`);
+
+    const params = Object.fromEntries(
+      c.segments.flatMap((s, i) =>
+        s.startsWith('{') ? [[s.slice(1, -1), decodeSegment(raw[i])]] : [],
+      ),
+    );
+    if (!c.path(params)) violations.push(...errors('path', c.path));
+
+    const documented = new Set(c.op.parameters.filter((p) => p.in === 'query').map((p) => p.name));
+    const values: Record<string, string> = {};
+    for (const [name, value] of query) {
+      if (!documented.has(name)) violations.push(`query parameter ${name} is not documented`);
+      else values[name] = value;
+    }
+    if (!c.query(values)) violations.push(...errors('query', c.query));
+
+    violations.push(...this.bodyViolations(c, contentType, body));
+    return { operation: c.op.id, violations };
+  }
+
+  private bodyViolations(c: Compiled, contentType: string | undefined, body: string): string[] {
+    const spec = c.op.body;
+    if (!spec) return body === '' ? [] : ['a body was sent to an operation that takes none'];
+    if (body === '') return spec.required ? ['the required body is missing'] : [];
+    const type = (contentType ?? '').split(';')[0].trim();
+    if (type !== spec.contentType) return [`content-type ${type} instead of ${spec.contentType}`];
+    if (!c.body) {
+      const required = (spec.schema.required ?? []) as string[];
+      return required
+        .filter((name) => !body.includes(`name="${name}"`))
+        .map((name) => `multipart part ${name} is missing`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return ['the body is not JSON'];
+    }
+    return c.body(parsed)
+      ? []
+      : (c.body.errors ?? []).map((e) => `body${e.instancePath} ${e.message ?? e.keyword}`);
+  }
+
+  /** The operation's first documented 2xx status. */
+  static successStatus(op: PlatformOperation): number {
+    return Number(Object.keys(op.responses)[0] ?? 200);
+  }
+}
