@@ -236,7 +236,13 @@ function signingCost(iterations = 20_000): void {
         uuid: '4444AAAiAAAAAiAiAiiAii==',
         host_id: 'x1yCzABCDEfg23HiJKl4mN',
       },
-      source: { platform: 'zoom', event: 'meeting.started', event_ts: 1, account_id: 'acc' },
+      source: {
+        platform: 'zoom',
+        event: 'meeting.started',
+        event_ts: 1,
+        account_id: 'acc',
+        tracking_id: null,
+      },
     }),
     '16 KiB body': JSON.stringify({ data: 'x'.repeat(16 * 1024 - 11) }),
   };

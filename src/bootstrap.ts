@@ -4,8 +4,10 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
+import { hardenHttpServer } from './common/http-server';
 import { requestLogger } from './common/logging';
 import { answerBodyParserErrors, documentJsonBodies, requireJsonBody } from './common/request-body';
+import { limitJsonDepth } from './common/json-depth';
 import { isMultipartUpload } from './platform-api/platform-operations';
 import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
@@ -71,7 +73,9 @@ export async function createApp(
     rawBody: true,
     bodyParser: false,
   });
-  app.useLogger(app.get(Logger));
+  const logger = app.get(Logger);
+  app.useLogger(logger);
+  hardenHttpServer(app.getHttpServer(), config.http, logger);
   app.use(requestLogger(config, options.logStream));
   // Platform webhooks are verified over their exact bytes before anything parses them, so that
   // route takes its body raw (whatever the content type) and the parsers below then skip it:
@@ -85,6 +89,7 @@ export async function createApp(
   // The token endpoint also takes the form body of RFC 6749.
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
   app.use(answerBodyParserErrors);
+  app.use(limitJsonDepth);
   app.useGlobalPipes(createValidationPipe());
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);

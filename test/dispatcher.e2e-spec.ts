@@ -87,6 +87,7 @@ describe('dispatcher (role all)', () => {
         event: 'meeting.participant_joined',
         event_ts: 1735725605123,
         account_id: 'acct-1',
+        tracking_id: null,
       };
       const data = {
         id: '85746065432',
@@ -214,7 +215,7 @@ describe('dispatcher (role all)', () => {
     it('refuses a kind that is not a subscription event, from an untyped caller', async () => {
       // @ts-expect-error: the type already refuses it; the check guards untyped callers
       await expect(dispatcher.publish({ kind: 'meeting.started', data: {} })).rejects.toThrow(
-        /not a subscription event kind/,
+        /not a subscription or platform event kind/,
       );
       // @ts-expect-error: the test event is sent only by publishTest
       await expect(dispatcher.publish({ kind: 'webhook.test', data: {} })).rejects.toThrow();

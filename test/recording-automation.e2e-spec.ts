@@ -95,6 +95,18 @@ describe('recording automation with platform credentials (files from the API)', 
 
   const link = (meeting: FakeMeeting, id: string) =>
     `${PUBLIC_BASE_URL}/api/meetings/${encodeURIComponent(meeting.uuid)}/recordings/${id}/download`;
+  /** A file as operation.complete lists it, for a file of meetingWithRecording. */
+  const notified = (meeting: FakeMeeting, id: string, type: string, size: number) => ({
+    id,
+    file_type: type,
+    file_extension: type === 'TRANSCRIPT' ? 'VTT' : type,
+    file_size: size,
+    recording_type: 'shared_screen_with_speaker_view',
+    recording_start: meeting.start_time,
+    recording_end: meeting.start_time,
+    status: 'completed',
+    download_url: link(meeting, id),
+  });
 
   it('lists the files the platform reports now, filtered and behind this service', async () => {
     const meeting = meetingWithRecording();
@@ -114,15 +126,14 @@ describe('recording automation with platform credentials (files from the API)', 
       uuid: meeting.uuid,
       topic: 'Bridge test – Réunion ☕',
       host_id: 'x1yCzABCDEfg23HiJKl4mN',
+      type: 2,
+      duration: 30,
+      timezone: 'UTC',
       start_time: '2025-01-01T10:00:05Z',
+      // The TIMELINE file is of a kept type, but the event does not name it.
       files: [
-        { id: ids[0], file_type: 'MP4', file_size: 4000001, download_url: link(meeting, ids[0]) },
-        {
-          id: ids[2],
-          file_type: 'TRANSCRIPT',
-          file_size: 2001,
-          download_url: link(meeting, ids[2]),
-        },
+        notified(meeting, ids[0], 'MP4', 4000001),
+        notified(meeting, ids[2], 'TRANSCRIPT', 2001),
       ],
     });
     // The rewritten link works: this service's download route streams the platform's bytes.
@@ -147,6 +158,35 @@ describe('recording automation with platform credentials (files from the API)', 
     expect(JSON.stringify(zoom.requests)).not.toContain('dl-token-never-forwarded');
   });
 
+  it('lists a file without an id (TIMELINE) too, and its link downloads it through the API', async () => {
+    const meeting = meetingWithRecording();
+    const event = eventFor(meeting, 'recording.completed', [`${meeting.id}-mp4`]);
+    const object = event.payload.object as { recording_files: Record<string, unknown>[] };
+    object.recording_files.push({ file_type: 'TIMELINE', download_url: 'https://x/stale' });
+    await sendZoomEvent(t.baseUrl, event);
+    const [body] = await waitFor(
+      () => {
+        const got = bodies(paths.complete, meeting.uuid);
+        return got.length > 0 && got;
+      },
+      { what: 'operation.complete' },
+    );
+    const timeline = body.data.files.find((f: Json) => f.file_type === 'TIMELINE');
+    expect(timeline).toEqual({
+      ...notified(meeting, 'unused', 'TIMELINE', 301),
+      id: null,
+      download_url: expect.stringMatching(/\/recordings\/timeline-[0-9a-f]{24}\/download$/),
+    });
+    const download = await fetch(`${t.baseUrl}${new URL(timeline.download_url).pathname}`, {
+      headers: { authorization: `Bearer ${await t.token()}` },
+    });
+    expect(download.status).toBe(200);
+    const bytes = Buffer.from(await download.arrayBuffer());
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(
+      zoom.fileSha256(file(undefined, 'TIMELINE', 301)),
+    );
+  });
+
   it('narrows recording.transcript_completed to the files the event names', async () => {
     const meeting = meetingWithRecording();
     const vtt = `${meeting.id}-vtt`;
@@ -159,9 +199,7 @@ describe('recording automation with platform credentials (files from the API)', 
       { what: 'operation.complete' },
     );
     expect(body.source.event).toBe('recording.transcript_completed');
-    expect(body.data.files).toEqual([
-      { id: vtt, file_type: 'TRANSCRIPT', file_size: 2001, download_url: link(meeting, vtt) },
-    ]);
+    expect(body.data.files).toEqual([notified(meeting, vtt, 'TRANSCRIPT', 2001)]);
   });
 
   it('publishes operation.failed after every attempt failed at the platform', async () => {
@@ -231,7 +269,7 @@ describe('recording automation with platform credentials (files from the API)', 
     // One outcome: the events table is the record of every notification published.
     const published = await queryDatabase<{ kind: string }>(
       t.database.url,
-      `SELECT kind FROM events WHERE idempotency_key LIKE $1`,
+      `SELECT kind FROM events WHERE idempotency_key LIKE $1 AND kind NOT LIKE 'zoom.%'`,
       [`inbound:${failed.id}:%`],
     );
     expect(published).toEqual([{ kind: 'operation.failed' }]);

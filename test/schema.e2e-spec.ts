@@ -10,7 +10,14 @@ import { TestApp, startTestApp } from './support/test-app';
 
 const ROOT = join(__dirname, '..');
 const MIGRATIONS_DIR = join(ROOT, 'src', 'database', 'migrations');
-const ENTITY_TABLES = ['deliveries', 'delivery_attempts', 'events', 'inbound_events', 'webhooks'];
+const ENTITY_TABLES = [
+  'deliveries',
+  'delivery_attempts',
+  'events',
+  'inbound_events',
+  'recording_downloads',
+  'webhooks',
+];
 
 /** Tables in the public schema of a database, sorted. */
 const tablesOf = async (url: string): Promise<string[]> =>
@@ -54,13 +61,7 @@ describe('database schema', () => {
     const cli = new DataSource({ ...cliDataSourceOptions(t.config), migrationsRun: false });
     await cli.initialize();
     try {
-      expect(cli.entityMetadatas.map((m) => m.tableName).sort()).toEqual([
-        'deliveries',
-        'delivery_attempts',
-        'events',
-        'inbound_events',
-        'webhooks',
-      ]);
+      expect(cli.entityMetadatas.map((m) => m.tableName).sort()).toEqual(ENTITY_TABLES);
       const sqlInMemory = await cli.driver.createSchemaBuilder().log();
       expect(sqlInMemory.upQueries.map((q) => q.query)).toEqual([]);
     } finally {

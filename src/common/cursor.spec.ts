@@ -13,6 +13,12 @@ describe('cursor', () => {
     });
   });
 
+  it('accepts the first and last times PostgreSQL and encodeCursor share', () => {
+    for (const time of ['0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z']) {
+      expect(decodeCursor(raw([time, ID]))).toEqual({ createdAt: time, id: ID });
+    }
+  });
+
   it('treats an absent or empty cursor as the first page', () => {
     expect(decodeCursor(undefined)).toBeNull();
     expect(decodeCursor('')).toBeNull();
@@ -23,6 +29,13 @@ describe('cursor', () => {
     ['a wrong shape', raw({ createdAt: '2026-01-01T00:00:00.000Z', id: ID })],
     ['a non-canonical time', raw(['2026-01-01', ID])],
     ['a loosely parsed time', raw(['March 7, 2026', ID])],
+    ['a time past year 9999', raw(['+275760-09-13T00:00:00.000Z', ID])],
+    ['year 0000, which PostgreSQL does not have', raw(['0000-01-01T00:00:00.000Z', ID])],
+    ['a negative year', raw(['-000001-01-01T00:00:00.000Z', ID])],
+    ['a date that does not exist', raw(['2026-02-30T00:00:00.000Z', ID])],
+    ['an hour out of range', raw(['2026-01-01T24:00:00.000Z', ID])],
+    ['an array of more than two', raw(['2026-01-01T00:00:00.000Z', ID, ID])],
+    ['a number for the time', raw([1767225600000, ID])],
     ['an id of 36 dashes', raw(['2026-01-01T00:00:00.000Z', '-'.repeat(36)])],
     ['an id that is not a UUID', raw(['2026-01-01T00:00:00.000Z', 'x'.repeat(36)])],
   ])('refuses %s with 400 naming cursor', (_, value) => {

@@ -12,9 +12,12 @@ export function encodeCursor(row: { createdAt: Date; id: string }): string {
   return Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString('base64url');
 }
 
-// Only what encodeCursor writes: PostgreSQL must never be handed a string it parses otherwise
-// (or not at all, which would be a 500).
-function isCanonicalIso(value: string): boolean {
+// Only what encodeCursor writes for a time PostgreSQL can store: four digits of year from 0001
+// (toISOString also writes year 0000, "-000001-…" and "+275760-…", which PostgreSQL refuses
+// with an error, a 500), and a date that exists (Date.parse rolls 02-30 over into March).
+const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+export function isStorableIsoTime(value: string): boolean {
+  if (!ISO_MILLIS.test(value) || value.startsWith('0000')) return false;
   const time = Date.parse(value);
   return !Number.isNaN(time) && new Date(time).toISOString() === value;
 }
@@ -27,7 +30,7 @@ export function decodeCursor(value: string | undefined): Cursor | null {
       Array.isArray(parsed) &&
       parsed.length === 2 &&
       typeof parsed[0] === 'string' &&
-      isCanonicalIso(parsed[0]) &&
+      isStorableIsoTime(parsed[0]) &&
       typeof parsed[1] === 'string' &&
       UUID_PATTERN.test(parsed[1])
     ) {

@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { NotFoundException } from '@nestjs/common';
 import { ApiError } from './api-error';
-import { bodyParserError } from './request-body';
+import { PARSER_MESSAGES, bodyParserError } from './request-body';
 
 /** An error as http-errors builds it for body-parser: status, expose and a type. */
 const parserError = (status: number, message: string, fields: object = {}) =>
@@ -54,5 +55,36 @@ describe('bodyParserError', () => {
     for (const error of [notFound, broken, plain, undefined, 'text']) {
       expect(bodyParserError(error)).toBe(error);
     }
+  });
+});
+
+describe('PARSER_MESSAGES', () => {
+  /** Every `type` the body parsers attach to an error with a 4xx status, read from their code. */
+  const clientErrorTypes = (): string[] => {
+    const files = [
+      require.resolve('body-parser/lib/read.js'),
+      require.resolve('body-parser/lib/types/json.js'),
+      require.resolve('body-parser/lib/types/urlencoded.js'),
+      require.resolve('body-parser/lib/types/raw.js'),
+      require.resolve('raw-body'),
+    ];
+    const types = new Set<string>();
+    for (const file of files) {
+      const source = readFileSync(file, 'utf8');
+      // createError(4xx, …, { …, type: '…' }), not reaching into the next createError call.
+      const calls =
+        /createError\(4\d\d,(?:(?!createError)[\s\S]){0,300}?type:\s*(?:err\.type\s*\|\|\s*)?'([^']+)'/g;
+      for (const [, type] of source.matchAll(calls)) types.add(type);
+    }
+    return [...types].sort();
+  };
+
+  it('has a message for every client error the body parsers raise', () => {
+    const types = clientErrorTypes();
+    // The scan itself must find what it looks for, or this test would pass on nothing.
+    expect(types).toEqual(
+      expect.arrayContaining(['entity.parse.failed', 'entity.too.large', 'charset.unsupported']),
+    );
+    expect(types.filter((type) => !(type in PARSER_MESSAGES))).toEqual([]);
   });
 });

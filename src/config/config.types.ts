@@ -32,6 +32,8 @@ export interface AppConfig {
   role: { name: AppRoleName; api: boolean; worker: boolean };
   logLevel: string;
   shutdownTimeoutMs: number;
+  /** Slow clients are cut off (408): headers, and the whole request, must arrive within these. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number };
   /** Express `trust proxy`: false, or how many proxy hops to trust for the client address. */
   trustProxy: false | number;
   database: { url: string; migrationsRun: boolean };
@@ -40,7 +42,8 @@ export interface AppConfig {
   /** 32-byte key for AES-256-GCM encryption of subscription secrets. */
   secretsEncryptionKey: Buffer;
   zoom: {
-    webhookSecretToken: string | null;
+    /** ZOOM_WEBHOOK_SECRET_TOKEN, split at commas: an event verifying with any is accepted; empty = unset. */
+    webhookSecretTokens: string[];
     webhookToleranceSeconds: number;
     accountId: string | null;
     clientId: string | null;

@@ -27,7 +27,7 @@ describe('loadConfig', () => {
     expect(config.auth.tokenTtlSeconds).toBe(3600);
     expect(config.auth.clients).toEqual([]);
     expect(config.secretsEncryptionKey).toHaveLength(32);
-    expect(config.zoom.webhookSecretToken).toBeNull();
+    expect(config.zoom.webhookSecretTokens).toEqual([]);
     expect(config.zoom.webhookToleranceSeconds).toBe(300);
     expect(config.zoom.oauthUrl).toBe('https://zoom.us');
     expect(config.zoom.apiUrl).toBe('https://api.zoom.us/v2');
@@ -45,6 +45,16 @@ describe('loadConfig', () => {
     expect(config.webhookAllowPrivateUrls).toBe(false);
     expect(config.webhookSecretGraceSeconds).toBe(86400);
     expect(config.trustProxy).toBe(false);
+    expect(config.http).toEqual({ headersTimeoutMs: 10000, requestTimeoutMs: 30000 });
+  });
+
+  it('reads the HTTP timeouts and refuses a headers limit above the request limit', () => {
+    expect(
+      loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '5000' }).http,
+    ).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
+    expect(
+      problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '6000', HTTP_REQUEST_TIMEOUT_MS: '5000' }),
+    ).toEqual(['HTTP_HEADERS_TIMEOUT_MS (6000) must not exceed HTTP_REQUEST_TIMEOUT_MS (5000)']);
   });
 
   it('reads roles, clients, file types and booleans', () => {
@@ -179,7 +189,17 @@ describe('loadConfig', () => {
       ZOOM_WEBHOOK_SECRET_TOKEN: 'change-management-token',
       ZOOM_CLIENT_SECRET: 'aChAnGe_mX',
     });
-    expect(config.zoom.webhookSecretToken).toBe('change-management-token');
+    expect(config.zoom.webhookSecretTokens).toEqual(['change-management-token']);
+  });
+
+  it('reads several comma-separated secret tokens and refuses an empty one', () => {
+    expect(
+      loadConfig({ ZOOM_WEBHOOK_SECRET_TOKEN: 'first-app-token, second-app-token' }).zoom
+        .webhookSecretTokens,
+    ).toEqual(['first-app-token', 'second-app-token']);
+    expect(problemsOf({ ZOOM_WEBHOOK_SECRET_TOKEN: 'one,,two' })).toEqual([
+      'ZOOM_WEBHOOK_SECRET_TOKEN must be one secret token or several separated by commas',
+    ]);
   });
 
   it('reports every bad variable at once', () => {

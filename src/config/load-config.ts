@@ -192,6 +192,33 @@ function parseFileTypes(reader: Reader, name: string): string[] | null {
   return types;
 }
 
+function httpTimeouts(reader: Reader): AppConfig['http'] {
+  const headersTimeoutMs = reader.int('HTTP_HEADERS_TIMEOUT_MS', 10000, 100, 600000);
+  const requestTimeoutMs = reader.int('HTTP_REQUEST_TIMEOUT_MS', 30000, 100, 3600000);
+  // Node would silently let the request limit win, so the headers one would mean nothing.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    reader.problems.push(
+      `HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
+  }
+  return { headersTimeoutMs, requestTimeoutMs };
+}
+
+/**
+ * Several platform apps, or a rotation, each bring a secret token: comma-separated, blanks
+ * around them ignored. A value that leaves an empty entry is refused rather than guessed at.
+ */
+function parseSecretTokens(reader: Reader, name: string): string[] {
+  const value = reader.raw(name);
+  if (value === undefined) return [];
+  const tokens = value.split(',').map((t) => t.trim());
+  if (tokens.some((t) => t === '')) {
+    reader.problems.push(`${name} must be one secret token or several separated by commas`);
+    return [];
+  }
+  return tokens;
+}
+
 /** Reads and validates every variable of SPEC §1 from the given environment. */
 export function loadConfig(env: Env): AppConfig {
   const r = new Reader(env);
@@ -218,6 +245,7 @@ export function loadConfig(env: Env): AppConfig {
       'info',
     ),
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 25000, 0, 600000),
+    http: httpTimeouts(r),
     // X-Forwarded-For is caller-controlled unless a known number of proxies sits in front.
     trustProxy: r.int('TRUST_PROXY_HOPS', 0, 0, 10) || false,
     database: {
@@ -238,7 +266,7 @@ export function loadConfig(env: Env): AppConfig {
     },
     secretsEncryptionKey: parseKey(r, 'SECRETS_ENCRYPTION_KEY', production),
     zoom: {
-      webhookSecretToken: r.optional('ZOOM_WEBHOOK_SECRET_TOKEN'),
+      webhookSecretTokens: parseSecretTokens(r, 'ZOOM_WEBHOOK_SECRET_TOKEN'),
       webhookToleranceSeconds: r.int('ZOOM_WEBHOOK_TOLERANCE_SECONDS', 300, 1, 86400),
       accountId: r.optional('ZOOM_ACCOUNT_ID'),
       clientId: r.optional('ZOOM_CLIENT_ID'),

@@ -2,6 +2,7 @@ import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-s
 import { DeliveryAttemptsUnique1764000000004 } from './migrations/1764000000004-delivery-attempts-unique';
 import { WebhookSecretRotation1764100000000 } from './migrations/1764100000000-webhook-secret-rotation';
 import { ReceiverHealth1764100000014 } from './migrations/1764100000014-receiver-health';
+import { InboundFidelity1764100000016 } from './migrations/1764100000016-inbound-fidelity';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   DeliveryAttemptsUnique1764000000004,
   WebhookSecretRotation1764100000000,
   ReceiverHealth1764100000014,
+  InboundFidelity1764100000016,
 ];

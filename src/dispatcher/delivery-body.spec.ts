@@ -8,12 +8,19 @@ describe('deliveryBody', () => {
       kind: 'job.started',
       createdAt: new Date(Date.UTC(2026, 0, 1, 10, 0, 5, 123)),
       data: { topic: 'Grüße' },
-      source: { platform: 'zoom', event: 'meeting.started', event_ts: 1, account_id: 'a' },
+      source: {
+        platform: 'zoom',
+        event: 'meeting.started',
+        event_ts: 1,
+        account_id: 'a',
+        tracking_id: 'rid=1',
+      },
     });
     expect(body).toBe(
       '{"id":"e1","event":"job.started","created_at":"2026-01-01T10:00:05.123Z",' +
         '"data":{"topic":"Grüße"},' +
-        '"source":{"platform":"zoom","event":"meeting.started","event_ts":1,"account_id":"a"}}',
+        '"source":{"platform":"zoom","event":"meeting.started","event_ts":1,"account_id":"a",' +
+        '"tracking_id":"rid=1"}}',
     );
   });
 

@@ -5,6 +5,8 @@ export interface EventSource {
   event: string;
   event_ts: number;
   account_id: string;
+  /** The platform's x-zm-trackingid of the request that brought the event; null when absent. */
+  tracking_id: string | null;
 }
 
 /**

@@ -39,12 +39,14 @@ const REPLAY_SQL = `
     AND ($4::timestamptz IS NULL OR created_at < $4)
   RETURNING id`;
 
-// Events of the webhook's kinds in the window, published after it was created, that it has
-// no delivery of (it was inactive or disabled then). Keyset-paged by (created_at, id).
+// Events of the webhook's kinds in the window (platform events through zoom.* too, as the
+// fan-out matches them), published after it was created, that it has no delivery of (it was
+// inactive or disabled then). Keyset-paged by (created_at, id).
 const MISSED_SQL = `
   SELECT e.id, e.kind, e.data, e.source, e.created_at
   FROM events e
-  WHERE e.kind = ANY($2::text[])
+  WHERE $2::text[] && (
+      CASE WHEN e.kind LIKE 'zoom.%' THEN ARRAY[e.kind, 'zoom.*'] ELSE ARRAY[e.kind] END)
     AND e.created_at >= greatest($3::timestamptz, $4::timestamptz)
     AND ($5::timestamptz IS NULL OR e.created_at < $5)
     AND ($6::timestamptz IS NULL OR (e.created_at, e.id) > ($6::timestamptz, $7::uuid))

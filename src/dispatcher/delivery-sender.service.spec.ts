@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { Server, ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import dnsPromises from 'node:dns/promises';
 import { AppConfig } from '../config/config.types';
 import { SecretCipherService } from '../webhooks/secret-cipher.service';
@@ -68,5 +71,72 @@ describe('DeliverySenderService', () => {
     expect(result.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
     expect(result.durationMs).toBeLessThan(1000);
     answer();
+  });
+});
+
+describe('DeliverySenderService against a receiver', () => {
+  const TIMEOUT_MS = 300;
+  const config = {
+    webhookAllowPrivateUrls: true,
+    secretsEncryptionKey: Buffer.alloc(32, 7),
+    delivery: { timeoutMs: TIMEOUT_MS, concurrency: 2 },
+  } as unknown as AppConfig;
+  const cipher = new SecretCipherService(config);
+  let sender: DeliverySenderService;
+  let server: Server;
+  let url: string;
+  /** How the receiver answers, once it has read the request. */
+  let answer: (res: ServerResponse) => void;
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => answer(res));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  });
+  beforeEach(() => {
+    sender = new DeliverySenderService(config, cipher);
+  });
+  afterEach(() => sender.onApplicationShutdown());
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const send = () =>
+    sender.send({
+      deliveryId: '6f1c1c3e-0000-4000-8000-000000000002',
+      event: 'job.started',
+      url,
+      body: '{}',
+      secretEncrypted: cipher.encrypt('secret'),
+      previousSecretEncrypted: null,
+      attempt: 1,
+    });
+
+  it('counts a 2xx whose body passes 64 KiB and never ends as a timed-out attempt', async () => {
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write(Buffer.alloc(70 * 1024, 'a'));
+      // ...and then nothing more, the connection held open.
+    };
+    const result = await send();
+    expect(result).toMatchObject({
+      ok: false,
+      statusCode: 200,
+      error: `timed out after ${TIMEOUT_MS} ms reading the response body`,
+      responseBody: 'a'.repeat(RESPONSE_EXCERPT_BYTES),
+    });
+  });
+
+  it('counts a 2xx with a large body that ends in time as a success', async () => {
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(Buffer.alloc(512 * 1024, 'b'));
+    };
+    expect(await send()).toMatchObject({ ok: true, statusCode: 200, error: null });
   });
 });

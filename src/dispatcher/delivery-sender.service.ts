@@ -12,8 +12,6 @@ import { SigningSecrets, signatureHeaders, unixSeconds } from './delivery-signat
 export const USER_AGENT = `meeting-event-bridge/${APP_VERSION}`;
 /** How much of a receiver's answer is kept in the delivery log. */
 export const RESPONSE_EXCERPT_BYTES = 1024;
-// Past this the rest of an answer is not read: the socket is dropped instead of drained.
-const DRAIN_LIMIT_BYTES = 64 * 1024;
 const ERROR_MAX_CHARS = 500;
 
 export interface DeliveryRequest {
@@ -45,26 +43,25 @@ export function excerptText(bytes: Buffer): string {
 }
 
 /**
- * Reads the start of an answer for the delivery log. A body that fails part-way (the attempt's
- * deadline, a reset) is reported, not swallowed: the receiver may not have finished with the
- * request, so the attempt cannot count as a success. The excerpt keeps what arrived.
+ * Reads an answer to its end, keeping its start for the delivery log. A body that fails
+ * part-way (the attempt's deadline, a reset) is reported, not swallowed: the receiver may not
+ * have finished with the request, so the attempt cannot count as a success. Read to the end
+ * however long, since stopping early would count a body that never ends as a success; the
+ * attempt's one deadline bounds it. The excerpt keeps what arrived.
  */
 async function readExcerpt(
   body: Dispatcher.ResponseData['body'],
 ): Promise<{ excerpt: string; failure: unknown }> {
   const kept: Buffer[] = [];
   let keptBytes = 0;
-  let total = 0;
   let failure: unknown = null;
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
-      total += chunk.length;
       if (keptBytes < RESPONSE_EXCERPT_BYTES) {
         const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - keptBytes);
         kept.push(part);
         keptBytes += part.length;
       }
-      if (total > DRAIN_LIMIT_BYTES) break;
     }
   } catch (error) {
     failure = error;

@@ -4,18 +4,14 @@ import type { Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
 import { withTimeout } from '../common/with-timeout';
 import { QUEUES } from '../queue/queue.constants';
-import {
-  SubscriptionEvent,
-  TEST_EVENT,
-  isSubscriptionEvent,
-} from '../webhooks/subscription-events';
+import { PublishedKind, TEST_EVENT, isPublishedKind } from '../webhooks/subscription-events';
 import { EventSource } from './delivery-body';
 import { deliverJob } from './delivery-job';
 import { DeliveryEntity } from './delivery.entity';
 import { EventStore, NewEvent } from './event.store';
 
 export interface PublishInput {
-  kind: SubscriptionEvent;
+  kind: PublishedKind;
   data: Record<string, unknown>;
   source?: EventSource | null;
   /** Same key => the same event, no second fan-out (events.idempotency_key is UNIQUE). */
@@ -46,8 +42,10 @@ export class DispatcherService {
 
   async publish(input: PublishInput): Promise<PublishResult> {
     // Typed callers cannot pass another kind; this guards the untyped ones (job data, tests).
-    if (!isSubscriptionEvent(input.kind)) {
-      throw new Error(`publish: "${String(input.kind)}" is not a subscription event kind`);
+    if (!isPublishedKind(input.kind)) {
+      throw new Error(
+        `publish: "${String(input.kind)}" is not a subscription or platform event kind`,
+      );
     }
     const event: NewEvent = {
       id: randomUUID(),
@@ -94,7 +92,7 @@ export class DispatcherService {
   /** The kind and data of the event published under `idempotencyKey`, if one was. */
   async published(
     idempotencyKey: string,
-  ): Promise<{ kind: SubscriptionEvent; data: Record<string, unknown> } | null> {
+  ): Promise<{ kind: PublishedKind; data: Record<string, unknown> } | null> {
     const event = await this.events.findByIdempotencyKey(idempotencyKey);
     return event && { kind: event.kind, data: event.data };
   }

@@ -5,7 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batch';
 import { preparedQuery, query } from '../database/query';
-import { EventKind, SubscriptionEvent } from '../webhooks/subscription-events';
+import { EventKind, PublishedKind } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
@@ -22,11 +22,11 @@ export interface NewEvent {
 
 /**
  * An event published earlier under an idempotency key, with the deliveries it fanned out to.
- * Only publish() sets keys, and it takes subscription events only (never the test event).
+ * Only publish() sets keys, and it never takes the test event.
  */
 export interface KeyedEvent {
   eventId: string;
-  kind: SubscriptionEvent;
+  kind: PublishedKind;
   data: Record<string, unknown>;
   deliveryIds: string[];
 }
@@ -34,7 +34,8 @@ export interface KeyedEvent {
 /** The events table and the fan-out into deliveries (the injection token; PgEventStore is real). */
 export abstract class EventStore {
   /**
-   * Stores the event and a pending delivery per active webhook subscribed to its kind, at
+   * Stores the event and a pending delivery per active webhook subscribed to its kind (for a
+   * platform event also those subscribed to `zoom.*`; one each however many match), at
    * once; returns the new deliveries' ids, or null when the idempotency key is taken (then
    * nothing is written).
    */
@@ -61,8 +62,9 @@ function toJsonb(value: unknown): string {
 }
 
 // One statement (one round trip, one implicit transaction) for a batch of events: each event
-// and a delivery per active webhook subscribed to its kind (the partial GIN index
-// webhooks_active_events_idx serves `active AND events @> ARRAY[kind]`). An event whose
+// and a delivery per active webhook subscribed to its kind, or for a platform event (zoom.…)
+// to zoom.* (the partial GIN index webhooks_active_events_idx serves `active AND events &&
+// array`; one row per webhook, however many of its subscriptions match). An event whose
 // idempotency key is taken inserts nothing and is missing from the result. Each body is
 // bound once and copied into the rows of its deliveries. Webhooks of API clients no longer in
 // AUTH_CLIENTS ($8) get nothing (SPEC §9); they are kept, and receive again if it returns.
@@ -82,7 +84,8 @@ const FAN_OUT_SQL = `
     INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at)
     SELECT w.id, i.id, i.kind, i.body, now()
     FROM ev JOIN input i ON i.id = ev.id
-    JOIN webhooks w ON w.active AND w.events @> ARRAY[i.kind]
+    JOIN webhooks w ON w.active AND w.events && (
+      CASE WHEN i.kind LIKE 'zoom.%' THEN ARRAY[i.kind, 'zoom.*'] ELSE ARRAY[i.kind] END)
       AND w.owner_client_id = ANY($8::text[])
     RETURNING id, event_id
   )
@@ -105,7 +108,7 @@ const KEYED_EVENT_SQL = `
 
 interface KeyedEventRow {
   id: string;
-  kind: SubscriptionEvent;
+  kind: PublishedKind;
   data: Record<string, unknown>;
   delivery_ids: string[];
 }

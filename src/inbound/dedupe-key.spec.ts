@@ -51,6 +51,45 @@ describe('dedupeKey', () => {
     );
   });
 
+  it('tells one participant leaving twice apart, by leave time or else by the join it ends', () => {
+    expect(dedupeKey(participantLeft(UUID, 1, '2025-01-01T10:20:00Z'))).not.toBe(
+      dedupeKey(participantLeft(UUID, 1, '2025-01-01T10:40:00Z')),
+    );
+    // Webinar leaves may come without leave_time: the join time still tells them apart.
+    const leave = (joinTime: string) => {
+      const event = participantLeft(UUID, 1);
+      const p = (event.payload.object as { participant: Record<string, unknown> }).participant;
+      delete p.leave_time;
+      p.join_time = joinTime;
+      return dedupeKey(event);
+    };
+    expect(leave('2025-01-01T10:01:00Z')).not.toBe(leave('2025-01-01T10:30:00Z'));
+    expect(leave('2025-01-01T10:01:00Z')).toBe(leave('2025-01-01T10:01:00Z'));
+  });
+
+  it('tells the registrations of one registrant for different occurrences apart', () => {
+    const forOccurrences = (...ids: string[]) => {
+      const event = registrationCreated(UUID, 1);
+      (event.payload.object as Record<string, unknown>).occurrences = ids.map((id) => ({
+        occurrence_id: id,
+        start_time: '2025-01-01T10:00:00Z',
+      }));
+      return dedupeKey(event);
+    };
+    expect(forOccurrences('1735725600000')).not.toBe(forOccurrences('1736330400000'));
+    expect(forOccurrences('b', 'a')).toBe(forOccurrences('a', 'b'));
+    expect(forOccurrences()).toBe(dedupeKey(registrationCreated(UUID, 1)));
+  });
+
+  it('keeps a second recording.completed for the same meeting that brings new files', () => {
+    const first = recordingCompleted(UUID);
+    const second = recordingCompleted(UUID);
+    const files = (second.payload.object as { recording_files: Record<string, unknown>[] })
+      .recording_files;
+    files.forEach((f, i) => f.id && (f.id = `restarted-${i}`));
+    expect(dedupeKey(second)).not.toBe(dedupeKey(first));
+  });
+
   it('falls back to user_id when the participant has no participant_uuid', () => {
     const event = participantJoined(UUID, 3);
     const p = (event.payload.object as { participant: Record<string, unknown> }).participant;

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { IdentityRule, asRecord, asText, routeOf } from './event-mapping';
+import { fileRef, recordingFilesOf } from '../zoom/zoom-recordings';
+import { ZoomMeetingRecording } from '../zoom/zoom.types';
+import { IdentityRule, asRecord, asText, occurrenceIds, routeOf } from './event-mapping';
 import { PlatformEnvelope } from './platform-envelope';
 
 // A unique btree entry must stay far below PostgreSQL's ~2.7 kB limit.
@@ -17,20 +19,44 @@ function objectParts(object: Record<string, unknown>): string[] {
 }
 
 function occurrenceParts(rule: IdentityRule, object: Record<string, unknown>): string[] {
-  if (rule === 'participant') {
-    const p = asRecord(object.participant);
-    // The platform fills these unevenly (`id` is often ""); the first present one is used, and a
-    // redelivery carries the same fields, so it resolves the same way.
-    const who = asText(p.participant_uuid) || asText(p.user_id) || asText(p.id) || asText(p.email);
-    return ['participant', who ?? '', 'at', asText(p.join_time) ?? asText(p.leave_time) ?? ''];
+  switch (rule) {
+    case 'joined':
+    case 'left': {
+      const p = asRecord(object.participant);
+      // The platform fills these unevenly (`id` is often ""); the first present one is used,
+      // and a redelivery carries the same fields, so it resolves the same way.
+      const who =
+        asText(p.participant_uuid) || asText(p.user_id) || asText(p.id) || asText(p.email);
+      const joinTime = asText(p.join_time) ?? '';
+      // A leave is told apart by its own time, and (where the platform omits it, as on some
+      // webinar leaves) by the join it ends.
+      const at = rule === 'left' ? [asText(p.leave_time) ?? '', 'joined', joinTime] : [joinTime];
+      return ['participant', who ?? '', 'at', ...at];
+    }
+    case 'registrant': {
+      const occurrences = occurrenceIds(object);
+      const id = ['registrant', asText(asRecord(object.registrant).id) ?? ''];
+      return occurrences.length > 0 ? [...id, 'occurrences', occurrences.join(',')] : id;
+    }
+    case 'recording':
+      // A host who stops and restarts recording causes a second event with new files; a
+      // redelivery lists the same files (with other download URLs, which are not part of this).
+      return [
+        'files',
+        recordingFilesOf(object as ZoomMeetingRecording)
+          .map(fileRef)
+          .sort()
+          .join(','),
+      ];
+    case 'object':
+      return [];
   }
-  if (rule === 'registrant') return ['registrant', asText(asRecord(object.registrant).id) ?? ''];
-  return [];
 }
 
 /**
  * The de-duplication key of SPEC §5: event name + `payload.object.uuid`, plus participant id
- * and join/leave time for participant events and the registrant id for registration events.
+ * and join/leave time for participant events, the registrant id and occurrences for
+ * registration events, and the recording's file ids for recording events.
  * Never a hash of the whole body: redeliveries differ in tokens and download URLs.
  *
  * Fallbacks, where the platform gives less:

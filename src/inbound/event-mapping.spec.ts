@@ -7,7 +7,7 @@ import {
   registrationCreated,
 } from '../../scripts/platform/zoom-events';
 import { SUBSCRIPTION_EVENTS } from '../webhooks/subscription-events';
-import { EVENT_MAPPING, routeOf } from './event-mapping';
+import { EVENT_MAPPING, approvalStep, gainingEventsOf, routeOf } from './event-mapping';
 
 const UUID = '4444AAAiAAAAAiAiAiiAii==';
 const MEETING = {
@@ -15,6 +15,9 @@ const MEETING = {
   uuid: UUID,
   topic: 'Bridge test – Réunion ☕',
   host_id: 'x1yCzABCDEfg23HiJKl4mN',
+  type: 2,
+  duration: 30,
+  timezone: 'UTC',
   start_time: '2025-01-01T10:00:05Z',
 };
 
@@ -38,15 +41,19 @@ describe('EVENT_MAPPING', () => {
       'job.completed': ['meeting.ended', 'webinar.ended'],
       'follower.gained': [
         'meeting.participant_joined',
+        'meeting.registration_approved',
         'meeting.registration_created',
         'webinar.participant_joined',
+        'webinar.registration_approved',
         'webinar.registration_created',
       ],
       'follower.lost': [
         'meeting.participant_left',
         'meeting.registration_cancelled',
+        'meeting.registration_denied',
         'webinar.participant_left',
         'webinar.registration_cancelled',
+        'webinar.registration_denied',
       ],
       'operation.*': ['recording.completed', 'recording.transcript_completed'],
     });
@@ -66,8 +73,12 @@ describe('EVENT_MAPPING', () => {
     });
   });
 
-  it('builds follower data with the participant', () => {
-    expect(dataOf(participantJoined(UUID, 1))).toEqual({
+  it('builds follower data with the participant as the platform sent it', () => {
+    const joined = participantJoined(UUID, 1);
+    const participant = (joined.payload.object as { participant: Record<string, unknown> })
+      .participant;
+    Object.assign(participant, { customer_key: 'crm-349', phone_number: '+18001234567' });
+    expect(dataOf(joined)).toEqual({
       kind: 'follower.gained',
       data: {
         ...MEETING,
@@ -79,6 +90,8 @@ describe('EVENT_MAPPING', () => {
           user_name: 'Jill Chill 1',
           email: 'jchill1@example.com',
           join_time: '2025-01-01T10:01:40Z',
+          customer_key: 'crm-349',
+          phone_number: '+18001234567',
         },
       },
     });
@@ -91,23 +104,76 @@ describe('EVENT_MAPPING', () => {
     });
   });
 
-  it('builds follower data with the registrant, a numeric meeting id as a string, no join_url', () => {
-    const created = dataOf(registrationCreated(UUID, 1));
+  it('builds follower data with the registrant as sent, occurrences, a numeric id as a string', () => {
+    const event = registrationCreated(UUID, 1);
+    const object = event.payload.object as Record<string, unknown>;
+    object.occurrences = [{ occurrence_id: '1735725600000', start_time: '2025-01-01T10:00:00Z' }];
+    const created = dataOf(event);
     expect(created).toEqual({
       kind: 'follower.gained',
       data: {
         ...MEETING,
-        registrant: {
-          id: '9tboDiHUQAeOnbmudzWa01',
-          email: 'jchill1@example.com',
-          first_name: 'Jill',
-          last_name: 'Chill 1',
-          status: 'approved',
-        },
+        occurrences: object.occurrences,
+        registrant: object.registrant,
       },
     });
-    expect(JSON.stringify(created)).not.toContain('join_url');
+    expect(created.data.registrant).not.toBe(object.registrant);
     expect(dataOf(registrationCancelled(UUID, 1)).kind).toBe('follower.lost');
+  });
+
+  it('names the events of the same family that can gain a registrant', () => {
+    expect(gainingEventsOf('webinar.registration_denied').sort()).toEqual([
+      'webinar.registration_approved',
+      'webinar.registration_created',
+    ]);
+    expect(gainingEventsOf('meeting.registration_cancelled').sort()).toEqual([
+      'meeting.registration_approved',
+      'meeting.registration_created',
+    ]);
+  });
+
+  describe('approvalStep (SPEC §5 registration approval)', () => {
+    const object = (status?: string, occurrences?: string[]) => ({
+      id: 85746065432,
+      uuid: UUID,
+      registrant: { id: 'r1', email: 'a@example.com', ...(status ? { status } : {}) },
+      ...(occurrences ? { occurrences: occurrences.map((id) => ({ occurrence_id: id })) } : {}),
+    });
+
+    it('gains an approved registrant, or one without a status, at once', () => {
+      const approved = approvalStep('created', object('approved'), 'acct');
+      expect(approved).toEqual({ key: expect.stringMatching(/^registrant:follower\.gained:/) });
+      expect(approvalStep('created', object(), 'acct')).toEqual(approved);
+    });
+
+    it('gains nobody for a pending or denied registration until it is approved', () => {
+      expect(approvalStep('created', object('pending'), 'acct')).toBeNull();
+      expect(approvalStep('created', object('denied'), 'acct')).toBeNull();
+      // The approval gains the registrant under the same key as an approved registration would.
+      expect(approvalStep('approved', object('approved'), 'acct')).toEqual(
+        approvalStep('created', object('approved'), 'acct'),
+      );
+    });
+
+    it('loses a registrant only after its gain, under a key of its own', () => {
+      const gained = approvalStep('created', object(), 'acct')!;
+      expect(approvalStep('withdrawn', object(), 'acct')).toEqual({
+        key: expect.stringMatching(/^registrant:follower\.lost:/),
+        onlyAfter: gained.key,
+      });
+    });
+
+    it('keys per meeting, registrant and occurrences, whatever their order', () => {
+      const keyOf = (o: ReturnType<typeof object>) => approvalStep('approved', o, 'acct')!.key;
+      const base = keyOf(object());
+      expect(keyOf({ ...object(), id: 1 })).not.toBe(base);
+      expect(keyOf({ ...object(), registrant: { id: 'r2', email: 'a@example.com' } })).not.toBe(
+        base,
+      );
+      expect(keyOf(object(undefined, ['b', 'a']))).toBe(keyOf(object(undefined, ['a', 'b'])));
+      expect(keyOf(object(undefined, ['a']))).not.toBe(keyOf(object(undefined, ['b'])));
+      expect(keyOf(object(undefined, ['a']))).not.toBe(base);
+    });
   });
 
   it('builds data from a sparse object without throwing', () => {

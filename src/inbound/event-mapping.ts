@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { SubscriptionEvent } from '../webhooks/subscription-events';
 
 /** `payload.object` of a platform event: shapes vary by event, so fields are read defensively. */
@@ -6,15 +7,29 @@ export type EventData = Record<string, unknown>;
 
 /**
  * What identifies one occurrence of an event beyond its name and object (SPEC §5): a meeting
- * starts once per instance, but many participants join it, and one participant may join twice.
+ * starts once per instance, but many participants join it, one participant may join (and
+ * leave) twice, a registrant may register for several occurrences, and one recording may be
+ * completed twice with new files.
  */
-export type IdentityRule = 'object' | 'participant' | 'registrant';
+export type IdentityRule = 'object' | 'joined' | 'left' | 'registrant' | 'recording';
+
+/**
+ * How a registration event plays in SPEC §5's approval rules: `created` gains the registrant
+ * when approved (or without a status), `approved` gains it, `withdrawn` (denied, cancelled)
+ * loses it if it had been gained.
+ */
+export type Approval = 'created' | 'approved' | 'withdrawn';
 
 export type InboundRoute =
   /** Published at once as `kind` with `data` built from `payload.object`. */
-  | { kind: SubscriptionEvent; identity: IdentityRule; data: (object: PlatformObject) => EventData }
+  | {
+      kind: SubscriptionEvent;
+      identity: IdentityRule;
+      data: (object: PlatformObject) => EventData;
+      approval?: Approval;
+    }
   /** Handed to the recording automation, which publishes operation.complete or .failed. */
-  | { automation: 'recording'; identity: 'object' };
+  | { automation: 'recording'; identity: 'recording' };
 
 export const asText = (value: unknown): string | null =>
   typeof value === 'string' || typeof value === 'number' ? String(value) : null;
@@ -39,47 +54,35 @@ export function meetingData(object: PlatformObject): EventData {
     uuid: asText(object.uuid),
     topic: asText(object.topic),
     host_id: asText(object.host_id),
-    ...pick(object, ['start_time', 'end_time']),
+    ...pick(object, ['type', 'duration', 'timezone', 'start_time', 'end_time']),
   };
 }
 
-const PARTICIPANT_FIELDS = [
-  'id',
-  'user_id',
-  'participant_uuid',
-  'participant_user_id',
-  'registrant_id',
-  'user_name',
-  'email',
-  'join_time',
-  'leave_time',
-  'leave_reason',
-] as const;
-
-// The registrant's join_url is a personal link that admits its holder: not forwarded.
-const REGISTRANT_FIELDS = ['id', 'email', 'first_name', 'last_name', 'status'] as const;
+/** A copy of the object as the platform sent it (SPEC §5: nothing it sent is dropped). */
+const asSent = (value: unknown): PlatformObject => ({ ...asRecord(value) });
 
 const withParticipant = (object: PlatformObject): EventData => ({
   ...meetingData(object),
-  participant: pick(asRecord(object.participant), PARTICIPANT_FIELDS),
+  participant: asSent(object.participant),
 });
 
+/** Recurring meetings name the occurrences registered for beside the registrant. */
 const withRegistrant = (object: PlatformObject): EventData => ({
   ...meetingData(object),
-  registrant: pick(asRecord(object.registrant), REGISTRANT_FIELDS),
+  ...pick(object, ['occurrences']),
+  registrant: asSent(object.registrant),
 });
 
 const started = { kind: 'job.started', identity: 'object', data: meetingData } as const;
 const ended = { kind: 'job.completed', identity: 'object', data: meetingData } as const;
-const joined = { kind: 'follower.gained', identity: 'participant', data: withParticipant } as const;
-const left = { kind: 'follower.lost', identity: 'participant', data: withParticipant } as const;
-const registered = {
-  kind: 'follower.gained',
-  identity: 'registrant',
-  data: withRegistrant,
-} as const;
-const cancelled = { kind: 'follower.lost', identity: 'registrant', data: withRegistrant } as const;
-const recording = { automation: 'recording', identity: 'object' } as const;
+const joined = { kind: 'follower.gained', identity: 'joined', data: withParticipant } as const;
+const left = { kind: 'follower.lost', identity: 'left', data: withParticipant } as const;
+const registration = (kind: SubscriptionEvent, approval: Approval) =>
+  ({ kind, identity: 'registrant', data: withRegistrant, approval }) as const;
+const registered = registration('follower.gained', 'created');
+const approved = registration('follower.gained', 'approved');
+const withdrawn = registration('follower.lost', 'withdrawn');
+const recording = { automation: 'recording', identity: 'recording' } as const;
 
 /**
  * SPEC §5's mapping of platform events onto subscription events. To map another platform
@@ -94,14 +97,81 @@ export const EVENT_MAPPING: Readonly<Record<string, InboundRoute>> = {
   'webinar.participant_joined': joined,
   'meeting.registration_created': registered,
   'webinar.registration_created': registered,
+  'meeting.registration_approved': approved,
+  'webinar.registration_approved': approved,
   'meeting.participant_left': left,
   'webinar.participant_left': left,
-  'meeting.registration_cancelled': cancelled,
-  'webinar.registration_cancelled': cancelled,
+  'meeting.registration_denied': withdrawn,
+  'webinar.registration_denied': withdrawn,
+  'meeting.registration_cancelled': withdrawn,
+  'webinar.registration_cancelled': withdrawn,
   'recording.completed': recording,
   'recording.transcript_completed': recording,
 };
 
 export function routeOf(event: string): InboundRoute | null {
   return Object.hasOwn(EVENT_MAPPING, event) ? EVENT_MAPPING[event] : null;
+}
+
+/** The occurrence ids a registration names (recurring meetings), sorted; [] when none. */
+export function occurrenceIds(object: PlatformObject): string[] {
+  const list = Array.isArray(object.occurrences) ? (object.occurrences as unknown[]) : [];
+  return list
+    .map((o) => asText(asRecord(o).occurrence_id))
+    .filter((id): id is string => id !== null && id !== '')
+    .sort();
+}
+
+/**
+ * The events of the same family (meeting.* or webinar.*) that can gain a registrant: a loss
+ * waits for those of them still being processed.
+ */
+export function gainingEventsOf(event: string): string[] {
+  const family = event.slice(0, event.indexOf('.') + 1);
+  return Object.entries(EVENT_MAPPING)
+    .filter(([name, route]) => name.startsWith(family) && gains(route))
+    .map(([name]) => name);
+}
+
+const gains = (route: InboundRoute): boolean =>
+  'approval' in route && (route.approval === 'created' || route.approval === 'approved');
+
+/** One step of the approval rules: publish under `key`, if `onlyAfter` was published. */
+export interface ApprovalStep {
+  key: string;
+  /** The registrant's gain: a loss is published only after it. */
+  onlyAfter?: string;
+}
+
+/**
+ * The approval rules of SPEC §5 as idempotency keys: one follower.gained (and one
+ * follower.lost) per account, meeting, registrant and occurrences, however many events bring
+ * it; null when the event publishes nothing (a registration waiting for approval, or denied).
+ */
+export function approvalStep(
+  approval: Approval,
+  object: PlatformObject,
+  accountId: string | null,
+): ApprovalStep | null {
+  const registrant = asRecord(object.registrant);
+  const identity = JSON.stringify([
+    accountId ?? '',
+    asText(object.id) ?? asText(object.uuid) ?? '',
+    asText(registrant.id) ?? asText(registrant.email) ?? '',
+    occurrenceIds(object),
+  ]);
+  // A long occurrence list must not make an index entry too large.
+  const who =
+    identity.length <= 256
+      ? identity
+      : `sha256:${createHash('sha256').update(identity).digest('hex')}`;
+  const gained = `registrant:follower.gained:${who}`;
+  if (approval === 'withdrawn')
+    return { key: `registrant:follower.lost:${who}`, onlyAfter: gained };
+  if (
+    approval === 'created' &&
+    !['approved', undefined, null].includes(registrant.status as string)
+  )
+    return null;
+  return { key: gained };
 }

@@ -24,6 +24,14 @@ export class InboundEventEntity {
   @Column({ type: 'jsonb' })
   payload: Record<string, unknown>;
 
+  /** The platform's x-zm-trackingid: what its support asks for. */
+  @Column({ name: 'tracking_id', type: 'text', nullable: true })
+  trackingId: string | null;
+
+  /** The event's download_token, encrypted; cleared once the event is processed. */
+  @Column({ name: 'download_token_encrypted', type: 'text', nullable: true })
+  downloadTokenEncrypted: string | null;
+
   @Column({ name: 'received_at', type: 'timestamptz', default: () => 'now()' })
   receivedAt: Date;
 

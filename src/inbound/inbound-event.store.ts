@@ -11,11 +11,17 @@ export interface NewInboundEvent {
   eventTs: number | null;
   accountId: string | null;
   payload: Record<string, unknown>;
+  /** The platform's x-zm-trackingid header, when sent. */
+  trackingId: string | null;
+  /** The top-level download_token, already encrypted (never stored in the clear). */
+  downloadTokenEncrypted: string | null;
 }
 
 const INSERT_SQL = `
-  INSERT INTO inbound_events (event, identity_key, event_ts, account_id, payload)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[])
+  INSERT INTO inbound_events
+    (event, identity_key, event_ts, account_id, payload, tracking_id, download_token_encrypted)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[],
+                       $6::text[], $7::text[])
   ON CONFLICT (identity_key) DO NOTHING
   RETURNING id, identity_key`;
 
@@ -24,11 +30,23 @@ interface InsertedRow {
   identity_key: string;
 }
 
-/** SQLSTATE class 22, bad data (e.g. \u0000 in a string, which jsonb refuses). */
+/** An event that cannot even be serialised for its row (JSON.stringify threw). */
+export class UnserialisableEventError extends Error {
+  constructor(cause: unknown) {
+    super(`event cannot be serialised: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'UnserialisableEventError';
+  }
+}
+
+/** Bad data: SQLSTATE class 22 (e.g. \u0000 in a string, which jsonb refuses), or unserialisable. */
 export function isDataException(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
+  if (error instanceof UnserialisableEventError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('22');
 }
+
+/** A row as it goes into the batch: serialised by its own caller. */
+type SerialisedEvent = Omit<NewInboundEvent, 'payload'> & { payloadJson: string };
 
 /**
  * inbound_events: the durable record of every verified platform event (the injection token;
@@ -43,8 +61,14 @@ export abstract class InboundEventStore {
 
   abstract findById(id: string): Promise<InboundEventEntity | null>;
 
-  /** Marks the event done, unless it is already; `error` records why it was done without a notification. */
+  /**
+   * Marks the event done, unless it is already; `error` records why it was done without a
+   * notification. The event's download token is dropped then: what still needs it has a copy.
+   */
   abstract markProcessed(id: string, error?: string | null): Promise<void>;
+
+  /** Whether any of the events stored under these identity keys is still unprocessed. */
+  abstract anyUnprocessed(identityKeys: string[]): Promise<boolean>;
 
   /** Records a failed processing attempt without finishing the event (the sweeper retries it). */
   abstract recordError(id: string, error: string): Promise<void>;
@@ -56,7 +80,7 @@ export abstract class InboundEventStore {
 @Injectable()
 export class PgInboundEventStore extends InboundEventStore {
   // Concurrent requests share one INSERT (and one commit): the endpoint's hot path.
-  private readonly inserts = new MicroBatcher((rows: NewInboundEvent[]) => this.insertMany(rows));
+  private readonly inserts = new MicroBatcher((rows: SerialisedEvent[]) => this.insertMany(rows));
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -67,10 +91,18 @@ export class PgInboundEventStore extends InboundEventStore {
 
   /** ON CONFLICT keeps the first of concurrent redeliveries. */
   insert(row: NewInboundEvent): Promise<string | null> {
-    return this.inserts.submit(row);
+    // Serialised here, per caller: a row that cannot be fails its own insert, not the batch.
+    const { payload, ...columns } = row;
+    let payloadJson: string;
+    try {
+      payloadJson = JSON.stringify(payload);
+    } catch (error) {
+      return Promise.reject(new UnserialisableEventError(error));
+    }
+    return this.inserts.submit({ ...columns, payloadJson });
   }
 
-  private async insertMany(rows: NewInboundEvent[]): Promise<(string | null | Error)[]> {
+  private async insertMany(rows: SerialisedEvent[]): Promise<(string | null | Error)[]> {
     // Within one batch the first of several equal identities is the one stored.
     const first = new Map<string, number>();
     rows.forEach((row, i) => first.has(row.identityKey) || first.set(row.identityKey, i));
@@ -82,7 +114,9 @@ export class PgInboundEventStore extends InboundEventStore {
         unique.map((r) => r.identityKey),
         unique.map((r) => r.eventTs),
         unique.map((r) => r.accountId),
-        unique.map((r) => JSON.stringify(r.payload)),
+        unique.map((r) => r.payloadJson),
+        unique.map((r) => r.trackingId),
+        unique.map((r) => r.downloadTokenEncrypted),
       ]);
     } catch (error) {
       // One unstorable event must not fail the others that shared its statement.
@@ -111,8 +145,19 @@ export class PgInboundEventStore extends InboundEventStore {
   async markProcessed(id: string, error: string | null = null): Promise<void> {
     await this.repo.update(
       { id, processedAt: IsNull() },
-      { processedAt: new Date(), processError: error },
+      { processedAt: new Date(), processError: error, downloadTokenEncrypted: null },
     );
+  }
+
+  /** Served by the unique index on identity_key. */
+  async anyUnprocessed(identityKeys: string[]): Promise<boolean> {
+    const rows = await query<{ id: string }>(
+      this.db,
+      `SELECT id FROM inbound_events
+       WHERE identity_key = ANY($1::text[]) AND processed_at IS NULL LIMIT 1`,
+      [identityKeys],
+    );
+    return rows.length > 0;
   }
 
   async recordError(id: string, error: string): Promise<void> {

@@ -9,9 +9,14 @@ export interface InboundJobData {
   inboundEventId: string;
 }
 
-/** `payload.object` of a stored event (its payload column holds the whole envelope). */
+/** `payload` of a stored event (its payload column holds the whole envelope). */
+export function platformPayloadOf(row: InboundEventEntity): PlatformObject {
+  return asRecord(row.payload.payload);
+}
+
+/** `payload.object` of a stored event. */
 export function platformObjectOf(row: InboundEventEntity): PlatformObject {
-  return asRecord(asRecord(row.payload.payload).object);
+  return asRecord(platformPayloadOf(row).object);
 }
 
 /** `source` of the notifications an inbound event causes (SPEC §4). */
@@ -21,6 +26,7 @@ export function sourceOf(row: InboundEventEntity): EventSource {
     event: row.event,
     event_ts: row.eventTs === null ? row.receivedAt.getTime() : Number(row.eventTs),
     account_id: row.accountId ?? '',
+    tracking_id: row.trackingId,
   };
 }
 
@@ -30,6 +36,11 @@ export function sourceOf(row: InboundEventEntity): EventSource {
  */
 export function publishKey(row: InboundEventEntity, kind: SubscriptionEvent): string {
   return `inbound:${row.id}:${kind}`;
+}
+
+/** The platform event as it is (`zoom.<event>`): one per inbound event. */
+export function asIsKey(row: InboundEventEntity): string {
+  return `inbound:${row.id}:as-is`;
 }
 
 /**

@@ -33,7 +33,7 @@ export const isZoomEventsRequest = (req: IncomingMessage): boolean =>
 const MAPPING_TABLE = Object.entries(EVENT_MAPPING)
   .map(
     ([event, route]) =>
-      `| \`${event}\` | ${'kind' in route ? `\`${route.kind}\`` : 'recording automation → `operation.complete` / `operation.failed`'} |`,
+      `| \`${event}\` | ${'kind' in route ? `\`${route.kind}\`${route.approval ? ' (approval rules)' : ''}` : 'recording automation → `operation.complete` / `operation.failed`'} |`,
   )
   .join('\n');
 
@@ -56,7 +56,14 @@ export class InboundController {
       'from the queue. The notifications that subscribers then receive are listed as ' +
       'callbacks, one per subscription event.\n\n| platform event | subscription event |\n|---|---|\n' +
       MAPPING_TABLE +
-      '\n\nOther platform events are stored and not delivered.',
+      '\n\nApproval rules: a registration publishes `follower.gained` when approved (at once, or ' +
+      'by a later `registration_approved`), once per registrant and meeting (and occurrence); ' +
+      '`registration_denied` and `registration_cancelled` publish `follower.lost` only for a ' +
+      'registrant that had been gained.\n\nEvery stored event (mapped or not) is also delivered ' +
+      "as it is, as `zoom.<event>` with the platform's `payload` as `data`, to the webhooks " +
+      'subscribed to it or to `zoom.*`. `ZOOM_WEBHOOK_SECRET_TOKEN` may hold several ' +
+      'comma-separated secret tokens; the URL validation is answered with the one that ' +
+      'verified it. The `x-zm-trackingid` header is kept and sent on as `source.tracking_id`.',
   })
   @ApiHeader({ name: ZOOM_SIGNATURE_HEADER, required: true, example: 'v0=9f86d081884c7d65…' })
   @ApiHeader({ name: ZOOM_TIMESTAMP_HEADER, required: true, example: '1735725605' })

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { InboundStoreModule } from './inbound-store.module';
 import { InboundController } from './inbound.controller';
 import { InboundService } from './inbound.service';
@@ -7,6 +8,6 @@ import { InboundService } from './inbound.service';
 @Module({
   imports: [InboundStoreModule],
   controllers: [InboundController],
-  providers: [InboundService],
+  providers: [InboundService, SecretCipherService],
 })
 export class InboundModule {}

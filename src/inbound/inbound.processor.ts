@@ -5,21 +5,29 @@ import { DispatcherService } from '../dispatcher/dispatcher.service';
 import { ensureJobs } from '../queue/ensure-job';
 import { OnJob } from '../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../queue/queue.constants';
-import { routeOf } from './event-mapping';
+import { platformEventKind } from '../webhooks/subscription-events';
+import { dedupeKey } from './dedupe-key';
+import { InboundRoute, approvalStep, gainingEventsOf, routeOf } from './event-mapping';
+import { InboundEventEntity } from './inbound-event.entity';
 import { InboundEventStore } from './inbound-event.store';
 import {
   InboundJobData,
+  asIsKey,
   platformObjectOf,
+  platformPayloadOf,
   publishKey,
   recordingJob,
   sourceOf,
 } from './inbound-job';
 
+type PublishRoute = Exclude<InboundRoute, { automation: string }>;
+
 /**
- * Works the inbound queue (worker role): maps a stored platform event through EVENT_MAPPING
- * and publishes it, hands recording events to the recording automation, and marks unmapped
- * ones processed. Idempotent: a job run twice (sweeper, stalled job) publishes with the same
- * key, so subscribers are notified once.
+ * Works the inbound queue (worker role): publishes every stored platform event as it is
+ * (`zoom.<event>`, for the webhooks subscribed to it or to `zoom.*`), maps it through
+ * EVENT_MAPPING and publishes that, hands recording events to the recording automation, and
+ * marks the event processed. Idempotent: a job run twice (sweeper, stalled job) publishes
+ * with the same keys, so subscribers are notified once.
  */
 @Injectable()
 export class InboundProcessor {
@@ -45,23 +53,61 @@ export class InboundProcessor {
     const row = await this.store.findById(id);
     if (!row || row.processedAt) return;
     const route = routeOf(row.event);
-    if (!route) {
-      // Stored as the record of what the platform sent, not delivered (SPEC §5).
-      await this.store.markProcessed(id);
-      return;
-    }
-    if ('automation' in route) {
+    if (route && 'automation' in route) {
+      await this.publishAsIs(row);
       // The automation marks the event processed once it has published its outcome.
       await this.handOver(id);
       return;
     }
+    // Unmapped events are delivered only as they are, and kept as the record (SPEC §5).
+    await Promise.all([this.publishAsIs(row), route && this.map(row, route)]);
+    await this.store.markProcessed(id);
+  }
+
+  /** `zoom.<event>` with the platform's payload (the download_token was never stored in it). */
+  private async publishAsIs(row: InboundEventEntity): Promise<void> {
+    const kind = platformEventKind(row.event);
+    if (kind === null) return;
+    await this.dispatcher.publish({
+      kind,
+      data: platformPayloadOf(row),
+      source: sourceOf(row),
+      idempotencyKey: asIsKey(row),
+    });
+  }
+
+  /**
+   * The mapped notification. Registration events follow the approval rules: keyed per
+   * registrant and meeting rather than per event, and a loss only after a gain.
+   */
+  private async map(row: InboundEventEntity, route: PublishRoute): Promise<void> {
+    const object = platformObjectOf(row);
+    const step = route.approval
+      ? approvalStep(route.approval, object, row.accountId)
+      : { key: publishKey(row, route.kind) };
+    const what = `inbound ${row.event} ${row.id} (tracking id ${row.trackingId})`;
+    if (step === null || (step.onlyAfter && !(await this.dispatcher.published(step.onlyAfter)))) {
+      // A registration and its cancellation may be worked at once: the loss waits for the gain.
+      if (step !== null && (await this.gainPending(row))) {
+        throw new Error(`${what}: the registration it withdraws is not processed yet; retrying`);
+      }
+      this.logger.log(`${what}: no ${route.kind} under the approval rules`);
+      return;
+    }
     await this.dispatcher.publish({
       kind: route.kind,
-      data: route.data(platformObjectOf(row)),
+      data: route.data(object),
       source: sourceOf(row),
-      idempotencyKey: publishKey(row, route.kind),
+      idempotencyKey: step.key,
     });
-    await this.store.markProcessed(id);
+    this.logger.log(`${what}: published ${route.kind}`);
+  }
+
+  /** Whether an event that may gain this registrant is stored and not yet processed. */
+  private gainPending(row: InboundEventEntity): Promise<boolean> {
+    const payload = platformPayloadOf(row);
+    const keys = gainingEventsOf(row.event).map((event) => dedupeKey({ event, payload }));
+    return this.store.anyUnprocessed(keys);
   }
 
   private async handOver(id: string): Promise<void> {

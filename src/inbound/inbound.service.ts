@@ -8,9 +8,11 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
 import { QUEUES } from '../queue/queue.constants';
+import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import {
   ZOOM_SIGNATURE_HEADER,
   ZOOM_TIMESTAMP_HEADER,
+  ZOOM_TRACKING_HEADER,
   verifyZoomSignature,
 } from '../zoom/webhook-signature';
 import { answerCrcChallenge } from './crc-challenge';
@@ -31,6 +33,15 @@ type Outcome = 'accepted' | 'duplicate' | 'rejected' | 'unavailable';
 // Label for requests whose event name cannot be trusted: unverified bodies must not mint labels.
 const UNVERIFIED = '(unverified)';
 
+// The platform's id of one delivery attempt; a header value the size of a request line is not one.
+const TRACKING_ID_FORMAT = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
+
+/** x-zm-trackingid when sent once and printable, else null. */
+export function trackingIdOf(headers: IncomingHttpHeaders): string | null {
+  const value = headers[ZOOM_TRACKING_HEADER];
+  return typeof value === 'string' && TRACKING_ID_FORMAT.test(value) ? value : null;
+}
+
 /**
  * POST /zoom/events (SPEC §5): verify, answer the URL validation, or store and queue. Mapping
  * and publishing happen later from the inbound queue, so the platform gets its 200 at once.
@@ -46,14 +57,15 @@ export class InboundService {
     private readonly store: InboundEventStore,
     @InjectQueue(QUEUES.inbound) private readonly queue: Queue<InboundJobData>,
     private readonly metrics: MetricsService,
+    private readonly cipher: SecretCipherService,
   ) {}
 
   async receive(
     headers: IncomingHttpHeaders,
     rawBody: Buffer,
   ): Promise<UrlValidationAnswer | InboundAck> {
-    const secret = this.config.zoom.webhookSecretToken;
-    if (secret === null) {
+    const secrets = this.config.zoom.webhookSecretTokens;
+    if (secrets.length === 0) {
       this.count(UNVERIFIED, 'unavailable');
       throw new ApiError(
         HttpStatus.SERVICE_UNAVAILABLE,
@@ -66,11 +78,12 @@ export class InboundService {
         signature: headers[ZOOM_SIGNATURE_HEADER],
         rawBody,
       },
-      { secret, toleranceSeconds: this.config.zoom.webhookToleranceSeconds },
+      { secrets, toleranceSeconds: this.config.zoom.webhookToleranceSeconds },
     );
+    const trackingId = trackingIdOf(headers);
     if (!check.ok) {
       this.count(UNVERIFIED, 'rejected');
-      this.logger.warn(`inbound event refused: ${check.message}`);
+      this.logger.warn(`inbound event refused: ${check.message} (tracking id ${trackingId})`);
       throw new ApiError(HttpStatus.UNAUTHORIZED, check.message);
     }
     let envelope: PlatformEnvelope & Record<string, unknown>;
@@ -83,17 +96,20 @@ export class InboundService {
     if (envelope.event === URL_VALIDATION_EVENT) {
       this.count(envelope.event, 'accepted');
       const plainToken = envelope.payload.plainToken as string;
-      return answerCrcChallenge(secret, plainToken);
+      return answerCrcChallenge(check.secret, plainToken);
     }
-    return this.storeAndQueue(envelope);
+    return this.storeAndQueue(envelope, trackingId);
   }
 
   private async storeAndQueue(
     envelope: PlatformEnvelope & Record<string, unknown>,
+    trackingId: string | null,
   ): Promise<InboundAck> {
-    // The download token is a credential for the recording files; it is neither kept nor passed on.
+    // The download token is a credential for the recording files: kept only encrypted, beside
+    // the event (for the links of an event-only deployment), and never passed on.
     const stored: Record<string, unknown> = { ...envelope };
     delete stored.download_token;
+    const downloadToken = envelope.download_token;
     const eventTs = Number.isSafeInteger(envelope.event_ts) ? (envelope.event_ts as number) : null;
     const accountId = envelope.payload.account_id;
     let id: string | null;
@@ -104,6 +120,11 @@ export class InboundService {
         eventTs,
         accountId: typeof accountId === 'string' ? accountId : null,
         payload: stored,
+        trackingId,
+        downloadTokenEncrypted:
+          typeof downloadToken === 'string' && downloadToken !== ''
+            ? this.cipher.encrypt(downloadToken, 'recording-download-token')
+            : null,
       });
     } catch (error) {
       throw this.storeFailure(envelope.event, error);

@@ -1,5 +1,6 @@
 import { HttpStatus } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
+import { exceedsJsonDepth, tooDeepError } from '../common/json-depth';
 
 /** A verified platform event, as parsed from the request body. */
 export interface PlatformEnvelope {
@@ -24,6 +25,8 @@ export function parseEnvelope(rawBody: Buffer): PlatformEnvelope & Record<string
   } catch {
     throw new ApiError(HttpStatus.BAD_REQUEST, 'Request body is not valid JSON');
   }
+  // Before anything walks the event: storing it serialises it again, which recurses.
+  if (exceedsJsonDepth(body)) throw tooDeepError();
   if (!isObject(body)) {
     throw ApiError.validation([{ field: 'body', message: 'body must be a JSON object' }]);
   }

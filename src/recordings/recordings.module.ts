@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { passthroughController } from '../platform-api/passthrough.controller';
 import { PlatformApiModule } from '../platform-api/platform-api.module';
 import { PLATFORM_OPERATIONS } from '../platform-api/platform-operations';
 import { ZoomModule } from '../zoom/zoom.module';
+import { RecordingDownloadsModule } from './recording-downloads.module';
 import { RecordingsController } from './recordings.controller';
 import { RecordingsService } from './recordings.service';
 
@@ -14,7 +16,7 @@ const OWN_ROUTES = new Set(['recordingGet', 'recordingsList']);
  * plus the routes that do more than pass on (file_type filter, streamed and ranged download).
  */
 @Module({
-  imports: [ZoomModule, PlatformApiModule],
+  imports: [ZoomModule, PlatformApiModule, RecordingDownloadsModule],
   controllers: [
     RecordingsController,
     passthroughController(
@@ -22,6 +24,6 @@ const OWN_ROUTES = new Set(['recordingGet', 'recordingsList']);
       PLATFORM_OPERATIONS.filter((op) => op.group === 'Cloud Recording' && !OWN_ROUTES.has(op.id)),
     ),
   ],
-  providers: [RecordingsService],
+  providers: [RecordingsService, SecretCipherService],
 })
 export class RecordingsModule {}

@@ -3,15 +3,18 @@ import type { Request } from 'express';
 import { ApiError } from '../common/api-error';
 import { platformOperation } from '../platform-api/platform-operations';
 import { PlatformPassthrough } from '../platform-api/platform-passthrough.service';
+import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { ZoomApiError } from '../zoom/zoom-error';
 import { ZoomClient, ZoomDownload } from '../zoom/zoom.client';
 import {
+  fileRef,
   filterRecordingFiles,
   filterRecordingList,
   recordingFilesOf,
 } from '../zoom/zoom-recordings';
 import { ZoomMeetingRecording, ZoomRecordingList, ZoomResult } from '../zoom/zoom.types';
 import { FILE_TYPE, fileTypesOf } from './file-type.query';
+import { RecordingDownloadStore } from './recording-download.store';
 
 const LIST_USER_RECORDINGS = platformOperation('recordingsList');
 const GET_MEETING_RECORDINGS = platformOperation('recordingGet');
@@ -24,6 +27,8 @@ export class RecordingsService {
   constructor(
     private readonly passthrough: PlatformPassthrough,
     private readonly zoom: ZoomClient,
+    private readonly downloads: RecordingDownloadStore,
+    private readonly cipher: SecretCipherService,
   ) {}
 
   async listForUser(req: Request): Promise<ZoomResult<ZoomRecordingList>> {
@@ -48,11 +53,29 @@ export class RecordingsService {
 
   /**
    * Finds the file in the meeting's recording, then opens its download_url on the platform,
-   * asking for `range` when the caller did.
+   * asking for `range` when the caller did. `fileId` is the file's id, or for a file without
+   * one (CC, TIMELINE) the name fileRef gives it in operation.complete. Without
+   * server-to-server credentials, the link a recording event left (its download_url and
+   * token) is used while the token lasts.
    */
   async download(meetingId: string, fileId: string, range?: string): Promise<ZoomDownload> {
+    if (!this.zoom.configured) {
+      const link = await this.downloads.find(meetingId, fileId);
+      if (link && link.expiresAt.getTime() > Date.now()) {
+        const token = this.cipher.decrypt(link.downloadTokenEncrypted, 'recording-download-token');
+        return this.zoom.downloadWithEventToken(link.downloadUrl, token, range);
+      }
+      if (link) {
+        throw new ApiError(
+          HttpStatus.GONE,
+          `The download token of the recording event for file ${fileId} has expired; ` +
+            'with ZOOM_ACCOUNT_ID, ZOOM_CLIENT_ID and ZOOM_CLIENT_SECRET set, downloads do not expire',
+        );
+      }
+      // No link: getMeetingRecordings answers 503, naming the missing credentials.
+    }
     const recording = await this.zoom.getMeetingRecordings(meetingId);
-    const file = recordingFilesOf(recording).find((f) => f.id === fileId);
+    const file = recordingFilesOf(recording).find((f) => fileRef(f) === fileId);
     if (!file) {
       throw new ApiError(
         HttpStatus.NOT_FOUND,

@@ -89,8 +89,8 @@ const RECORDING_FILE: JsonSchema = {
   required: ['file_type', 'download_url'],
   properties: {
     id: textOrNull(
-      'Platform file id; absent for files the platform lists without one (closed captions, ' +
-        'timelines)',
+      'Platform file id; null for files the platform lists without one (closed captions, ' +
+        'timelines), which have a download_url all the same',
     ),
     file_type: text('MP4, M4A, TRANSCRIPT, CHAT, CC, TIMELINE, …'),
     file_extension: textOrNull('MP4, M4A, VTT, TXT, JSON, …'),
@@ -141,7 +141,17 @@ const meetingData = (
 });
 
 const followerData = (description: string): JsonSchema => ({
-  ...meetingData(description, { participant: PARTICIPANT, registrant: REGISTRANT }),
+  ...meetingData(description, {
+    participant: PARTICIPANT,
+    registrant: REGISTRANT,
+    occurrences: {
+      type: 'array',
+      description:
+        'Registration events of recurring meetings: the occurrences registered for, as the ' +
+        'platform sent them',
+      items: { type: 'object', additionalProperties: true },
+    },
+  }),
   // A participant (joined or left) or a registrant (registration events), never both.
   oneOf: [{ required: ['participant'] }, { required: ['registrant'] }],
 });

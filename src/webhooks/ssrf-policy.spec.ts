@@ -22,6 +22,12 @@ describe('isPublicAddress', () => {
     '::ffff:127.0.0.1',
     '::ffff:10.0.0.1',
     '2002:7f00:1::',
+    // IPv4-compatible (::/96): loopback, the metadata address, and even a public one.
+    '::7f00:1',
+    '::127.0.0.1',
+    '::a9fe:a9fe',
+    '::808:808',
+    '0:0:0:0:0:0:a00:1',
     'not-an-ip',
   ])('refuses %s', (address) => {
     expect(isPublicAddress(address)).toBe(false);

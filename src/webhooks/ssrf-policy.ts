@@ -29,18 +29,25 @@ const systemResolver: Resolver = async (hostname) => {
   return found.map((a) => a.address);
 };
 
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
+
 /**
  * True only for globally routable unicast addresses. Everything ipaddr.js classifies otherwise
  * is refused: loopback, private (RFC 1918), unique local (RFC 4193), link-local (which holds
  * the 169.254.169.254 metadata address), CGNAT, multicast, unspecified, broadcast, reserved,
- * and the IPv6 forms that embed an IPv4 address (mapped, 6to4, Teredo, NAT64) unless the
- * embedded address is itself public.
+ * and the IPv6 forms that embed an IPv4 address (6to4, Teredo, NAT64, IPv4-compatible) except
+ * mapped ones (::ffff:0:0/96) whose embedded address is itself public.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    // IPv4-compatible addresses (::/96, deprecated by RFC 4291): ipaddr.js calls them unicast,
+    // yet ::7f00:1 and ::a9fe:a9fe may reach 127.0.0.1 or the metadata address on a host that
+    // still routes them. Nothing legitimate uses them, so the whole range is refused.
+    if (v6.match(IPV4_COMPATIBLE)) return false;
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
   }
   return parsed.range() === 'unicast';
 }

@@ -16,5 +16,46 @@ export function isSubscriptionEvent(value: unknown): value is SubscriptionEvent 
   return (SUBSCRIPTION_EVENTS as readonly unknown[]).includes(value);
 }
 
-/** What an event (and its deliveries) can be: a subscription event, or the test event. */
-export type EventKind = SubscriptionEvent | typeof TEST_EVENT;
+/**
+ * A platform event as it is (SPEC §5): `zoom.` + the platform's event name, delivered with the
+ * platform's payload as `data`.
+ */
+export type PlatformEventKind = `zoom.${string}`;
+export const PLATFORM_EVENT_PATTERN = /^zoom\.[a-z0-9_]+\.[a-z0-9_]+$/;
+/** Subscribes to every platform event as it is (but endpoint.url_validation, never delivered). */
+export const ALL_PLATFORM_EVENTS = 'zoom.*';
+
+export function isPlatformEventKind(value: unknown): value is PlatformEventKind {
+  return typeof value === 'string' && PLATFORM_EVENT_PATTERN.test(value);
+}
+
+/** The kind a platform event is delivered as, or null for a name outside the pattern. */
+export function platformEventKind(event: string): PlatformEventKind | null {
+  const kind = `zoom.${event}`;
+  return isPlatformEventKind(kind) ? kind : null;
+}
+
+/** What a webhook's `events` may list: a subscription event, `zoom.*` or `zoom.<event>`. */
+export type Subscription = SubscriptionEvent | typeof ALL_PLATFORM_EVENTS | PlatformEventKind;
+
+export function isSubscription(value: unknown): value is Subscription {
+  return isSubscriptionEvent(value) || value === ALL_PLATFORM_EVENTS || isPlatformEventKind(value);
+}
+
+/** What publish() takes: a subscription event or a platform event as it is. */
+export type PublishedKind = SubscriptionEvent | PlatformEventKind;
+
+export function isPublishedKind(value: unknown): value is PublishedKind {
+  return isSubscriptionEvent(value) || isPlatformEventKind(value);
+}
+
+/**
+ * The subscriptions that receive an event of `kind`: the kind itself, and `zoom.*` for a
+ * platform event. A webhook listing several of them still gets one delivery.
+ */
+export function subscriptionsFor(kind: string): string[] {
+  return isPlatformEventKind(kind) ? [kind, ALL_PLATFORM_EVENTS] : [kind];
+}
+
+/** What an event (and its deliveries) can be: a published kind, or the test event. */
+export type EventKind = PublishedKind | typeof TEST_EVENT;

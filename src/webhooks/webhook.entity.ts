@@ -7,7 +7,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import { SubscriptionEvent } from './subscription-events';
+import { Subscription } from './subscription-events';
 
 export const WEBHOOK_DISABLED_REASONS = ['gone', 'failing'] as const;
 export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
@@ -33,7 +33,7 @@ export class WebhookEntity {
   url: string;
 
   @Column({ type: 'text', array: true })
-  events: SubscriptionEvent[];
+  events: Subscription[];
 
   /** AES-256-GCM ciphertext (see SecretCipherService); never leaves the service. */
   @Column({ name: 'secret_encrypted', type: 'text' })

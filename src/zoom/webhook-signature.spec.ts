@@ -4,7 +4,7 @@ import { signZoomRequest, verifyZoomSignature } from './webhook-signature';
 const SECRET = 'test_secret_token';
 const NOW_MS = 1_735_725_605_123;
 const NOW_S = String(Math.floor(NOW_MS / 1000));
-const options = { secret: SECRET, toleranceSeconds: 300, nowMs: NOW_MS };
+const options = { secrets: [SECRET], toleranceSeconds: 300, nowMs: NOW_MS };
 const body = Buffer.from('{"event":"meeting.started","payload":{"object":{"topic":"Réunion ☕"}}}');
 
 function signed(
@@ -22,7 +22,7 @@ function signed(
 
 describe('verifyZoomSignature', () => {
   it('accepts a request signed over its exact bytes, non-ASCII included', () => {
-    expect(verifyZoomSignature(signed(), options)).toEqual({ ok: true });
+    expect(verifyZoomSignature(signed(), options)).toEqual({ ok: true, secret: SECRET });
   });
 
   it('accepts timestamps at the edge of the tolerance in both directions', () => {
@@ -66,6 +66,23 @@ describe('verifyZoomSignature', () => {
     });
   });
 
+  it('accepts a request signed with any of several secrets, and names the one that verified it', () => {
+    const secrets = ['first_app_token', SECRET, 'rotated_token'];
+    expect(verifyZoomSignature(signed(), { ...options, secrets })).toEqual({
+      ok: true,
+      secret: SECRET,
+    });
+    const byLast = signZoomRequest('rotated_token', NOW_S, body);
+    expect(verifyZoomSignature(signed({ signature: byLast }), { ...options, secrets })).toEqual({
+      ok: true,
+      secret: 'rotated_token',
+    });
+    const byNone = signZoomRequest('unknown_token', NOW_S, body);
+    expect(verifyZoomSignature(signed({ signature: byNone }), { ...options, secrets }).ok).toBe(
+      false,
+    );
+  });
+
   describe('property: no mutation of a signed request is accepted', () => {
     const requests = fc.record({
       secret: fc.string({ minLength: 1, maxLength: 64 }),
@@ -81,7 +98,7 @@ describe('verifyZoomSignature', () => {
       };
     };
     const accepts = (secret: string, request: ReturnType<typeof sign>) =>
-      verifyZoomSignature(request, { secret, toleranceSeconds: 300, nowMs: NOW_MS }).ok;
+      verifyZoomSignature(request, { secrets: [secret], toleranceSeconds: 300, nowMs: NOW_MS }).ok;
 
     it('accepts every unmutated request (the baseline the mutations break)', () => {
       fc.assert(fc.property(requests, (r) => accepts(r.secret, sign(r))));

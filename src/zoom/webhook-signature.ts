@@ -3,6 +3,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** Headers the platform signs its webhooks with (SPEC §5.1). */
 export const ZOOM_SIGNATURE_HEADER = 'x-zm-signature';
 export const ZOOM_TIMESTAMP_HEADER = 'x-zm-request-timestamp';
+/** The platform's id of one delivery attempt, which its support asks for (not signed). */
+export const ZOOM_TRACKING_HEADER = 'x-zm-trackingid';
 
 const SIGNATURE_FORMAT = /^v0=[0-9a-f]{64}$/;
 // Seconds since the epoch; twelve digits reach the year 33658, longer is garbage.
@@ -16,12 +18,14 @@ export interface SignedRequest {
 }
 
 export interface VerifyOptions {
-  secret: string;
+  /** Every secret token configured (several platform apps, or a rotation): any may sign. */
+  secrets: readonly string[];
   toleranceSeconds: number;
   nowMs?: number;
 }
 
-export type SignatureCheck = { ok: true } | { ok: false; message: string };
+/** On success, the secret token that verified the request (the CRC answer is made with it). */
+export type SignatureCheck = { ok: true; secret: string } | { ok: false; message: string };
 
 /** `v0=` + hex HMAC-SHA256(secret, `v0:{timestamp}:{raw body}`), over the bytes as received. */
 export function signZoomRequest(secret: string, timestamp: string, rawBody: Buffer): string {
@@ -66,13 +70,18 @@ export function verifyZoomSignature(
       message: `${ZOOM_SIGNATURE_HEADER} must be v0= and 64 lowercase hex digits`,
     };
   }
-  const expected = Buffer.from(
-    signZoomRequest(options.secret, timestamp, request.rawBody).slice(3),
-    'hex',
-  );
   const given = Buffer.from(signature.slice(3), 'hex');
-  if (!timingSafeEqual(expected, given)) {
+  // Every secret is tried, so the time taken does not tell which one (if any) matched.
+  let matched: string | undefined;
+  for (const secret of options.secrets) {
+    const expected = Buffer.from(
+      signZoomRequest(secret, timestamp, request.rawBody).slice(3),
+      'hex',
+    );
+    if (timingSafeEqual(expected, given) && matched === undefined) matched = secret;
+  }
+  if (matched === undefined) {
     return { ok: false, message: `${ZOOM_SIGNATURE_HEADER} does not match the request` };
   }
-  return { ok: true };
+  return { ok: true, secret: matched };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ZoomMeetingRecording, ZoomRecordingFile, ZoomRecordingList } from './zoom.types';
 
 /** The platform's recording file types (its documentation and OpenAPI document). */
@@ -51,4 +52,29 @@ export function filterRecordingList(
 /** Every file of a recording, from both lists. */
 export function recordingFilesOf(recording: ZoomMeetingRecording): ZoomRecordingFile[] {
   return FILE_LISTS.flatMap((list) => (Array.isArray(recording[list]) ? recording[list] : []));
+}
+
+/**
+ * How this service names a file in its download route: the platform's `id`, or for files the
+ * platform gives none (CC, TIMELINE) a name derived from what describes the file and stays
+ * the same across redeliveries and the API's listing (never its download_url, which varies).
+ */
+export function fileRef(file: ZoomRecordingFile): string {
+  if (typeof file.id === 'string' && file.id !== '') return file.id;
+  const type = String(file.file_type ?? 'file')
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '');
+  const digest = createHash('sha256')
+    .update(
+      JSON.stringify([
+        file.file_type ?? null,
+        file.file_extension ?? null,
+        file.recording_type ?? null,
+        file.recording_start ?? null,
+        file.recording_end ?? null,
+      ]),
+    )
+    .digest('hex')
+    .slice(0, 24);
+  return `${type || 'file'}-${digest}`;
 }

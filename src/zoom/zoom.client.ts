@@ -126,7 +126,33 @@ export class ZoomClient {
    * hosts, without the token when it leaves that origin (as browsers do).
    */
   async download(downloadUrl: string, range?: string): Promise<ZoomDownload> {
-    const res = await this.withToken((token) => this.followRedirects(downloadUrl, token, range));
+    const res = await this.withToken((token) => {
+      const bases = this.platformBases(token.apiBaseUrl);
+      const start = this.platformUrl(downloadUrl, bases);
+      const auth = { authorization: `Bearer ${token.accessToken}` };
+      return this.followRedirects(start, { bases, onStartOrigin: auth }, range);
+    });
+    return this.opened(res);
+  }
+
+  /**
+   * Opens a `download_url` with the `download_token` of the recording event instead of the
+   * server-to-server token (an event-only deployment): as `?access_token=`, as the platform
+   * documents it, on the platform's own hosts only (the configured ones; there is no token's
+   * api_url without credentials).
+   */
+  async downloadWithEventToken(
+    downloadUrl: string,
+    downloadToken: string,
+    range?: string,
+  ): Promise<ZoomDownload> {
+    const bases = this.platformBases(null);
+    const start = this.platformUrl(downloadUrl, bases);
+    start.searchParams.set('access_token', downloadToken);
+    return this.opened(await this.followRedirects(start, { bases, onStartOrigin: {} }, range));
+  }
+
+  private async opened(res: ZoomHttpResponse): Promise<ZoomDownload> {
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const body = await this.http.readJson(res, true);
       throw ZoomApiError.fromResponse(res.statusCode, res.headers, body);
@@ -176,20 +202,18 @@ export class ZoomClient {
     return send(await this.tokens.get());
   }
 
+  /** `auth.onStartOrigin`: the headers that may go to the download_url's own origin only. */
   private async followRedirects(
-    downloadUrl: string,
-    token: ZoomToken,
+    start: URL,
+    auth: { bases: string[]; onStartOrigin: Record<string, string> },
     range: string | undefined,
   ): Promise<ZoomHttpResponse> {
-    const start = this.platformUrl(downloadUrl, token);
     let target = start;
     for (let hop = 0; ; hop++) {
       const res = await this.http.send(target.href, {
         method: 'GET',
         headers: {
-          ...(target.origin === start.origin
-            ? { authorization: `Bearer ${token.accessToken}` }
-            : {}),
+          ...(target.origin === start.origin ? auth.onStartOrigin : {}),
           ...(range === undefined ? {} : { range }),
         },
       });
@@ -201,7 +225,7 @@ export class ZoomClient {
           `The recording download redirected more than ${MAX_REDIRECTS} times`,
         );
       }
-      target = this.redirectTarget(location, target, token);
+      target = this.redirectTarget(location, target, auth.bases);
     }
   }
 
@@ -211,7 +235,7 @@ export class ZoomClient {
    * https down to http. Anything else (a loopback or metadata address, another site) is refused
    * before it is asked.
    */
-  private redirectTarget(location: string, from: URL, token: ZoomToken): URL {
+  private redirectTarget(location: string, from: URL, bases: string[]): URL {
     const next = parseUrl(location, from);
     if (!next || (next.protocol !== 'https:' && next.protocol !== 'http:')) {
       throw ZoomApiError.badResponse('The recording download redirected to an invalid location');
@@ -219,7 +243,7 @@ export class ZoomClient {
     if (from.protocol === 'https:' && next.protocol !== 'https:') {
       throw ZoomApiError.badResponse('The recording download redirected from https to http');
     }
-    const hosts = this.platformBases(token).map((base) => new URL(base).hostname);
+    const hosts = bases.map((base) => new URL(base).hostname);
     if (!hosts.some((host) => isSubdomainOf(next.hostname, host))) {
       throw ZoomApiError.badResponse(
         `The recording download redirected off the meeting platform (${next.hostname})`,
@@ -228,23 +252,24 @@ export class ZoomClient {
     return next;
   }
 
-  private platformBases(token: ZoomToken): string[] {
-    return [this.config.zoom.oauthUrl, this.config.zoom.apiUrl, token.apiBaseUrl];
+  /** The configured platform bases, and the token's api_url when there is a token. */
+  private platformBases(tokenApiUrl: string | null): string[] {
+    const configured = [this.config.zoom.oauthUrl, this.config.zoom.apiUrl];
+    return tokenApiUrl === null ? configured : [...configured, tokenApiUrl];
   }
 
   /**
-   * The bearer token must not leave the platform: a download_url is accepted only on a
-   * configured platform host (or a subdomain of one, e.g. us06web.zoom.us under zoom.us),
-   * with the same scheme and port.
+   * A token must not leave the platform: a download_url is accepted only on a platform host
+   * (or a subdomain of one, e.g. us06web.zoom.us under zoom.us), with the same scheme and port.
    */
-  private platformUrl(value: string, token: ZoomToken): URL {
+  private platformUrl(value: string, bases: string[]): URL {
     const url = parseUrl(value);
     const onPlatform = (base: URL) =>
       url !== null &&
       url.protocol === base.protocol &&
       url.port === base.port &&
       isSubdomainOf(url.hostname, base.hostname);
-    if (!url || !this.platformBases(token).some((base) => onPlatform(new URL(base)))) {
+    if (!url || !bases.some((base) => onPlatform(new URL(base)))) {
       throw ZoomApiError.badResponse('The recording download_url is not on the meeting platform');
     }
     return url;

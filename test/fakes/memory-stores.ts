@@ -6,7 +6,11 @@ import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.sto
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
 import { InboundEventStore, NewInboundEvent } from '../../src/inbound/inbound-event.store';
 import { Cursor } from '../../src/common/cursor';
-import { isSubscriptionEvent } from '../../src/webhooks/subscription-events';
+import {
+  RecordingDownload,
+  RecordingDownloadStore,
+} from '../../src/recordings/recording-download.store';
+import { isPublishedKind, subscriptionsFor } from '../../src/webhooks/subscription-events';
 import { WebhookDisabledReason, WebhookEntity } from '../../src/webhooks/webhook.entity';
 import { ReceiverHealthStore } from '../../src/dispatcher/receiver-health.store';
 import {
@@ -28,6 +32,8 @@ export class MemoryTables {
   readonly deliveries = new Map<string, DeliveryEntity>();
   readonly attempts: AttemptRecord[] = [];
   readonly inboundEvents = new Map<string, InboundEventEntity>();
+  /** recording_downloads by JSON [meeting key, file ref]. */
+  readonly recordingDownloads = new Map<string, RecordingDownload>();
 
   addWebhook(fields: Partial<WebhookEntity> = {}): WebhookEntity {
     // Distinct creation times, as the keyset order assumes nothing about ties.
@@ -99,6 +105,8 @@ export class MemoryTables {
       eventTs: null,
       accountId: 'acct-1',
       payload: {},
+      trackingId: null,
+      downloadTokenEncrypted: null,
       receivedAt: new Date(),
       processedAt: null,
       processError: null,
@@ -237,7 +245,7 @@ export class MemoryDeliveryControlStore extends DeliveryControlStore {
     );
     const missed = [...this.tables.events.values()].filter(
       (e) =>
-        webhook.events.includes(e.kind) &&
+        webhook.events.some((kind) => subscriptionsFor(e.kind).includes(kind)) &&
         inWindow(e.createdAt, window) &&
         e.createdAt >= webhook.createdAt &&
         !received.has(e.id),
@@ -295,7 +303,11 @@ export class MemoryEventStore extends EventStore {
     this.tables.events.set(event.id, event);
     const body = deliveryBody(event);
     const ids = [...this.tables.webhooks.values()]
-      .filter((webhook) => webhook.active && webhook.events.some((kind) => kind === event.kind))
+      .filter(
+        (webhook) =>
+          webhook.active &&
+          webhook.events.some((kind) => subscriptionsFor(event.kind).includes(kind)),
+      )
       .map(
         (webhook) =>
           this.tables.addDelivery(webhook.id, { eventId: event.id, event: event.kind, body }).id,
@@ -305,7 +317,7 @@ export class MemoryEventStore extends EventStore {
 
   findByIdempotencyKey(idempotencyKey: string): Promise<KeyedEvent | null> {
     const event = this.byKey(idempotencyKey);
-    if (!event || !isSubscriptionEvent(event.kind)) return Promise.resolve(null);
+    if (!event || !isPublishedKind(event.kind)) return Promise.resolve(null);
     const deliveryIds = [...this.tables.deliveries.values()]
       .filter((delivery) => delivery.eventId === event.id)
       .map((delivery) => delivery.id)
@@ -349,9 +361,21 @@ export class MemoryInboundEventStore extends InboundEventStore {
   markProcessed(id: string, error: string | null = null): Promise<void> {
     const row = this.tables.inboundEvents.get(id);
     if (row && row.processedAt === null) {
-      Object.assign(row, { processedAt: new Date(), processError: error });
+      Object.assign(row, {
+        processedAt: new Date(),
+        processError: error,
+        downloadTokenEncrypted: null,
+      });
     }
     return Promise.resolve();
+  }
+
+  anyUnprocessed(identityKeys: string[]): Promise<boolean> {
+    return Promise.resolve(
+      [...this.tables.inboundEvents.values()].some(
+        (row) => identityKeys.includes(row.identityKey) && row.processedAt === null,
+      ),
+    );
   }
 
   recordError(id: string, error: string): Promise<void> {
@@ -421,5 +445,34 @@ export class MemoryWebhookStore extends WebhookStore {
     }
     this.tables.deleteWebhook(id);
     return Promise.resolve(true);
+  }
+}
+
+export class MemoryRecordingDownloadStore extends RecordingDownloadStore {
+  constructor(private readonly tables: MemoryTables) {
+    super();
+  }
+
+  save(
+    meetingKey: string,
+    files: { fileRef: string; downloadUrl: string }[],
+    downloadTokenEncrypted: string,
+    expiresAt: Date,
+  ): Promise<void> {
+    const all = this.tables.recordingDownloads;
+    for (const [key, entry] of all) if (entry.expiresAt.getTime() < Date.now()) all.delete(key);
+    for (const file of files) {
+      const key = JSON.stringify([meetingKey, file.fileRef]);
+      const earlier = all.get(key);
+      if (earlier && earlier.expiresAt > expiresAt) continue;
+      all.set(key, { downloadUrl: file.downloadUrl, downloadTokenEncrypted, expiresAt });
+    }
+    return Promise.resolve();
+  }
+
+  find(meetingKey: string, fileRef: string): Promise<RecordingDownload | null> {
+    return Promise.resolve(
+      this.tables.recordingDownloads.get(JSON.stringify([meetingKey, fileRef])) ?? null,
+    );
   }
 }

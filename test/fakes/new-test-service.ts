@@ -18,6 +18,7 @@ import { EventStore } from '../../src/dispatcher/event.store';
 import { InboundEventStore } from '../../src/inbound/inbound-event.store';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { QUEUES } from '../../src/queue/queue.constants';
+import { RecordingDownloadStore } from '../../src/recordings/recording-download.store';
 import { ZoomClient } from '../../src/zoom/zoom.client';
 import { ZoomMeetingRecording } from '../../src/zoom/zoom.types';
 import { SecretCipherService } from '../../src/webhooks/secret-cipher.service';
@@ -30,6 +31,7 @@ import {
   MemoryEventStore,
   MemoryInboundEventStore,
   MemoryReceiverHealthStore,
+  MemoryRecordingDownloadStore,
   MemoryTables,
   MemoryWebhookStore,
 } from './memory-stores';
@@ -142,6 +144,7 @@ export async function newTestService<T>(
     WebhooksService,
     ReceiverHealthService,
     WebhookSlots,
+    { provide: RecordingDownloadStore, useValue: new MemoryRecordingDownloadStore(tables) },
     { provide: DeliverySenderService, useValue: sender },
     { provide: ZoomClient, useValue: zoom },
     { provide: getQueueToken(QUEUES.deliveries), useValue: deliveriesQueue },

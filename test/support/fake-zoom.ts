@@ -20,8 +20,10 @@ import { ContractCheck, PlatformContract } from './platform-contract';
  * - REST under `/v2` (and under any one-segment prefix before `/v2`, so a test can tell the
  *   regional base from the global one): bearer tokens checked, a bad or expired one is
  *   401 `{"code":124,"message":"Invalid access token."}`; errors are `{code, message}`.
- * - `GET /rec/download/{fileId}`: the file's bytes with the bearer token, either served here or
- *   redirected to a separate "storage" server (another origin) with a signed URL.
+ * - `GET /rec/download/{fileId}`: the file's bytes with the bearer token (or, as a recording
+ *   event's `download_token`, `?access_token=` one of issueDownloadToken's), either served
+ *   here or redirected to a separate "storage" server (another origin) with a signed URL.
+ *   Files without an id (CC, TIMELINE) are served under `{meeting id}-{file type}`.
  *
  * - Every REST answer carries `x-zm-trackingid` and the `X-RateLimit-*` headers, as the
  *   platform's do. File downloads honour `Range` (206 with Content-Range).
@@ -226,6 +228,8 @@ export class FakeZoom {
   lastTrackingId = '';
 
   private readonly tokens = new Map<string, number>();
+  /** Recording events' download tokens, which open files as `?access_token=`. */
+  private readonly downloadTokens = new Set<string>();
   private refuseAll = false;
   private readonly rateLimits: RateLimitOptions[] = [];
   private readonly failures: { status: number; body: unknown }[] = [];
@@ -391,6 +395,18 @@ export class FakeZoom {
     return meeting;
   }
 
+  /** A recording event's download_token: it opens this fake's downloads as ?access_token=. */
+  issueDownloadToken(): string {
+    const token = `dl-${randomBytes(18).toString('base64url')}`;
+    this.downloadTokens.add(token);
+    return token;
+  }
+
+  /** The recording's files as a recording.completed event lists them (download URLs here). */
+  recordingFilesOf(meeting: FakeMeeting): Record<string, unknown>[] {
+    return (this.recordingView(meeting)?.recording_files ?? []) as Record<string, unknown>[];
+  }
+
   /** Gives a meeting a cloud recording; files without `id` model CC and TIMELINE files. */
   addRecording(meeting: FakeMeeting, files: FakeRecordingFile[]): void {
     this.recordings.set(meeting.uuid, files);
@@ -398,7 +414,7 @@ export class FakeZoom {
 
   /** sha256 of a file's bytes as this fake serves them. */
   fileSha256(file: FakeRecordingFile): string {
-    return recordingSha256(file.id ?? '', file.file_size);
+    return recordingSha256(file.id ?? file.file_type, file.file_size);
   }
 
   async close(): Promise<void> {
@@ -466,7 +482,11 @@ export class FakeZoom {
   private platform(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest): void {
     if (rec.method === 'POST' && rec.rawPath === '/oauth/token') return this.token(req, res, rec);
     if (rec.method === 'GET' && rec.rawPath.startsWith('/rec/download/')) {
-      if (!this.authorized(req, res)) return;
+      const eventToken = rec.query.get('access_token');
+      if (eventToken === null ? !this.authorized(req, res) : !this.downloadTokens.has(eventToken)) {
+        if (eventToken !== null) json(res, 401, { code: 124, message: 'Invalid access token.' });
+        return;
+      }
       return this.download(
         res,
         decodeURIComponent(rec.rawPath.slice('/rec/download/'.length)),
@@ -740,9 +760,11 @@ export class FakeZoom {
     });
   }
 
+  /** By id, or for a file without one by the `{meeting id}-{file type}` it is served under. */
   private findFile(fileId: string): FakeRecordingFile | undefined {
-    for (const files of this.recordings.values()) {
-      const file = files.find((f) => f.id === fileId);
+    for (const [uuid, files] of this.recordings) {
+      const meeting = this.meetings.find((m) => m.uuid === uuid);
+      const file = files.find((f) => (f.id ?? `${meeting?.id}-${f.file_type}`) === fileId);
       if (file) return file;
     }
     return undefined;
@@ -811,7 +833,7 @@ export class FakeZoom {
     const stallAt = this.bodyStalls.findIndex((stall) => stall.fileId === transfer.fileId);
     const stall = stallAt < 0 ? undefined : this.bodyStalls.splice(stallAt, 1)[0];
     let offset = 0;
-    for (const whole of recordingChunks(file.id ?? '', file.file_size)) {
+    for (const whole of recordingChunks(file.id ?? file.file_type, file.file_size)) {
       const start = offset;
       offset += whole.length;
       if (offset <= first || start > last) continue;

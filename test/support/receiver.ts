@@ -1,5 +1,28 @@
 import { IncomingHttpHeaders, Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { EVENT_TYPES } from '../../src/webhooks/event-catalog';
+import { catalogChecker } from './event-schemas';
+
+// The catalog GET /api/event-types serves; compiled once for every receiver of a test file.
+let checkBody: ((body: Buffer | string) => string[]) | undefined;
+
+/**
+ * What a delivered body breaks of its kind's schema. Only bodies the service built from real
+ * input are held to it: those of a platform event (`source` set) and test deliveries; a test
+ * that calls publish() directly with made-up `data` (no source) tests delivery, not content.
+ */
+function schemaProblems(headers: IncomingHttpHeaders, body: Buffer): string[] {
+  if (headers['x-service-event'] === undefined) return [];
+  let parsed: { event?: unknown; source?: unknown };
+  try {
+    parsed = JSON.parse(body.toString()) as typeof parsed;
+  } catch {
+    return ['the body is not JSON'];
+  }
+  if (parsed.source == null && parsed.event !== 'webhook.test') return [];
+  checkBody ??= catalogChecker(EVENT_TYPES.map(({ name, schema }) => ({ name, schema })));
+  return checkBody(body);
+}
 
 /** One request as it reached the receiver: the raw body bytes, untouched. */
 export interface ReceivedRequest {
@@ -38,6 +61,8 @@ export class Receiver {
   private readonly held = new Map<string, { request: ReceivedRequest; answer: () => void }[]>();
   private readonly holding = new Set<string>();
   readonly received: ReceivedRequest[] = [];
+  /** Every way a delivered body broke its kind's schema; close() fails the file when any did. */
+  readonly schemaViolations: string[] = [];
   private readonly byPath = new Map<string, ReceivedRequest[]>();
   private baseUrl = '';
   /** TCP connections accepted so far. */
@@ -61,6 +86,9 @@ export class Receiver {
         forPath.push(record);
         this.byPath.set(path, forPath);
         this.received.push(record);
+        for (const problem of schemaProblems(req.headers, record.body)) {
+          this.schemaViolations.push(`${path}: ${problem}`);
+        }
         const route = this.routes.get(path) ?? {};
         const pick = (list: number[] | undefined, fallback: number) =>
           list && list.length > 0 ? list[Math.min(index, list.length - 1)] : fallback;
@@ -146,6 +174,12 @@ export class Receiver {
     for (const path of [...this.holding]) this.release(path);
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (this.schemaViolations.length > 0) {
+      throw new Error(
+        `delivered bodies that break their kind's schema (GET /api/event-types):\n` +
+          this.schemaViolations.join('\n'),
+      );
+    }
   }
 }
 

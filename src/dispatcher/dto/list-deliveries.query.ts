@@ -1,10 +1,16 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
+import { Satisfies } from '../../common/field-rule';
 import { PageCursor, PageLimit } from '../../common/page-query';
-import { SUBSCRIPTION_EVENTS, TEST_EVENT } from '../../webhooks/subscription-events';
+import {
+  PLATFORM_EVENT_PATTERN,
+  SUBSCRIPTION_EVENTS,
+  TEST_EVENT,
+  isPlatformEventKind,
+} from '../../webhooks/subscription-events';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../delivery.entity';
 
-const EVENT_KINDS = [...SUBSCRIPTION_EVENTS, TEST_EVENT];
+const EVENT_KINDS: string[] = [...SUBSCRIPTION_EVENTS, TEST_EVENT];
 
 export class ListDeliveriesQuery {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES, description: 'Only deliveries in this state' })
@@ -12,9 +18,19 @@ export class ListDeliveriesQuery {
   @IsIn(DELIVERY_STATUSES, { message: `status must be one of ${DELIVERY_STATUSES.join(', ')}` })
   status?: DeliveryStatus;
 
-  @ApiPropertyOptional({ enum: EVENT_KINDS, description: 'Only deliveries of this event kind' })
+  @ApiPropertyOptional({
+    description: 'Only deliveries of this event kind (a platform event as `zoom.<event>`)',
+    anyOf: [{ enum: EVENT_KINDS }, { pattern: PLATFORM_EVENT_PATTERN.source }],
+    type: String,
+  })
   @IsOptional()
-  @IsIn(EVENT_KINDS, { message: `event must be one of ${EVENT_KINDS.join(', ')}` })
+  @Satisfies(
+    (value, field) =>
+      (typeof value === 'string' && EVENT_KINDS.includes(value)) || isPlatformEventKind(value)
+        ? null
+        : `${field} must be one of ${EVENT_KINDS.join(', ')} or zoom.<platform event>`,
+    { optional: true },
+  )
   event?: string;
 
   @PageLimit()

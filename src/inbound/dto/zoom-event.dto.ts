@@ -21,7 +21,9 @@ export class ZoomEventDto {
   payload: Record<string, unknown>;
 
   @ApiPropertyOptional({
-    description: 'recording events only; a credential, neither stored nor forwarded',
+    description:
+      'recording events only; a credential: kept only encrypted (for the download links of ' +
+      'an event-only deployment, until it expires), never forwarded',
   })
   download_token?: string;
 }

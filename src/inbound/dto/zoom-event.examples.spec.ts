@@ -25,7 +25,13 @@ describe('notification examples and the event catalog', () => {
       kind: route.kind,
       createdAt: new Date(),
       data: route.data(object),
-      source: { platform: 'zoom', event, event_ts: 1735725605123, account_id: 'acc' },
+      source: {
+        platform: 'zoom',
+        event,
+        event_ts: 1735725605123,
+        account_id: 'acc',
+        tracking_id: 'v=2.0;clid=aw1;rid=WEB_4f1e3bd0c0e5a',
+      },
     });
     expect(check(body)).toEqual([]);
   });

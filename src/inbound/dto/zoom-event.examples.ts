@@ -21,14 +21,28 @@ const PARTICIPANT = {
   id: '',
   participant_uuid: '55FF8A1B-0000-4E3F-9D1B-000000000001',
   email: 'jchill@example.com',
+  registrant_id: '',
+  participant_user_id: '',
+  customer_key: 'crm-contact-349',
+  phone_number: '+18001234567',
 };
 const REGISTRANT = {
   id: '9tboDiHUQAeOnbmudzWa01',
   first_name: 'Jill',
   last_name: 'Chill',
   email: 'jchill@example.com',
+  address: '1800 Amphibious Blvd.',
+  city: 'Mountain View',
+  country: 'US',
+  zip: '94045',
+  state: 'CA',
+  phone: '5550100',
+  org: 'Cooking Org',
+  job_title: 'Chef',
+  custom_questions: [{ title: 'What do you hope to learn from this?', value: 'Make food' }],
   status: 'approved',
 };
+const TRACKING_ID = 'v=2.0;clid=aw1;rid=WEB_4f1e3bd0c0e5a';
 const RECORDING_FILE = {
   meeting_id: MEETING.uuid,
   recording_start: '2025-01-01T10:00:10Z',
@@ -66,6 +80,11 @@ function platformEvent(event: string, eventTs: number, object: Record<string, un
 function summaryOf(event: string): string {
   const route = routeOf(event);
   if (!route) return event;
+  if ('kind' in route && route.approval) {
+    return route.approval === 'withdrawn'
+      ? `${event} → ${route.kind}, if the registrant had been gained`
+      : `${event} → ${route.kind}, once per registrant and meeting, when approved`;
+  }
   return 'kind' in route
     ? `${event} → ${route.kind}`
     : `${event} → recording automation → operation.complete / operation.failed`;
@@ -105,6 +124,16 @@ const MEETING_LIKE_EVENTS: [string, number, (base: MeetingObject) => Record<stri
       id: Number(base.id),
       registrant: { ...REGISTRANT, join_url: `https://example.zoom.us/w/${base.id}?tk=…` },
     }),
+  ],
+  [
+    'registration_approved',
+    1735705000000,
+    (base) => ({ id: Number(base.id), registrant: { ...REGISTRANT, status: undefined } }),
+  ],
+  [
+    'registration_denied',
+    1735705000000,
+    (base) => ({ id: Number(base.id), registrant: { ...REGISTRANT, status: undefined } }),
   ],
   [
     'registration_cancelled',
@@ -182,8 +211,23 @@ const MEETING_DATA = {
   uuid: MEETING.uuid,
   topic: MEETING.topic,
   host_id: MEETING.host_id,
+  type: MEETING.type,
+  duration: MEETING.duration,
+  timezone: MEETING.timezone,
   start_time: MEETING.start_time,
 };
+/** A file as operation.complete lists it: the platform's fields, this service's link. */
+const notified = (file: typeof RECORDING_FILES.MP4, ref: string | null) => ({
+  id: file.id,
+  file_type: file.file_type,
+  file_extension: file.file_extension,
+  file_size: file.file_size,
+  recording_type: file.recording_type,
+  recording_start: file.recording_start,
+  recording_end: file.recording_end,
+  status: file.status,
+  download_url: `${DOWNLOAD_BASE}/${ref ?? file.id}/download`,
+});
 const SOURCE_EVENTS: Record<SubscriptionEvent, [string, number]> = {
   'job.started': ['meeting.started', 1735725605123],
   'job.completed': ['meeting.ended', 1735727405123],
@@ -205,17 +249,20 @@ export const NOTIFICATION_DATA_EXAMPLES: Record<SubscriptionEvent, Record<string
   'operation.complete': {
     ...MEETING_DATA,
     files: [
+      notified(RECORDING_FILES.MP4, null),
+      notified(RECORDING_FILES.TRANSCRIPT, null),
+      // A closed-caption file: the platform gives it no id; its link names it all the same.
       {
-        id: 'a1b2c3d4-0001',
-        file_type: 'MP4',
-        file_size: 3400000,
-        download_url: `${DOWNLOAD_BASE}/a1b2c3d4-0001/download`,
-      },
-      {
-        id: 'a1b2c3d4-0002',
-        file_type: 'TRANSCRIPT',
-        file_size: 95663,
-        download_url: `${DOWNLOAD_BASE}/a1b2c3d4-0002/download`,
+        ...notified(
+          {
+            ...RECORDING_FILES.TRANSCRIPT,
+            file_type: 'CC',
+            file_size: 1304,
+            recording_type: 'closed_caption',
+          },
+          'cc-5d0c6f7d2a51e9b0c3a4f812',
+        ),
+        id: null,
       },
     ],
   },
@@ -232,7 +279,13 @@ export function notificationExample(kind: SubscriptionEvent) {
     event: kind,
     created_at: '2025-01-01T10:00:05.412Z',
     data: NOTIFICATION_DATA_EXAMPLES[kind],
-    source: { platform: 'zoom', event, event_ts: eventTs, account_id: ACCOUNT_ID },
+    source: {
+      platform: 'zoom',
+      event,
+      event_ts: eventTs,
+      account_id: ACCOUNT_ID,
+      tracking_id: TRACKING_ID,
+    },
   };
 }
 

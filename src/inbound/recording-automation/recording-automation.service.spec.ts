@@ -29,9 +29,26 @@ describe('RecordingAutomationService', () => {
 
     expect(outcomes()).toEqual(['operation.complete']);
     const published = await t.dispatcher.published(automationOutcomeKey(row));
-    expect(published?.data.files).toHaveLength(4);
+    expect(published?.data.files).toHaveLength(5);
     expect(row.processedAt).toBeInstanceOf(Date);
     expect(row.processError).toBeNull();
+  });
+
+  it('keeps the event download token (still encrypted) per file for an event-only deployment', async () => {
+    const encrypted = t.cipher.encrypt('the-download-token', 'recording-download-token');
+    row.downloadTokenEncrypted = encrypted;
+
+    await t.sut.complete(row.id, false, WHAT);
+
+    const links = [...t.tables.recordingDownloads.entries()];
+    expect(links).toHaveLength(5);
+    const [key, link] = links[0];
+    expect(JSON.parse(key)).toEqual([UUID, 'a1b2c3d4-0001']);
+    expect(link.downloadTokenEncrypted).toBe(encrypted);
+    expect(link.downloadUrl).toBe('https://example.zoom.us/rec/download/mp4');
+    expect(link.expiresAt.getTime()).toBe(row.receivedAt.getTime() + 24 * 3600 * 1000);
+    // Processed: the event's own copy of the token is dropped.
+    expect(row.downloadTokenEncrypted).toBeNull();
   });
 
   it('throws before the last attempt when the files cannot be collected, publishing nothing', async () => {

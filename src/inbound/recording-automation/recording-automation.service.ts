@@ -2,14 +2,18 @@ import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import { AppConfig } from '../../config/config.types';
 import { DispatcherService } from '../../dispatcher/dispatcher.service';
-import { FILE_LISTS, recordingFilesOf } from '../../zoom/zoom-recordings';
+import { RecordingDownloadStore } from '../../recordings/recording-download.store';
+import { FILE_LISTS, fileRef, recordingFilesOf } from '../../zoom/zoom-recordings';
 import { ZoomClient } from '../../zoom/zoom.client';
-import { ZoomMeetingRecording } from '../../zoom/zoom.types';
+import { ZoomMeetingRecording, ZoomRecordingFile } from '../../zoom/zoom.types';
 import { PlatformObject, meetingData } from '../event-mapping';
 import { InboundEventEntity } from '../inbound-event.entity';
 import { InboundEventStore } from '../inbound-event.store';
 import { automationOutcomeKey, platformObjectOf, sourceOf } from '../inbound-job';
-import { NotifiedFile, notifiedFiles } from './recording-files';
+import { NotifiedFile, notifiedFiles, wantedFiles } from './recording-files';
+
+/** How long the platform's download_token opens the files: "about 24 hours". */
+export const DOWNLOAD_TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 interface Outcome {
   kind: 'operation.complete' | 'operation.failed';
@@ -41,6 +45,7 @@ export class RecordingAutomationService {
     private readonly zoom: ZoomClient,
     private readonly store: InboundEventStore,
     private readonly dispatcher: DispatcherService,
+    private readonly downloads: RecordingDownloadStore,
   ) {}
 
   /**
@@ -71,7 +76,7 @@ export class RecordingAutomationService {
   ): Promise<Outcome> {
     const object = platformObjectOf(row);
     try {
-      const files = await this.collectFiles(row.event, object);
+      const files = await this.collectFiles(row, object);
       return { kind: 'operation.complete', data: { ...meetingData(object), files } };
     } catch (error) {
       const reason = reasonOf(error);
@@ -95,9 +100,10 @@ export class RecordingAutomationService {
   /**
    * The recording's files for operation.complete: from the platform API when the
    * server-to-server credentials are configured (the current list, with the files' state as
-   * the platform has it now), else from the event itself. Throws when neither gives a list.
+   * the platform has it now), else from the event itself, whose download_token then opens
+   * the links. Throws when neither gives a list.
    */
-  async collectFiles(event: string, object: PlatformObject): Promise<NotifiedFile[]> {
+  async collectFiles(row: InboundEventEntity, object: PlatformObject): Promise<NotifiedFile[]> {
     const key = this.meetingKey(object);
     const fromEvent = object as ZoomMeetingRecording;
     const options = {
@@ -109,27 +115,53 @@ export class RecordingAutomationService {
       return notifiedFiles(onlyNamedFiles(current, fromEvent), key, options);
     }
     if (!Array.isArray(fromEvent.recording_files)) {
-      throw new Error(`the ${event} event has no recording_files list`);
+      throw new Error(`the ${row.event} event has no recording_files list`);
     }
+    await this.keepEventDownloads(row, key, fromEvent);
     return notifiedFiles(fromEvent, key, options);
+  }
+
+  /**
+   * Event-only links: each listed file's download_url with the event's token (still
+   * encrypted) until the token expires, for the download route. Without a token the links
+   * answer as before: 503 until the credentials are configured.
+   */
+  private async keepEventDownloads(
+    row: InboundEventEntity,
+    meetingKey: string,
+    recording: ZoomMeetingRecording,
+  ): Promise<void> {
+    if (row.downloadTokenEncrypted === null) return;
+    const files = wantedFiles(recording, this.config.recordingFileTypes).flatMap((file) =>
+      typeof file.download_url === 'string' && file.download_url !== ''
+        ? [{ fileRef: fileRef(file), downloadUrl: file.download_url }]
+        : [],
+    );
+    // Counted from the event's arrival: the platform sends the token with the event.
+    const expiresAt = new Date(row.receivedAt.getTime() + DOWNLOAD_TOKEN_LIFETIME_MS);
+    await this.downloads.save(meetingKey, files, row.downloadTokenEncrypted, expiresAt);
   }
 }
 
 /**
  * The API lists every file of the recording; an event such as recording.transcript_completed
- * names only the new ones, so the list is narrowed to the file ids the event names (if any).
+ * names only the new ones, so the list is narrowed to the files the event names (if any): by
+ * id, and for the files without one (CC, TIMELINE) by their type.
  */
 function onlyNamedFiles(
   current: ZoomMeetingRecording,
   event: ZoomMeetingRecording,
 ): ZoomMeetingRecording {
-  const named = new Set(recordingFilesOf(event).map((file) => file.id));
-  named.delete(undefined);
+  const listed = recordingFilesOf(event);
+  const named = new Set(listed.map((file) => file.id).filter((id) => id !== undefined));
   if (named.size === 0) return current;
+  const idlessTypes = new Set(listed.filter((f) => f.id === undefined).map((f) => f.file_type));
+  const wanted = (file: ZoomRecordingFile) =>
+    file.id === undefined ? idlessTypes.has(file.file_type) : named.has(file.id);
   const narrowed: ZoomMeetingRecording = { ...current };
   for (const list of FILE_LISTS) {
     const files = current[list];
-    if (Array.isArray(files)) narrowed[list] = files.filter((file) => named.has(file.id));
+    if (Array.isArray(files)) narrowed[list] = files.filter(wanted);
   }
   return narrowed;
 }

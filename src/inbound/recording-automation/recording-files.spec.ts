@@ -1,5 +1,6 @@
 import { recordingCompleted } from '../../../scripts/platform/zoom-events';
 import { ZoomMeetingRecording } from '../../zoom/zoom.types';
+import { fileRef } from '../../zoom/zoom-recordings';
 import { notifiedFiles } from './recording-files';
 
 const UUID = '/ab+cd//ef==';
@@ -9,33 +10,29 @@ const link = (fileId: string) =>
   `${base}/api/meetings/%2Fab%2Bcd%2F%2Fef%3D%3D/recordings/${fileId}/download`;
 
 describe('notifiedFiles', () => {
-  it('lists every file with an id, pointing at this service, never at the platform', () => {
+  const described = (id: string | null, type: string, size: number, ext = type) => ({
+    id,
+    file_type: type,
+    file_extension: ext,
+    file_size: size,
+    recording_type: type === 'M4A' ? 'audio_only' : 'shared_screen_with_speaker_view',
+    recording_start: '2025-01-01T10:00:10Z',
+    recording_end: '2025-01-01T10:29:50Z',
+    status: 'completed',
+  });
+
+  it('lists every file, with what the platform says of it, pointing at this service', () => {
     const files = notifiedFiles(recording, UUID, { types: null, publicBaseUrl: base });
+    const cc = recording.recording_files!.find((f) => f.file_type === 'CC')!;
     expect(files).toEqual([
+      { ...described('a1b2c3d4-0001', 'MP4', 3400000), download_url: link('a1b2c3d4-0001') },
+      { ...described('a1b2c3d4-0002', 'M4A', 95663), download_url: link('a1b2c3d4-0002') },
       {
-        id: 'a1b2c3d4-0001',
-        file_type: 'MP4',
-        file_size: 3400000,
-        download_url: link('a1b2c3d4-0001'),
-      },
-      {
-        id: 'a1b2c3d4-0002',
-        file_type: 'M4A',
-        file_size: 95663,
-        download_url: link('a1b2c3d4-0002'),
-      },
-      {
-        id: 'a1b2c3d4-0003',
-        file_type: 'TRANSCRIPT',
-        file_size: 1204,
+        ...described('a1b2c3d4-0003', 'TRANSCRIPT', 1204, 'VTT'),
         download_url: link('a1b2c3d4-0003'),
       },
-      {
-        id: 'a1b2c3d4-0004',
-        file_type: 'CHAT',
-        file_size: 512,
-        download_url: link('a1b2c3d4-0004'),
-      },
+      { ...described('a1b2c3d4-0004', 'CHAT', 512, 'TXT'), download_url: link('a1b2c3d4-0004') },
+      { ...described(null, 'CC', 1304, 'VTT'), download_url: link(fileRef(cc)) },
     ]);
     expect(JSON.stringify(files)).not.toContain('zoom.us');
   });
@@ -48,9 +45,13 @@ describe('notifiedFiles', () => {
     expect(files.map((f) => f.file_type)).toEqual(['MP4', 'TRANSCRIPT']);
   });
 
-  it('leaves out files without an id (CC, TIMELINE): the download route cannot name them', () => {
-    const files = notifiedFiles(recording, UUID, { types: ['CC'], publicBaseUrl: base });
-    expect(files).toEqual([]);
+  it('names a file without an id (CC, TIMELINE) the same way in every event', () => {
+    const [cc] = notifiedFiles(recording, UUID, { types: ['CC'], publicBaseUrl: base });
+    expect(cc.id).toBeNull();
+    expect(cc.download_url).toMatch(/\/recordings\/cc-[0-9a-f]{24}\/download$/);
+    const again = recordingCompleted(UUID, 'another-token').payload.object as ZoomMeetingRecording;
+    again.recording_files!.forEach((f) => (f.download_url += '?other=1'));
+    expect(notifiedFiles(again, UUID, { types: ['CC'], publicBaseUrl: base })[0]).toEqual(cc);
   });
 
   it('includes participant audio files, and reports an unknown size as null', () => {
@@ -62,7 +63,12 @@ describe('notifiedFiles', () => {
       {
         id: 'pa-1',
         file_type: 'M4A',
+        file_extension: null,
         file_size: null,
+        recording_type: null,
+        recording_start: null,
+        recording_end: null,
+        status: null,
         download_url: `${base}/api/meetings/123/recordings/pa-1/download`,
       },
     ]);

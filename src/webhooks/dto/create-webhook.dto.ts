@@ -1,4 +1,4 @@
-import { SubscriptionEvent } from '../subscription-events';
+import { Subscription } from '../subscription-events';
 import { WebhookEvents, WebhookSecret, WebhookUrl } from './webhook-fields';
 
 /** Body of POST /api/webhooks. Any other field is refused. */
@@ -7,7 +7,7 @@ export class CreateWebhookDto {
   url: string;
 
   @WebhookEvents({ required: true })
-  events: SubscriptionEvent[];
+  events: Subscription[];
 
   @WebhookSecret({ required: true })
   secret: string;

@@ -1,4 +1,4 @@
-import { SubscriptionEvent } from '../subscription-events';
+import { Subscription } from '../subscription-events';
 import { WebhookActive, WebhookEvents, WebhookSecret, WebhookUrl } from './webhook-fields';
 
 /** Body of PATCH /api/webhooks/:id: at least one of these; null is not a value. */
@@ -7,7 +7,7 @@ export class UpdateWebhookDto {
   url?: string;
 
   @WebhookEvents({ required: false })
-  events?: SubscriptionEvent[];
+  events?: Subscription[];
 
   @WebhookSecret({ required: false })
   secret?: string;

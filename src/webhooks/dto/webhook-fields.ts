@@ -1,7 +1,13 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { FieldRule, Satisfies, quote } from '../../common/field-rule';
-import { SUBSCRIPTION_EVENTS, isSubscriptionEvent } from '../subscription-events';
+import {
+  ALL_PLATFORM_EVENTS,
+  PLATFORM_EVENT_PATTERN,
+  SUBSCRIPTION_EVENTS,
+  isSubscription,
+} from '../subscription-events';
 
 export const URL_MAX_LENGTH = 2048;
 
@@ -49,11 +55,12 @@ const urlRule: FieldRule = (value, field) => {
 const eventsRule: FieldRule = (value, field) => {
   if (!Array.isArray(value)) return `${field} must be an array of event kinds`;
   if (value.length === 0) return `${field} must list at least one event kind`;
-  const unknown = value.filter((event) => !isSubscriptionEvent(event));
+  const unknown = value.filter((event) => !isSubscription(event));
   if (unknown.length > 0) {
     return (
       `${field} has unknown event kind(s) ${unknown.slice(0, 3).map(quote).join(', ')}; ` +
-      `allowed: ${SUBSCRIPTION_EVENTS.join(', ')}`
+      `allowed: ${SUBSCRIPTION_EVENTS.join(', ')}, ${ALL_PLATFORM_EVENTS}, or zoom.<platform ` +
+      `event> matching ${PLATFORM_EVENT_PATTERN.source}`
     );
   }
   const seen = new Set<unknown>();
@@ -99,12 +106,27 @@ export const WebhookUrl = (options: FieldOptions): PropertyDecorator =>
     rule(urlRule, options),
   );
 
+/** The `events` array: the six kinds, `zoom.*`, or a `zoom.<platform event>` name. */
+export const WEBHOOK_EVENTS_SCHEMA: Pick<SchemaObject, 'items'> & { type: 'array' } = {
+  type: 'array',
+  items: {
+    type: 'string',
+    anyOf: [
+      { enum: [...SUBSCRIPTION_EVENTS, ALL_PLATFORM_EVENTS] },
+      { pattern: PLATFORM_EVENT_PATTERN.source },
+    ],
+  },
+};
+
 export const WebhookEvents = (options: FieldOptions): PropertyDecorator =>
   applyDecorators(
     property(options)({
-      description: 'Event kinds to receive: at least one, each at most once',
-      enum: SUBSCRIPTION_EVENTS,
-      isArray: true,
+      description:
+        'Event kinds to receive: at least one, each at most once. One of the six kinds, ' +
+        '`zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` ' +
+        '(`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both ' +
+        '`zoom.*` and `zoom.<event>` gets one delivery per event.',
+      ...WEBHOOK_EVENTS_SCHEMA,
       uniqueItems: true,
       minItems: 1,
       example: ['job.started', 'job.completed'],

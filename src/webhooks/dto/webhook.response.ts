@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { SUBSCRIPTION_EVENTS, SubscriptionEvent } from '../subscription-events';
+import { Subscription } from '../subscription-events';
 import { previousSecretExpiry } from '../secret-rotation';
 import { WEBHOOK_DISABLED_REASONS, WebhookDisabledReason, WebhookEntity } from '../webhook.entity';
-import { WEBHOOK_URL_EXAMPLE } from './webhook-fields';
+import { WEBHOOK_EVENTS_SCHEMA, WEBHOOK_URL_EXAMPLE } from './webhook-fields';
 
 /** A webhook as the API shows it: everything but the secret. */
 export class WebhookResponse {
@@ -12,12 +12,8 @@ export class WebhookResponse {
   @ApiProperty({ example: WEBHOOK_URL_EXAMPLE })
   url: string;
 
-  @ApiProperty({
-    enum: SUBSCRIPTION_EVENTS,
-    isArray: true,
-    example: ['job.started', 'job.completed'],
-  })
-  events: SubscriptionEvent[];
+  @ApiProperty({ ...WEBHOOK_EVENTS_SCHEMA, example: ['job.started', 'job.completed'] })
+  events: Subscription[];
 
   @ApiProperty({ example: true })
   active: boolean;

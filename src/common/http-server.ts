@@ -1,0 +1,133 @@
+import type { LoggerService } from '@nestjs/common';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { errorBody } from './error-response';
+
+export interface HttpServerLimits {
+  /** Longest wait for a request's headers, from its first byte. */
+  headersTimeoutMs: number;
+  /** Longest wait for a whole request, body included, from its first byte. */
+  requestTimeoutMs: number;
+}
+
+// Node finds expired requests by polling (every 30 s by default, which let a body sent at
+// 1 byte/s hold a connection for 329 s under a 300 s limit); a second keeps the limits close.
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+// After an error answer the peer may still be sending (a body behind oversized headers):
+// closing at once with its bytes unread makes the kernel send a reset, and the peer never
+// reads the answer. So the rest is read and dropped, for at most this long.
+const LINGER_MS = 2000;
+/** Node's default --max-http-header-size. */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+interface ClientErrorAnswer {
+  status: number;
+  message: string;
+}
+
+function answerFor(error: NodeJS.ErrnoException, limits: HttpServerLimits): ClientErrorAnswer {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return {
+        status: 431,
+        message: `Request headers are larger than the ${MAX_HEADER_BYTES / 1024} KiB accepted`,
+      };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { status: 413, message: 'Request chunk extensions are too large' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return {
+        status: 408,
+        message:
+          `Request was not received in time (headers within ${limits.headersTimeoutMs} ms, ` +
+          `the whole request within ${limits.requestTimeoutMs} ms)`,
+      };
+    default:
+      return { status: 400, message: `Request is not valid HTTP/1.1 (${error.code ?? 'error'})` };
+  }
+}
+
+/** The answer as raw bytes, for when there is no ServerResponse to write it with. */
+function rawAnswer({ status, message }: ClientErrorAnswer): string {
+  const body = JSON.stringify(errorBody(status, message));
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
+    'Content-Type: application/json; charset=utf-8\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    'Connection: close\r\n\r\n' +
+    body
+  );
+}
+
+function lingerThenClose(socket: Duplex): void {
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.resume();
+}
+
+/**
+ * Sets the server's header and request timeouts and answers what Node refuses before the
+ * application sees it (a malformed request line, headers over the limit, a timeout) with the
+ * SPEC §7 error shape instead of Node's bare answer followed at once by a close, which the
+ * peer sees as a reset when it is still sending. Each such answer is logged.
+ */
+export function hardenHttpServer(
+  server: Server,
+  limits: HttpServerLimits,
+  logger: LoggerService,
+): void {
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  // The createServer option, also read from the server when it starts listening (untyped).
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
+    TIMEOUT_CHECK_INTERVAL_MS;
+
+  // The response in flight on each socket: a request that times out while its body is still
+  // arriving is answered through it, so that the application cannot write a second answer.
+  const inFlight = new WeakMap<Duplex, ServerResponse>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    inFlight.set(req.socket, res);
+    res.once('finish', () => inFlight.get(req.socket) === res && inFlight.delete(req.socket));
+  });
+
+  // Node hands CONNECT to 'connect' listeners and, with none, closes without a word.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    const answer = { status: 405, message: 'Method CONNECT is not supported: this is no proxy' };
+    logger.warn(`answered 405 before the application: ${answer.message}`, 'HttpServer');
+    socket.on('error', () => socket.destroy());
+    socket.end(rawAnswer(answer));
+    lingerThenClose(socket);
+  });
+
+  const answered = new WeakSet<Duplex>();
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // The parser keeps reporting the same error for every later chunk: answer once.
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    const res = inFlight.get(socket);
+    if (error.code === 'ECONNRESET' || !socket.writable || res?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const answer = answerFor(error, limits);
+    logger.warn(
+      `answered ${answer.status} before the application: ${answer.message} ` +
+        `(from ${(socket as { remoteAddress?: string }).remoteAddress ?? 'unknown'})`,
+      'HttpServer',
+    );
+    if (res) {
+      const body = JSON.stringify(errorBody(answer.status, answer.message));
+      res.shouldKeepAlive = false;
+      res.writeHead(answer.status, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        connection: 'close',
+      });
+      res.end(body);
+    } else {
+      socket.end(rawAnswer(answer));
+    }
+    lingerThenClose(socket);
+  });
+}

@@ -1,0 +1,571 @@
+import { createHash, createHmac } from 'node:crypto';
+import { postZoomEvent } from '../scripts/platform/zoom-sender';
+import { zoomHeaders } from '../scripts/platform/zoom-events';
+import { ACCOUNT_ID } from './fixtures/zoom-events/fixture';
+import { FakeMeeting, FakeRecordingFile, FakeZoom } from './support/fake-zoom';
+import { Json, request } from './support/http';
+import { ReceivedRequest, Receiver, startReceiver } from './support/receiver';
+import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
+import { queryDatabase } from './support/test-db';
+import { waitFor } from './support/wait-for';
+import { createWebhook } from './support/webhooks';
+import {
+  FixtureBody,
+  ZOOM_FIXTURES,
+  fixtureEvent,
+  freshUuid,
+  partOf,
+} from './support/zoom-fixtures';
+
+/**
+ * SPEC §5 inbound fidelity, end to end from signed platform events (test/fixtures/zoom-events)
+ * to a local receiver: data as the platform sent it, tracking ids, the approval rules, every
+ * recording file with a working link in an event-only deployment, several secret tokens,
+ * platform events as they are (zoom.* subscriptions) and exact de-duplication.
+ */
+
+const PUBLIC_BASE_URL = 'https://bridge.example.com';
+const SECOND_APP_TOKEN = 'second_app_secret_token';
+const TRACKING_ID = 'v=2.0;clid=aw1;rid=WEB_4f1e3bd0c0e5a';
+
+const bodyOf = (r: ReceivedRequest): Json => JSON.parse(r.body.toString('utf8'));
+
+/** Sends `body` signed as the platform does, with `secret`; `trackingId` null sends none. */
+function send(
+  t: TestApp,
+  body: unknown,
+  { secret = ZOOM_SECRET_TOKEN, trackingId = TRACKING_ID as string | null } = {},
+) {
+  const bytes = Buffer.from(JSON.stringify(body));
+  const headers = zoomHeaders(secret, bytes);
+  if (trackingId === null) delete headers['x-zm-trackingid'];
+  else headers['x-zm-trackingid'] = trackingId;
+  return postZoomEvent(t.baseUrl, bytes, { headers });
+}
+
+describe('inbound fidelity (event-only deployment, two secret tokens)', () => {
+  let t: TestApp;
+  let zoom: FakeZoom;
+  let receiver: Receiver;
+  const paths: Record<string, string> = {};
+
+  /** Notifications received on one subscriber's path about one meeting uuid. */
+  const received = (name: string, uuid: string) =>
+    receiver
+      .requests(paths[name])
+      .map(bodyOf)
+      .filter((b) => (b.data?.uuid ?? b.data?.object?.uuid) === uuid);
+
+  /** Waits until `count` notifications reached the path for the uuid, and returns them. */
+  const receivedAtLeast = (name: string, uuid: string, count = 1) =>
+    waitFor(() => received(name, uuid).length >= count && received(name, uuid), {
+      what: `${count} notification(s) on ${name} for ${uuid}`,
+    });
+
+  /** Waits until every inbound event of the meeting has been processed. */
+  async function processed(uuid: string, count: number): Promise<void> {
+    await waitFor(
+      async () => {
+        const [row] = await queryDatabase<{ n: number }>(
+          t.database.url,
+          `SELECT count(*)::int AS n FROM inbound_events
+           WHERE payload->'payload'->'object'->>'uuid' = $1 AND processed_at IS NOT NULL`,
+          [uuid],
+        );
+        return row.n >= count;
+      },
+      { what: `${count} processed inbound event(s) of ${uuid}` },
+    );
+  }
+
+  /** Events published (the record, whether or not anyone subscribed) of a kind for a uuid. */
+  async function published(kind: string, uuid: string): Promise<number> {
+    const [row] = await queryDatabase<{ n: number }>(
+      t.database.url,
+      `SELECT count(*)::int AS n FROM events WHERE kind = $1 AND data->>'uuid' = $2`,
+      [kind, uuid],
+    );
+    return row.n;
+  }
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    zoom = await FakeZoom.start({ redirectDownloads: true });
+    t = await startTestApp({
+      env: {
+        PUBLIC_BASE_URL,
+        ZOOM_WEBHOOK_SECRET_TOKEN: `${SECOND_APP_TOKEN}, ${ZOOM_SECRET_TOKEN}`,
+        // Event-only: the platform's hosts are known, no server-to-server credentials.
+        ZOOM_OAUTH_URL: zoom.baseUrl,
+        ZOOM_API_URL: `${zoom.baseUrl}/global/v2`,
+        RECORDING_AUTOMATION_BACKOFF_MS: '20',
+      },
+    });
+    const subscriptions: Record<string, string[]> = {
+      gained: ['follower.gained'],
+      lost: ['follower.lost'],
+      jobs: ['job.started', 'job.completed'],
+      complete: ['operation.complete'],
+      all: ['zoom.*'],
+      both: ['zoom.*', 'zoom.meeting.created'],
+      created: ['zoom.meeting.created'],
+      trashed: ['zoom.recording.trashed'],
+    };
+    for (const [name, events] of Object.entries(subscriptions)) {
+      const { url, path } = receiver.route({}, name);
+      paths[name] = path;
+      await createWebhook(t, { url, events });
+    }
+  });
+  afterAll(async () => {
+    await t?.close();
+    await zoom?.close();
+    await receiver?.close();
+  });
+
+  it('keeps a source note with every fixture', () => {
+    for (const [name, fixture] of Object.entries(ZOOM_FIXTURES)) {
+      expect(fixture.body.event).toBe(name);
+      expect(fixture.source.length).toBeGreaterThan(20);
+    }
+  });
+
+  describe('data as the platform sent it, and the tracking id', () => {
+    it('delivers the participant object whole, the meeting type, duration and timezone', async () => {
+      const uuid = freshUuid();
+      const joined = fixtureEvent('meeting.participant_joined', uuid);
+      expect((await send(t, joined)).body).toEqual({ status: 'accepted' });
+      const [got] = await receivedAtLeast('gained', uuid);
+      expect(got).toEqual({
+        id: expect.any(String),
+        event: 'follower.gained',
+        created_at: expect.stringMatching(/Z$/),
+        data: {
+          id: '85746065432',
+          uuid,
+          topic: 'Bridge test',
+          host_id: 'x1yCzABCDEfg23HiJKl4mN',
+          type: 8,
+          duration: 30,
+          timezone: 'Europe/Berlin',
+          start_time: '2025-01-01T10:00:05Z',
+          participant: partOf(joined, 'participant'),
+        },
+        source: {
+          platform: 'zoom',
+          event: 'meeting.participant_joined',
+          event_ts: joined.event_ts,
+          account_id: ACCOUNT_ID,
+          tracking_id: TRACKING_ID,
+        },
+      });
+      expect(got.data.participant).toMatchObject({
+        customer_key: 'crm-contact-349',
+        phone_number: '+18001234567',
+      });
+      const [row] = await queryDatabase<{ id: string; tracking_id: string }>(
+        t.database.url,
+        `SELECT id, tracking_id FROM inbound_events WHERE payload->'payload'->'object'->>'uuid' = $1`,
+        [uuid],
+      );
+      expect(row.tracking_id).toBe(TRACKING_ID);
+      expect(t.logs.some((l) => l.includes(row.id) && l.includes(TRACKING_ID))).toBe(true);
+    });
+
+    it('delivers the registrant whole (address, custom questions) and the occurrences', async () => {
+      const uuid = freshUuid();
+      const created = fixtureEvent('meeting.registration_created', uuid);
+      await send(t, created);
+      const [got] = await receivedAtLeast('gained', uuid);
+      expect(got.data.registrant).toEqual(partOf(created, 'registrant'));
+      expect(got.data.registrant).toMatchObject({
+        address: '1800 Amphibious Blvd.',
+        phone: '5550100',
+        org: 'Cooking Org',
+        custom_questions: [{ title: 'What do you hope to learn from this?', value: 'Make food' }],
+      });
+      expect(got.data.occurrences).toEqual(created.payload.object.occurrences);
+      expect(got.data).toMatchObject({ type: 8, duration: 30, timezone: 'Europe/Berlin' });
+    });
+
+    it('sends tracking_id null when the platform sent no x-zm-trackingid', async () => {
+      const uuid = freshUuid();
+      await send(t, fixtureEvent('meeting.started', uuid), { trackingId: null });
+      const [got] = await receivedAtLeast('jobs', uuid);
+      expect(got.source.tracking_id).toBeNull();
+    });
+  });
+
+  describe('registration approval', () => {
+    const registrantOf = (uuid: string) =>
+      `reg-${createHash('sha256').update(uuid).digest('hex').slice(0, 16)}`;
+    /**
+     * A registration event of the fixture meeting (whose id every fixture shares), by a
+     * registrant of its own per test: the rules key on the meeting id and the registrant id.
+     */
+    const registration = (event: string, uuid: string, status?: string, occurrence?: string) => {
+      const body = fixtureEvent(event, uuid);
+      partOf(body, 'registrant').id = registrantOf(uuid);
+      if (status !== undefined) partOf(body, 'registrant').status = status;
+      if (occurrence !== undefined) {
+        body.payload.object.occurrences = [
+          { occurrence_id: occurrence, start_time: '2025-01-08T10:00:00Z', duration: 30 },
+        ];
+      }
+      return body;
+    };
+
+    it('gains a pending registrant only once it is approved', async () => {
+      const uuid = freshUuid();
+      await send(t, registration('meeting.registration_created', uuid, 'pending'));
+      await processed(uuid, 1);
+      expect(await published('follower.gained', uuid)).toBe(0);
+
+      await send(t, registration('meeting.registration_approved', uuid));
+      const [gained] = await receivedAtLeast('gained', uuid);
+      expect(gained.source.event).toBe('meeting.registration_approved');
+      expect(gained.data.registrant.id).toBe(registrantOf(uuid));
+    });
+
+    it('gains a registrant once, however many approvals arrive', async () => {
+      const uuid = freshUuid();
+      await send(t, registration('meeting.registration_created', uuid, 'approved'));
+      await send(t, registration('meeting.registration_approved', uuid));
+      await processed(uuid, 2);
+      expect(await published('follower.gained', uuid)).toBe(1);
+      const [gained] = await receivedAtLeast('gained', uuid);
+      expect(gained.data.registrant.id).toBe(registrantOf(uuid));
+      // A later event of the meeting is delivered; a second gain would have been by then.
+      await send(t, fixtureEvent('meeting.participant_joined', uuid));
+      await receivedAtLeast('gained', uuid, 2);
+      expect(received('gained', uuid).filter((b) => b.data.registrant)).toHaveLength(1);
+    });
+
+    it('publishes nothing for a denied registrant that was never gained', async () => {
+      const uuid = freshUuid();
+      await send(t, registration('meeting.registration_created', uuid, 'pending'));
+      await send(t, registration('meeting.registration_denied', uuid));
+      await processed(uuid, 2);
+      expect(await published('follower.gained', uuid)).toBe(0);
+      expect(await published('follower.lost', uuid)).toBe(0);
+    });
+
+    it('loses a gained registrant once, when cancelled (or denied) after the gain', async () => {
+      const uuid = freshUuid();
+      await send(t, registration('meeting.registration_created', uuid));
+      await receivedAtLeast('gained', uuid);
+      await send(t, registration('meeting.registration_cancelled', uuid));
+      const [lost] = await receivedAtLeast('lost', uuid);
+      expect(lost).toMatchObject({
+        event: 'follower.lost',
+        data: { registrant: { id: registrantOf(uuid) } },
+        source: { event: 'meeting.registration_cancelled', tracking_id: TRACKING_ID },
+      });
+      await send(t, registration('meeting.registration_denied', uuid));
+      await processed(uuid, 3);
+      expect(await published('follower.lost', uuid)).toBe(1);
+    });
+
+    it('cancels nothing for a registrant never gained (webinar)', async () => {
+      const uuid = freshUuid();
+      await send(t, registration('webinar.registration_cancelled', uuid));
+      await processed(uuid, 1);
+      expect(await published('follower.lost', uuid)).toBe(0);
+    });
+
+    it('gains one registrant once per occurrence', async () => {
+      const uuid = freshUuid();
+      await send(
+        t,
+        registration('meeting.registration_created', uuid, 'approved', '1736330400000'),
+      );
+      await send(
+        t,
+        registration('meeting.registration_created', uuid, 'approved', '1736935200000'),
+      );
+      const both = await receivedAtLeast('gained', uuid, 2);
+      expect(both.map((b) => b.data.occurrences[0].occurrence_id).sort()).toEqual([
+        '1736330400000',
+        '1736935200000',
+      ]);
+      // A redelivery of one occurrence's registration is a duplicate.
+      const again = registration('meeting.registration_created', uuid, 'approved', '1736330400000');
+      expect((await send(t, { ...again, event_ts: again.event_ts + 1 })).body).toEqual({
+        status: 'duplicate',
+      });
+    });
+  });
+
+  describe('recording files of an event-only deployment', () => {
+    let meeting: FakeMeeting;
+    let files: FakeRecordingFile[];
+    let event: FixtureBody;
+    const downloadToken = () => event.download_token as string;
+
+    beforeAll(() => {
+      const host = zoom.addUser();
+      meeting = zoom.addMeeting(host.id);
+      files = [
+        {
+          id: `mp4-${meeting.id}`,
+          file_type: 'MP4',
+          file_extension: 'MP4',
+          file_size: 300_000,
+          recording_type: 'shared_screen_with_speaker_view',
+          content_type: 'video/mp4',
+        },
+        {
+          id: `m4a-${meeting.id}`,
+          file_type: 'M4A',
+          file_extension: 'M4A',
+          file_size: 95_663,
+          recording_type: 'audio_only',
+          content_type: 'audio/mp4',
+        },
+        {
+          file_type: 'CC',
+          file_extension: 'VTT',
+          file_size: 1_304,
+          recording_type: 'closed_caption',
+          content_type: 'text/vtt',
+        },
+        {
+          file_type: 'TIMELINE',
+          file_extension: 'JSON',
+          file_size: 33,
+          recording_type: 'timeline',
+          content_type: 'application/json',
+        },
+      ];
+      zoom.addRecording(meeting, files);
+      // The fixture's files, with the fake platform's ids and download URLs.
+      event = fixtureEvent('recording.completed', meeting.uuid);
+      event.download_token = zoom.issueDownloadToken();
+      const onPlatform = zoom.recordingFilesOf(meeting);
+      const listed = event.payload.object.recording_files as Record<string, unknown>[];
+      listed.forEach((file, i) => {
+        if (files[i].id === undefined) delete file.id;
+        else file.id = files[i].id;
+        file.download_url = onPlatform[i].download_url;
+      });
+    });
+
+    it('lists every file with its fields, and each link downloads its bytes', async () => {
+      expect((await send(t, event)).body).toEqual({ status: 'accepted' });
+      const [got] = await receivedAtLeast('complete', meeting.uuid);
+      const listed = event.payload.object.recording_files as Record<string, unknown>[];
+      expect(got.data.files).toEqual(
+        listed.map((file) => ({
+          id: file.id ?? null,
+          file_type: file.file_type,
+          file_extension: file.file_extension,
+          file_size: file.file_size,
+          recording_type: file.recording_type,
+          recording_start: '2025-01-01T10:00:10Z',
+          recording_end: '2025-01-01T10:29:50Z',
+          status: 'completed',
+          download_url: expect.stringMatching(
+            new RegExp(`^${PUBLIC_BASE_URL}/api/meetings/[^/]+/recordings/[^/]+/download$`),
+          ),
+        })),
+      );
+      const token = await t.token('alpha', 'recordings:read');
+      for (const [i, file] of (got.data.files as { download_url: string }[]).entries()) {
+        const res = await fetch(file.download_url.replace(PUBLIC_BASE_URL, t.baseUrl), {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(res.status).toBe(200);
+        const bytes = Buffer.from(await res.arrayBuffer());
+        expect(bytes.length).toBe(files[i].file_size);
+        expect(createHash('sha256').update(bytes).digest('hex')).toBe(zoom.fileSha256(files[i]));
+      }
+      // The platform saw the event's token, as ?access_token=, and no bearer token.
+      const downloads = zoom.requests.filter((r) => r.rawPath.startsWith('/rec/download/'));
+      expect(downloads).toHaveLength(files.length);
+      for (const r of downloads) {
+        expect(r.query.get('access_token')).toBe(downloadToken());
+        expect(r.headers.authorization).toBeUndefined();
+      }
+    });
+
+    it('keeps the token only encrypted, never in a notification or a log line', async () => {
+      await receivedAtLeast('complete', meeting.uuid);
+      const rows = await queryDatabase<Record<string, unknown>>(
+        t.database.url,
+        `SELECT i.payload::text AS payload, i.download_token_encrypted, d.download_token_encrypted AS link_token
+         FROM inbound_events i, recording_downloads d
+         WHERE i.event = 'recording.completed' AND i.payload->'payload'->'object'->>'uuid' = $1
+           AND d.meeting_key = $1`,
+        [meeting.uuid],
+      );
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        expect(row.payload).not.toContain(downloadToken());
+        // Processed: the event's own copy is gone; the links keep theirs, encrypted.
+        expect(row.download_token_encrypted).toBeNull();
+        expect(row.link_token).toMatch(/^v1\./);
+        expect(row.link_token).not.toContain(downloadToken());
+      }
+      expect(receiver.received.some((r) => r.body.includes(downloadToken()))).toBe(false);
+      expect(t.logs.join('\n')).not.toContain(downloadToken());
+    });
+
+    it('delivers a second recording.completed of the meeting with new files, and not a redelivery', async () => {
+      await receivedAtLeast('complete', meeting.uuid);
+      const redelivery = structuredClone(event);
+      redelivery.download_token = zoom.issueDownloadToken();
+      expect((await send(t, redelivery)).body).toEqual({ status: 'duplicate' });
+
+      const restarted = structuredClone(event);
+      const listed = restarted.payload.object.recording_files as Record<string, unknown>[];
+      restarted.payload.object.recording_files = [
+        {
+          ...listed[0],
+          id: `${listed[0].id as string}-part2`,
+          recording_start: '2025-01-01T10:40:00Z',
+        },
+      ];
+      expect((await send(t, restarted)).body).toEqual({ status: 'accepted' });
+      const both = await receivedAtLeast('complete', meeting.uuid, 2);
+      expect(both[1].data.files.map((f: { id: string }) => f.id)).toEqual([
+        `mp4-${meeting.id}-part2`,
+      ]);
+    });
+  });
+
+  describe('several secret tokens', () => {
+    it('accepts events signed with either token and refuses any other', async () => {
+      const uuid = freshUuid();
+      const started = fixtureEvent('meeting.started', uuid);
+      expect((await send(t, started, { secret: SECOND_APP_TOKEN })).status).toBe(200);
+      const ended = fixtureEvent('meeting.ended', uuid);
+      expect((await send(t, ended, { secret: ZOOM_SECRET_TOKEN })).status).toBe(200);
+      const other = fixtureEvent('meeting.started', freshUuid());
+      const refused = await send(t, other, { secret: 'a_third_token' });
+      expect(refused.status).toBe(401);
+      expect(await receivedAtLeast('jobs', uuid, 2)).toHaveLength(2);
+    });
+
+    it('answers the URL validation with the token that verified it', async () => {
+      const validation = ZOOM_FIXTURES['endpoint.url_validation'].body;
+      const plainToken = validation.payload.plainToken as unknown as string;
+      const bySecond = await send(t, validation, { secret: SECOND_APP_TOKEN });
+      expect(bySecond.body).toEqual({
+        plainToken,
+        encryptedToken: createHmac('sha256', SECOND_APP_TOKEN).update(plainToken).digest('hex'),
+      });
+      const byFirst = await send(t, validation, { secret: ZOOM_SECRET_TOKEN });
+      // The platform's own vector for this secret and plainToken.
+      expect(byFirst.body).toEqual({
+        plainToken,
+        encryptedToken: '4efea922935c335d972476de138d2208a0d46ab28c79ee592d497a1b216419b8',
+      });
+    });
+  });
+
+  describe('platform events as they are (zoom.* and zoom.<event>)', () => {
+    it('delivers an unmapped event to zoom.* and zoom.<event> subscribers, once each', async () => {
+      const uuid = freshUuid();
+      const created = fixtureEvent('meeting.created', uuid);
+      expect((await send(t, created)).body).toEqual({ status: 'accepted' });
+      for (const name of ['all', 'both', 'created']) {
+        const [got] = await receivedAtLeast(name, uuid);
+        expect(got).toEqual({
+          id: expect.any(String),
+          event: 'zoom.meeting.created',
+          created_at: expect.stringMatching(/Z$/),
+          data: created.payload,
+          source: {
+            platform: 'zoom',
+            event: 'meeting.created',
+            event_ts: created.event_ts,
+            account_id: ACCOUNT_ID,
+            tracking_id: TRACKING_ID,
+          },
+        });
+      }
+      // Another event of the meeting arrives after; by then a second delivery would have too.
+      await send(t, fixtureEvent('recording.trashed', uuid));
+      await receivedAtLeast('trashed', uuid);
+      await receivedAtLeast('both', uuid, 2);
+      expect(
+        received('both', uuid)
+          .map((b) => b.event)
+          .sort(),
+      ).toEqual(['zoom.meeting.created', 'zoom.recording.trashed']);
+      expect(received('created', uuid)).toHaveLength(1);
+      expect(received('trashed', uuid).map((b) => b.event)).toEqual(['zoom.recording.trashed']);
+      const [delivery] = receiver.requests(paths.created);
+      expect(delivery.headers['x-service-event']).toBe('zoom.meeting.created');
+    });
+
+    it('delivers mapped events as they are too, without the download_token', async () => {
+      const uuid = freshUuid();
+      const joined = fixtureEvent('meeting.participant_joined', uuid);
+      await send(t, joined);
+      const [asIs] = await receivedAtLeast('all', uuid);
+      expect(asIs).toMatchObject({
+        event: 'zoom.meeting.participant_joined',
+        data: joined.payload,
+      });
+
+      const recording = fixtureEvent('recording.completed', uuid);
+      await send(t, recording);
+      await receivedAtLeast('all', uuid, 2);
+      const forwarded = received('all', uuid).find((b) => b.event === 'zoom.recording.completed');
+      expect(forwarded.data).toEqual(recording.payload);
+      expect(JSON.stringify(forwarded)).not.toContain(recording.download_token);
+    });
+
+    it('validates zoom.<event> names in webhook subscriptions', async () => {
+      const token = await t.token();
+      const url = receiver.route({}, 'validation').url;
+      for (const bad of [
+        'zoom.Meeting.created',
+        'zoom.meeting',
+        'zoom.*.*',
+        'zoom.meeting.created.x',
+      ]) {
+        const res = await request(t.baseUrl, 'POST', '/api/webhooks', {
+          token,
+          body: { url, events: [bad], secret: 'a-secret-of-enough-length' },
+        });
+        expect(res.status).toBe(400);
+        expect(res.body.details).toEqual([
+          { field: 'events', message: expect.stringContaining('unknown event kind') },
+        ]);
+      }
+      const ok = await request(t.baseUrl, 'POST', '/api/webhooks', {
+        token,
+        body: {
+          url,
+          events: ['zoom.*', 'zoom.user.deactivated', 'job.started'],
+          secret: 'a-secret-of-enough-length',
+        },
+      });
+      expect(ok.status).toBe(201);
+      expect(ok.body.events).toEqual(['zoom.*', 'zoom.user.deactivated', 'job.started']);
+    });
+  });
+
+  describe('exact de-duplication', () => {
+    it('notifies a participant leaving twice twice, and a redelivered leave once', async () => {
+      const uuid = freshUuid();
+      const first = fixtureEvent('meeting.participant_left', uuid);
+      const second = fixtureEvent('meeting.participant_left', uuid);
+      partOf(second, 'participant').leave_time = '2025-01-01T10:45:00Z';
+      expect((await send(t, first)).body).toEqual({ status: 'accepted' });
+      expect((await send(t, second)).body).toEqual({ status: 'accepted' });
+      expect((await send(t, { ...first, event_ts: first.event_ts + 9 })).body).toEqual({
+        status: 'duplicate',
+      });
+      const both = await receivedAtLeast('lost', uuid, 2);
+      expect(both.map((b) => b.data.participant.leave_time).sort()).toEqual([
+        '2025-01-01T10:20:00Z',
+        '2025-01-01T10:45:00Z',
+      ]);
+      await processed(uuid, 2);
+      expect(await published('follower.lost', uuid)).toBe(2);
+    });
+  });
+});
