@@ -83,6 +83,21 @@ describe('DeliveryControlService', () => {
       });
     });
 
+    it('counts platform events a zoom.* webhook missed, as the fan-out matches them', async () => {
+      const platform = t.tables.addWebhook({
+        ownerClientId: 'client-a',
+        events: ['zoom.*'],
+        active: false,
+        createdAt: ago(DAY_MS),
+      });
+      await t.dispatcher.publish({ kind: 'zoom.meeting.created', data: {} });
+      platform.active = true;
+      const since = ago(DAY_MS).toISOString();
+      expect(await t.sut.replay('client-a', platform.id, { since, missed: true })).toEqual({
+        count: 1,
+      });
+    });
+
     it('refuses a since older than RETENTION_DAYS, an until not after since, and an inactive webhook', async () => {
       const old = await rejection(
         t.sut.replay('client-a', webhook.id, { since: ago(8 * DAY_MS).toISOString() }),
