@@ -91,7 +91,9 @@ describe('dispatcher (role all)', () => {
       };
       const data = {
         id: '85746065432',
+        uuid: '4444AAAiAAAAAiAiAiiAii==',
         topic: 'Grüße 🎉 "quoted" \\ nul:\u0000',
+        host_id: 'z8yCxjabcdEFGHfp8uQ',
         participant: { id: 'p1' },
       };
       const { eventId, deliveryIds } = await dispatcher.publish({
