@@ -333,7 +333,7 @@ async function main(): Promise<void> {
     const cipher = new SecretCipherService(t.config);
     await db.query(
       `INSERT INTO webhooks (owner_client_id, url, events, secret_encrypted, secret_hint)
-       SELECT 'bench', url, ARRAY[kind], $3, 'cdef'
+       SELECT 'alpha', url, ARRAY[kind], $3, 'cdef'
        FROM unnest($1::text[], $2::text[]) AS x(url, kind)`,
       [
         [...throughputUrls, ...fanOutUrls],

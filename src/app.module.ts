@@ -20,6 +20,7 @@ import { QueueDashboardModule } from './queue/queue-dashboard.module';
 import { QueueModule } from './queue/queue.module';
 import { RecordingAutomationModule } from './inbound/recording-automation/recording-automation.module';
 import { RecordingsModule } from './recordings/recordings.module';
+import { RetentionModule } from './retention/retention.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
@@ -41,6 +42,7 @@ const WORKER_MODULES: Type[] = [
   DispatcherWorkerModule,
   InboundWorkerModule,
   RecordingAutomationModule,
+  RetentionModule,
 ];
 
 export interface AppModuleOptions {

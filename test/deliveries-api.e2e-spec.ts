@@ -53,6 +53,8 @@ describe('webhook test and delivery log routes (role all)', () => {
         last_error: null,
         created_at: expect.any(String),
         completed_at: null,
+        requeued_by: null,
+        requeued_at: null,
       });
       const done = await waitForDeliveryStatus(t, token, webhook.id, res.body.id, 'succeeded');
       const [req] = receiver.requests(route.path);
@@ -156,6 +158,8 @@ describe('webhook test and delivery log routes (role all)', () => {
           'last_error',
           'last_status_code',
           'next_attempt_at',
+          'requeued_at',
+          'requeued_by',
           'status',
           'webhook_id',
         ].sort(),

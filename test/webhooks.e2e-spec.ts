@@ -75,6 +75,8 @@ describe('subscription API (webhooks)', () => {
       expect(Object.keys(res.body).sort()).toEqual([
         'active',
         'created_at',
+        'disabled_at',
+        'disabled_reason',
         'events',
         'id',
         'previous_secret_expires_at',
@@ -88,6 +90,8 @@ describe('subscription API (webhooks)', () => {
         active: true,
         secret_hint: secret.slice(-4),
         previous_secret_expires_at: null,
+        disabled_reason: null,
+        disabled_at: null,
       });
       expect(res.body.id).toMatch(UUID);
       expect(res.body.created_at).toMatch(ISO_UTC);
@@ -482,12 +486,19 @@ describe('subscription API (webhooks)', () => {
 
   describe('Swagger (/docs-json)', () => {
     const routes: [string, string, string, string[]][] = [
-      ['/api/webhooks', 'post', 'webhooks:write', ['400']],
+      ['/api/webhooks', 'post', 'webhooks:write', ['400', '409']],
       ['/api/webhooks', 'get', 'webhooks:read', ['400']],
       ['/api/webhooks/{id}', 'get', 'webhooks:read', ['400', '404']],
       ['/api/webhooks/{id}', 'patch', 'webhooks:write', ['400', '404']],
       ['/api/webhooks/{id}', 'delete', 'webhooks:write', ['400', '404']],
-      ['/api/webhooks/{id}/test', 'post', 'webhooks:write', ['400', '404', '409']],
+      ['/api/webhooks/{id}/test', 'post', 'webhooks:write', ['400', '404', '409', '429']],
+      [
+        '/api/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+        'post',
+        'webhooks:write',
+        ['400', '404', '409'],
+      ],
+      ['/api/webhooks/{id}/replay', 'post', 'webhooks:write', ['400', '404', '409']],
       ['/api/webhooks/{id}/deliveries', 'get', 'webhooks:read', ['400', '404']],
       ['/api/webhooks/{id}/deliveries/{deliveryId}', 'get', 'webhooks:read', ['400', '404']],
     ];

@@ -11,13 +11,21 @@ interface TokenClaims {
   scope: string;
 }
 
-/** Issues and verifies the service's own HS256 access tokens. */
+/**
+ * Issues and verifies the service's own HS256 access tokens. A token counts only for a client
+ * that AUTH_CLIENTS still lists, and only with the scopes that client holds now (SPEC §9): a
+ * client removed from the list is locked out at this process's start, whatever its tokens say.
+ */
 @Injectable()
 export class TokenService {
+  private readonly currentScopes: Map<string, Set<Scope>>;
+
   constructor(
     private readonly jwt: JwtService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.currentScopes = new Map(config.auth.clients.map((c) => [c.clientId, new Set(c.scopes)]));
+  }
 
   issue(clientId: string, scopes: Scope[]): { token: string; expiresIn: number } {
     const expiresIn = this.config.auth.tokenTtlSeconds;
@@ -31,7 +39,10 @@ export class TokenService {
     return { token, expiresIn };
   }
 
-  /** Returns null for any token that is malformed, forged, expired or for another audience. */
+  /**
+   * Returns null for any token that is malformed, forged, expired, for another audience, or
+   * of a client no longer configured.
+   */
   verify(token: string): AuthenticatedClient | null {
     try {
       const claims = this.jwt.verify<TokenClaims>(token, {
@@ -41,9 +52,13 @@ export class TokenService {
         issuer: AUDIENCE,
       });
       if (typeof claims.sub !== 'string' || typeof claims.scope !== 'string') return null;
+      const current = this.currentScopes.get(claims.sub);
+      if (!current) return null;
       const scopes = claims.scope
         .split(' ')
-        .filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
+        .filter(
+          (s): s is Scope => (SCOPES as readonly string[]).includes(s) && current.has(s as Scope),
+        );
       return { clientId: claims.sub, scopes };
     } catch {
       return null;

@@ -59,7 +59,16 @@ export interface AppConfig {
     concurrency: number;
     /** How often the sweeper looks for due deliveries that the queue lost. */
     sweepIntervalMs: number;
+    /** Most attempts in flight to one webhook per worker process (SPEC §9 fairness). */
+    concurrencyPerWebhook: number;
   };
+  /** Receiver health and limits of SPEC §9. */
+  webhooks: {
+    /** Consecutive failed deliveries that disable a webhook; 0 never disables. */
+    disableAfterFailures: number;
+    perClient: number;
+  };
+  retention: { days: number; intervalMs: number };
   /** Upper-case recording file types to keep; null keeps all. */
   recordingFileTypes: string[] | null;
   /** Retries of the recording automation job and its first backoff (doubling). */

@@ -37,7 +37,10 @@ describe('loadConfig', () => {
       timeoutMs: 10000,
       concurrency: 50,
       sweepIntervalMs: 30000,
+      concurrencyPerWebhook: 10,
     });
+    expect(config.webhooks).toEqual({ disableAfterFailures: 100, perClient: 100 });
+    expect(config.retention).toEqual({ days: 30, intervalMs: 3600000 });
     expect(config.recordingFileTypes).toBeNull();
     expect(config.webhookAllowPrivateUrls).toBe(false);
     expect(config.webhookSecretGraceSeconds).toBe(86400);

@@ -281,6 +281,15 @@ export function loadConfig(env: Env): AppConfig {
       timeoutMs: r.int('DELIVERY_TIMEOUT_MS', 10000, 100, 600000),
       concurrency: r.int('DELIVERY_CONCURRENCY', 50, 1, 1000),
       sweepIntervalMs: r.int('DELIVERY_SWEEP_INTERVAL_MS', 30000, 100, 3600000),
+      concurrencyPerWebhook: r.int('DELIVERY_CONCURRENCY_PER_WEBHOOK', 10, 1, 1000),
+    },
+    webhooks: {
+      disableAfterFailures: r.int('WEBHOOK_DISABLE_AFTER_FAILURES', 100, 0, 1000000),
+      perClient: r.int('WEBHOOKS_PER_CLIENT', 100, 1, 1000000),
+    },
+    retention: {
+      days: r.int('RETENTION_DAYS', 30, 1, 3650),
+      intervalMs: r.int('RETENTION_INTERVAL_MS', 3600000, 1000, 86400000),
     },
     recordingFileTypes: parseFileTypes(r, 'RECORDING_FILE_TYPES'),
     recordingAutomation: {

@@ -1,6 +1,7 @@
 import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
 import { DeliveryAttemptsUnique1764000000004 } from './migrations/1764000000004-delivery-attempts-unique';
 import { WebhookSecretRotation1764100000000 } from './migrations/1764100000000-webhook-secret-rotation';
+import { ReceiverHealth1764100000014 } from './migrations/1764100000014-receiver-health';
 import { InboundFidelity1764100000016 } from './migrations/1764100000016-inbound-fidelity';
 import { DeliveryLease1764100000017 } from './migrations/1764100000017-delivery-lease';
 import { EventBody1764100000018 } from './migrations/1764100000018-event-body';
@@ -10,6 +11,7 @@ export const MIGRATIONS = [
   InitialSchema1763800000000,
   DeliveryAttemptsUnique1764000000004,
   WebhookSecretRotation1764100000000,
+  ReceiverHealth1764100000014,
   InboundFidelity1764100000016,
   DeliveryLease1764100000017,
   EventBody1764100000018,

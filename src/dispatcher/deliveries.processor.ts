@@ -9,6 +9,7 @@ import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverJobData, deliverJobs, deliveryIdsOf } from './delivery-job';
 import { DeliverySlots } from './delivery-slots';
 import { DeliveryStore, DeliveryTarget } from './delivery.store';
+import { WebhookSlots } from './webhook-slots';
 
 /** Jobs taken at once; each only claims deliveries, and DeliverySlots bounds the attempts. */
 const JOB_CONCURRENCY = 4;
@@ -16,6 +17,13 @@ const JOB_CONCURRENCY = 4;
 const CLAIM_AT_LEAST = 25;
 /** A lease outlasts an attempt's deadline by this much: recording it, a busy event loop. */
 const LEASE_MARGIN_MS = 5000;
+/**
+ * How long a delivery whose webhook is at its in-flight limit waits before it is claimed
+ * again: short, since a webhook slot frees as soon as one attempt ends; jittered so the
+ * waiting deliveries of one webhook do not all come back together.
+ */
+const DEFER_MS = 250;
+const deferDelayMs = (): number => Math.round(DEFER_MS * (0.5 + Math.random()));
 
 /**
  * Works the deliveries queue (worker role). A job carries several deliveries; as slots free
@@ -23,7 +31,10 @@ const LEASE_MARGIN_MS = 5000;
  * PostgreSQL, which leases them to it, and starts their attempts (DeliveryAttemptService). The
  * job ends once its deliveries are claimed or found taken, final or gone; the attempts go on,
  * leased, so a worker that dies mid-attempt leaves them to the sweeper once the lease lapses.
- * A failed attempt with retries left is queued again as a job delayed by its backoff.
+ * A failed attempt with retries left is queued again as a job delayed by its backoff. At most
+ * DELIVERY_CONCURRENCY_PER_WEBHOOK attempts go to one webhook at once (WebhookSlots, SPEC §9):
+ * a claimed delivery beyond that gives its slot and lease back and is queued again shortly,
+ * its attempt unspent, so a slow receiver cannot hold the slots other webhooks need.
  */
 @Injectable()
 export class DeliveriesProcessor implements BeforeApplicationShutdown {
@@ -38,6 +49,7 @@ export class DeliveriesProcessor implements BeforeApplicationShutdown {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly store: DeliveryStore,
     private readonly attempts: DeliveryAttemptService,
+    private readonly webhookSlots: WebhookSlots,
     @InjectQueue(QUEUES.deliveries) private readonly queue: Pick<Queue, 'addBulk'>,
   ) {
     this.slots = new DeliverySlots(config.delivery.concurrency);
@@ -65,7 +77,20 @@ export class DeliveriesProcessor implements BeforeApplicationShutdown {
         throw error;
       }
       this.slots.give(taken - claimed.length);
-      for (const target of claimed) this.start(target);
+      const deferred: string[] = [];
+      for (const target of claimed) {
+        // An inactive webhook's delivery is cancelled unsent, so it needs no webhook slot.
+        const release = target.active
+          ? this.webhookSlots.tryAcquire(target.webhookId)
+          : () => undefined;
+        if (release) {
+          this.start(target, release);
+        } else {
+          this.slots.give();
+          deferred.push(target.id);
+        }
+      }
+      if (deferred.length > 0) await this.defer(deferred);
     }
   }
 
@@ -75,9 +100,12 @@ export class DeliveriesProcessor implements BeforeApplicationShutdown {
     await Promise.all(this.running);
   }
 
-  private start(target: DeliveryTarget): void {
+  private start(target: DeliveryTarget, releaseWebhookSlot: () => void): void {
     const running = this.attempts
-      .attempt(target, () => this.slots.give())
+      .attempt(target, () => {
+        releaseWebhookSlot();
+        this.slots.give();
+      })
       .then(async (outcome) => {
         if (outcome.next === 'retry') await this.queueRetry(target.id, outcome.delayMs);
       })
@@ -89,6 +117,14 @@ export class DeliveriesProcessor implements BeforeApplicationShutdown {
       )
       .finally(() => this.running.delete(running));
     this.running.add(running);
+  }
+
+  /** Deliveries whose webhook had no slot: unleased and queued again, delayed a little. */
+  private async defer(deliveryIds: string[]): Promise<void> {
+    await this.store.release(deliveryIds);
+    // Should this fail, the job fails and is retried, or the sweeper queues them: unleased,
+    // they are due.
+    await this.queue.addBulk(deliverJobs(deliveryIds, deferDelayMs()));
   }
 
   private async queueRetry(deliveryId: string, delayMs: number): Promise<void> {

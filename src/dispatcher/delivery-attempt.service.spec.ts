@@ -150,6 +150,128 @@ describe('DeliveryAttemptService', () => {
     });
   });
 
+  describe('a fresh series (redeliver, replay)', () => {
+    it('gives a delivery re-queued after its last attempt a whole new retry budget, counting on', async () => {
+      // Failed after attempts 1-3, then redelivered: series_start = 3.
+      const delivery = t.tables.addDelivery(webhook.id, { attemptCount: 3, seriesStart: 3 });
+      t.sender.answer(500, 500, 500);
+      const outcomes = [];
+      for (let i = 0; i < 3; i++) {
+        const outcome = await run(delivery.id);
+        outcomes.push(outcome !== 'not claimed' && outcome.next);
+        // Due again at once, as the retry's delayed job would find it.
+        t.tables.delivery(delivery.id).nextAttemptAt = new Date();
+      }
+
+      expect(outcomes).toEqual(['retry', 'retry', 'done']);
+      expect(t.tables.delivery(delivery.id)).toMatchObject({ status: 'failed' });
+      expect(t.sender.requests.map((r) => r.attempt)).toEqual([4, 5, 6]);
+    });
+  });
+
+  describe('Retry-After', () => {
+    it('waits the longer of the backoff and the Retry-After of a 429 or 503', async () => {
+      const delivery = t.tables.addDelivery(webhook.id);
+      t.sender.answerWith(429, '30');
+      const outcome = await run(delivery.id);
+      expect(outcome).toMatchObject({ next: 'retry', delayMs: 30_000 });
+    });
+
+    it('keeps the backoff when it is the longer, and ignores Retry-After on other statuses', async () => {
+      const first = t.tables.addDelivery(webhook.id);
+      t.sender.answerWith(503, '0');
+      const short = await run(first.id);
+      expect(
+        short !== 'not claimed' && short.next === 'retry' && short.delayMs,
+      ).toBeGreaterThanOrEqual(0.8 * BACKOFF_MS);
+      expect(
+        short !== 'not claimed' && short.next === 'retry' && short.delayMs,
+      ).toBeLessThanOrEqual(1.2 * BACKOFF_MS);
+
+      const second = t.tables.addDelivery(webhook.id);
+      t.sender.answerWith(500, '3600');
+      const other = await run(second.id);
+      expect(
+        other !== 'not claimed' && other.next === 'retry' && other.delayMs,
+      ).toBeLessThanOrEqual(1.2 * BACKOFF_MS);
+    });
+
+    it('caps a Retry-After at one hour', async () => {
+      const delivery = t.tables.addDelivery(webhook.id);
+      t.sender.answerWith(503, String(7 * 24 * 3600));
+      expect(await run(delivery.id)).toMatchObject({ delayMs: 3_600_000 });
+    });
+  });
+
+  describe('receiver health', () => {
+    const webhooksDisabled = async (reason: string) =>
+      (await t.metrics.webhooksDisabled.get()).values.find((v) => v.labels.reason === reason)
+        ?.value ?? 0;
+
+    it('disables the webhook on 410 at once and ends its pending deliveries failed', async () => {
+      const delivery = t.tables.addDelivery(webhook.id);
+      const waiting = t.tables.addDelivery(webhook.id, { attemptCount: 1 });
+      t.sender.answer(410);
+
+      expect(await run(delivery.id)).toEqual({ next: 'done' });
+
+      expect(t.tables.webhooks.get(webhook.id)).toMatchObject({
+        active: false,
+        disabledReason: 'gone',
+        disabledAt: expect.any(Date),
+      });
+      expect(t.tables.delivery(delivery.id)).toMatchObject({ status: 'failed', attemptCount: 1 });
+      expect(t.tables.delivery(waiting.id)).toMatchObject({
+        status: 'failed',
+        lastError: 'webhook disabled: the receiver answered 410 Gone',
+      });
+      expect(await webhooksDisabled('gone')).toBe(1);
+    });
+
+    describe('with WEBHOOK_DISABLE_AFTER_FAILURES=2', () => {
+      beforeEach(async () => {
+        t = await newTestService(DeliveryAttemptService, {
+          DELIVERY_MAX_RETRIES: '0',
+          WEBHOOK_DISABLE_AFTER_FAILURES: '2',
+        });
+        webhook = t.tables.addWebhook();
+      });
+
+      it('disables after that many deliveries in a row end failed', async () => {
+        const pending = t.tables.addDelivery(webhook.id, { attemptCount: 0 });
+        for (let i = 0; i < 2; i++) {
+          t.sender.answer(500);
+          await run(t.tables.addDelivery(webhook.id).id);
+        }
+        expect(t.tables.webhooks.get(webhook.id)).toMatchObject({
+          active: false,
+          disabledReason: 'failing',
+        });
+        expect(t.tables.delivery(pending.id)).toMatchObject({
+          status: 'failed',
+          lastError: 'webhook disabled: its last 2 deliveries failed',
+        });
+        expect(await webhooksDisabled('failing')).toBe(1);
+      });
+
+      it('starts the run afresh after a success, and leaves test deliveries out of it', async () => {
+        for (const [status, event] of [
+          [500, 'job.started'],
+          [200, 'job.started'],
+          [500, 'job.started'],
+          [500, 'webhook.test'],
+        ] as const) {
+          t.sender.answer(status);
+          await run(t.tables.addDelivery(webhook.id, { event }).id);
+        }
+        expect(t.tables.webhooks.get(webhook.id)).toMatchObject({
+          active: true,
+          consecutiveFailures: 1,
+        });
+      });
+    });
+  });
+
   describe('signing secrets (SPEC §10)', () => {
     it('passes the replaced secret while it is in its grace, and not after', async () => {
       webhook.previousSecretEncrypted = 'sealed-previous';

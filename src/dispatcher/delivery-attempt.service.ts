@@ -6,6 +6,8 @@ import { deliveryRetry } from '../queue/queue.constants';
 import { previousSecretInGrace } from '../webhooks/secret-rotation';
 import { AttemptResult, DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, DeliveryTarget } from './delivery.store';
+import { ReceiverHealthService } from './receiver-health.service';
+import { retryAfterMs } from './retry-after';
 
 export const INACTIVE_WEBHOOK_ERROR = 'webhook is inactive: delivery cancelled, not sent';
 
@@ -29,6 +31,7 @@ export class DeliveryAttemptService {
     private readonly store: DeliveryStore,
     private readonly sender: DeliverySenderService,
     private readonly metrics: MetricsService,
+    private readonly health: ReceiverHealthService,
   ) {
     this.retry = deliveryRetry(config);
   }
@@ -65,13 +68,16 @@ export class DeliveryAttemptService {
     } finally {
       sent();
     }
-    const final = result.ok || attempt >= this.retry.attempts;
-    const delayMs = final ? null : this.retry.delayMs(attempt);
+    // A redelivery or replay starts a fresh series: the retry budget counts from its start.
+    const inSeries = attempt - target.seriesStart;
+    const final = result.ok || result.statusCode === 410 || inSeries >= this.retry.attempts;
+    const delayMs = final ? null : this.retryDelayMs(inSeries, result);
+    const status = result.ok ? 'succeeded' : final ? 'failed' : 'pending';
     const recorded = await this.store.recordAttempt({
       deliveryId,
       attempt,
       result,
-      status: result.ok ? 'succeeded' : final ? 'failed' : 'pending',
+      status,
       nextAttemptAt: delayMs === null ? null : new Date(Date.now() + delayMs),
     });
     if (!recorded) {
@@ -82,9 +88,29 @@ export class DeliveryAttemptService {
       return DONE;
     }
 
+    await this.health
+      .afterAttempt({
+        webhookId: target.webhookId,
+        event: target.event,
+        status,
+        statusCode: result.statusCode,
+        consecutiveFailures: target.consecutiveFailures,
+      })
+      .catch((error: Error) =>
+        // The attempt is recorded; the next delivery's outcome applies the rules again.
+        this.logger.error(
+          `delivery ${deliveryId}: receiver health of webhook ${target.webhookId} not updated: ` +
+            error.message,
+        ),
+      );
+
     const outcome = result.ok ? 'success' : 'failure';
     this.metrics.deliveryAttempts.observe({ outcome }, result.durationMs / 1000);
-    const what = `delivery ${deliveryId} to webhook ${target.webhookId}, attempt ${attempt}/${this.retry.attempts}`;
+    const what =
+      `delivery ${deliveryId} to webhook ${target.webhookId}, attempt ${attempt}` +
+      (target.seriesStart > 0
+        ? ` (${inSeries}/${this.retry.attempts} of this series)`
+        : `/${this.retry.attempts}`);
     if (result.ok) {
       this.metrics.deliveries.inc({ outcome: 'succeeded' });
       this.logger.debug(`${what} succeeded (HTTP ${result.statusCode})`);
@@ -97,6 +123,12 @@ export class DeliveryAttemptService {
     }
     this.logger.warn(`${what} failed: ${result.error}; will retry in ${delayMs} ms`);
     return { next: 'retry', delayMs };
+  }
+
+  /** The backoff, or the receiver's Retry-After on 429/503 when that is longer (SPEC §9). */
+  private retryDelayMs(retry: number, result: AttemptResult): number {
+    const backoff = this.retry.delayMs(retry);
+    return Math.max(backoff, retryAfterMs(result.statusCode, result.retryAfter) ?? 0);
   }
 
   private async cancel(target: DeliveryTarget): Promise<void> {

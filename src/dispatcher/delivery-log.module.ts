@@ -3,12 +3,14 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveryAttemptEntity } from './delivery-attempt.entity';
+import { DeliveryControlService } from './delivery-control.service';
+import { DeliveryControlStore, PgDeliveryControlStore } from './delivery-control.store';
 import { DeliveryLogService } from './delivery-log.service';
 import { DeliveryEntity } from './delivery.entity';
 import { DispatcherModule } from './dispatcher.module';
 import { EventEntity } from './event.entity';
 
-/** API role: POST /api/webhooks/:id/test and the delivery log. */
+/** API role: POST /api/webhooks/:id/test, redelivery and replay, and the delivery log. */
 @Module({
   imports: [
     DispatcherModule,
@@ -17,6 +19,10 @@ import { EventEntity } from './event.entity';
     TypeOrmModule.forFeature([DeliveryEntity, DeliveryAttemptEntity, EventEntity]),
   ],
   controllers: [DeliveriesController],
-  providers: [DeliveryLogService],
+  providers: [
+    DeliveryLogService,
+    DeliveryControlService,
+    { provide: DeliveryControlStore, useClass: PgDeliveryControlStore },
+  ],
 })
 export class DeliveryLogModule {}

@@ -6,7 +6,9 @@ import { decodeCursor, keysetPage, toPage } from '../common/cursor';
 import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { DeliveryAttemptEntity } from './delivery-attempt.entity';
+import { DeliveryControlStore } from './delivery-control.store';
 import { DeliveryEntity } from './delivery.entity';
+import { TESTS_PER_WINDOW, TEST_WINDOW_MS, testRetryAfterSeconds } from './test-rate';
 import { DispatcherService } from './dispatcher.service';
 import {
   DeliveryDetailResponse,
@@ -26,10 +28,12 @@ export class DeliveryLogService {
     @InjectRepository(DeliveryAttemptEntity)
     private readonly attempts: Repository<DeliveryAttemptEntity>,
     private readonly dispatcher: DispatcherService,
+    private readonly control: DeliveryControlStore,
   ) {}
 
   async sendTest(ownerClientId: string, webhookId: string): Promise<DeliveryResponse> {
     const webhook = await this.webhooks.findOwned(ownerClientId, webhookId);
+    if (webhook.active) await this.assertTestAllowed(webhook.id);
     const delivery = webhook.active ? await this.dispatcher.publishTest(webhook) : null;
     if (delivery === null) {
       throw new ApiError(
@@ -38,6 +42,25 @@ export class DeliveryLogService {
       );
     }
     return toDeliveryResponse(delivery);
+  }
+
+  /** 429 with Retry-After while the webhook has had TESTS_PER_WINDOW tests in the window. */
+  private async assertTestAllowed(webhookId: string): Promise<void> {
+    const now = Date.now();
+    const recent = await this.control.recentTests(
+      webhookId,
+      new Date(now - TEST_WINDOW_MS),
+      TESTS_PER_WINDOW,
+    );
+    const waitSeconds = testRetryAfterSeconds(recent, now);
+    if (waitSeconds > 0) {
+      throw new ApiError(
+        HttpStatus.TOO_MANY_REQUESTS,
+        `At most ${TESTS_PER_WINDOW} tests per webhook in ${TEST_WINDOW_MS / 1000} s; ` +
+          `try again in ${waitSeconds} s`,
+        { headers: { 'retry-after': String(waitSeconds) } },
+      );
+    }
   }
 
   async list(

@@ -34,6 +34,8 @@ export interface AttemptResult {
   error: string | null;
   /** First RESPONSE_EXCERPT_BYTES of the answer, null when there was no answer. */
   responseBody: string | null;
+  /** The receiver's Retry-After header, as sent (SPEC §9: honoured on 429 and 503). */
+  retryAfter?: string | null;
 }
 
 /** PostgreSQL text holds no NUL; a receiver's answer may. */
@@ -197,7 +199,14 @@ export class DeliverySenderService implements OnApplicationShutdown {
       } else if (status < 200 || status >= 300) {
         error = `HTTP ${status}`;
       }
-      return result({ ok: error === null, statusCode: status, error, responseBody: excerpt });
+      const retryAfter = res.headers['retry-after'];
+      return result({
+        ok: error === null,
+        statusCode: status,
+        error,
+        responseBody: excerpt,
+        retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : (retryAfter ?? null),
+      });
     } finally {
       clearTimeout(timer);
     }

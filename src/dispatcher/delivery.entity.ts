@@ -16,10 +16,16 @@ import { EventEntity } from './event.entity';
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
+export const DELIVERY_REQUEUES = ['redeliver', 'replay', 'missed'] as const;
+export type DeliveryRequeue = (typeof DELIVERY_REQUEUES)[number];
+
 @Check('deliveries_status_check', `status IN ('pending', 'succeeded', 'failed')`)
 @Index('deliveries_webhook_page_idx', { synchronize: false })
 @Index('deliveries_due_idx', { synchronize: false })
 @Index('deliveries_event_idx', { synchronize: false })
+@Index('deliveries_webhook_event_uq', { synchronize: false })
+@Index('deliveries_created_idx', { synchronize: false })
+@Check('deliveries_requeued_by_check', `requeued_by IN ('redeliver', 'replay', 'missed')`)
 @Entity('deliveries')
 export class DeliveryEntity {
   @PrimaryGeneratedColumn('uuid')
@@ -64,6 +70,17 @@ export class DeliveryEntity {
 
   @Column({ name: 'last_error', type: 'text', nullable: true })
   lastError: string | null;
+
+  /** attempt_count when the current series began: a redelivery or replay starts a new one. */
+  @Column({ name: 'series_start', type: 'integer', default: 0 })
+  seriesStart: number;
+
+  /** What last re-queued it (SPEC §9), or, for `missed`, created it in a replay. */
+  @Column({ name: 'requeued_by', type: 'text', nullable: true })
+  requeuedBy: DeliveryRequeue | null;
+
+  @Column({ name: 'requeued_at', type: 'timestamptz', nullable: true })
+  requeuedAt: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;

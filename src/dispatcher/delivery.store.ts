@@ -14,6 +14,8 @@ export interface DeliveryTarget {
   body: string;
   status: DeliveryStatus;
   attemptCount: number;
+  /** attempt_count when the current series of attempts began (a redelivery starts one). */
+  seriesStart: number;
   webhookId: string;
   url: string;
   secretEncrypted: string;
@@ -21,6 +23,7 @@ export interface DeliveryTarget {
   previousSecretEncrypted: string | null;
   previousSecretExpiresAt: Date | null;
   active: boolean;
+  consecutiveFailures: number;
 }
 
 interface DeliveryTargetRow {
@@ -29,12 +32,14 @@ interface DeliveryTargetRow {
   body: string;
   status: DeliveryStatus;
   attempt_count: number;
+  series_start: number;
   webhook_id: string;
   url: string;
   secret_encrypted: string;
   previous_secret_encrypted: string | null;
   previous_secret_expires_at: Date | null;
   active: boolean;
+  consecutive_failures: number;
 }
 
 function toTarget(row: DeliveryTargetRow): DeliveryTarget {
@@ -44,12 +49,14 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
     body: row.body,
     status: row.status,
     attemptCount: row.attempt_count,
+    seriesStart: row.series_start,
     webhookId: row.webhook_id,
     url: row.url,
     secretEncrypted: row.secret_encrypted,
     previousSecretEncrypted: row.previous_secret_encrypted,
     previousSecretExpiresAt: row.previous_secret_expires_at,
     active: row.active,
+    consecutiveFailures: row.consecutive_failures,
   };
 }
 
@@ -65,8 +72,8 @@ const CLAIM_SQL = `
     AND d.next_attempt_at <= now() + interval '1 second'
     AND (d.lease_until IS NULL OR d.lease_until <= now())
   RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
-    d.webhook_id, w.url, w.secret_encrypted, w.previous_secret_encrypted,
-    w.previous_secret_expires_at, w.active`;
+    d.series_start, d.webhook_id, w.url, w.secret_encrypted, w.previous_secret_encrypted,
+    w.previous_secret_expires_at, w.active, w.consecutive_failures`;
 
 // The attempt rows and the deliveries' new states, for a batch of attempts, in one statement.
 // An update only applies while its delivery is pending at the attempt count the worker started
@@ -105,6 +112,10 @@ const CANCEL_SQL = `
   WHERE id = $1 AND status = 'pending'
   RETURNING id`;
 
+// Gives a claimed delivery back untouched: it is due again at once for any worker.
+const RELEASE_SQL = `
+  UPDATE deliveries SET lease_until = NULL WHERE id = ANY($1::uuid[]) AND status = 'pending'`;
+
 export interface AttemptRecord {
   deliveryId: string;
   attempt: number;
@@ -127,6 +138,9 @@ export abstract class DeliveryStore {
    * at attempt - 1 attempts; false when it had moved on meanwhile (nothing is written then).
    */
   abstract recordAttempt(record: AttemptRecord): Promise<boolean>;
+
+  /** Ends the leases of claimed deliveries that were not attempted (nothing else changes). */
+  abstract release(deliveryIds: string[]): Promise<void>;
 
   /** Ends a pending delivery as failed without sending it; false when it was not pending. */
   abstract cancel(deliveryId: string, reason: string): Promise<boolean>;
@@ -181,6 +195,10 @@ export class PgDeliveryStore extends DeliveryStore {
     );
     const written = new Set(rows.map((r) => r.delivery_id));
     return records.map((r) => written.has(r.deliveryId));
+  }
+
+  async release(deliveryIds: string[]): Promise<void> {
+    await query(this.db, RELEASE_SQL, [deliveryIds]);
   }
 
   async cancel(deliveryId: string, reason: string): Promise<boolean> {

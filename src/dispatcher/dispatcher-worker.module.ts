@@ -5,6 +5,9 @@ import { DeliveriesSweeper } from './deliveries.sweeper';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, PgDeliveryStore } from './delivery.store';
+import { ReceiverHealthService } from './receiver-health.service';
+import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.store';
+import { WebhookSlots } from './webhook-slots';
 
 /**
  * Worker role: the deliveries processor and the sweeper. SecretCipherService is provided here rather
@@ -17,6 +20,9 @@ import { DeliveryStore, PgDeliveryStore } from './delivery.store';
     DeliveryAttemptService,
     DeliverySenderService,
     { provide: DeliveryStore, useClass: PgDeliveryStore },
+    ReceiverHealthService,
+    { provide: ReceiverHealthStore, useClass: PgReceiverHealthStore },
+    WebhookSlots,
     SecretCipherService,
   ],
 })

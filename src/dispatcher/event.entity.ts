@@ -1,8 +1,10 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { EventKind } from '../webhooks/subscription-events';
 
 /** A subscription event (job.started, …) as published, before fan-out. */
 @Unique('events_idempotency_key_uq', ['idempotencyKey'])
+// Made by a migration; the retention job reads it.
+@Index('events_created_idx', { synchronize: false })
 @Entity('events')
 export class EventEntity {
   @PrimaryGeneratedColumn('uuid')

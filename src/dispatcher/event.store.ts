@@ -1,11 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/config.types';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batch';
 import { preparedQuery, query } from '../database/query';
 import { EventKind, PublishedKind } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody, toJsonb } from './delivery-body';
-import { DeliveryEntity, DeliveryStatus } from './delivery.entity';
+import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
+import { DeliveryEntity } from './delivery.entity';
 
 /** An event about to be published; `deliveryBody` of it is what its deliveries send. */
 export interface NewEvent {
@@ -53,7 +56,8 @@ export abstract class EventStore {
 // to zoom.* (the partial GIN index webhooks_active_events_idx serves `active AND events &&
 // array`; one row per webhook, however many of its subscriptions match). An event whose
 // idempotency key is taken inserts nothing and is missing from the result. The body is stored
-// once, on the event, whatever the number of its deliveries.
+// once, on the event, whatever the number of its deliveries. Webhooks of API clients no longer
+// in AUTH_CLIENTS ($8) get nothing (SPEC §9); they are kept, and receive again if it returns.
 const FAN_OUT_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[],
@@ -72,6 +76,7 @@ const FAN_OUT_SQL = `
     FROM ev JOIN input i ON i.id = ev.id
     JOIN webhooks w ON w.active AND w.events && (
       CASE WHEN i.kind LIKE 'zoom.%' THEN ARRAY[i.kind, 'zoom.*'] ELSE ARRAY[i.kind] END)
+      AND w.owner_client_id = ANY($8::text[])
     RETURNING id, event_id
   )
   SELECT ev.id, array_remove(array_agg(d.id::text), NULL) AS delivery_ids
@@ -108,41 +113,7 @@ const TEST_SQL = `
   )
   INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at)
   SELECT $1, ev.id, $3, now() FROM ev
-  RETURNING id, webhook_id, event_id, event, status, attempt_count, next_attempt_at,
-    last_status_code, last_error, created_at, updated_at, completed_at`;
-
-interface DeliveryRow {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event: EventKind;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: Date | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-}
-
-function toDelivery(row: DeliveryRow): DeliveryEntity {
-  return {
-    id: row.id,
-    webhookId: row.webhook_id,
-    eventId: row.event_id,
-    event: row.event,
-    body: null,
-    status: row.status,
-    attemptCount: row.attempt_count,
-    nextAttemptAt: row.next_attempt_at,
-    lastStatusCode: row.last_status_code,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    completedAt: row.completed_at,
-  };
-}
+  RETURNING ${DELIVERY_COLUMNS}`;
 
 @Injectable()
 export class PgEventStore extends EventStore {
@@ -152,8 +123,14 @@ export class PgEventStore extends EventStore {
     { keyOf: (event) => event.idempotencyKey ?? event.id },
   );
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {
+  private readonly clientIds: string[];
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
     super();
+    this.clientIds = config.auth.clients.map((c) => c.clientId);
   }
 
   fanOut(event: NewEvent): Promise<string[] | null> {
@@ -171,6 +148,7 @@ export class PgEventStore extends EventStore {
       column((e) => e.idempotencyKey),
       column((e) => e.createdAt),
       column((e) => deliveryBody(e)),
+      this.clientIds,
     ]);
     const inserted = new Map(rows.map((r) => [r.id, r.delivery_ids]));
     return events.map((e) => inserted.get(e.id) ?? null);

@@ -3,6 +3,7 @@ import { Column, Entity, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
 /** A platform webhook as received; identity_key is unique so redeliveries collapse. */
 @Unique('inbound_events_identity_key_uq', ['identityKey'])
 @Index('inbound_events_unprocessed_idx', { synchronize: false })
+@Index('inbound_events_received_idx', { synchronize: false })
 @Entity('inbound_events')
 export class InboundEventEntity {
   @PrimaryGeneratedColumn('uuid')

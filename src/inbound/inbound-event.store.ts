@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan, Repository } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batch';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/config.types';
 import { EventSource, deliveryBody, toJsonb } from '../dispatcher/delivery-body';
 import { preparedQuery, query } from '../database/query';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
@@ -69,7 +71,9 @@ export const INLINE_FANOUT_MAX = 100;
 // some active webhook takes as they are, directly or through zoom.*: such an event stays
 // unprocessed for the inbound job, which publishes it as it is. The event's idempotency key is
 // the one the inbound job would publish under (publishKey), so a later run of the job adds
-// nothing. The download token is kept only on an event left unprocessed.
+// nothing. The download token is kept only on an event left unprocessed. Webhooks of API
+// clients no longer in AUTH_CLIENTS ($18) count for nothing and get nothing, as in the
+// dispatcher's fan-out (SPEC §9).
 const INGEST_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::text[],
@@ -82,7 +86,9 @@ const INGEST_SQL = `
   reach AS (
     SELECT k.kind, (
       SELECT count(*) FROM (
-        SELECT 1 FROM webhooks w WHERE w.active AND w.events @> ARRAY[k.kind] LIMIT $17 + 1
+        SELECT 1 FROM webhooks w
+        WHERE w.active AND w.events @> ARRAY[k.kind] AND w.owner_client_id = ANY($18::text[])
+        LIMIT $17 + 1
       ) capped
     ) AS webhooks
     FROM (SELECT DISTINCT kind FROM input WHERE plan = 'publish') k
@@ -90,7 +96,8 @@ const INGEST_SQL = `
   watched AS (
     SELECT a.as_is FROM (SELECT DISTINCT as_is FROM input WHERE as_is IS NOT NULL) a
     WHERE EXISTS (
-      SELECT 1 FROM webhooks w WHERE w.active AND w.events && ARRAY[a.as_is, 'zoom.*'])
+      SELECT 1 FROM webhooks w WHERE w.active AND w.events && ARRAY[a.as_is, 'zoom.*']
+        AND w.owner_client_id = ANY($18::text[]))
   ),
   planned AS (
     SELECT i.id, i.plan = 'publish' AND r.webhooks <= $17 AS publish,
@@ -120,6 +127,7 @@ const INGEST_SQL = `
     SELECT w.id, i.event_id, i.kind, now()
     FROM ev JOIN input i ON i.event_id = ev.id
     JOIN webhooks w ON w.active AND w.events @> ARRAY[i.kind]
+      AND w.owner_client_id = ANY($18::text[])
     RETURNING id, event_id
   )
   SELECT s.id, s.processed_at IS NOT NULL AS processed,
@@ -226,11 +234,15 @@ export class PgInboundEventStore extends InboundEventStore {
     maxInFlight: 2,
   });
 
+  private readonly clientIds: string[];
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @InjectRepository(InboundEventEntity) private readonly repo: Repository<InboundEventEntity>,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
     super();
+    this.clientIds = config.auth.clients.map((c) => c.clientId);
   }
 
   /** ON CONFLICT keeps the first of concurrent redeliveries. */
@@ -272,6 +284,7 @@ export class PgInboundEventStore extends InboundEventStore {
         unique.map((r) => r.inline?.createdAt ?? null),
         unique.map((r) => r.inline?.body ?? null),
         INLINE_FANOUT_MAX,
+        this.clientIds,
       ]);
     } catch (error) {
       // One unstorable event must not fail the others that shared its statement.

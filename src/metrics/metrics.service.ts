@@ -56,6 +56,29 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly webhooksDisabled = new Counter({
+    name: 'webhooks_disabled_total',
+    help: 'Webhooks the service disabled, by reason (gone: the receiver answered 410; failing)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly deliveriesRedelivered = new Counter({
+    name: 'deliveries_redelivered_total',
+    help:
+      'Deliveries queued again by the API, by how (redeliver, replay; missed: created by a ' +
+      'replay for an event the webhook never received)',
+    labelNames: ['how'] as const,
+    registers: [this.registry],
+  });
+
+  readonly retentionDeleted = new Counter({
+    name: 'retention_deleted_rows_total',
+    help: 'Rows the retention job deleted, by table',
+    labelNames: ['table'] as const,
+    registers: [this.registry],
+  });
+
   constructor(
     @InjectQueue(QUEUES.deliveries) deliveries: Queue,
     @InjectQueue(QUEUES.inbound) inbound: Queue,

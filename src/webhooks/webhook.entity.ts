@@ -9,6 +9,9 @@ import {
 } from 'typeorm';
 import { Subscription } from './subscription-events';
 
+export const WEBHOOK_DISABLED_REASONS = ['gone', 'failing'] as const;
+export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
+
 // Indexes the migration creates in forms TypeORM cannot describe (GIN, partial, DESC);
 // synchronize: false keeps migration:generate from proposing to drop them.
 @Index('webhooks_active_events_idx', { synchronize: false })
@@ -17,6 +20,7 @@ import { Subscription } from './subscription-events';
   'webhooks_previous_secret_ck',
   '(previous_secret_encrypted IS NULL) = (previous_secret_expires_at IS NULL)',
 )
+@Check('webhooks_disabled_reason_check', `disabled_reason IN ('gone', 'failing')`)
 @Entity('webhooks')
 export class WebhookEntity {
   @PrimaryGeneratedColumn('uuid')
@@ -50,6 +54,17 @@ export class WebhookEntity {
 
   @Column({ type: 'boolean', default: true })
   active: boolean;
+
+  /** Why the service disabled it (SPEC §9); null while enabled or switched off by its owner. */
+  @Column({ name: 'disabled_reason', type: 'text', nullable: true })
+  disabledReason: WebhookDisabledReason | null;
+
+  @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
+  disabledAt: Date | null;
+
+  /** Deliveries (tests aside) that ended failed since the last one that succeeded. */
+  @Column({ name: 'consecutive_failures', type: 'integer', default: 0 })
+  consecutiveFailures: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;

@@ -18,7 +18,12 @@ export interface SecretReplacement {
   previousUntil: Date | null;
 }
 
-export type WebhookChanges = Partial<Pick<WebhookEntity, 'url' | 'events' | 'active'>> & {
+export type WebhookChanges = Partial<
+  Pick<
+    WebhookEntity,
+    'url' | 'events' | 'active' | 'disabledReason' | 'disabledAt' | 'consecutiveFailures'
+  >
+> & {
   secret?: SecretReplacement;
 };
 
@@ -27,7 +32,8 @@ export type WebhookChanges = Partial<Pick<WebhookEntity, 'url' | 'events' | 'act
  * PgWebhookStore is the real one).
  */
 export abstract class WebhookStore {
-  abstract create(webhook: NewWebhook): Promise<WebhookEntity>;
+  /** Stores the webhook unless its owner holds `limit` already; null then (nothing written). */
+  abstract create(webhook: NewWebhook, limit: number): Promise<WebhookEntity | null>;
 
   /** Newest first by (created_at, id), after `cursor`: `limit + 1` rows, as toPage expects. */
   abstract page(
@@ -57,8 +63,16 @@ export class PgWebhookStore extends WebhookStore {
     super();
   }
 
-  create(webhook: NewWebhook): Promise<WebhookEntity> {
-    return this.webhooks.save(this.webhooks.create(webhook));
+  create(webhook: NewWebhook, limit: number): Promise<WebhookEntity | null> {
+    return this.webhooks.manager.transaction(async (tx) => {
+      // Concurrent creates of one owner take turns, so none slips past the count.
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('webhooks-of:' || $1))`, [
+        webhook.ownerClientId,
+      ]);
+      const held = await tx.countBy(WebhookEntity, { ownerClientId: webhook.ownerClientId });
+      if (held >= limit) return null;
+      return tx.save(tx.create(WebhookEntity, webhook));
+    });
   }
 
   page(ownerClientId: string, cursor: Cursor | null, limit: number): Promise<WebhookEntity[]> {

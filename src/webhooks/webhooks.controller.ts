@@ -84,6 +84,12 @@ export class WebhooksController {
   })
   @ApiCreatedResponse({ description: 'The new webhook', type: WebhookResponse })
   @badBody(BAD_FIELDS)
+  @ApiErrorResponse(409, {
+    description: 'The client holds WEBHOOKS_PER_CLIENT webhooks already',
+    example: {
+      message: 'A client may hold at most 100 webhooks (WEBHOOKS_PER_CLIENT); delete one first',
+    },
+  })
   async create(
     @CurrentClient() client: AuthenticatedClient,
     @Body() body: CreateWebhookDto,

@@ -42,13 +42,23 @@ export class WebhooksService {
 
   async create(ownerClientId: string, dto: CreateWebhookDto): Promise<WebhookEntity> {
     await this.assertUrlAllowed(dto.url);
-    const webhook = await this.webhooks.create({
-      ownerClientId,
-      url: dto.url,
-      events: dto.events,
-      ...this.sealSecret(dto.secret),
-      active: true,
-    });
+    const limit = this.config.webhooks.perClient;
+    const webhook = await this.webhooks.create(
+      {
+        ownerClientId,
+        url: dto.url,
+        events: dto.events,
+        ...this.sealSecret(dto.secret),
+        active: true,
+      },
+      limit,
+    );
+    if (!webhook) {
+      throw new ApiError(
+        HttpStatus.CONFLICT,
+        `A client may hold at most ${limit} webhooks (WEBHOOKS_PER_CLIENT); delete one first`,
+      );
+    }
     this.logger.log(`webhook ${webhook.id} created by ${ownerClientId}`);
     return webhook;
   }
@@ -87,6 +97,12 @@ export class WebhooksService {
       ...(dto.events !== undefined && { events: dto.events }),
       ...(secret && { secret }),
       ...(dto.active !== undefined && { active: dto.active }),
+      // Enabling clears why the service disabled it and starts the failure count afresh.
+      ...(dto.active === true && {
+        disabledReason: null,
+        disabledAt: null,
+        consecutiveFailures: 0,
+      }),
     };
     // One statement both checks ownership and writes, so a foreign id changes nothing.
     if (Object.keys(changes).length > 0) {

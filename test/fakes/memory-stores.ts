@@ -20,7 +20,13 @@ import {
   platformEventKind,
   subscriptionsFor,
 } from '../../src/webhooks/subscription-events';
-import { WebhookEntity } from '../../src/webhooks/webhook.entity';
+import { WebhookDisabledReason, WebhookEntity } from '../../src/webhooks/webhook.entity';
+import { ReceiverHealthStore } from '../../src/dispatcher/receiver-health.store';
+import {
+  DeliveryControlStore,
+  ReplayTarget,
+  ReplayWindow,
+} from '../../src/dispatcher/delivery-control.store';
 import { NewWebhook, WebhookChanges, WebhookStore } from '../../src/webhooks/webhook.store';
 
 /**
@@ -51,6 +57,9 @@ export class MemoryTables {
       previousSecretEncrypted: null,
       previousSecretExpiresAt: null,
       active: true,
+      disabledReason: null,
+      disabledAt: null,
+      consecutiveFailures: 0,
       createdAt,
       updatedAt: createdAt,
       ...fields,
@@ -83,6 +92,9 @@ export class MemoryTables {
       createdAt: now,
       updatedAt: now,
       completedAt: null,
+      seriesStart: 0,
+      requeuedBy: null,
+      requeuedAt: null,
       ...fields,
     };
     this.deliveries.set(delivery.id, delivery);
@@ -142,15 +154,25 @@ export class MemoryDeliveryStore extends DeliveryStore {
         body: delivery.body ?? '',
         status: delivery.status,
         attemptCount: delivery.attemptCount,
+        seriesStart: delivery.seriesStart,
         webhookId: webhook.id,
         url: webhook.url,
         secretEncrypted: webhook.secretEncrypted,
         previousSecretEncrypted: webhook.previousSecretEncrypted,
         previousSecretExpiresAt: webhook.previousSecretExpiresAt,
         active: webhook.active,
+        consecutiveFailures: webhook.consecutiveFailures,
       });
     }
     return Promise.resolve(claimed);
+  }
+
+  release(deliveryIds: string[]): Promise<void> {
+    for (const id of deliveryIds) {
+      const delivery = this.tables.deliveries.get(id);
+      if (delivery?.status === 'pending') delivery.leaseUntil = null;
+    }
+    return Promise.resolve();
   }
 
   recordAttempt(record: AttemptRecord): Promise<boolean> {
@@ -190,6 +212,118 @@ export class MemoryDeliveryStore extends DeliveryStore {
     return Promise.resolve(true);
   }
 }
+
+export class MemoryReceiverHealthStore extends ReceiverHealthStore {
+  constructor(private readonly tables: MemoryTables) {
+    super();
+  }
+
+  countFailure(webhookId: string): Promise<number> {
+    const webhook = this.tables.webhooks.get(webhookId);
+    if (!webhook) return Promise.resolve(0);
+    webhook.consecutiveFailures += 1;
+    return Promise.resolve(webhook.consecutiveFailures);
+  }
+
+  resetFailures(webhookId: string): Promise<void> {
+    const webhook = this.tables.webhooks.get(webhookId);
+    if (webhook) webhook.consecutiveFailures = 0;
+    return Promise.resolve();
+  }
+
+  /** As the one statement does: disables an active webhook and fails its pending deliveries. */
+  disable(webhookId: string, reason: WebhookDisabledReason, error: string): Promise<number | null> {
+    const webhook = this.tables.webhooks.get(webhookId);
+    if (!webhook?.active) return Promise.resolve(null);
+    Object.assign(webhook, { active: false, disabledReason: reason, disabledAt: new Date() });
+    const pending = [...this.tables.deliveries.values()].filter(
+      (d) => d.webhookId === webhookId && d.status === 'pending',
+    );
+    for (const delivery of pending) {
+      Object.assign(delivery, {
+        status: 'failed',
+        lastError: error,
+        nextAttemptAt: null,
+        completedAt: new Date(),
+      });
+    }
+    return Promise.resolve(pending.length);
+  }
+}
+
+export class MemoryDeliveryControlStore extends DeliveryControlStore {
+  constructor(private readonly tables: MemoryTables) {
+    super();
+  }
+
+  redeliver(webhookId: string, deliveryId: string): Promise<DeliveryEntity | 'pending' | null> {
+    const delivery = this.tables.deliveries.get(deliveryId);
+    if (delivery?.webhookId !== webhookId) return Promise.resolve(null);
+    if (delivery.status === 'pending') return Promise.resolve('pending');
+    return Promise.resolve(this.freshSeries(delivery, 'redeliver'));
+  }
+
+  replay(webhookId: string, window: ReplayWindow): Promise<string[]> {
+    const matching = [...this.tables.deliveries.values()].filter(
+      (d) =>
+        d.webhookId === webhookId && d.status === window.status && inWindow(d.createdAt, window),
+    );
+    return Promise.resolve(matching.map((d) => this.freshSeries(d, 'replay').id));
+  }
+
+  createMissed(webhook: ReplayTarget, window: ReplayWindow): Promise<string[]> {
+    const received = new Set(
+      [...this.tables.deliveries.values()]
+        .filter((d) => d.webhookId === webhook.id)
+        .map((d) => d.eventId),
+    );
+    const missed = [...this.tables.events.values()].filter(
+      (e) =>
+        webhook.events.some((kind) => subscriptionsFor(e.kind).includes(kind)) &&
+        inWindow(e.createdAt, window) &&
+        e.createdAt >= webhook.createdAt &&
+        !received.has(e.id),
+    );
+    return Promise.resolve(
+      missed.map(
+        (e) =>
+          this.tables.addDelivery(webhook.id, {
+            eventId: e.id,
+            event: e.kind,
+            body: deliveryBody(e),
+            requeuedBy: 'missed',
+            requeuedAt: new Date(),
+          }).id,
+      ),
+    );
+  }
+
+  recentTests(webhookId: string, since: Date, limit: number): Promise<Date[]> {
+    return Promise.resolve(
+      [...this.tables.deliveries.values()]
+        .filter(
+          (d) => d.webhookId === webhookId && d.event === 'webhook.test' && d.createdAt > since,
+        )
+        .map((d) => d.createdAt)
+        .sort((a, b) => b.getTime() - a.getTime())
+        .slice(0, limit),
+    );
+  }
+
+  private freshSeries(delivery: DeliveryEntity, by: 'redeliver' | 'replay'): DeliveryEntity {
+    return Object.assign(delivery, {
+      status: 'pending',
+      seriesStart: delivery.attemptCount,
+      nextAttemptAt: new Date(),
+      completedAt: null,
+      requeuedBy: by,
+      requeuedAt: new Date(),
+    });
+  }
+}
+
+const inWindow = (at: Date, window: ReplayWindow): boolean =>
+  at >= window.since && (window.until === null || at < window.until);
 
 export class MemoryEventStore extends EventStore {
   constructor(private readonly tables: MemoryTables) {
@@ -334,8 +468,11 @@ export class MemoryWebhookStore extends WebhookStore {
     super();
   }
 
-  create(webhook: NewWebhook): Promise<WebhookEntity> {
-    return Promise.resolve(this.tables.addWebhook(webhook));
+  create(webhook: NewWebhook, limit: number): Promise<WebhookEntity | null> {
+    const held = [...this.tables.webhooks.values()].filter(
+      (w) => w.ownerClientId === webhook.ownerClientId,
+    ).length;
+    return Promise.resolve(held >= limit ? null : this.tables.addWebhook(webhook));
   }
 
   page(ownerClientId: string, cursor: Cursor | null, limit: number): Promise<WebhookEntity[]> {

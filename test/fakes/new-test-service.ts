@@ -11,6 +11,9 @@ import {
 } from '../../src/dispatcher/delivery-sender.service';
 import { DeliveryStore } from '../../src/dispatcher/delivery.store';
 import { DispatcherService } from '../../src/dispatcher/dispatcher.service';
+import { ReceiverHealthService } from '../../src/dispatcher/receiver-health.service';
+import { ReceiverHealthStore } from '../../src/dispatcher/receiver-health.store';
+import { WebhookSlots } from '../../src/dispatcher/webhook-slots';
 import { EventStore } from '../../src/dispatcher/event.store';
 import { InboundEventStore } from '../../src/inbound/inbound-event.store';
 import { MetricsService } from '../../src/metrics/metrics.service';
@@ -20,10 +23,14 @@ import { ZoomClient } from '../../src/zoom/zoom.client';
 import { ZoomMeetingRecording } from '../../src/zoom/zoom.types';
 import { SecretCipherService } from '../../src/webhooks/secret-cipher.service';
 import { WebhookStore } from '../../src/webhooks/webhook.store';
+import { WebhooksService } from '../../src/webhooks/webhooks.service';
+import { DeliveryControlStore } from '../../src/dispatcher/delivery-control.store';
 import {
+  MemoryDeliveryControlStore,
   MemoryDeliveryStore,
   MemoryEventStore,
   MemoryInboundEventStore,
+  MemoryReceiverHealthStore,
   MemoryRecordingDownloadStore,
   MemoryTables,
   MemoryWebhookStore,
@@ -32,15 +39,22 @@ import {
 /** Answers attempts from a script (one answer per attempt, in order) and keeps the requests. */
 export class ScriptedSender implements Pick<DeliverySenderService, 'send'> {
   readonly requests: DeliveryRequest[] = [];
-  private readonly answers: { statusCode: number | null; error: string | null }[] = [];
+  private readonly answers: {
+    statusCode: number | null;
+    error: string | null;
+    retryAfter: string | null;
+  }[] = [];
 
   /** The next attempts get these HTTP statuses (null: no answer, e.g. refused). */
   answer(...statuses: (number | null)[]): void {
-    for (const statusCode of statuses) {
-      const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-      const error = ok ? null : statusCode === null ? 'ECONNREFUSED' : `HTTP ${statusCode}`;
-      this.answers.push({ statusCode, error });
-    }
+    for (const statusCode of statuses) this.answerWith(statusCode);
+  }
+
+  /** The next attempt gets this status, with a Retry-After header when one is given. */
+  answerWith(statusCode: number | null, retryAfter: string | null = null): void {
+    const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    const error = ok ? null : statusCode === null ? 'ECONNREFUSED' : `HTTP ${statusCode}`;
+    this.answers.push({ statusCode, error, retryAfter });
   }
 
   send(req: DeliveryRequest): Promise<AttemptResult> {
@@ -54,6 +68,7 @@ export class ScriptedSender implements Pick<DeliverySenderService, 'send'> {
       statusCode: answer.statusCode,
       error: answer.error,
       responseBody: answer.statusCode === null ? null : '',
+      retryAfter: answer.retryAfter,
     });
   }
 }
@@ -61,6 +76,11 @@ export class ScriptedSender implements Pick<DeliverySenderService, 'send'> {
 /** A Bull queue as far as the services use one: the jobs added, nothing run. */
 export class RecordingQueue {
   readonly added: { name: string; data: unknown; opts?: { jobId?: string } }[] = [];
+
+  /** Holds no job: every add goes through (see ensureJobs). */
+  getJob(): Promise<null> {
+    return Promise.resolve(null);
+  }
 
   addBulk(jobs: { name: string; data: unknown; opts?: { jobId?: string } }[]): Promise<unknown[]> {
     this.added.push(...jobs);
@@ -127,6 +147,11 @@ export async function newTestService<T>(
     { provide: EventStore, useValue: new MemoryEventStore(tables) },
     { provide: InboundEventStore, useValue: new MemoryInboundEventStore(tables) },
     { provide: WebhookStore, useValue: new MemoryWebhookStore(tables) },
+    { provide: ReceiverHealthStore, useValue: new MemoryReceiverHealthStore(tables) },
+    { provide: DeliveryControlStore, useValue: new MemoryDeliveryControlStore(tables) },
+    WebhooksService,
+    ReceiverHealthService,
+    WebhookSlots,
     { provide: RecordingDownloadStore, useValue: new MemoryRecordingDownloadStore(tables) },
     { provide: DeliverySenderService, useValue: sender },
     { provide: ZoomClient, useValue: zoom },
@@ -140,8 +165,7 @@ export async function newTestService<T>(
   // The services log every decision; the specs assert the decisions themselves.
   Logger.overrideLogger(false);
   const module = await Test.createTestingModule({
-    providers:
-      (service as Type<unknown>) === DispatcherService ? providers : [...providers, service],
+    providers: (providers as unknown[]).includes(service) ? providers : [...providers, service],
   }).compile();
   return {
     sut: module.get(service),

@@ -1,5 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { DELIVERY_STATUSES, DeliveryEntity, DeliveryStatus } from '../delivery.entity';
+import {
+  DELIVERY_REQUEUES,
+  DELIVERY_STATUSES,
+  DeliveryEntity,
+  DeliveryRequeue,
+  DeliveryStatus,
+} from '../delivery.entity';
 import { DeliveryAttemptEntity } from '../delivery-attempt.entity';
 import { RESPONSE_EXCERPT_BYTES } from '../delivery-sender.service';
 
@@ -52,6 +58,19 @@ export class DeliveryResponse {
     example: '2026-01-01T10:00:05.201Z',
   })
   completed_at: string | null;
+
+  @ApiProperty({
+    enum: DELIVERY_REQUEUES,
+    nullable: true,
+    example: null,
+    description:
+      'What last queued it again: `redeliver`, `replay`, or `missed` (created by a replay for ' +
+      'an event the webhook never received); null when it never was',
+  })
+  requeued_by: DeliveryRequeue | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null })
+  requeued_at: string | null;
 }
 
 export class DeliveryAttemptResponse {
@@ -136,6 +155,8 @@ export function toDeliveryResponse(d: DeliveryEntity): DeliveryResponse {
     last_error: d.lastError,
     created_at: d.createdAt.toISOString(),
     completed_at: iso(d.completedAt),
+    requeued_by: d.requeuedBy,
+    requeued_at: iso(d.requeuedAt),
   };
 }
 

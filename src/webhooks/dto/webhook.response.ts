@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Subscription } from '../subscription-events';
 import { previousSecretExpiry } from '../secret-rotation';
-import { WebhookEntity } from '../webhook.entity';
+import { WEBHOOK_DISABLED_REASONS, WebhookDisabledReason, WebhookEntity } from '../webhook.entity';
 import { WEBHOOK_EVENTS_SCHEMA, WEBHOOK_URL_EXAMPLE } from './webhook-fields';
 
 /** A webhook as the API shows it: everything but the secret. */
@@ -39,6 +39,20 @@ export class WebhookResponse {
   })
   previous_secret_expires_at: string | null;
 
+  @ApiProperty({
+    enum: WEBHOOK_DISABLED_REASONS,
+    nullable: true,
+    example: null,
+    description:
+      'Why the service disabled it: `gone` (the receiver answered 410) or `failing` (its last ' +
+      'WEBHOOK_DISABLE_AFTER_FAILURES deliveries failed); null while enabled or when its owner ' +
+      'set `active: false`. `PATCH {"active": true}` enables it again.',
+  })
+  disabled_reason: WebhookDisabledReason | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null })
+  disabled_at: string | null;
+
   static from(webhook: WebhookEntity, now = new Date()): WebhookResponse {
     return {
       id: webhook.id,
@@ -49,6 +63,8 @@ export class WebhookResponse {
       updated_at: webhook.updatedAt.toISOString(),
       secret_hint: webhook.secretHint,
       previous_secret_expires_at: previousSecretExpiry(webhook, now)?.toISOString() ?? null,
+      disabled_reason: webhook.disabledReason,
+      disabled_at: webhook.disabledAt?.toISOString() ?? null,
     };
   }
 }

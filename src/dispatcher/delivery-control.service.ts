@@ -1,0 +1,120 @@
+import { InjectQueue } from '@nestjs/bull';
+import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { ApiError } from '../common/api-error';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/config.types';
+import { MetricsService } from '../metrics/metrics.service';
+import { QUEUES } from '../queue/queue.constants';
+import { WebhookEntity } from '../webhooks/webhook.entity';
+import { WebhooksService } from '../webhooks/webhooks.service';
+import { DeliveryControlStore, ReplayWindow } from './delivery-control.store';
+import { DeliverJobData, deliverJobs } from './delivery-job';
+import { DeliveryResponse, toDeliveryResponse } from './dto/delivery.response';
+import { ReplayDto, ReplayResponse } from './dto/replay.dto';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Jobs queued per call to Redis when a replay re-queues many deliveries. */
+const ENQUEUE_BATCH = 100;
+
+const inactive = (what: string) =>
+  new ApiError(
+    HttpStatus.CONFLICT,
+    `The webhook is inactive; enable it (PATCH active: true) to ${what}`,
+  );
+
+/**
+ * Sending deliveries again (SPEC §9): one delivery, or a window of them, each with a fresh
+ * series of attempts under its own delivery id; and the events an inactive or disabled
+ * webhook missed. Scoped to the calling client's webhooks.
+ */
+@Injectable()
+export class DeliveryControlService {
+  private readonly logger = new Logger(DeliveryControlService.name);
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly webhooks: WebhooksService,
+    private readonly store: DeliveryControlStore,
+    private readonly metrics: MetricsService,
+    @InjectQueue(QUEUES.deliveries)
+    private readonly queue: Pick<Queue<DeliverJobData>, 'addBulk'>,
+  ) {}
+
+  async redeliver(
+    ownerClientId: string,
+    webhookId: string,
+    deliveryId: string,
+  ): Promise<DeliveryResponse> {
+    const webhook = await this.webhooks.findOwned(ownerClientId, webhookId);
+    if (!webhook.active) throw inactive('redeliver');
+    const delivery = await this.store.redeliver(webhook.id, deliveryId);
+    if (delivery === null) throw new ApiError(HttpStatus.NOT_FOUND, 'Delivery not found');
+    if (delivery === 'pending') {
+      throw new ApiError(
+        HttpStatus.CONFLICT,
+        'The delivery is pending: its attempts are still under way',
+      );
+    }
+    this.metrics.deliveriesRedelivered.inc({ how: 'redeliver' });
+    this.logger.log(
+      `delivery ${deliveryId} of webhook ${webhook.id} redelivered by ${ownerClientId}`,
+    );
+    await this.enqueue([delivery.id]);
+    return toDeliveryResponse(delivery);
+  }
+
+  async replay(ownerClientId: string, webhookId: string, dto: ReplayDto): Promise<ReplayResponse> {
+    const window = this.window(dto);
+    const webhook: WebhookEntity = await this.webhooks.findOwned(ownerClientId, webhookId);
+    if (!webhook.active) throw inactive('replay');
+    const replayed = await this.store.replay(webhook.id, window);
+    const missed = dto.missed ? await this.store.createMissed(webhook, window) : [];
+    this.metrics.deliveriesRedelivered.inc({ how: 'replay' }, replayed.length);
+    this.metrics.deliveriesRedelivered.inc({ how: 'missed' }, missed.length);
+    this.logger.log(
+      `webhook ${webhook.id} replayed by ${ownerClientId}: ${replayed.length} ${window.status} ` +
+        `deliveries${dto.missed ? `, ${missed.length} missed events` : ''}`,
+    );
+    await this.enqueue([...replayed, ...missed]);
+    return { count: replayed.length + missed.length };
+  }
+
+  /** The window of a replay body; 400 naming the field when it cannot be served. */
+  private window(dto: ReplayDto): ReplayWindow {
+    const since = new Date(dto.since);
+    const until = dto.until === undefined ? null : new Date(dto.until);
+    const days = this.config.retention.days;
+    if (since.getTime() < Date.now() - days * DAY_MS) {
+      throw ApiError.validation([
+        {
+          field: 'since',
+          message: `since must be within the last ${days} days (RETENTION_DAYS): older records are deleted`,
+        },
+      ]);
+    }
+    if (until !== null && until <= since) {
+      throw ApiError.validation([{ field: 'until', message: 'until must be later than since' }]);
+    }
+    return { since, until, status: dto.status ?? 'failed' };
+  }
+
+  /**
+   * Queues jobs for the deliveries (new jobs: no job id is a delivery's, and the claim keeps a
+   * delivery queued twice from being sent twice at once). The deliveries are pending and due
+   * in PostgreSQL: if Redis fails here, the sweeper queues them.
+   */
+  private async enqueue(deliveryIds: string[]): Promise<void> {
+    const jobs = deliverJobs(deliveryIds);
+    try {
+      for (let i = 0; i < jobs.length; i += ENQUEUE_BATCH) {
+        await this.queue.addBulk(jobs.slice(i, i + ENQUEUE_BATCH));
+      }
+    } catch (error) {
+      this.logger.warn(
+        `could not queue ${deliveryIds.length} re-sent deliveries (${(error as Error).message}); ` +
+          'the sweeper will queue them',
+      );
+    }
+  }
+}

@@ -1,0 +1,173 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { query } from '../database/query';
+import { EventKind } from '../webhooks/subscription-events';
+import { EventSource, deliveryBody } from './delivery-body';
+import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
+import { DeliveryEntity } from './delivery.entity';
+
+/** Deliveries created in [since, until) (until null: up to now) with `status`. */
+export interface ReplayWindow {
+  since: Date;
+  until: Date | null;
+  status: 'failed' | 'succeeded';
+}
+
+/** What a replay of missed events needs of its webhook. */
+export interface ReplayTarget {
+  id: string;
+  events: string[];
+  createdAt: Date;
+}
+
+/** Missed events are read and inserted this many at a time. */
+const MISSED_BATCH = 500;
+
+// A fresh series (SPEC §9): the attempt count goes on, the retry budget counts from here.
+const FRESH_SERIES = `status = 'pending', series_start = attempt_count, next_attempt_at = now(),
+  completed_at = NULL, requeued_by = $REQUEUE, requeued_at = now(), updated_at = now()`;
+
+const REDELIVER_SQL = `
+  UPDATE deliveries SET ${FRESH_SERIES.replace('$REQUEUE', `'redeliver'`)}
+  WHERE id = $1 AND webhook_id = $2 AND status <> 'pending'
+  RETURNING ${DELIVERY_COLUMNS}`;
+
+const REPLAY_SQL = `
+  UPDATE deliveries SET ${FRESH_SERIES.replace('$REQUEUE', `'replay'`)}
+  WHERE webhook_id = $1 AND status = $2 AND created_at >= $3
+    AND ($4::timestamptz IS NULL OR created_at < $4)
+  RETURNING id`;
+
+// Events of the webhook's kinds in the window (platform events through zoom.* too, as the
+// fan-out matches them), published after it was created, that it has no delivery of (it was
+// inactive or disabled then). Keyset-paged by (created_at, id). has_body: the event carries
+// the body its deliveries send (every event since the body moved there).
+const MISSED_SQL = `
+  SELECT e.id, e.kind, e.data, e.source, e.created_at, e.body IS NOT NULL AS has_body
+  FROM events e
+  WHERE $2::text[] && (
+      CASE WHEN e.kind LIKE 'zoom.%' THEN ARRAY[e.kind, 'zoom.*'] ELSE ARRAY[e.kind] END)
+    AND e.created_at >= greatest($3::timestamptz, $4::timestamptz)
+    AND ($5::timestamptz IS NULL OR e.created_at < $5)
+    AND ($6::timestamptz IS NULL OR (e.created_at, e.id) > ($6::timestamptz, $7::uuid))
+    AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.webhook_id = $1 AND d.event_id = e.id)
+  ORDER BY e.created_at, e.id
+  LIMIT $8`;
+
+interface MissedEventRow {
+  id: string;
+  kind: EventKind;
+  data: Record<string, unknown>;
+  source: EventSource | null;
+  created_at: Date;
+  has_body: boolean;
+}
+
+// deliveries_webhook_event_uq: a replay racing another creates each missed delivery once.
+const INSERT_MISSED_SQL = `
+  INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at, requeued_by,
+                          requeued_at)
+  SELECT $1, i.event_id, i.kind, i.body, now(), 'missed', now()
+  FROM unnest($2::uuid[], $3::text[], $4::text[]) AS i(event_id, kind, body)
+  ON CONFLICT (webhook_id, event_id) DO NOTHING
+  RETURNING id`;
+
+const RECENT_TESTS_SQL = `
+  SELECT created_at FROM deliveries
+  WHERE webhook_id = $1 AND event = 'webhook.test' AND created_at > $2
+  ORDER BY created_at DESC
+  LIMIT $3`;
+
+/** Redelivery, replay and the test limit's reads (PgDeliveryControlStore is the real one). */
+export abstract class DeliveryControlStore {
+  /**
+   * Starts a fresh series for a final delivery of the webhook: the delivery, 'pending' when
+   * it is pending already (nothing changed), null when the webhook has no such delivery.
+   */
+  abstract redeliver(
+    webhookId: string,
+    deliveryId: string,
+  ): Promise<DeliveryEntity | 'pending' | null>;
+
+  /** Starts a fresh series for each delivery of the webhook in the window; their ids. */
+  abstract replay(webhookId: string, window: ReplayWindow): Promise<string[]>;
+
+  /** Creates a delivery for each event the webhook missed in the window; their ids. */
+  abstract createMissed(webhook: ReplayTarget, window: ReplayWindow): Promise<string[]>;
+
+  /** Creation times of the webhook's test deliveries after `since`, newest first, at most `limit`. */
+  abstract recentTests(webhookId: string, since: Date, limit: number): Promise<Date[]>;
+}
+
+@Injectable()
+export class PgDeliveryControlStore extends DeliveryControlStore {
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    super();
+  }
+
+  async redeliver(
+    webhookId: string,
+    deliveryId: string,
+  ): Promise<DeliveryEntity | 'pending' | null> {
+    const [row] = await query<DeliveryRow>(this.db, REDELIVER_SQL, [deliveryId, webhookId]);
+    if (row) return toDelivery(row);
+    const [exists] = await query<{ id: string }>(
+      this.db,
+      `SELECT id FROM deliveries WHERE id = $1 AND webhook_id = $2`,
+      [deliveryId, webhookId],
+    );
+    return exists ? 'pending' : null;
+  }
+
+  async replay(webhookId: string, window: ReplayWindow): Promise<string[]> {
+    const rows = await query<{ id: string }>(this.db, REPLAY_SQL, [
+      webhookId,
+      window.status,
+      window.since,
+      window.until,
+    ]);
+    return rows.map((r) => r.id);
+  }
+
+  async createMissed(webhook: ReplayTarget, window: ReplayWindow): Promise<string[]> {
+    const created: string[] = [];
+    let after: MissedEventRow | null = null;
+    for (;;) {
+      const events: MissedEventRow[] = await query<MissedEventRow>(this.db, MISSED_SQL, [
+        webhook.id,
+        webhook.events,
+        window.since,
+        webhook.createdAt,
+        window.until,
+        after?.created_at ?? null,
+        after?.id ?? null,
+        MISSED_BATCH,
+      ]);
+      if (events.length === 0) break;
+      // Only an event stored before bodies moved to events needs one on its delivery.
+      const bodies = events.map((e) =>
+        e.has_body ? null : deliveryBody({ ...e, createdAt: e.created_at, source: e.source }),
+      );
+      const rows = await query<{ id: string }>(this.db, INSERT_MISSED_SQL, [
+        webhook.id,
+        events.map((e) => e.id),
+        events.map((e) => e.kind),
+        bodies,
+      ]);
+      created.push(...rows.map((r) => r.id));
+      if (events.length < MISSED_BATCH) break;
+      after = events[events.length - 1];
+    }
+    return created;
+  }
+
+  async recentTests(webhookId: string, since: Date, limit: number): Promise<Date[]> {
+    const rows = await query<{ created_at: Date }>(this.db, RECENT_TESTS_SQL, [
+      webhookId,
+      since,
+      limit,
+    ]);
+    return rows.map((r) => r.created_at);
+  }
+}

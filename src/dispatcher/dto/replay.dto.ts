@@ -1,0 +1,64 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { FieldRule, Satisfies, quote } from '../../common/field-rule';
+
+const REPLAY_STATUSES = ['failed', 'succeeded'] as const;
+
+// An ISO 8601 UTC timestamp with Z, the wire format of every date of the API.
+const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?Z$/;
+
+const timestampRule: FieldRule = (value, field) =>
+  typeof value === 'string' && UTC_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value))
+    ? null
+    : `${field} must be an ISO 8601 UTC timestamp such as 2026-01-01T09:30:00Z`;
+
+const requiredTimestamp: FieldRule = (value, field) =>
+  value === undefined ? `${field} is required` : timestampRule(value, field);
+
+const statusRule: FieldRule = (value, field) =>
+  (REPLAY_STATUSES as readonly unknown[]).includes(value)
+    ? null
+    : `${field} must be one of ${REPLAY_STATUSES.join(', ')}, got ${quote(value)}`;
+
+const booleanRule: FieldRule = (value, field) =>
+  typeof value === 'boolean' ? null : `${field} must be a boolean`;
+
+/** Body of POST /api/webhooks/:id/replay (SPEC §9). Any other field is refused. */
+export class ReplayDto {
+  @ApiProperty({
+    description:
+      'Start of the window (included): deliveries created, and with `missed` events ' +
+      'published, at or after it. At most RETENTION_DAYS ago.',
+    example: '2026-01-01T09:00:00Z',
+  })
+  @Satisfies(requiredTimestamp)
+  since: string;
+
+  @ApiPropertyOptional({
+    description: 'End of the window (excluded); default now',
+    example: '2026-01-01T12:00:00Z',
+  })
+  @Satisfies(timestampRule, { optional: true })
+  until?: string;
+
+  @ApiPropertyOptional({
+    enum: REPLAY_STATUSES,
+    default: 'failed',
+    description: 'Which deliveries of the window to send again',
+  })
+  @Satisfies(statusRule, { optional: true })
+  status?: (typeof REPLAY_STATUSES)[number];
+
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'Also deliver the events of its kinds published in the window after the webhook was ' +
+      'created that it never received (it was inactive or disabled then); each once',
+  })
+  @Satisfies(booleanRule, { optional: true })
+  missed?: boolean;
+}
+
+export class ReplayResponse {
+  @ApiProperty({ example: 12, description: 'Deliveries queued, missed ones included' })
+  count: number;
+}

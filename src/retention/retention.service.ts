@@ -1,0 +1,108 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/config.types';
+import { MetricsService } from '../metrics/metrics.service';
+import { DeletedRows, RetentionStore, RetentionTable } from './retention.store';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Rows per delete: small enough that a batch holds its row locks for milliseconds. */
+export const RETENTION_BATCH = 1000;
+/** Deliveries first: an event goes only once none of its deliveries is left. */
+const TABLES: RetentionTable[] = ['deliveries', 'events', 'inbound_events'];
+
+const NONE: DeletedRows = { deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0 };
+
+/**
+ * Retention (SPEC §9): once at start and then every RETENTION_INTERVAL_MS, deletes ended
+ * deliveries with their attempts, events and inbound platform events older than
+ * RETENTION_DAYS, a small batch at a time, one process at a time. Shutdown stops it between
+ * two batches.
+ */
+@Injectable()
+export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(RetentionService.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly store: RetentionStore,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule(0);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One run; resolves to what it deleted, or null when another process was running it. */
+  async run(now = new Date()): Promise<DeletedRows | null> {
+    const cutoff = new Date(now.getTime() - this.config.retention.days * DAY_MS);
+    const total = { ...NONE };
+    const ran = await this.store.exclusively(async () => {
+      for (const table of TABLES) {
+        for (;;) {
+          if (this.stopped) return;
+          const deleted = await this.store.deleteBatch(table, cutoff, RETENTION_BATCH);
+          this.count(deleted, total);
+          const rows = deleted.deliveries + deleted.events + deleted.inboundEvents;
+          if (rows < RETENTION_BATCH) break;
+        }
+      }
+    });
+    return ran ? total : null;
+  }
+
+  private count(deleted: DeletedRows, total: DeletedRows): void {
+    total.deliveries += deleted.deliveries;
+    total.deliveryAttempts += deleted.deliveryAttempts;
+    total.events += deleted.events;
+    total.inboundEvents += deleted.inboundEvents;
+    this.metrics.retentionDeleted.inc({ table: 'deliveries' }, deleted.deliveries);
+    this.metrics.retentionDeleted.inc({ table: 'delivery_attempts' }, deleted.deliveryAttempts);
+    this.metrics.retentionDeleted.inc({ table: 'events' }, deleted.events);
+    this.metrics.retentionDeleted.inc({ table: 'inbound_events' }, deleted.inboundEvents);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.runAndReport().finally(() => {
+        this.running = undefined;
+        this.schedule(this.config.retention.intervalMs);
+      });
+    }, delayMs);
+  }
+
+  private async runAndReport(): Promise<void> {
+    try {
+      const deleted = await this.run();
+      if (deleted === null) {
+        this.logger.debug('retention: another worker is running it');
+        return;
+      }
+      this.logger.log(
+        `retention (older than ${this.config.retention.days} days): deleted ` +
+          `${deleted.deliveries} deliveries with ${deleted.deliveryAttempts} attempts, ` +
+          `${deleted.events} events, ${deleted.inboundEvents} inbound events`,
+      );
+    } catch (error) {
+      this.logger.error(
+        `retention failed: ${(error as Error).message}; next run in ` +
+          `${this.config.retention.intervalMs} ms`,
+      );
+    }
+  }
+}
