@@ -459,7 +459,12 @@ function print(f: Figures, deliver: boolean): void {
   );
 }
 
-const median = (values: number[]) => percentile(values, 0.5);
+/** The middle value, or the mean of the two middle ones. */
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 
 // ---------------------------------------------------------------- phases
