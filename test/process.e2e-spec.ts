@@ -100,7 +100,10 @@ describe('the process', () => {
 
       app.child.kill('SIGTERM');
       await waitFor(() => refuses(port), { timeoutMs: 20000, what: 'new connections refused' });
-      expect(app.output()).toContain('SIGTERM received: draining');
+      // Log lines are buffered for up to 100 ms (src/common/logging.ts).
+      await waitFor(() => app.output().includes('SIGTERM received: draining'), {
+        what: 'the draining line',
+      });
       expect(settled).toBe(false);
       expect(app.child.exitCode).toBeNull();
 

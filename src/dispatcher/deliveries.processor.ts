@@ -12,7 +12,7 @@ import { DeliveryStore, DeliveryTarget } from './delivery.store';
 import { WebhookSlots } from './webhook-slots';
 
 /** Jobs taken at once; each only claims deliveries, and DeliverySlots bounds the attempts. */
-const JOB_CONCURRENCY = 4;
+const JOB_CONCURRENCY = 6;
 /** A job claims once this many slots are free (or all it still needs): fewer, larger claims. */
 const CLAIM_AT_LEAST = 25;
 /** A lease outlasts an attempt's deadline by this much: recording it, a busy event loop. */

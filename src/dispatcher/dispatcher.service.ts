@@ -35,7 +35,8 @@ const ENQUEUE_TIMEOUT_MS = 2000;
 @Injectable()
 export class DispatcherService {
   private readonly logger = new Logger(DispatcherService.name);
-  // Deliveries committed in one event-loop turn (concurrent ingests) share jobs and a round trip.
+  // Deliveries committed in one event-loop turn (concurrent publishes and ingests) share jobs
+  // and a round trip to Redis.
   private readonly toQueue = new MicroBatcher<string, undefined>(
     async (ids) => {
       await this.enqueue(ids);
@@ -70,10 +71,10 @@ export class DispatcherService {
       if (!existing) throw new Error('publish: idempotency key conflict, but no event holds it');
       // Already published: queue again what it created (a no-op for jobs still queued), in
       // case the first publisher died between its commit and its queueing.
-      await this.enqueue(existing.deliveryIds);
+      await this.queued(existing.deliveryIds);
       return { eventId: existing.eventId, deliveryIds: existing.deliveryIds };
     }
-    await this.enqueue(deliveryIds);
+    await this.queued(deliveryIds);
     return { eventId: event.id, deliveryIds };
   }
 
@@ -83,8 +84,7 @@ export class DispatcherService {
    * queue does not take.
    */
   queueDeliveries(deliveryIds: string[]): void {
-    // enqueue() logs its own failures and never rejects.
-    for (const id of deliveryIds) void this.toQueue.submit(id);
+    void this.queued(deliveryIds);
   }
 
   /**
@@ -104,7 +104,7 @@ export class DispatcherService {
       idempotencyKey: null,
     });
     if (delivery === null) return null;
-    await this.enqueue([delivery.id]);
+    await this.queued([delivery.id]);
     return delivery;
   }
 
@@ -114,6 +114,11 @@ export class DispatcherService {
   ): Promise<{ kind: PublishedKind; data: Record<string, unknown> } | null> {
     const event = await this.events.findByIdempotencyKey(idempotencyKey);
     return event && { kind: event.kind, data: event.data };
+  }
+
+  /** Resolves once the deliveries are in jobs (or Redis failed them: enqueue never rejects). */
+  private async queued(deliveryIds: string[]): Promise<void> {
+    await Promise.all(deliveryIds.map((id) => this.toQueue.submit(id)));
   }
 
   private async enqueue(deliveryIds: string[]): Promise<void> {
