@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { DispatcherService } from '../src/dispatcher/dispatcher.service';
 import { Receiver, startReceiver } from './support/receiver';
-import { SpawnedApp, spawnApp } from './support/spawn-app';
+import { SpawnedApp, freePort, spawnApp } from './support/spawn-app';
 import { TEST_REDIS_URL, TestApp, deleteRedisKeys, startTestApp } from './support/test-app';
 import { queryDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
@@ -34,7 +34,8 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
   const workers: SpawnedApp[] = [];
 
   const startWorker = async (): Promise<SpawnedApp> => {
-    const port = String(20000 + Math.floor(Math.random() * 20000));
+    // A port the kernel just handed out: a random one may be taken, and the worker would exit.
+    const port = String(await freePort());
     const worker = spawnApp({
       APP_ROLE: 'worker',
       PORT: port,
