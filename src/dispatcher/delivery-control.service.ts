@@ -1,21 +1,16 @@
-import { InjectQueue } from '@nestjs/bull';
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
-import type { Queue } from 'bull';
 import { ApiError } from '../common/api-error';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
-import { QUEUES } from '../queue/queue.constants';
 import { WebhookEntity } from '../webhooks/webhook.entity';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { DeliveryControlStore, ReplayWindow } from './delivery-control.store';
-import { DeliverJobData, deliverJobs } from './delivery-job';
+import { DispatcherService } from './dispatcher.service';
 import { DeliveryResponse, toDeliveryResponse } from './dto/delivery.response';
 import { ReplayDto, ReplayResponse } from './dto/replay.dto';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Jobs queued per call to Redis when a replay re-queues many deliveries. */
-const ENQUEUE_BATCH = 100;
 
 const inactive = (what: string) =>
   new ApiError(
@@ -37,8 +32,7 @@ export class DeliveryControlService {
     private readonly webhooks: WebhooksService,
     private readonly store: DeliveryControlStore,
     private readonly metrics: MetricsService,
-    @InjectQueue(QUEUES.deliveries)
-    private readonly queue: Pick<Queue<DeliverJobData>, 'addBulk'>,
+    private readonly dispatcher: DispatcherService,
   ) {}
 
   async redeliver(
@@ -60,7 +54,7 @@ export class DeliveryControlService {
     this.logger.log(
       `delivery ${deliveryId} of webhook ${webhook.id} redelivered by ${ownerClientId}`,
     );
-    await this.enqueue([delivery.id]);
+    await this.dispatcher.queueDeliveries([delivery.id]);
     return toDeliveryResponse(delivery);
   }
 
@@ -76,7 +70,7 @@ export class DeliveryControlService {
       `webhook ${webhook.id} replayed by ${ownerClientId}: ${replayed.length} ${window.status} ` +
         `deliveries${dto.missed ? `, ${missed.length} missed events` : ''}`,
     );
-    await this.enqueue([...replayed, ...missed]);
+    await this.dispatcher.queueDeliveries([...replayed, ...missed]);
     return { count: replayed.length + missed.length };
   }
 
@@ -97,24 +91,5 @@ export class DeliveryControlService {
       throw ApiError.validation([{ field: 'until', message: 'until must be later than since' }]);
     }
     return { since, until, status: dto.status ?? 'failed' };
-  }
-
-  /**
-   * Queues jobs for the deliveries (new jobs: no job id is a delivery's, and the claim keeps a
-   * delivery queued twice from being sent twice at once). The deliveries are pending and due
-   * in PostgreSQL: if Redis fails here, the sweeper queues them.
-   */
-  private async enqueue(deliveryIds: string[]): Promise<void> {
-    const jobs = deliverJobs(deliveryIds);
-    try {
-      for (let i = 0; i < jobs.length; i += ENQUEUE_BATCH) {
-        await this.queue.addBulk(jobs.slice(i, i + ENQUEUE_BATCH));
-      }
-    } catch (error) {
-      this.logger.warn(
-        `could not queue ${deliveryIds.length} re-sent deliveries (${(error as Error).message}); ` +
-          'the sweeper will queue them',
-      );
-    }
   }
 }

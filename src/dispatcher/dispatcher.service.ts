@@ -79,12 +79,12 @@ export class DispatcherService {
   }
 
   /**
-   * Queues deliveries committed elsewhere (the inbound endpoint's own statement) without
-   * waiting: the caller's answer must not hang on Redis, and the sweeper queues whatever the
-   * queue does not take.
+   * Queues deliveries committed elsewhere (the inbound endpoint's own statement, redeliver and
+   * replay). Never rejects: the sweeper queues whatever the queue does not take, so a caller
+   * whose answer must not hang on Redis need not await it.
    */
-  queueDeliveries(deliveryIds: string[]): void {
-    void this.queued(deliveryIds);
+  queueDeliveries(deliveryIds: string[]): Promise<void> {
+    return this.queued(deliveryIds);
   }
 
   /**
