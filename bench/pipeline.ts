@@ -236,6 +236,12 @@ function httpSide(
   };
 }
 
+/**
+ * The client the bench subscribes with: the scopes it needs and no more, which every build of
+ * the app knows (so BENCH_BEFORE_ENTRY can run one from before a scope was added).
+ */
+const BENCH_CLIENT = { ...CLIENTS.alpha, scopes: 'webhooks:read webhooks:write' };
+
 /** The app in its own process (src/main.ts), as deployed. */
 /** BENCH_BEFORE_ENTRY=<file>: an earlier build of the app, measured as one more side. */
 const BEFORE = process.env.BENCH_BEFORE_ENTRY;
@@ -258,16 +264,17 @@ async function startApp(
     REDIS_URL: TEST_REDIS_URL,
     QUEUE_PREFIX: prefix,
     AUTH_TOKEN_SECRET: randomBytes(32).toString('hex'),
-    AUTH_CLIENTS: JSON.stringify([CLIENTS.alpha]),
+    AUTH_CLIENTS: JSON.stringify([BENCH_CLIENT]),
     SECRETS_ENCRYPTION_KEY: ENCRYPTION_KEY.toString('base64'),
     ZOOM_WEBHOOK_SECRET_TOKEN: ZOOM_SECRET_TOKEN,
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     DELIVERY_CONCURRENCY: '50',
+    DELIVERY_CONCURRENCY_PER_WEBHOOK: process.env.BENCH_PER_WEBHOOK ?? '10',
   });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(`${url}/health/ready`, child, 120_000);
   for (const hook of subscriberUrls) {
-    await subscribe(url, CLIENTS.alpha, {
+    await subscribe(url, BENCH_CLIENT, {
       url: hook,
       events: ['job.started'],
       secret: SUBSCRIBER_SECRET,

@@ -6,41 +6,41 @@ import { AppConfig } from '../config/config.types';
 import { OnJob } from '../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../queue/queue.constants';
 import { DeliveryAttemptService } from './delivery-attempt.service';
-import { DeliverJobData, deliverJobs, deliveryIdsOf } from './delivery-job';
-import { DeliverySlots } from './delivery-slots';
-import { DeliveryStore, DeliveryTarget } from './delivery.store';
-import { WebhookSlots } from './webhook-slots';
+import { DeliverJobData, deliverJobs, deliveriesOf } from './delivery-job';
+import { DeliveryLanes } from './delivery-lanes';
+import { DeliveryRoute, DeliveryStore, DeliveryTarget } from './delivery.store';
 
-/** Jobs taken at once; each only claims deliveries, and DeliverySlots bounds the attempts. */
+/** Jobs taken at once: a job only routes its deliveries into lanes, so it is short. */
 const JOB_CONCURRENCY = 6;
-/** A job claims once this many slots are free (or all it still needs): fewer, larger claims. */
-const CLAIM_AT_LEAST = 25;
 /** A lease outlasts an attempt's deadline by this much: recording it, a busy event loop. */
 const LEASE_MARGIN_MS = 5000;
+/** Deliveries one webhook may have waiting in this process; the rest wait in the queue. */
+const WAITING_PER_WEBHOOK = 1000;
+/** Claim statements in flight at once (each claims what the free slots allow). */
+const CLAIMS_IN_FLIGHT = 2;
 /**
- * How long a delivery whose webhook is at its in-flight limit waits before it is claimed
- * again: short, since a webhook slot frees as soon as one attempt ends; jittered so the
- * waiting deliveries of one webhook do not all come back together.
+ * How long deliveries that found their webhook's lane full wait in the queue before they come
+ * back: the lane drains at the webhook's pace, so no sooner than a second; jittered so they do
+ * not all come back together.
  */
-const DEFER_MS = 250;
-const deferDelayMs = (): number => Math.round(DEFER_MS * (0.5 + Math.random()));
+const OVERFLOW_DELAY_MS = 1000;
+const overflowDelayMs = (): number => Math.round(OVERFLOW_DELAY_MS * (1 + Math.random()));
 
 /**
- * Works the deliveries queue (worker role). A job carries several deliveries; as slots free
- * up (DELIVERY_CONCURRENCY requests in flight per process), the worker claims them in
- * PostgreSQL, which leases them to it, and starts their attempts (DeliveryAttemptService). The
- * job ends once its deliveries are claimed or found taken, final or gone; the attempts go on,
- * leased, so a worker that dies mid-attempt leaves them to the sweeper once the lease lapses.
- * A failed attempt with retries left is queued again as a job delayed by its backoff. At most
- * DELIVERY_CONCURRENCY_PER_WEBHOOK attempts go to one webhook at once (WebhookSlots, SPEC §9):
- * a claimed delivery beyond that gives its slot and lease back and is queued again shortly,
- * its attempt unspent, so a slow receiver cannot hold the slots other webhooks need.
+ * Works the deliveries queue (worker role). A job carries several deliveries; the worker finds
+ * their webhooks and puts them in that webhook's lane (DeliveryLanes). From the lanes, as slots
+ * free up (DELIVERY_CONCURRENCY requests in flight per process, at most
+ * DELIVERY_CONCURRENCY_PER_WEBHOOK of them to one webhook, SPEC §9), deliveries are claimed in
+ * PostgreSQL, which leases them to this worker, and their attempts start
+ * (DeliveryAttemptService). The job ends once its deliveries are in lanes; a worker that dies
+ * leaves them pending and unleased, and one that dies mid-attempt leaves them leased until the
+ * lease lapses: either way the sweeper queues them again. A failed attempt with retries left
+ * is queued again as a job delayed by its backoff.
  */
 @Injectable()
 export class DeliveriesProcessor implements BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveriesProcessor.name);
-  private readonly slots: DeliverySlots;
-  private readonly leaseMs: number;
+  private readonly lanes: DeliveryLanes;
   /** Attempts started and not yet recorded, which shutdown waits for. */
   private readonly running = new Set<Promise<void>>();
   private closing = false;
@@ -49,11 +49,26 @@ export class DeliveriesProcessor implements BeforeApplicationShutdown {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly store: DeliveryStore,
     private readonly attempts: DeliveryAttemptService,
-    private readonly webhookSlots: WebhookSlots,
     @InjectQueue(QUEUES.deliveries) private readonly queue: Pick<Queue, 'addBulk'>,
   ) {
-    this.slots = new DeliverySlots(config.delivery.concurrency);
-    this.leaseMs = config.delivery.timeoutMs + LEASE_MARGIN_MS;
+    const leaseMs = config.delivery.timeoutMs + LEASE_MARGIN_MS;
+    this.lanes = new DeliveryLanes(
+      {
+        capacity: config.delivery.concurrency,
+        perWebhook: config.delivery.concurrencyPerWebhook,
+        waitingPerWebhook: WAITING_PER_WEBHOOK,
+        claimsInFlight: CLAIMS_IN_FLIGHT,
+      },
+      {
+        claim: (ids) => this.store.claim(ids, leaseMs),
+        start: (target, release) => this.start(target, release),
+        claimFailed: (ids, error) =>
+          this.logger.error(
+            `claiming ${ids.length} deliveries failed: ${error.message}; they stay pending ` +
+              'and the sweeper queues them again',
+          ),
+      },
+    );
   }
 
   @OnJob({
@@ -63,51 +78,39 @@ export class DeliveriesProcessor implements BeforeApplicationShutdown {
     whenFinal: 'the sweeper re-queues its deliveries while they are pending',
   })
   async handle(job: Job<DeliverJobData>): Promise<void> {
-    let ids = deliveryIdsOf(job.data);
-    while (ids.length > 0) {
-      if (this.closing) throw new Error('worker shutting down before the job was claimed');
-      const taken = await this.slots.take(ids.length, CLAIM_AT_LEAST);
-      const batch = ids.slice(0, taken);
-      ids = ids.slice(taken);
-      let claimed: DeliveryTarget[];
-      try {
-        claimed = await this.store.claim(batch, this.leaseMs);
-      } catch (error) {
-        this.slots.give(taken);
-        throw error;
-      }
-      this.slots.give(taken - claimed.length);
-      const deferred: string[] = [];
-      for (const target of claimed) {
-        // An inactive webhook's delivery is cancelled unsent, so it needs no webhook slot.
-        const release = target.active
-          ? this.webhookSlots.tryAcquire(target.webhookId)
-          : () => undefined;
-        if (release) {
-          this.start(target, release);
-        } else {
-          this.slots.give();
-          deferred.push(target.id);
-        }
-      }
-      if (deferred.length > 0) await this.defer(deferred);
+    if (this.closing) throw new Error('worker shutting down before the job was taken');
+    const deliveries = deliveriesOf(job.data);
+    const routes = isRouted(deliveries) ? deliveries : await this.store.route(deliveries);
+    const overflow = this.lanes.add(routes);
+    // Should this fail, the job fails and is retried; the deliveries in lanes are skipped then.
+    if (overflow.length > 0) await this.queue.addBulk(deliverJobs(overflow, overflowDelayMs()));
+  }
+
+  /**
+   * Claims nothing more, waits for the attempts in flight to be recorded, and hands what was
+   * waiting back to the queue (best effort: it is pending in PostgreSQL for the sweeper).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    const waiting = this.lanes.close();
+    await Promise.all(this.running);
+    if (waiting.length === 0) return;
+    try {
+      await this.queue.addBulk(deliverJobs(waiting));
+    } catch (error) {
+      this.logger.warn(
+        `${waiting.length} waiting deliveries not queued at shutdown (${(error as Error).message}); ` +
+          'the sweeper will queue them',
+      );
     }
   }
 
-  /** Lets no job claim more, and waits for the attempts in flight to be recorded. */
-  async beforeApplicationShutdown(): Promise<void> {
-    this.closing = true;
-    await Promise.all(this.running);
-  }
-
-  private start(target: DeliveryTarget, releaseWebhookSlot: () => void): void {
+  private start(target: DeliveryTarget, release: () => void): void {
     const running = this.attempts
-      .attempt(target, () => {
-        releaseWebhookSlot();
-        this.slots.give();
-      })
+      .attempt(target, release)
       .then(async (outcome) => {
-        if (outcome.next === 'retry') await this.queueRetry(target.id, outcome.delayMs);
+        if (outcome.next === 'retry')
+          await this.queueRetry(target.id, target.webhookId, outcome.delayMs);
       })
       .catch((error: Error) =>
         this.logger.error(
@@ -119,17 +122,9 @@ export class DeliveriesProcessor implements BeforeApplicationShutdown {
     this.running.add(running);
   }
 
-  /** Deliveries whose webhook had no slot: unleased and queued again, delayed a little. */
-  private async defer(deliveryIds: string[]): Promise<void> {
-    await this.store.release(deliveryIds);
-    // Should this fail, the job fails and is retried, or the sweeper queues them: unleased,
-    // they are due.
-    await this.queue.addBulk(deliverJobs(deliveryIds, deferDelayMs()));
-  }
-
-  private async queueRetry(deliveryId: string, delayMs: number): Promise<void> {
+  private async queueRetry(deliveryId: string, webhookId: string, delayMs: number): Promise<void> {
     try {
-      await this.queue.addBulk(deliverJobs([deliveryId], delayMs));
+      await this.queue.addBulk(deliverJobs([{ id: deliveryId, webhookId }], delayMs));
     } catch (error) {
       // next_attempt_at is recorded: the sweeper queues the retry once it is overdue.
       this.logger.warn(
@@ -137,4 +132,8 @@ export class DeliveriesProcessor implements BeforeApplicationShutdown {
       );
     }
   }
+}
+
+function isRouted(deliveries: DeliveryRoute[] | string[]): deliveries is DeliveryRoute[] {
+  return typeof deliveries[0] !== 'string';
 }

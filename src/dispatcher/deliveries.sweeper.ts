@@ -17,7 +17,7 @@ const MAX_BATCHES_PER_SWEEP = 10;
 const SWEEP_LOCK_KEY = 'meeting-event-bridge:deliveries-sweeper';
 
 const DUE_SQL = `
-  SELECT id, next_attempt_at FROM deliveries
+  SELECT id, webhook_id, next_attempt_at FROM deliveries
   WHERE status = 'pending'
     AND next_attempt_at <= now() - make_interval(secs => $1::int / 1000.0)
     AND (lease_until IS NULL OR lease_until <= now())
@@ -93,13 +93,15 @@ export class DeliveriesSweeper extends Sweeper {
     let queued = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
       const after = this.resumeAfter;
-      const rows = await query<{ id: string; next_attempt_at: Date }>(this.db, DUE_SQL, [
-        this.schedule.intervalMs,
-        after?.at ?? null,
-        after?.id ?? null,
-        BATCH,
-      ]);
-      if (rows.length > 0) await this.queue.addBulk(deliverJobs(rows.map((r) => r.id)));
+      const rows = await query<{ id: string; webhook_id: string; next_attempt_at: Date }>(
+        this.db,
+        DUE_SQL,
+        [this.schedule.intervalMs, after?.at ?? null, after?.id ?? null, BATCH],
+      );
+      if (rows.length > 0)
+        await this.queue.addBulk(
+          deliverJobs(rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }))),
+        );
       queued += rows.length;
       const last = rows[rows.length - 1];
       this.resumeAfter = rows.length === BATCH ? { at: last.next_attempt_at, id: last.id } : null;

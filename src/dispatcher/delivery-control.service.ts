@@ -54,7 +54,7 @@ export class DeliveryControlService {
     this.logger.log(
       `delivery ${deliveryId} of webhook ${webhook.id} redelivered by ${ownerClientId}`,
     );
-    await this.dispatcher.queueDeliveries([delivery.id]);
+    await this.dispatcher.queueDeliveries([{ id: delivery.id, webhookId: webhook.id }]);
     return toDeliveryResponse(delivery);
   }
 
@@ -70,7 +70,9 @@ export class DeliveryControlService {
       `webhook ${webhook.id} replayed by ${ownerClientId}: ${replayed.length} ${window.status} ` +
         `deliveries${dto.missed ? `, ${missed.length} missed events` : ''}`,
     );
-    await this.dispatcher.queueDeliveries([...replayed, ...missed]);
+    await this.dispatcher.queueDeliveries(
+      [...replayed, ...missed].map((id) => ({ id, webhookId: webhook.id })),
+    );
     return { count: replayed.length + missed.length };
   }
 

@@ -1,8 +1,14 @@
 import type { JobOptions } from 'bull';
 import { JOBS, JobName } from '../queue/queue.constants';
+import type { DeliveryRoute } from './delivery.store';
 
 export interface DeliverJobData {
   deliveryIds: string[];
+  /**
+   * The webhook of each delivery, in the same order, so the worker can put them in their lanes
+   * without asking PostgreSQL. Jobs queued before this existed lack it.
+   */
+  webhookIds?: string[];
 }
 
 /** Most deliveries one job carries: its worker claims them in one statement. */
@@ -15,23 +21,32 @@ export interface DeliverJob {
 }
 
 /**
- * The queue jobs that carry `deliveryIds` to a worker, DELIVERIES_PER_JOB at most each, due
+ * The queue jobs that carry `deliveries` to a worker, DELIVERIES_PER_JOB at most each, due
  * after `delayMs`. They have no job ids of their own: a delivery queued twice is claimed
  * (DeliveryStore.claim) by one job only, and the other finds nothing to send.
  */
-export function deliverJobs(deliveryIds: string[], delayMs = 0): DeliverJob[] {
+export function deliverJobs(deliveries: DeliveryRoute[], delayMs = 0): DeliverJob[] {
   const jobs: DeliverJob[] = [];
-  for (let i = 0; i < deliveryIds.length; i += DELIVERIES_PER_JOB) {
+  for (let i = 0; i < deliveries.length; i += DELIVERIES_PER_JOB) {
+    const part = deliveries.slice(i, i + DELIVERIES_PER_JOB);
     jobs.push({
       name: JOBS.deliver,
-      data: { deliveryIds: deliveryIds.slice(i, i + DELIVERIES_PER_JOB) },
+      data: { deliveryIds: part.map((d) => d.id), webhookIds: part.map((d) => d.webhookId) },
       opts: delayMs > 0 ? { delay: delayMs } : {},
     });
   }
   return jobs;
 }
 
-/** The deliveries of a job, also of one queued before jobs carried several (`deliveryId`). */
-export function deliveryIdsOf(data: DeliverJobData | { deliveryId: string }): string[] {
-  return 'deliveryIds' in data ? data.deliveryIds : [data.deliveryId];
+/**
+ * The deliveries of a job with their webhooks, or just their ids for a job queued before jobs
+ * carried the webhooks (or before they carried several deliveries: `deliveryId`).
+ */
+export function deliveriesOf(
+  data: DeliverJobData | { deliveryId: string },
+): DeliveryRoute[] | string[] {
+  if (!('deliveryIds' in data)) return [data.deliveryId];
+  const { deliveryIds, webhookIds } = data;
+  if (webhookIds?.length !== deliveryIds.length) return deliveryIds;
+  return deliveryIds.map((id, i) => ({ id, webhookId: webhookIds[i] }));
 }

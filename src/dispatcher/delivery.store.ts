@@ -7,6 +7,17 @@ import { EventKind } from '../webhooks/subscription-events';
 import { AttemptResult } from './delivery-sender.service';
 import { DeliveryStatus } from './delivery.entity';
 
+/** A delivery and the webhook it goes to. */
+export interface DeliveryRoute {
+  id: string;
+  webhookId: string;
+}
+
+/** Deliveries from a row's `delivery_ids` and `webhook_ids`, aggregated in one order. */
+export function routesOf(row: { delivery_ids: string[]; webhook_ids: string[] }): DeliveryRoute[] {
+  return row.delivery_ids.map((id, i) => ({ id, webhookId: row.webhook_ids[i] }));
+}
+
 /** A delivery with what an attempt needs of its webhook. */
 export interface DeliveryTarget {
   id: string;
@@ -112,9 +123,13 @@ const CANCEL_SQL = `
   WHERE id = $1 AND status = 'pending'
   RETURNING id`;
 
-// Gives a claimed delivery back untouched: it is due again at once for any worker.
-const RELEASE_SQL = `
-  UPDATE deliveries SET lease_until = NULL WHERE id = ANY($1::uuid[]) AND status = 'pending'`;
+// Which webhook each of the given deliveries goes to, for those a worker could claim now or
+// within the claim's leeway; the rest (final, held, gone) a worker has nothing to do with.
+const ROUTE_SQL = `
+  SELECT id, webhook_id FROM deliveries
+  WHERE id = ANY($1::uuid[]) AND status = 'pending'
+    AND next_attempt_at <= now() + interval '1 second'
+    AND (lease_until IS NULL OR lease_until <= now())`;
 
 export interface AttemptRecord {
   deliveryId: string;
@@ -139,8 +154,8 @@ export abstract class DeliveryStore {
    */
   abstract recordAttempt(record: AttemptRecord): Promise<boolean>;
 
-  /** Ends the leases of claimed deliveries that were not attempted (nothing else changes). */
-  abstract release(deliveryIds: string[]): Promise<void>;
+  /** The webhooks of those of `deliveryIds` that are pending, due and held by no worker. */
+  abstract route(deliveryIds: string[]): Promise<DeliveryRoute[]>;
 
   /** Ends a pending delivery as failed without sending it; false when it was not pending. */
   abstract cancel(deliveryId: string, reason: string): Promise<boolean>;
@@ -197,8 +212,14 @@ export class PgDeliveryStore extends DeliveryStore {
     return records.map((r) => written.has(r.deliveryId));
   }
 
-  async release(deliveryIds: string[]): Promise<void> {
-    await query(this.db, RELEASE_SQL, [deliveryIds]);
+  async route(deliveryIds: string[]): Promise<DeliveryRoute[]> {
+    const rows = await preparedQuery<{ id: string; webhook_id: string }>(
+      this.db,
+      'delivery_route',
+      ROUTE_SQL,
+      [deliveryIds],
+    );
+    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }));
   }
 
   async cancel(deliveryId: string, reason: string): Promise<boolean> {

@@ -7,7 +7,6 @@ import { DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, PgDeliveryStore } from './delivery.store';
 import { ReceiverHealthService } from './receiver-health.service';
 import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.store';
-import { WebhookSlots } from './webhook-slots';
 
 /**
  * Worker role: the deliveries processor and the sweeper. SecretCipherService is provided here rather
@@ -22,7 +21,6 @@ import { WebhookSlots } from './webhook-slots';
     { provide: DeliveryStore, useClass: PgDeliveryStore },
     ReceiverHealthService,
     { provide: ReceiverHealthStore, useClass: PgReceiverHealthStore },
-    WebhookSlots,
     SecretCipherService,
   ],
 })

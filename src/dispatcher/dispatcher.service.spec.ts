@@ -22,8 +22,9 @@ describe('DispatcherService', () => {
 
   it('queues the deliveries of concurrent callers in shared jobs of at most 50', async () => {
     const ids = Array.from({ length: 120 }, (_, i) => `delivery-${i}`);
-    void t.sut.queueDeliveries(ids.slice(0, 70));
-    void t.sut.queueDeliveries(ids.slice(70));
+    const routes = ids.map((id) => ({ id, webhookId: 'webhook-1' }));
+    void t.sut.queueDeliveries(routes.slice(0, 70));
+    void t.sut.queueDeliveries(routes.slice(70));
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
     expect(

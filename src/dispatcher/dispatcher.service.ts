@@ -9,6 +9,7 @@ import { PublishedKind, TEST_EVENT, isPublishedKind } from '../webhooks/subscrip
 import { EventSource } from './delivery-body';
 import { DELIVERIES_PER_JOB, deliverJobs } from './delivery-job';
 import { DeliveryEntity } from './delivery.entity';
+import type { DeliveryRoute } from './delivery.store';
 import { EventStore, NewEvent } from './event.store';
 
 export interface PublishInput {
@@ -37,10 +38,10 @@ export class DispatcherService {
   private readonly logger = new Logger(DispatcherService.name);
   // Deliveries committed in one event-loop turn (concurrent publishes and ingests) share jobs
   // and a round trip to Redis.
-  private readonly toQueue = new MicroBatcher<string, undefined>(
-    async (ids) => {
-      await this.enqueue(ids);
-      return ids.map(() => undefined);
+  private readonly toQueue = new MicroBatcher<DeliveryRoute, undefined>(
+    async (deliveries) => {
+      await this.enqueue(deliveries);
+      return deliveries.map(() => undefined);
     },
     { maxSize: DELIVERIES_PER_JOB * 20 },
   );
@@ -65,17 +66,17 @@ export class DispatcherService {
       source: input.source ?? null,
       idempotencyKey: input.idempotencyKey ?? null,
     };
-    const deliveryIds = await this.events.fanOut(event);
-    if (deliveryIds === null) {
+    const deliveries = await this.events.fanOut(event);
+    if (deliveries === null) {
       const existing = await this.events.findByIdempotencyKey(input.idempotencyKey!);
       if (!existing) throw new Error('publish: idempotency key conflict, but no event holds it');
       // Already published: queue again what it created (a no-op for jobs still queued), in
       // case the first publisher died between its commit and its queueing.
-      await this.queued(existing.deliveryIds);
-      return { eventId: existing.eventId, deliveryIds: existing.deliveryIds };
+      await this.queued(existing.deliveries);
+      return { eventId: existing.eventId, deliveryIds: existing.deliveries.map((d) => d.id) };
     }
-    await this.queued(deliveryIds);
-    return { eventId: event.id, deliveryIds };
+    await this.queued(deliveries);
+    return { eventId: event.id, deliveryIds: deliveries.map((d) => d.id) };
   }
 
   /**
@@ -83,8 +84,8 @@ export class DispatcherService {
    * replay). Never rejects: the sweeper queues whatever the queue does not take, so a caller
    * whose answer must not hang on Redis need not await it.
    */
-  queueDeliveries(deliveryIds: string[]): Promise<void> {
-    return this.queued(deliveryIds);
+  queueDeliveries(deliveries: DeliveryRoute[]): Promise<void> {
+    return this.queued(deliveries);
   }
 
   /**
@@ -104,7 +105,7 @@ export class DispatcherService {
       idempotencyKey: null,
     });
     if (delivery === null) return null;
-    await this.queued([delivery.id]);
+    await this.queued([{ id: delivery.id, webhookId: delivery.webhookId }]);
     return delivery;
   }
 
@@ -117,22 +118,22 @@ export class DispatcherService {
   }
 
   /** Resolves once the deliveries are in jobs (or Redis failed them: enqueue never rejects). */
-  private async queued(deliveryIds: string[]): Promise<void> {
-    await Promise.all(deliveryIds.map((id) => this.toQueue.submit(id)));
+  private async queued(deliveries: DeliveryRoute[]): Promise<void> {
+    await Promise.all(deliveries.map((d) => this.toQueue.submit(d)));
   }
 
-  private async enqueue(deliveryIds: string[]): Promise<void> {
-    if (deliveryIds.length === 0) return;
+  private async enqueue(deliveries: DeliveryRoute[]): Promise<void> {
+    if (deliveries.length === 0) return;
     try {
       await withTimeout(
-        this.queue.addBulk(deliverJobs(deliveryIds)),
+        this.queue.addBulk(deliverJobs(deliveries)),
         ENQUEUE_TIMEOUT_MS,
         `no answer from Redis within ${ENQUEUE_TIMEOUT_MS} ms`,
       );
     } catch (error) {
       // The deliveries are committed; the sweeper queues them once they are due and missing.
       this.logger.warn(
-        `could not queue ${deliveryIds.length} deliveries (${(error as Error).message}); ` +
+        `could not queue ${deliveries.length} deliveries (${(error as Error).message}); ` +
           'the sweeper will queue them',
       );
     }

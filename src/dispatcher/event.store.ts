@@ -9,6 +9,7 @@ import { EventKind, PublishedKind } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody, toJsonb } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
+import { DeliveryRoute, routesOf } from './delivery.store';
 
 /** An event about to be published; `deliveryBody` of it is what its deliveries send. */
 export interface NewEvent {
@@ -28,7 +29,7 @@ export interface KeyedEvent {
   eventId: string;
   kind: PublishedKind;
   data: Record<string, unknown>;
-  deliveryIds: string[];
+  deliveries: DeliveryRoute[];
 }
 
 /** The events table and the fan-out into deliveries (the injection token; PgEventStore is real). */
@@ -36,10 +37,10 @@ export abstract class EventStore {
   /**
    * Stores the event and a pending delivery per active webhook subscribed to its kind (for a
    * platform event also those subscribed to `zoom.*`; one each however many match), at
-   * once; returns the new deliveries' ids, or null when the idempotency key is taken (then
+   * once; returns the new deliveries, or null when the idempotency key is taken (then
    * nothing is written).
    */
-  abstract fanOut(event: NewEvent): Promise<string[] | null>;
+  abstract fanOut(event: NewEvent): Promise<DeliveryRoute[] | null>;
 
   /** The event stored under `idempotencyKey`, if any. */
   abstract findByIdempotencyKey(idempotencyKey: string): Promise<KeyedEvent | null>;
@@ -77,21 +78,26 @@ const FAN_OUT_SQL = `
     JOIN webhooks w ON w.active AND w.events && (
       CASE WHEN i.kind LIKE 'zoom.%' THEN ARRAY[i.kind, 'zoom.*'] ELSE ARRAY[i.kind] END)
       AND w.owner_client_id = ANY($8::text[])
-    RETURNING id, event_id
+    RETURNING id, event_id, webhook_id
   )
-  SELECT ev.id, array_remove(array_agg(d.id::text), NULL) AS delivery_ids
+  SELECT ev.id, array_remove(array_agg(d.id::text), NULL) AS delivery_ids,
+    array_remove(array_agg(d.webhook_id::text), NULL) AS webhook_ids
   FROM ev LEFT JOIN d ON d.event_id = ev.id
   GROUP BY ev.id`;
 
+// The aggregates of a group see its rows in one order: the two arrays pair up.
 interface FanOutRow {
   id: string;
   delivery_ids: string[];
+  webhook_ids: string[];
 }
 
 const KEYED_EVENT_SQL = `
   SELECT e.id, e.kind, e.data,
     coalesce(array_agg(d.id::text ORDER BY d.id) FILTER (WHERE d.id IS NOT NULL), '{}'::text[])
-      AS delivery_ids
+      AS delivery_ids,
+    coalesce(array_agg(d.webhook_id::text ORDER BY d.id) FILTER (WHERE d.id IS NOT NULL),
+      '{}'::text[]) AS webhook_ids
   FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
   WHERE e.idempotency_key = $1
   GROUP BY e.id`;
@@ -101,6 +107,7 @@ interface KeyedEventRow {
   kind: PublishedKind;
   data: Record<string, unknown>;
   delivery_ids: string[];
+  webhook_ids: string[];
 }
 
 // The test event goes to its one webhook, and only while that webhook is active.
@@ -118,7 +125,7 @@ const TEST_SQL = `
 @Injectable()
 export class PgEventStore extends EventStore {
   // Concurrent publishes (inbound workers, many at once) share one statement and one commit.
-  private readonly fanOuts = new MicroBatcher<NewEvent, string[] | null>(
+  private readonly fanOuts = new MicroBatcher<NewEvent, DeliveryRoute[] | null>(
     (events) => this.fanOutMany(events),
     { keyOf: (event) => event.idempotencyKey ?? event.id },
   );
@@ -133,12 +140,12 @@ export class PgEventStore extends EventStore {
     this.clientIds = config.auth.clients.map((c) => c.clientId);
   }
 
-  fanOut(event: NewEvent): Promise<string[] | null> {
+  fanOut(event: NewEvent): Promise<DeliveryRoute[] | null> {
     return this.fanOuts.submit(event);
   }
 
   /** The fan-out of the events published in one event-loop turn; null for a taken key. */
-  private async fanOutMany(events: NewEvent[]): Promise<(string[] | null)[]> {
+  private async fanOutMany(events: NewEvent[]): Promise<(DeliveryRoute[] | null)[]> {
     const column = <T>(pick: (e: NewEvent) => T) => events.map(pick);
     const rows = await preparedQuery<FanOutRow>(this.db, 'dispatcher_fan_out', FAN_OUT_SQL, [
       column((e) => e.id),
@@ -150,14 +157,14 @@ export class PgEventStore extends EventStore {
       column((e) => deliveryBody(e)),
       this.clientIds,
     ]);
-    const inserted = new Map(rows.map((r) => [r.id, r.delivery_ids]));
+    const inserted = new Map(rows.map((r) => [r.id, routesOf(r)]));
     return events.map((e) => inserted.get(e.id) ?? null);
   }
 
   async findByIdempotencyKey(idempotencyKey: string): Promise<KeyedEvent | null> {
     const [row] = await query<KeyedEventRow>(this.db, KEYED_EVENT_SQL, [idempotencyKey]);
     if (!row) return null;
-    return { eventId: row.id, kind: row.kind, data: row.data, deliveryIds: row.delivery_ids };
+    return { eventId: row.id, kind: row.kind, data: row.data, deliveries: routesOf(row) };
   }
 
   async insertTest(webhookId: string, event: NewEvent): Promise<DeliveryEntity | null> {

@@ -5,6 +5,7 @@ import { MicroBatcher } from '../common/micro-batch';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { EventSource, deliveryBody, toJsonb } from '../dispatcher/delivery-body';
+import { DeliveryRoute, routesOf } from '../dispatcher/delivery.store';
 import { preparedQuery, query } from '../database/query';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
 import { EventData } from './event-mapping';
@@ -53,7 +54,7 @@ export interface StoredInboundEvent {
   /** Marked processed in the same statement (nothing is left for the inbound queue). */
   processed: boolean;
   /** The deliveries it published, to be queued. */
-  deliveryIds: string[];
+  deliveries: DeliveryRoute[];
 }
 
 /**
@@ -128,10 +129,11 @@ const INGEST_SQL = `
     FROM ev JOIN input i ON i.event_id = ev.id
     JOIN webhooks w ON w.active AND w.events @> ARRAY[i.kind]
       AND w.owner_client_id = ANY($18::text[])
-    RETURNING id, event_id
+    RETURNING id, event_id, webhook_id
   )
   SELECT s.id, s.processed_at IS NOT NULL AS processed,
-    coalesce(array_agg(d.id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS delivery_ids
+    coalesce(array_agg(d.id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS delivery_ids,
+    coalesce(array_agg(d.webhook_id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS webhook_ids
   FROM stored s JOIN input i ON i.id = s.id LEFT JOIN d ON d.event_id = i.event_id
   GROUP BY s.id, s.processed_at`;
 
@@ -139,6 +141,7 @@ interface StoredRow {
   id: string;
   processed: boolean;
   delivery_ids: string[];
+  webhook_ids: string[];
 }
 
 /** An event that cannot even be serialised for its row (JSON.stringify threw). */
@@ -305,7 +308,7 @@ export class PgInboundEventStore extends InboundEventStore {
     const byId = new Map(stored.map((r) => [r.id, r]));
     return rows.map((row, i) => {
       const r = first.get(row.identityKey) === i ? byId.get(row.id) : undefined;
-      return r ? { id: r.id, processed: r.processed, deliveryIds: r.delivery_ids } : null;
+      return r ? { id: r.id, processed: r.processed, deliveries: routesOf(r) } : null;
     });
   }
 

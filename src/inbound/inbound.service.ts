@@ -196,7 +196,7 @@ export class InboundService {
     }
     this.count(envelope.event, 'accepted');
     // An event left unprocessed may have published its notification already: both go on.
-    if (stored.deliveryIds.length > 0) void this.dispatcher.queueDeliveries(stored.deliveryIds);
+    if (stored.deliveries.length > 0) void this.dispatcher.queueDeliveries(stored.deliveries);
     if (!stored.processed) this.enqueue(stored.id);
     return { status: 'accepted' };
   }

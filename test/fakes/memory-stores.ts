@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { deliveryBody } from '../../src/dispatcher/delivery-body';
 import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
-import { AttemptRecord, DeliveryStore, DeliveryTarget } from '../../src/dispatcher/delivery.store';
+import {
+  AttemptRecord,
+  DeliveryRoute,
+  DeliveryStore,
+  DeliveryTarget,
+} from '../../src/dispatcher/delivery.store';
 import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.store';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
 import {
@@ -126,6 +131,15 @@ export class MemoryTables {
   }
 }
 
+/** Pending, due (a second's leeway, as in the SQL) and held by no worker. */
+function claimable(delivery: DeliveryEntity, now: number): boolean {
+  return (
+    delivery.status === 'pending' &&
+    (delivery.nextAttemptAt?.getTime() ?? Infinity) <= now + 1000 &&
+    !(delivery.leaseUntil && delivery.leaseUntil.getTime() > now)
+  );
+}
+
 export class MemoryDeliveryStore extends DeliveryStore {
   constructor(private readonly tables: MemoryTables) {
     super();
@@ -137,15 +151,7 @@ export class MemoryDeliveryStore extends DeliveryStore {
     for (const id of deliveryIds) {
       const delivery = this.tables.deliveries.get(id);
       const webhook = delivery && this.tables.webhooks.get(delivery.webhookId);
-      if (
-        !delivery ||
-        !webhook ||
-        delivery.status !== 'pending' ||
-        (delivery.nextAttemptAt?.getTime() ?? Infinity) > now + 1000 ||
-        (delivery.leaseUntil && delivery.leaseUntil.getTime() > now)
-      ) {
-        continue;
-      }
+      if (!delivery || !webhook || !claimable(delivery, now)) continue;
       delivery.leaseUntil = new Date(now + leaseMs);
       claimed.push({
         id: delivery.id,
@@ -167,12 +173,14 @@ export class MemoryDeliveryStore extends DeliveryStore {
     return Promise.resolve(claimed);
   }
 
-  release(deliveryIds: string[]): Promise<void> {
+  route(deliveryIds: string[]): Promise<DeliveryRoute[]> {
+    const now = Date.now();
+    const routes: DeliveryRoute[] = [];
     for (const id of deliveryIds) {
       const delivery = this.tables.deliveries.get(id);
-      if (delivery?.status === 'pending') delivery.leaseUntil = null;
+      if (delivery && claimable(delivery, now)) routes.push({ id, webhookId: delivery.webhookId });
     }
-    return Promise.resolve();
+    return Promise.resolve(routes);
   }
 
   recordAttempt(record: AttemptRecord): Promise<boolean> {
@@ -330,33 +338,33 @@ export class MemoryEventStore extends EventStore {
     super();
   }
 
-  fanOut(event: NewEvent): Promise<string[] | null> {
+  fanOut(event: NewEvent): Promise<DeliveryRoute[] | null> {
     if (event.idempotencyKey !== null && this.byKey(event.idempotencyKey)) {
       return Promise.resolve(null);
     }
     this.tables.events.set(event.id, event);
     const body = deliveryBody(event);
-    const ids = [...this.tables.webhooks.values()]
+    const deliveries = [...this.tables.webhooks.values()]
       .filter(
         (webhook) =>
           webhook.active &&
           webhook.events.some((kind) => subscriptionsFor(event.kind).includes(kind)),
       )
-      .map(
-        (webhook) =>
-          this.tables.addDelivery(webhook.id, { eventId: event.id, event: event.kind, body }).id,
-      );
-    return Promise.resolve(ids);
+      .map((webhook) => ({
+        id: this.tables.addDelivery(webhook.id, { eventId: event.id, event: event.kind, body }).id,
+        webhookId: webhook.id,
+      }));
+    return Promise.resolve(deliveries);
   }
 
   findByIdempotencyKey(idempotencyKey: string): Promise<KeyedEvent | null> {
     const event = this.byKey(idempotencyKey);
     if (!event || !isPublishedKind(event.kind)) return Promise.resolve(null);
-    const deliveryIds = [...this.tables.deliveries.values()]
+    const deliveries = [...this.tables.deliveries.values()]
       .filter((delivery) => delivery.eventId === event.id)
-      .map((delivery) => delivery.id)
-      .sort();
-    return Promise.resolve({ eventId: event.id, kind: event.kind, data: event.data, deliveryIds });
+      .map((delivery) => ({ id: delivery.id, webhookId: delivery.webhookId }))
+      .sort((a, b) => a.id.localeCompare(b.id));
+    return Promise.resolve({ eventId: event.id, kind: event.kind, data: event.data, deliveries });
   }
 
   insertTest(webhookId: string, event: NewEvent): Promise<DeliveryEntity | null> {
@@ -400,7 +408,7 @@ export class MemoryInboundEventStore extends InboundEventStore {
       downloadTokenEncrypted: processed ? null : row.downloadTokenEncrypted,
       processedAt: processed ? new Date() : null,
     });
-    const deliveryIds: string[] = [];
+    const deliveries: DeliveryRoute[] = [];
     if (inline && publish) {
       this.tables.events.set(inline.id, {
         id: inline.id,
@@ -416,10 +424,10 @@ export class MemoryInboundEventStore extends InboundEventStore {
           event: inline.kind,
           body: deliveryBody(inline),
         });
-        deliveryIds.push(id);
+        deliveries.push({ id, webhookId: webhook.id });
       }
     }
-    return Promise.resolve({ id: stored.id, processed, deliveryIds });
+    return Promise.resolve({ id: stored.id, processed, deliveries });
   }
 
   findById(id: string): Promise<InboundEventEntity | null> {

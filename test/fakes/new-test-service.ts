@@ -13,7 +13,6 @@ import { DeliveryStore } from '../../src/dispatcher/delivery.store';
 import { DispatcherService } from '../../src/dispatcher/dispatcher.service';
 import { ReceiverHealthService } from '../../src/dispatcher/receiver-health.service';
 import { ReceiverHealthStore } from '../../src/dispatcher/receiver-health.store';
-import { WebhookSlots } from '../../src/dispatcher/webhook-slots';
 import { EventStore } from '../../src/dispatcher/event.store';
 import { InboundEventStore } from '../../src/inbound/inbound-event.store';
 import { MetricsService } from '../../src/metrics/metrics.service';
@@ -151,7 +150,6 @@ export async function newTestService<T>(
     { provide: DeliveryControlStore, useValue: new MemoryDeliveryControlStore(tables) },
     WebhooksService,
     ReceiverHealthService,
-    WebhookSlots,
     { provide: RecordingDownloadStore, useValue: new MemoryRecordingDownloadStore(tables) },
     { provide: DeliverySenderService, useValue: sender },
     { provide: ZoomClient, useValue: zoom },
