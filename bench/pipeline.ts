@@ -12,8 +12,12 @@
  *   Deliveries/s (EVENTS ÷ first send → last arrival), POST → arrival p50/p99, ingest rate
  *   (answered 200 ÷ first send → last answer), peak RSS (sampled every 20 ms) and CPU per
  *   event of the serving process, of its PostgreSQL backends and of Redis. Sides:
- *     app          src/main.ts as deployed: NODE_ENV=production, APP_ROLE=all, logs at info
- *                  to /dev/null
+ *     app          src/main.ts as deployed (node flags of `npm run start:prod`, the image's
+ *                  command): NODE_ENV=production, APP_ROLE=all, logs at info to /dev/null;
+ *                  DELIVERY_CONCURRENCY 50 and, like the baselines, all 50 free for its one
+ *                  webhook (DELIVERY_CONCURRENCY_PER_WEBHOOK=50)
+ *     app, 10 per webhook   the same at the default DELIVERY_CONCURRENCY_PER_WEBHOOK (10): one
+ *                  webhook's rate is then 10 ÷ the time a request holds its slot
  *     durable      bench/minimal-pipeline.ts durable: verify, one batched INSERT of inbound
  *                  row + delivery row, 200, Bull job, sign, POST, one batched attempt record
  *     chain        bench/minimal-pipeline.ts chain: the raw Bull chain (job → sign → POST, no
@@ -242,6 +246,15 @@ function httpSide(
  */
 const BENCH_CLIENT = { ...CLIENTS.alpha, scopes: 'webhooks:read webhooks:write' };
 
+/** Node's flags in `npm run start:prod`, which is also the image's command (docker/Dockerfile). */
+const DEPLOYED_NODE_FLAGS = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  }
+).scripts['start:prod']
+  .split(' ')
+  .filter((word) => word.startsWith('--'));
+
 /** The app in its own process (src/main.ts), as deployed. */
 /** BENCH_BEFORE_ENTRY=<file>: an earlier build of the app, measured as one more side. */
 const BEFORE = process.env.BENCH_BEFORE_ENTRY;
@@ -251,11 +264,12 @@ async function startApp(
   subscriberUrls: string[],
   entry = process.env.BENCH_APP_ENTRY ?? 'dist/main.js',
   label = 'app',
+  env: Record<string, string> = {},
 ): Promise<Side> {
   const database = await createTestDatabase();
   const prefix = `mebbench:${randomBytes(4).toString('hex')}`;
   const port = await freePort();
-  const child = spawnNode([entry], ROOT, {
+  const child = spawnNode([...DEPLOYED_NODE_FLAGS, entry], ROOT, {
     NODE_ENV: 'production',
     PORT: String(port),
     APP_ROLE: role,
@@ -269,7 +283,11 @@ async function startApp(
     ZOOM_WEBHOOK_SECRET_TOKEN: ZOOM_SECRET_TOKEN,
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     DELIVERY_CONCURRENCY: '50',
-    DELIVERY_CONCURRENCY_PER_WEBHOOK: process.env.BENCH_PER_WEBHOOK ?? '10',
+    // The baselines keep DELIVERY_CONCURRENCY requests in flight to their one receiver; so does
+    // the app, whose only webhook may then take every slot. SPEC §9's default of 10 per webhook
+    // caps one webhook at 10 in flight, measured as a side of its own (DEFAULT_LIMIT_ENV).
+    DELIVERY_CONCURRENCY_PER_WEBHOOK: '50',
+    ...env,
   });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(`${url}/health/ready`, child, 120_000);
@@ -495,12 +513,18 @@ async function measureEach(
   return figures;
 }
 
+/** The app as configured by default: at most 10 attempts in flight to one webhook. */
+const DEFAULT_LIMIT_ENV = { DELIVERY_CONCURRENCY_PER_WEBHOOK: '10' };
+/** Where each side's figures are in a round. */
+const SIDE = { app: 0, durable: 1, chain: 2, defaultLimit: 3, before: 4 } as const;
+
 async function endToEnd(subscriber: Subscriber): Promise<Figures[][]> {
   const hook = `${subscriber.urls[0]}/hook`;
   const starters: (() => Promise<Side>)[] = [
     () => startApp('all', [hook]),
     () => startMinimal('durable', hook),
     () => startMinimal('chain', hook),
+    () => startApp('all', [hook], undefined, 'app, 10 per webhook', DEFAULT_LIMIT_ENV),
     ...(BEFORE ? [() => startApp('all', [hook], BEFORE, 'app before')] : []),
   ];
   const rounds: Figures[][] = [];
@@ -606,8 +630,15 @@ async function main(): Promise<void> {
     if (e2e.length > 0) {
       const of = (i: number, pick: (f: Figures) => number) => median(e2e.map((r) => pick(r[i])));
       // Ratios within each round, where both sides met the same machine.
-      const perRound = e2e.map((r) => r[0].deliveriesPerSecond / r[1].deliveriesPerSecond);
-      const [app, durable, chain] = [0, 1, 2].map((i) => ({
+      const perRound = e2e.map(
+        (r) => r[SIDE.app].deliveriesPerSecond / r[SIDE.durable].deliveriesPerSecond,
+      );
+      const [app, durable, chain, defaultLimit] = [
+        SIDE.app,
+        SIDE.durable,
+        SIDE.chain,
+        SIDE.defaultLimit,
+      ].map((i) => ({
         rate: of(i, (f) => f.deliveriesPerSecond),
         p50: of(i, (f) => f.arrivalP50),
         p99: of(i, (f) => f.arrivalP99),
@@ -624,12 +655,17 @@ async function main(): Promise<void> {
         `  e2e ingest during the burst: app ${f0(app.ingest)}/s, durable ${f0(durable.ingest)}/s (${ratio(app.ingest, durable.ingest)})`,
         `  peak RSS in the burst: app ${f0(app.rss)} MB (target < 200 MB: ${app.rss < 200 ? 'met' : 'MISSED'}), durable ${f0(durable.rss)} MB, chain ${f0(chain.rss)} MB`,
       );
+      lines.push(
+        `  app at the default 10 in flight per webhook: ${f0(defaultLimit.rate)} deliveries/s ` +
+          `(${ratio(defaultLimit.rate, durable.rate)} of durable), p50 ${f0(defaultLimit.p50)} ms ` +
+          `p99 ${f0(defaultLimit.p99)} ms, peak RSS ${f0(defaultLimit.rss)} MB`,
+      );
       if (BEFORE) {
         const before = {
-          rate: of(3, (f) => f.deliveriesPerSecond),
-          p50: of(3, (f) => f.arrivalP50),
-          p99: of(3, (f) => f.arrivalP99),
-          rss: of(3, (f) => f.peakRssMb),
+          rate: of(SIDE.before, (f) => f.deliveriesPerSecond),
+          p50: of(SIDE.before, (f) => f.arrivalP50),
+          p99: of(SIDE.before, (f) => f.arrivalP99),
+          rss: of(SIDE.before, (f) => f.peakRssMb),
         };
         lines.push(
           `  app before: ${f0(before.rate)} deliveries/s (${ratio(before.rate, durable.rate)} of durable), ` +

@@ -5,7 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
 import { hardenHttpServer } from './common/http-server';
-import { requestLogger } from './common/logging';
+import { completionLine, requestLogger } from './common/logging';
 import { answerBodyParserErrors, documentJsonBodies, requireJsonBody } from './common/request-body';
 import { limitJsonDepth } from './common/json-depth';
 import { isMultipartUpload } from './platform-api/platform-operations';
@@ -89,7 +89,12 @@ export async function createApp(
     const inbound = app.get(InboundService);
     server.on(
       'request',
-      zoomEventsRoute(inbound, app.get(MetricsService), httpLogger.logger, express),
+      zoomEventsRoute(
+        inbound,
+        app.get(MetricsService),
+        completionLine(config, options.logStream),
+        express,
+      ),
     );
   }
   hardenHttpServer(server, config.http, logger);

@@ -58,11 +58,16 @@ describe('docker/Dockerfile', () => {
     expect(env).toMatch(/(^|\s)NODE_ENV=("?)production\2(\s|$)|^NODE_ENV\s+production$/m);
   });
 
-  it('starts node directly in exec form, so SIGTERM reaches the process', () => {
+  it('starts node directly in exec form, so SIGTERM reaches the process, as npm run start:prod does', () => {
     const commands = args(runtime, 'CMD');
     expect(commands.length).toBeGreaterThan(0);
     const command = execForm(commands[commands.length - 1]);
-    expect(command).toEqual(['node', 'dist/main.js']);
+    expect(command?.slice(-1)).toEqual(['dist/main.js']);
+    // One command for the image, `npm run start:prod` and the benchmarks (bench/pipeline.ts).
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(command).toEqual(pkg.scripts['start:prod'].split(' '));
     for (const entrypoint of args(runtime, 'ENTRYPOINT')) {
       expect(execForm(entrypoint)).toBeDefined();
     }

@@ -17,7 +17,7 @@ const LEASE_MARGIN_MS = 5000;
 /** Deliveries one webhook may have waiting in this process; the rest wait in the queue. */
 const WAITING_PER_WEBHOOK = 1000;
 /** Claim statements in flight at once (each claims what the free slots allow). */
-const CLAIMS_IN_FLIGHT = 2;
+const CLAIMS_IN_FLIGHT = 1;
 /**
  * How long deliveries that found their webhook's lane full wait in the queue before they come
  * back: the lane drains at the webhook's pace, so no sooner than a second; jittered so they do

@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import type { Logger } from 'pino';
 import { errorAnswer } from '../common/all-exceptions.filter';
-import { completionLevel, requestIdFor } from '../common/logging';
+import { CompletionLine, ServedRequest, completionLevel, requestIdFor } from '../common/logging';
 import { bodyParserError } from '../common/request-body';
 import { MetricsService } from '../metrics/metrics.service';
 import { isZoomEventsRequest } from './inbound.controller';
@@ -55,7 +54,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 export function zoomEventsRoute(
   inbound: InboundService,
   metrics: MetricsService,
-  log: Logger,
+  logLine: CompletionLine,
   next: RequestListener,
 ): RequestListener {
   return (req, res) => {
@@ -67,8 +66,8 @@ export function zoomEventsRoute(
     const started = Date.now();
     const url = req.url ?? '';
     const q = url.indexOf('?');
-    // What the request serializer reads off an Express request.
-    Object.assign(req, {
+    // What the request logger's line reads off an Express request.
+    const served: ServedRequest = Object.assign(req, {
       id: requestIdFor(req, res),
       query: q < 0 ? {} : { ...parseQuery(url.slice(q + 1)) },
       params: {},
@@ -83,15 +82,13 @@ export function zoomEventsRoute(
       res.statusCode = status;
       res.end(body);
       metrics.httpRequests.inc({ method: 'POST', route: ROUTE, status: String(status) });
-      const line = { req, res, responseTime: Date.now() - started };
+      const responseTime = Date.now() - started;
       const level = completionLevel(status);
       if (status >= 500) {
-        log[level](
-          { ...line, err: new Error(`failed with status code ${status}`) },
-          'request errored',
-        );
+        const err = new Error(`failed with status code ${status}`);
+        logLine(level, served, res, { responseTime, err }, 'request errored');
       } else {
-        log[level](line, 'request completed');
+        logLine(level, served, res, { responseTime }, 'request completed');
       }
     };
     readBody(req)

@@ -3,7 +3,7 @@ import { ZoomModule } from '../zoom/zoom.module';
 import { PlatformPassthrough } from './platform-passthrough.service';
 import { PlatformRequestValidator } from './request-validator';
 
-/** One compilation per process, however many applications it boots (the tests boot several). */
+/** One validator (and its compiled operations) per process, however many applications it boots. */
 let sharedValidator: PlatformRequestValidator | undefined;
 
 /**
