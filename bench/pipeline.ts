@@ -564,13 +564,14 @@ async function fanOut(
     const cipher = new SecretCipherService({ secretsEncryptionKey: ENCRYPTION_KEY } as AppConfig);
     const paths = Array.from({ length: FAN_OUT }, (_, i) => `/fan/${i}`);
     const urls = paths.map((p, i) => `${receivers.urls[i % FAN_OUT_RECEIVERS]}${p}`);
-    // Straight into the table: the API's per-client webhook limit is far below FAN_OUT.
+    // Straight into the table: the API's per-client webhook limit is far below FAN_OUT. Owned
+    // by the bench's client: webhooks of a client AUTH_CLIENTS does not list receive nothing.
     const client = new Client({ connectionString: side.database!.url });
     await client.connect();
     await client.query(
       `INSERT INTO webhooks (owner_client_id, url, events, secret_encrypted, secret_hint)
-       SELECT 'bench', url, ARRAY['job.started'], $2, '0123' FROM unnest($1::text[]) AS u(url)`,
-      [urls, cipher.encrypt(SUBSCRIBER_SECRET)],
+       SELECT $3, url, ARRAY['job.started'], $2, '0123' FROM unnest($1::text[]) AS u(url)`,
+      [urls, cipher.encrypt(SUBSCRIBER_SECRET), BENCH_CLIENT.client_id],
     );
     await client.query('ANALYZE webhooks');
     await client.end();
