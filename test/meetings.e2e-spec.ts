@@ -541,6 +541,18 @@ describe('meeting passthrough (SPEC §6)', () => {
       expect(fake.apiRequests().at(-1)?.body).toBe(raw);
     });
 
+    it('passes a JSON body on without the UTF-8 byte order mark it was sent with', async () => {
+      const meeting = fake.addMeeting(host.id);
+      const raw = '{"topic":"Renamed"}';
+      const res = await api('PATCH', `/api/meetings/${meeting.id}`, {
+        // Sent as UTF-8: the mark is the bytes EF BB BF.
+        body: `\uFEFF${raw}`,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(204);
+      expect(fake.apiRequests().at(-1)?.body).toBe(raw);
+    });
+
     it.each([
       ['GET', '?occurrence_id=1648194360000&show_previous_occurrences=true'],
       ['PATCH', '?occurrence_id=1648194360000'],

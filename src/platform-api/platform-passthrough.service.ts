@@ -9,6 +9,15 @@ import { PlatformRequestValidator } from './request-validator';
 
 type RawBodyRequest = Request & { rawBody?: Buffer };
 
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * The JSON bytes without a leading UTF-8 byte order mark: the body parser reads past one (and
+ * so does validation), but the platform refuses such a body with a 500 of its own.
+ */
+const withoutBom = (bytes: Buffer): Buffer =>
+  bytes.subarray(0, 3).equals(UTF8_BOM) ? bytes.subarray(3) : bytes;
+
 const rawQueryOf = (req: Request): string => {
   const at = req.originalUrl.indexOf('?');
   return at < 0 ? '' : req.originalUrl.slice(at + 1);
@@ -110,7 +119,7 @@ export class PlatformPassthrough {
       return {
         parsed: req.body as unknown,
         contentType: 'application/json',
-        bytes: req.rawBody ?? JSON.stringify(req.body),
+        bytes: req.rawBody ? withoutBom(req.rawBody) : JSON.stringify(req.body),
       };
     }
     const bytes = await readRaw(req);
