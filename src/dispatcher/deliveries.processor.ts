@@ -109,8 +109,9 @@ export class DeliveriesProcessor implements BeforeApplicationShutdown {
     const running = this.attempts
       .attempt(target, release)
       .then(async (outcome) => {
-        if (outcome.next === 'retry')
+        if (outcome.next === 'retry') {
           await this.queueRetry(target.id, target.webhookId, outcome.delayMs);
+        }
       })
       .catch((error: Error) =>
         this.logger.error(

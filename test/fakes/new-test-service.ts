@@ -9,6 +9,7 @@ import {
   DeliveryRequest,
   DeliverySenderService,
 } from '../../src/dispatcher/delivery-sender.service';
+import { DeliveryAttemptService } from '../../src/dispatcher/delivery-attempt.service';
 import { DeliveryStore } from '../../src/dispatcher/delivery.store';
 import { DispatcherService } from '../../src/dispatcher/dispatcher.service';
 import { ReceiverHealthService } from '../../src/dispatcher/receiver-health.service';
@@ -150,6 +151,7 @@ export async function newTestService<T>(
     { provide: DeliveryControlStore, useValue: new MemoryDeliveryControlStore(tables) },
     WebhooksService,
     ReceiverHealthService,
+    DeliveryAttemptService,
     { provide: RecordingDownloadStore, useValue: new MemoryRecordingDownloadStore(tables) },
     { provide: DeliverySenderService, useValue: sender },
     { provide: ZoomClient, useValue: zoom },

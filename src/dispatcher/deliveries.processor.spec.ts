@@ -1,0 +1,86 @@
+import type { Job } from 'bull';
+import { TestContext, newTestService } from '../../test/fakes/new-test-service';
+import { waitFor } from '../../test/support/wait-for';
+import { WebhookEntity } from '../webhooks/webhook.entity';
+import { DeliveriesProcessor } from './deliveries.processor';
+import { DeliverJobData, deliverJobs } from './delivery-job';
+
+const jobOf = (data: unknown) => ({ data }) as Job<DeliverJobData>;
+
+describe('DeliveriesProcessor', () => {
+  let t: TestContext<DeliveriesProcessor>;
+  let webhook: WebhookEntity;
+
+  beforeEach(async () => {
+    t = await newTestService(DeliveriesProcessor, { DELIVERY_MAX_RETRIES: '1' });
+    webhook = t.tables.addWebhook();
+  });
+  afterEach(() => t.sut.beforeApplicationShutdown());
+
+  const sentIds = () => t.sender.requests.map((r) => r.deliveryId);
+
+  it('sends the deliveries of a job, which carries their webhooks', async () => {
+    const deliveries = [t.tables.addDelivery(webhook.id), t.tables.addDelivery(webhook.id)];
+    t.sender.answer(200, 200);
+    const [job] = deliverJobs(deliveries.map((d) => ({ id: d.id, webhookId: d.webhookId })));
+
+    await t.sut.handle(jobOf(job.data));
+
+    await waitFor(() => t.tables.delivery(deliveries[1].id).status === 'succeeded', {
+      what: 'the delivery sent',
+    });
+    expect(sentIds().sort()).toEqual(deliveries.map((d) => d.id).sort());
+  });
+
+  it.each([
+    ['ids without webhooks', (id: string) => ({ deliveryIds: [id] })],
+    ['one delivery id', (id: string) => ({ deliveryId: id })],
+  ])('finds the webhooks itself for a job queued by an older version (%s)', async (_, data) => {
+    const delivery = t.tables.addDelivery(webhook.id);
+    t.sender.answer(200);
+
+    await t.sut.handle(jobOf(data(delivery.id)));
+
+    await waitFor(() => t.tables.delivery(delivery.id).status === 'succeeded', {
+      what: 'the delivery sent',
+    });
+    expect(sentIds()).toEqual([delivery.id]);
+  });
+
+  it('sends a delivery once when two jobs carry it', async () => {
+    const delivery = t.tables.addDelivery(webhook.id);
+    t.sender.answer(200);
+    const [job] = deliverJobs([{ id: delivery.id, webhookId: webhook.id }]);
+
+    await Promise.all([t.sut.handle(jobOf(job.data)), t.sut.handle(jobOf(job.data))]);
+
+    await waitFor(() => t.tables.delivery(delivery.id).status === 'succeeded', {
+      what: 'the delivery sent',
+    });
+    expect(sentIds()).toEqual([delivery.id]);
+  });
+
+  it('queues a failed attempt with retries left as a delayed job that names the webhook', async () => {
+    const delivery = t.tables.addDelivery(webhook.id);
+    t.sender.answer(500);
+
+    await t.sut.handle(jobOf({ deliveryIds: [delivery.id], webhookIds: [webhook.id] }));
+
+    await waitFor(() => t.deliveriesQueue.added.length === 1, { what: 'the retry queued' });
+    expect(t.deliveriesQueue.added[0]).toMatchObject({
+      data: { deliveryIds: [delivery.id], webhookIds: [webhook.id] },
+      opts: { delay: expect.any(Number) },
+    });
+    expect(t.tables.delivery(delivery.id)).toMatchObject({ status: 'pending', attemptCount: 1 });
+  });
+
+  it('refuses jobs once shutting down, so Bull keeps them for another worker', async () => {
+    await t.sut.beforeApplicationShutdown();
+    const delivery = t.tables.addDelivery(webhook.id);
+
+    await expect(t.sut.handle(jobOf({ deliveryIds: [delivery.id] }))).rejects.toThrow(
+      /shutting down/,
+    );
+    expect(sentIds()).toEqual([]);
+  });
+});
