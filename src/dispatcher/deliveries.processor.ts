@@ -19,14 +19,6 @@ const WAITING_PER_WEBHOOK = 1000;
 /** Claim statements in flight at once (each claims what the free slots allow). */
 const CLAIMS_IN_FLIGHT = 1;
 /**
- * How long deliveries that found their webhook's lane full wait in the queue before they come
- * back: the lane drains at the webhook's pace, so no sooner than a second; jittered so they do
- * not all come back together.
- */
-const OVERFLOW_DELAY_MS = 1000;
-const overflowDelayMs = (): number => Math.round(OVERFLOW_DELAY_MS * (1 + Math.random()));
-
-/**
  * Works the deliveries queue (worker role). A job carries several deliveries; the worker finds
  * their webhooks and puts them in that webhook's lane (DeliveryLanes). From the lanes, as slots
  * free up (DELIVERY_CONCURRENCY requests in flight per process, at most
@@ -82,8 +74,12 @@ export class DeliveriesProcessor implements BeforeApplicationShutdown {
     const deliveries = deliveriesOf(job.data);
     const routes = isRouted(deliveries) ? deliveries : await this.store.route(deliveries);
     const overflow = this.lanes.add(routes);
-    // Should this fail, the job fails and is retried; the deliveries in lanes are skipped then.
-    if (overflow.length > 0) await this.queue.addBulk(deliverJobs(overflow, overflowDelayMs()));
+    if (overflow.length === 0) return;
+    // Back in the queue until their lane has room again, jittered so they do not all come back
+    // together. Should this fail, the job fails and is retried; what it put in lanes is
+    // skipped then.
+    const delayMs = Math.round(this.lanes.drainMs(overflow) * (1 + Math.random() / 2));
+    await this.queue.addBulk(deliverJobs(overflow, delayMs));
   }
 
   /**

@@ -137,4 +137,33 @@ describe('DeliveryLanes', () => {
     await settle();
     expect(claims).toHaveLength(1);
   });
+
+  describe('drainMs: when to offer again what did not fit', () => {
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate'] }));
+    afterEach(() => jest.useRealTimers());
+
+    it('is at least a second, and at most a minute', async () => {
+      const { sut, claims, started } = lanes({ perWebhook: 1, waitingPerWebhook: 100_000 });
+      expect(sut.drainMs(routes('a1'))).toBe(1000);
+      sut.add(many('a', 50_001));
+      await claims[0].answer();
+      jest.advanceTimersByTime(10);
+      started.get('a1')!();
+      // 50,000 waiting, one at a time, 10 ms each: far beyond a minute.
+      expect(sut.drainMs(routes('a2'))).toBe(60_000);
+    });
+
+    it("grows with the lane's backlog and how long its webhook holds a slot", async () => {
+      const { sut, claims, started } = lanes({ perWebhook: 2, waitingPerWebhook: 1000 });
+      sut.add(many('a', 102));
+      await claims[0].answer();
+      jest.advanceTimersByTime(500);
+      started.get('a1')!();
+      started.get('a2')!();
+      // 100 waiting, 2 at a time, half a second each: about 25 s.
+      expect(sut.drainMs(routes('a103'))).toBeCloseTo(25_000, -3);
+      // Another webhook's lane is empty: the floor.
+      expect(sut.drainMs(routes('b1'))).toBe(1000);
+    });
+  });
 });

@@ -1,5 +1,10 @@
 import type { DeliveryRoute, DeliveryTarget } from './delivery.store';
 
+/** The slot time assumed for a webhook not yet heard from. */
+const UNKNOWN_HOLD_MS = 100;
+const MIN_DRAIN_MS = 1000;
+const MAX_DRAIN_MS = 60_000;
+
 export interface LaneLimits {
   /** Attempts in flight in this process (DELIVERY_CONCURRENCY). */
   capacity: number;
@@ -35,6 +40,8 @@ export class DeliveryLanes {
   private readonly waiting = new Map<string, Set<string>>();
   /** Slots in use per webhook: claims in flight and attempts not over. */
   private readonly busy = new Map<string, number>();
+  /** How long a slot of each webhook is held, claim to response (a moving average, ms). */
+  private readonly holdMs = new Map<string, number>();
   private used = 0;
   private claiming = 0;
   private pumpScheduled = false;
@@ -57,6 +64,20 @@ export class DeliveryLanes {
     }
     this.pump();
     return overflow;
+  }
+
+  /**
+   * About how long until the fullest lane of these deliveries' webhooks has drained: when to
+   * offer again what `add` handed back. At least a second, at most a minute.
+   */
+  drainMs(deliveries: DeliveryRoute[]): number {
+    let longest = 0;
+    for (const webhookId of new Set(deliveries.map((d) => d.webhookId))) {
+      const waiting = this.waiting.get(webhookId)?.size ?? 0;
+      const hold = this.holdMs.get(webhookId) ?? UNKNOWN_HOLD_MS;
+      longest = Math.max(longest, (waiting / this.limits.perWebhook) * hold);
+    }
+    return Math.min(Math.max(longest, MIN_DRAIN_MS), MAX_DRAIN_MS);
   }
 
   /** Deliveries waiting for a slot. */
@@ -121,6 +142,7 @@ export class DeliveryLanes {
   private claimBatch(batch: DeliveryRoute[]): void {
     this.claiming++;
     const ids = batch.map((entry) => entry.id);
+    const claimedAt = Date.now();
     this.work
       .claim(ids)
       .then(
@@ -128,7 +150,7 @@ export class DeliveryLanes {
           const claimed = new Set<string>();
           for (const target of targets) {
             claimed.add(target.id);
-            this.work.start(target, this.releaser(target.webhookId));
+            this.work.start(target, this.releaser(target.webhookId, claimedAt));
           }
           // Taken by another worker, final, not due or gone: nothing to send here.
           for (const entry of batch) if (!claimed.has(entry.id)) this.give(entry.webhookId);
@@ -169,11 +191,14 @@ export class DeliveryLanes {
     else this.busy.set(webhookId, left);
   }
 
-  private releaser(webhookId: string): () => void {
+  private releaser(webhookId: string, since: number): () => void {
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      const held = Date.now() - since;
+      const average = this.holdMs.get(webhookId);
+      this.holdMs.set(webhookId, average === undefined ? held : average + (held - average) / 5);
       this.give(webhookId);
       this.schedulePump();
     };
