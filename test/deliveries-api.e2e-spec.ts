@@ -1,38 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
 import {
   deactivateAllWebhooks,
   getDelivery,
   signatureVerifies,
   waitForDeliveryStatus,
 } from './support/deliveries';
-import { Json, request } from './support/http';
-import { Receiver, startReceiver } from './support/receiver';
-import { TestApp, startTestApp } from './support/test-app';
+import { deliveryFixture } from './support/delivery-fixture';
+import { Json } from './support/http';
 import { waitFor } from './support/wait-for';
 import { createWebhook, insertWebhook } from './support/webhooks';
 
 /** The dispatcher's HTTP routes: a test notification, and the delivery log. */
 describe('webhook test and delivery log routes (role all)', () => {
-  let t: TestApp;
-  let receiver: Receiver;
-  let dispatcher: DispatcherService;
-  let token: string;
-
-  beforeAll(async () => {
-    [t, receiver] = await Promise.all([startTestApp(), startReceiver()]);
-    dispatcher = t.app.get(DispatcherService);
-    token = await t.token('alpha');
-  });
-  afterAll(() => Promise.all([receiver.close(), t.close()]));
-  beforeEach(() => deactivateAllWebhooks(t));
-
-  const api = (method: string, path: string, client = token) =>
-    request(t.baseUrl, method, path, { token: client });
+  const fixture = deliveryFixture();
 
   describe('POST /api/webhooks/:id/test', () => {
     it('answers 202 with the delivery and sends webhook.test to that webhook only', async () => {
+      const { t, receiver, token, api } = fixture;
       const route = receiver.route();
       const webhook = await createWebhook(t, { url: route.url, events: ['follower.lost'] });
       const other = await createWebhook(t, {
@@ -72,6 +57,7 @@ describe('webhook test and delivery log routes (role all)', () => {
     });
 
     it('answers 409 for an inactive webhook and queues nothing', async () => {
+      const { t, receiver, api } = fixture;
       const webhook = await createWebhook(t, { url: receiver.route().url, active: false });
       const res = await api('POST', `/api/webhooks/${webhook.id}/test`);
       expect(res.status).toBe(409);
@@ -80,6 +66,7 @@ describe('webhook test and delivery log routes (role all)', () => {
     });
 
     it('answers 404 for a webhook of another client, 400 for a bad id, 401/403 without the scope', async () => {
+      const { t, receiver, api } = fixture;
       const beta = await t.token('beta');
       const db = t.app.get(DataSource);
       const deliveryRows = (webhookId: string) =>
@@ -103,7 +90,9 @@ describe('webhook test and delivery log routes (role all)', () => {
       });
       expect(await deliveryRows(theirs.id)).toEqual([]);
       expect(await testEvents(theirs.id)).toEqual([]);
-      expect((await api('GET', `/api/webhooks/${theirs.id}/deliveries`, beta)).body).toEqual({
+      expect(
+        (await api('GET', `/api/webhooks/${theirs.id}/deliveries`, undefined, beta)).body,
+      ).toEqual({
         data: [],
         next_cursor: null,
       });
@@ -111,11 +100,15 @@ describe('webhook test and delivery log routes (role all)', () => {
       expect(bad.status).toBe(400);
       expect(bad.body.details).toEqual([{ field: 'id', message: 'id must be a UUID' }]);
       const mine = await createWebhook(t, { url: receiver.route().url });
-      expect((await api('POST', `/api/webhooks/${mine.id}/test`, '')).status).toBe(401);
+      expect((await api('POST', `/api/webhooks/${mine.id}/test`, undefined, '')).status).toBe(401);
       const reader = await t.token('reader');
       const readers = await insertWebhook(t, { url: receiver.route().url, client: 'reader' });
-      expect((await api('POST', `/api/webhooks/${readers.id}/test`, reader)).status).toBe(403);
-      expect((await api('GET', `/api/webhooks/${readers.id}/deliveries`, reader)).status).toBe(200);
+      expect(
+        (await api('POST', `/api/webhooks/${readers.id}/test`, undefined, reader)).status,
+      ).toBe(403);
+      expect(
+        (await api('GET', `/api/webhooks/${readers.id}/deliveries`, undefined, reader)).status,
+      ).toBe(200);
     });
   });
 
@@ -124,6 +117,7 @@ describe('webhook test and delivery log routes (role all)', () => {
     let ids: string[]; // oldest first
 
     beforeAll(async () => {
+      const { t, receiver, dispatcher, token } = fixture;
       await deactivateAllWebhooks(t);
       const route = receiver.route({ statuses: [200, 200, 500] });
       webhook = await createWebhook(t, {
@@ -143,6 +137,7 @@ describe('webhook test and delivery log routes (role all)', () => {
     });
 
     it('lists newest first with status and event filters', async () => {
+      const { api } = fixture;
       const all = await api('GET', `/api/webhooks/${webhook.id}/deliveries`);
       expect(all.status).toBe(200);
       expect(all.body.data.map((d: Json) => d.id)).toEqual([...ids].reverse());
@@ -174,6 +169,7 @@ describe('webhook test and delivery log routes (role all)', () => {
     });
 
     it('pages with limit and cursor', async () => {
+      const { api } = fixture;
       const first = await api('GET', `/api/webhooks/${webhook.id}/deliveries?limit=2`);
       expect(first.body.data.map((d: Json) => d.id)).toEqual([ids[2], ids[1]]);
       expect(first.body.next_cursor).toEqual(expect.any(String));
@@ -196,12 +192,14 @@ describe('webhook test and delivery log routes (role all)', () => {
       ['cursor=bm90LWEtY3Vyc29y', 'cursor'],
       ['bogus=1', 'bogus'],
     ])('answers 400 naming the field for %s', async (query, field) => {
+      const { api } = fixture;
       const res = await api('GET', `/api/webhooks/${webhook.id}/deliveries?${query}`);
       expect(res.status).toBe(400);
       expect(res.body.details.map((d: Json) => d.field)).toContain(field);
     });
 
     it('shows one delivery with its payload and attempts', async () => {
+      const { api } = fixture;
       const res = await api('GET', `/api/webhooks/${webhook.id}/deliveries/${ids[2]}`);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
@@ -217,16 +215,17 @@ describe('webhook test and delivery log routes (role all)', () => {
     });
 
     it('hides the log from other clients and answers 404 for a delivery of another webhook', async () => {
+      const { t, receiver, api } = fixture;
       const beta = await t.token('beta');
       const absentId = randomUUID();
       for (const suffix of ['/deliveries', `/deliveries/${ids[0]}`]) {
-        const absent = await api('GET', `/api/webhooks/${absentId}${suffix}`, beta);
+        const absent = await api('GET', `/api/webhooks/${absentId}${suffix}`, undefined, beta);
         expect(absent.body).toEqual({
           statusCode: 404,
           error: 'Not Found',
           message: 'Webhook not found',
         });
-        const refused = await api('GET', `/api/webhooks/${webhook.id}${suffix}`, beta);
+        const refused = await api('GET', `/api/webhooks/${webhook.id}${suffix}`, undefined, beta);
         expect({ suffix, status: refused.status, body: refused.body }).toEqual({
           suffix,
           status: 404,

@@ -1,40 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
-import { deactivateAllWebhooks, getDelivery, waitForDeliveryStatus } from './support/deliveries';
-import { Json, request } from './support/http';
-import { Receiver, startReceiver } from './support/receiver';
-import { TestApp, startTestApp } from './support/test-app';
+import { getDelivery, waitForDeliveryStatus } from './support/deliveries';
+import { deliveryFixture } from './support/delivery-fixture';
+import { Json } from './support/http';
 import { waitFor } from './support/wait-for';
 import { createWebhook, setWebhookActive } from './support/webhooks';
 
 /** SPEC §9: redelivery, replay (window, status, missed) and the test limit. */
 describe('delivery control: redeliver, replay, test limit', () => {
-  let t: TestApp;
-  let receiver: Receiver;
-  let dispatcher: DispatcherService;
-  let token: string;
-
-  beforeAll(async () => {
-    [t, receiver] = await Promise.all([startTestApp(), startReceiver()]);
-    dispatcher = t.app.get(DispatcherService);
-    token = await t.token('alpha');
-  });
-  afterAll(() => Promise.all([receiver.close(), t.close()]));
-  beforeEach(() => deactivateAllWebhooks(t));
-
-  const api = (method: string, path: string, body?: unknown, client = token) =>
-    request(t.baseUrl, method, path, { token: client, body });
+  const fixture = deliveryFixture();
   const eventIds = (path: string) =>
-    receiver.requests(path).map((r) => (JSON.parse(r.body.toString()) as Json).id as string);
-  const metric = async (sample: string) => {
-    const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
-    return line ? Number(line.split(' ')[1]) : 0;
-  };
+    fixture.receiver
+      .requests(path)
+      .map((r) => (JSON.parse(r.body.toString()) as Json).id as string);
 
   describe('POST /api/webhooks/:id/deliveries/:deliveryId/redeliver', () => {
     it('sends a finished delivery again: same id and body, attempts counting on', async () => {
+      const { t, receiver, dispatcher, token, api, metric } = fixture;
       const route = receiver.route();
       const webhook = await createWebhook(t, { url: route.url });
       const { deliveryIds } = await dispatcher.publish({ kind: 'job.started', data: { n: 1 } });
@@ -62,6 +44,7 @@ describe('delivery control: redeliver, replay, test limit', () => {
     });
 
     it('answers 409 for a pending delivery, 404 for another client or an unknown delivery', async () => {
+      const { t, receiver, dispatcher, api } = fixture;
       const route = receiver.route();
       receiver.hold(route.path);
       const webhook = await createWebhook(t, { url: route.url });
@@ -90,6 +73,7 @@ describe('delivery control: redeliver, replay, test limit', () => {
 
   describe('POST /api/webhooks/:id/replay', () => {
     it('recovers a receiver that was down for longer than the retry window with one replay', async () => {
+      const { t, receiver, dispatcher, token, api } = fixture;
       // Every attempt of the three deliveries fails (4 each), then the receiver is back.
       const route = receiver.route({ statuses: [...Array(12).fill(503), 200] });
       const webhook = await createWebhook(t, { url: route.url });
@@ -120,6 +104,7 @@ describe('delivery control: redeliver, replay, test limit', () => {
     });
 
     it('replays succeeded deliveries of the window only, until excluded', async () => {
+      const { t, receiver, dispatcher, token, api } = fixture;
       const route = receiver.route();
       const webhook = await createWebhook(t, { url: route.url });
       const since = new Date(Date.now() - 1000).toISOString();
@@ -141,6 +126,7 @@ describe('delivery control: redeliver, replay, test limit', () => {
     });
 
     it('with missed: delivers exactly the events an inactive webhook skipped, once', async () => {
+      const { t, receiver, dispatcher, token, api } = fixture;
       const route = receiver.route();
       await dispatcher.publish({ kind: 'job.completed', data: { before: 'created' } });
       const webhook = await createWebhook(t, { url: route.url, events: ['job.completed'] });
@@ -182,6 +168,7 @@ describe('delivery control: redeliver, replay, test limit', () => {
     });
 
     it('answers 400 naming the field, 409 while inactive, 404 for another client', async () => {
+      const { t, receiver, api } = fixture;
       const webhook = await createWebhook(t, { url: receiver.route().url });
       const path = `/api/webhooks/${webhook.id}/replay`;
       const old = new Date(Date.now() - 31 * 24 * 3600 * 1000).toISOString();
@@ -209,6 +196,7 @@ describe('delivery control: redeliver, replay, test limit', () => {
 
   describe('POST /api/webhooks/:id/test limit', () => {
     it('allows 10 tests in 60 s per webhook, then 429 with Retry-After', async () => {
+      const { t, receiver, api } = fixture;
       const webhook = await createWebhook(t, { url: receiver.route().url });
       const other = await createWebhook(t, { url: receiver.route().url });
       for (let i = 0; i < 10; i++) {

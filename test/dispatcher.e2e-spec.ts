@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { DispatcherService } from '../src/dispatcher/dispatcher.service';
 import { SubscriptionEvent } from '../src/webhooks/subscription-events';
-import { Json, request } from './support/http';
+import { Json, metricSample, request } from './support/http';
 import {
   deactivateAllWebhooks,
   getDelivery,
@@ -59,12 +59,7 @@ describe('dispatcher (role all)', () => {
     expect(deliveryIds).toHaveLength(1);
     return { webhook, eventId, deliveryId: deliveryIds[0] };
   };
-  /** A counter or gauge sample from /metrics, e.g. `deliveries_requeued_total`; 0 if absent. */
-  const metric = async (sample: string): Promise<number> => {
-    const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
-    return line ? Number(line.slice(sample.length + 1)) : 0;
-  };
+  const metric = (sample: string) => metricSample(t.baseUrl, sample);
   const sweepsCompleted = () => metric('delivery_sweeps_total{outcome="completed"}');
   /** Waits until a sweep that began after this call has completed. */
   const aWholeSweep = async () => {

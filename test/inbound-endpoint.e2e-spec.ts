@@ -4,7 +4,7 @@ import { INLINE_FANOUT_MAX } from '../src/inbound/inbound-event.store';
 import { startReceiver } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import { insertWebhook } from './support/webhooks';
-import { request } from './support/http';
+import { metricSample, request } from './support/http';
 import { queryDatabase } from './support/test-db';
 import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
 import { sendZoomEvent } from './support/zoom-sender';
@@ -224,13 +224,11 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
       t.logs
         .map((l) => JSON.parse(l) as Line)
         .filter((l) => l.req?.id === id && l.res !== undefined);
-    const metric = async (sample: string) => {
-      const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
-      const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
-      return line ? Number(line.slice(sample.length + 1)) : 0;
-    };
     const counted = (status: number) =>
-      metric(`http_requests_total{method="POST",route="/zoom/events",status="${status}"}`);
+      metricSample(
+        t.baseUrl,
+        `http_requests_total{method="POST",route="/zoom/events",status="${status}"}`,
+      );
 
     it('writes one completion line per request with its id, whatever the outcome, and counts it', async () => {
       const run = Math.random().toString(36).slice(2, 10);

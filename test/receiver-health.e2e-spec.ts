@@ -1,48 +1,25 @@
 import { DataSource } from 'typeorm';
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
 import { RetentionService } from '../src/retention/retention.service';
-import { deactivateAllWebhooks, getDelivery, waitForDeliveryStatus } from './support/deliveries';
-import { Json, request } from './support/http';
-import { Receiver, startReceiver } from './support/receiver';
-import { TestApp, startTestApp } from './support/test-app';
+import { getDelivery, waitForDeliveryStatus } from './support/deliveries';
+import { deliveryFixture } from './support/delivery-fixture';
+import { Json } from './support/http';
 import { waitFor } from './support/wait-for';
 import { createWebhook, setWebhookActive } from './support/webhooks';
 
 /** SPEC §9: 410 and failing disable, Retry-After, WEBHOOKS_PER_CLIENT, retention. */
 describe('receiver health, limits and retention', () => {
-  let t: TestApp;
-  let receiver: Receiver;
-  let dispatcher: DispatcherService;
-  let token: string;
-
-  beforeAll(async () => {
-    [t, receiver] = await Promise.all([
-      startTestApp({
-        env: {
-          DELIVERY_MAX_RETRIES: '1',
-          WEBHOOK_DISABLE_AFTER_FAILURES: '3',
-          WEBHOOKS_PER_CLIENT: '4',
-        },
-      }),
-      startReceiver(),
-    ]);
-    dispatcher = t.app.get(DispatcherService);
-    token = await t.token('alpha');
+  const fixture = deliveryFixture({
+    env: {
+      DELIVERY_MAX_RETRIES: '1',
+      WEBHOOK_DISABLE_AFTER_FAILURES: '3',
+      WEBHOOKS_PER_CLIENT: '4',
+    },
   });
-  afterAll(() => Promise.all([receiver.close(), t.close()]));
-  beforeEach(() => deactivateAllWebhooks(t));
-
-  const api = (method: string, path: string, body?: unknown, client = token) =>
-    request(t.baseUrl, method, path, { token: client, body });
-  const metric = async (sample: string) => {
-    const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
-    return line ? Number(line.split(' ')[1]) : 0;
-  };
   const publish = async () =>
-    (await dispatcher.publish({ kind: 'job.started', data: {} })).deliveryIds[0];
+    (await fixture.dispatcher.publish({ kind: 'job.started', data: {} })).deliveryIds[0];
 
   it('disables on 410 at once, ends its pending deliveries failed, and PATCH active: true enables', async () => {
+    const { t, receiver, token, api, metric } = fixture;
     // The first answer asks for an hour's wait, so that delivery is pending when 410 comes.
     const route = receiver.route({ statuses: [503, 410], headers: { 'retry-after': '3600' } });
     const webhook = await createWebhook(t, { url: route.url });
@@ -77,6 +54,7 @@ describe('receiver health, limits and retention', () => {
   });
 
   it('waits the Retry-After of a 429 before the retry', async () => {
+    const { t, receiver, token } = fixture;
     const route = receiver.route({ statuses: [429, 200], headers: { 'retry-after': '1' } });
     const webhook = await createWebhook(t, { url: route.url });
     const id = await publish();
@@ -87,6 +65,7 @@ describe('receiver health, limits and retention', () => {
   });
 
   it('disables after WEBHOOK_DISABLE_AFTER_FAILURES failed deliveries in a row, tests aside', async () => {
+    const { t, receiver, token, api, metric } = fixture;
     const route = receiver.route({ statuses: [500] });
     const webhook = await createWebhook(t, { url: route.url });
     const before = await metric('webhooks_disabled_total{reason="failing"}');
@@ -118,6 +97,7 @@ describe('receiver health, limits and retention', () => {
   });
 
   it('refuses a webhook beyond WEBHOOKS_PER_CLIENT with 409, per client', async () => {
+    const { t, receiver, api } = fixture;
     const beta = await t.token('beta');
     const body = { url: receiver.route().url, events: ['job.started'], secret: 'x'.repeat(16) };
     for (let i = 0; i < 4; i++) {
@@ -131,6 +111,7 @@ describe('receiver health, limits and retention', () => {
   });
 
   it('retention deletes what is older than RETENTION_DAYS and keeps an event with a pending delivery', async () => {
+    const { t, receiver } = fixture;
     const db = t.app.get(DataSource);
     const webhook = await createWebhook(t, { url: receiver.route().url });
     await setWebhookActive(t, webhook.id, false);

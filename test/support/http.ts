@@ -43,3 +43,13 @@ export async function request(
 export async function jsonOf(res: Response): Promise<Json> {
   return res.json();
 }
+
+/**
+ * A counter or gauge sample of the app's /metrics, e.g. `deliveries_total{outcome="failed"}`;
+ * 0 while absent, as a labelled counter appears with its first count.
+ */
+export async function metricSample(baseUrl: string, sample: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
+  return line ? Number(line.slice(sample.length + 1)) : 0;
+}
