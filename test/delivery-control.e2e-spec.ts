@@ -38,6 +38,8 @@ describe('delivery control: redeliver, replay, test limit', () => {
       expect(done.attempts.map((a: Json) => a.attempt)).toEqual([1, 2]);
       const [first, second] = receiver.requests(route.path);
       expect(second.headers['x-service-delivery']).toBe(id);
+      // Standard Webhooks receivers de-duplicate on webhook-id: a redelivery keeps it.
+      expect([first.headers['webhook-id'], second.headers['webhook-id']]).toEqual([id, id]);
       expect(second.headers['x-service-attempt']).toBe('2');
       expect(second.body.equals(first.body)).toBe(true);
       expect(await metric('deliveries_redelivered_total{how="redeliver"}')).toBe(before + 1);
