@@ -6,9 +6,9 @@ import { AppConfig } from '../config/config.types';
 import { OnJob } from '../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../queue/queue.constants';
 import { DeliveryAttemptService } from './delivery-attempt.service';
-import { DeliverJobData, deliverJobs, deliveriesOf } from './delivery-job';
+import { DeliverJobData, deliverJobs, routesOf } from './delivery-job';
 import { DeliveryLanes } from './delivery-lanes';
-import { DeliveryRoute, DeliveryStore, DeliveryTarget } from './delivery.store';
+import { DeliveryStore, DeliveryTarget } from './delivery.store';
 
 /** Jobs taken at once: a job only routes its deliveries into lanes, so it is short. */
 const JOB_CONCURRENCY = 6;
@@ -71,8 +71,7 @@ export class DeliveriesProcessor implements BeforeApplicationShutdown {
   })
   async handle(job: Job<DeliverJobData>): Promise<void> {
     if (this.closing) throw new Error('worker shutting down before the job was taken');
-    const deliveries = deliveriesOf(job.data);
-    const routes = isRouted(deliveries) ? deliveries : await this.store.route(deliveries);
+    const routes = await routesOf(job.data, (ids) => this.store.route(ids));
     const overflow = this.lanes.add(routes);
     if (overflow.length === 0) return;
     // Back in the queue until their lane has room again, jittered so they do not all come back
@@ -129,8 +128,4 @@ export class DeliveriesProcessor implements BeforeApplicationShutdown {
       );
     }
   }
-}
-
-function isRouted(deliveries: DeliveryRoute[] | string[]): deliveries is DeliveryRoute[] {
-  return typeof deliveries[0] !== 'string';
 }

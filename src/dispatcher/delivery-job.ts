@@ -39,14 +39,15 @@ export function deliverJobs(deliveries: DeliveryRoute[], delayMs = 0): DeliverJo
 }
 
 /**
- * The deliveries of a job with their webhooks, or just their ids for a job queued before jobs
- * carried the webhooks (or before they carried several deliveries: `deliveryId`).
+ * The deliveries of a job with their webhooks. A job queued before jobs carried the webhooks
+ * (or before they carried several deliveries: `deliveryId`) has only ids: `route` finds them.
  */
-export function deliveriesOf(
+export function routesOf(
   data: DeliverJobData | { deliveryId: string },
-): DeliveryRoute[] | string[] {
-  if (!('deliveryIds' in data)) return [data.deliveryId];
+  route: (deliveryIds: string[]) => Promise<DeliveryRoute[]>,
+): Promise<DeliveryRoute[]> {
+  if (!('deliveryIds' in data)) return route([data.deliveryId]);
   const { deliveryIds, webhookIds } = data;
-  if (webhookIds?.length !== deliveryIds.length) return deliveryIds;
-  return deliveryIds.map((id, i) => ({ id, webhookId: webhookIds[i] }));
+  if (webhookIds?.length !== deliveryIds.length) return route(deliveryIds);
+  return Promise.resolve(deliveryIds.map((id, i) => ({ id, webhookId: webhookIds[i] })));
 }
