@@ -36,6 +36,8 @@
  * With rounds > 1 the e2e sides alternate round by round, so a change in the machine's load
  * hits every side; the summary takes each side's median. BENCH_BEFORE_ENTRY=<file> adds an
  * earlier build of the app as one more side of every phase, for a before/after in one run.
+ * BENCH_NODE_EXTRA='<flags>' adds node flags to the app's own (e.g. `-r <preload>` to sample its
+ * heap or GC); figures taken with it are not the deployed app's.
  */
 import Redis from 'ioredis';
 import { ChildProcess, execFileSync } from 'node:child_process';
@@ -253,7 +255,8 @@ const DEPLOYED_NODE_FLAGS = (
   }
 ).scripts['start:prod']
   .split(' ')
-  .filter((word) => word.startsWith('--'));
+  .filter((word) => word.startsWith('--'))
+  .concat(process.env.BENCH_NODE_EXTRA ? process.env.BENCH_NODE_EXTRA.split(' ') : []);
 
 /** The app in its own process (src/main.ts), as deployed. */
 /** BENCH_BEFORE_ENTRY=<file>: an earlier build of the app, measured as one more side. */

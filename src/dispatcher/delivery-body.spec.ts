@@ -1,5 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { deliveryBody, signBody, toJsonb } from './delivery-body';
+import {
+  bodyOfSerialised,
+  deliveryBody,
+  jsonbOfSerialised,
+  signBody,
+  toJsonb,
+} from './delivery-body';
 
 describe('deliveryBody', () => {
   it('serialises the SPEC §4 fields in order, with created_at in UTC', () => {
@@ -33,6 +39,42 @@ describe('deliveryBody', () => {
       source: null,
     });
     expect(JSON.parse(body).source).toBeNull();
+  });
+});
+
+describe('bodyOfSerialised', () => {
+  it('gives the bytes JSON.stringify gives the whole body, from data and source serialised apart', () => {
+    const event = {
+      id: '6f1c2a9e-0000-4000-8000-000000000001',
+      kind: 'job.started',
+      createdAt: new Date(Date.UTC(2026, 10, 24, 1, 2, 3, 4)),
+    };
+    const data = {
+      topic: 'quote " backslash \\ nul \u0000 emoji 🎉 lone \ud800 line\u2028',
+      nested: { list: [1, 'two', null, { deep: true }], skipped: undefined },
+      at: new Date(0),
+    };
+    const source = { platform: 'zoom', event: 'meeting.started', event_ts: 1, account_id: 'a' };
+    const whole = JSON.stringify({
+      id: event.id,
+      event: event.kind,
+      created_at: event.createdAt.toISOString(),
+      data,
+      source,
+    });
+    expect(bodyOfSerialised(event, JSON.stringify(data), JSON.stringify(source))).toBe(whole);
+    expect(bodyOfSerialised(event, JSON.stringify(data), 'null')).toBe(
+      JSON.stringify({ ...JSON.parse(whole), source: null }),
+    );
+  });
+
+  it('jsonbOfSerialised is toJsonb of the value, reusing the JSON when it has no U+0000', () => {
+    const clean = { topic: 'plain' };
+    const json = JSON.stringify(clean);
+    expect(jsonbOfSerialised(clean, json)).toBe(json);
+    const nul = { topic: 'a\u0000b' };
+    expect(jsonbOfSerialised(nul, JSON.stringify(nul))).toBe(toJsonb(nul));
+    expect(JSON.parse(toJsonb(nul))).toEqual({ topic: 'a\uFFFDb' });
   });
 });
 

@@ -20,13 +20,22 @@ export function deliveryBody(event: {
   data: Record<string, unknown>;
   source: EventSource | null;
 }): string {
-  return JSON.stringify({
-    id: event.id,
-    event: event.kind,
-    created_at: event.createdAt.toISOString(),
-    data: event.data,
-    source: event.source,
-  });
+  return bodyOfSerialised(event, JSON.stringify(event.data), JSON.stringify(event.source));
+}
+
+/**
+ * deliveryBody() from the event's data and source already serialised (JSON.stringify), for a
+ * caller that needs them on their own too: the same bytes, without serialising them twice.
+ */
+export function bodyOfSerialised(
+  event: { id: string; kind: string; createdAt: Date },
+  dataJson: string,
+  sourceJson: string,
+): string {
+  return (
+    `{"id":${JSON.stringify(event.id)},"event":${JSON.stringify(event.kind)},` +
+    `"created_at":"${event.createdAt.toISOString()}","data":${dataJson},"source":${sourceJson}}`
+  );
 }
 
 /**
@@ -34,9 +43,13 @@ export function deliveryBody(event: {
  * the record keeps U+FFFD there, while the body (text) sends the exact characters.
  */
 export function toJsonb(value: unknown): string {
-  const text = JSON.stringify(value);
+  return jsonbOfSerialised(value, JSON.stringify(value));
+}
+
+/** toJsonb() of a value whose JSON.stringify is `json` already. */
+export function jsonbOfSerialised(value: unknown, json: string): string {
   // JSON spells U+0000 as \u0000; only a text with that spelling needs the replacing pass.
-  if (!text.includes('\\u0000')) return text;
+  if (!json.includes('\\u0000')) return json;
   return JSON.stringify(value, (_key, v: unknown) =>
     typeof v === 'string' ? v.replaceAll('\u0000', '\uFFFD') : v,
   );
