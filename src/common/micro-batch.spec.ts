@@ -78,4 +78,53 @@ describe('MicroBatcher', () => {
     release[1]();
     expect(await Promise.all(later)).toEqual([2, 3, 4]);
   });
+
+  describe('with lingerMs', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('holds a batch open for lingerMs after its first item, then runs it once', async () => {
+      const batches: number[][] = [];
+      const batcher = new MicroBatcher<number, number>(
+        (items) => {
+          batches.push(items);
+          return Promise.resolve(items);
+        },
+        { lingerMs: 10 },
+      );
+      const first = batcher.submit(1);
+      await jest.advanceTimersByTimeAsync(9);
+      const second = batcher.submit(2);
+      await jest.advanceTimersByTimeAsync(0);
+      // Turns have passed (advanceTimersByTimeAsync awaits between them), the batch has not.
+      expect(batches).toEqual([]);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(batches).toEqual([[1, 2]]);
+      expect(await Promise.all([first, second])).toEqual([1, 2]);
+    });
+
+    it('lets what gathered during a busy run linger too, not go out as the run ends', async () => {
+      const batches: number[][] = [];
+      const release: (() => void)[] = [];
+      const batcher = new MicroBatcher<number, number>(
+        (items) => {
+          batches.push(items);
+          return new Promise((resolve) => release.push(() => resolve(items)));
+        },
+        { lingerMs: 10, maxInFlight: 1 },
+      );
+      const first = batcher.submit(1);
+      await jest.advanceTimersByTimeAsync(10);
+      expect(batches).toEqual([[1]]);
+      const second = batcher.submit(2);
+      release[0]();
+      expect(await first).toBe(1);
+      await jest.advanceTimersByTimeAsync(9);
+      expect(batches).toEqual([[1]]);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(batches).toEqual([[1], [2]]);
+      release[1]();
+      expect(await second).toBe(2);
+    });
+  });
 });

@@ -14,6 +14,11 @@ export interface MicroBatcherOptions<I> {
    * instead of statements piling up; alone, a call still waits for nothing but the current turn.
    */
   maxInFlight?: number;
+  /**
+   * How long the first item of a batch waits for others before the batch goes out (instead of
+   * the next turn): for work whose cost is per run and whose caller does not wait on it.
+   */
+  lingerMs?: number;
 }
 
 /**
@@ -30,6 +35,7 @@ export class MicroBatcher<I, O> {
   private readonly keyOf?: (item: I) => string;
   private readonly maxSize: number;
   private readonly maxInFlight: number;
+  private readonly lingerMs: number;
   private inFlight = 0;
 
   constructor(
@@ -39,6 +45,7 @@ export class MicroBatcher<I, O> {
     this.keyOf = options.keyOf;
     this.maxSize = options.maxSize ?? 100;
     this.maxInFlight = options.maxInFlight ?? Infinity;
+    this.lingerMs = options.lingerMs ?? 0;
   }
 
   submit(item: I): Promise<O> {
@@ -52,10 +59,12 @@ export class MicroBatcher<I, O> {
       if (this.pending.length >= this.maxSize) this.flush();
       else if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => {
+        const due = () => {
           this.scheduled = false;
           if (this.inFlight < this.maxInFlight) this.flush();
-        });
+        };
+        if (this.lingerMs > 0) setTimeout(due, this.lingerMs);
+        else setImmediate(due);
       }
     });
   }
@@ -78,7 +87,8 @@ export class MicroBatcher<I, O> {
       )
       .finally(() => {
         this.inFlight--;
-        // What gathered while the runs were busy goes out now, as one batch.
+        // What gathered while the runs were busy goes out now, as one batch (once it has
+        // lingered: until then it is still scheduled).
         if (!this.scheduled && this.inFlight < this.maxInFlight) this.flush();
       });
   }

@@ -5,6 +5,7 @@ import { ReceiverHealth1764100000014 } from './migrations/1764100000014-receiver
 import { InboundFidelity1764100000016 } from './migrations/1764100000016-inbound-fidelity';
 import { DeliveryLease1764100000017 } from './migrations/1764100000017-delivery-lease';
 import { EventBody1764100000018 } from './migrations/1764100000018-event-body';
+import { DeliveryEventKey1764100000019 } from './migrations/1764100000019-delivery-event-key';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   InboundFidelity1764100000016,
   DeliveryLease1764100000017,
   EventBody1764100000018,
+  DeliveryEventKey1764100000019,
 ];

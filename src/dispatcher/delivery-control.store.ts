@@ -64,7 +64,7 @@ interface MissedEventRow {
   has_body: boolean;
 }
 
-// deliveries_webhook_event_uq: a replay racing another creates each missed delivery once.
+// deliveries_event_webhook_uq: a replay racing another creates each missed delivery once.
 const INSERT_MISSED_SQL = `
   INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at, requeued_by,
                           requeued_at)

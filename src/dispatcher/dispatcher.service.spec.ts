@@ -23,10 +23,11 @@ describe('DispatcherService', () => {
   it('queues the deliveries of concurrent callers in shared jobs of at most 50', async () => {
     const ids = Array.from({ length: 120 }, (_, i) => `delivery-${i}`);
     const routes = ids.map((id) => ({ id, webhookId: 'webhook-1' }));
-    void t.sut.queueDeliveries(routes.slice(0, 70));
-    void t.sut.queueDeliveries(routes.slice(70));
-    await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setImmediate(resolve));
+    // Resolved once their jobs are added: both callers' deliveries lingered into one add.
+    await Promise.all([
+      t.sut.queueDeliveries(routes.slice(0, 70)),
+      t.sut.queueDeliveries(routes.slice(70)),
+    ]);
     expect(
       t.deliveriesQueue.added.map(
         (job) => (job.data as { deliveryIds: string[] }).deliveryIds.length,

@@ -27,6 +27,8 @@ export interface PublishResult {
 
 /** Longest a publish waits for Redis; past it the sweeper queues the deliveries instead. */
 const ENQUEUE_TIMEOUT_MS = 2000;
+/** Longest a committed delivery waits for others to share its add to the queue. */
+const ENQUEUE_LINGER_MS = 10;
 
 /**
  * The one entry point for notifications: stores the event and its deliveries in PostgreSQL
@@ -36,15 +38,18 @@ const ENQUEUE_TIMEOUT_MS = 2000;
 @Injectable()
 export class DispatcherService {
   private readonly logger = new Logger(DispatcherService.name);
-  // Deliveries committed in one event-loop turn (concurrent publishes and ingests) share jobs
-  // and a round trip to Redis; while one add is in flight the next gathers, so under load jobs
-  // fill up (each job costs the adding process about 0.4 ms, however many deliveries it holds).
+  // Deliveries committed within ENQUEUE_LINGER_MS (concurrent publishes and ingests) share
+  // jobs and a round trip to Redis, and while one add is in flight the next gathers: an add
+  // costs the adding process about 0.3 ms however many deliveries it carries, and nobody waits
+  // for it (the rows are the record). Lingering rather than going out on the next turn took the
+  // API's CPU per ingested event from 0.14 to 0.12 ms under a burst (an add per 3 statements
+  // instead of one each), for up to 10 ms more before the first attempt.
   private readonly toQueue = new MicroBatcher<DeliveryRoute, undefined>(
     async (deliveries) => {
       await this.enqueue(deliveries);
       return deliveries.map(() => undefined);
     },
-    { maxSize: DELIVERIES_PER_JOB * 20, maxInFlight: 1 },
+    { maxSize: DELIVERIES_PER_JOB * 20, maxInFlight: 1, lingerMs: ENQUEUE_LINGER_MS },
   );
 
   constructor(
