@@ -22,9 +22,10 @@ export interface MicroBatcherOptions<I> {
 }
 
 /**
- * Gathers the calls made within one turn of the event loop (up to `maxSize`) into one call of
- * `run`, which answers each item in order with a value or an Error. Under load this turns N
- * round trips (and N commits) into one; alone, a call waits for nothing but the current turn.
+ * Gathers the calls made within one turn of the event loop (or within `lingerMs`, up to
+ * `maxSize`) into one call of `run`, which answers each item in order with a value or an Error.
+ * Under load this turns N round trips (and N commits) into one; alone, a call waits for nothing
+ * but the current turn (or the linger).
  * Used on both hot paths: inbound inserts and job adds, and the dispatcher's fan-out, loads
  * and attempt records.
  */
