@@ -1,4 +1,15 @@
-import { MicroBatcher } from './micro-batch';
+import { MicroBatcher, MicroBatcherOptions } from './micro-batch';
+
+/** A batcher whose runs are recorded and end only when released, in order. */
+function gatedBatcher(options: MicroBatcherOptions<number>) {
+  const batches: number[][] = [];
+  const release: (() => void)[] = [];
+  const batcher = new MicroBatcher<number, number>((items) => {
+    batches.push(items);
+    return new Promise((resolve) => release.push(() => resolve(items)));
+  }, options);
+  return { batcher, batches, release };
+}
 
 describe('MicroBatcher', () => {
   it('runs the calls of one turn as one batch and answers each in order', async () => {
@@ -56,15 +67,7 @@ describe('MicroBatcher', () => {
   });
 
   it('with maxInFlight, gathers what arrives while runs are busy into one batch', async () => {
-    const batches: number[][] = [];
-    const release: (() => void)[] = [];
-    const batcher = new MicroBatcher<number, number>(
-      (items) => {
-        batches.push(items);
-        return new Promise((resolve) => release.push(() => resolve(items)));
-      },
-      { maxInFlight: 1 },
-    );
+    const { batcher, batches, release } = gatedBatcher({ maxInFlight: 1 });
     const first = batcher.submit(1);
     await new Promise((resolve) => setImmediate(resolve));
     const later = [2, 3, 4].map((n) => batcher.submit(n));
@@ -104,15 +107,7 @@ describe('MicroBatcher', () => {
     });
 
     it('lets what gathered during a busy run linger too, not go out as the run ends', async () => {
-      const batches: number[][] = [];
-      const release: (() => void)[] = [];
-      const batcher = new MicroBatcher<number, number>(
-        (items) => {
-          batches.push(items);
-          return new Promise((resolve) => release.push(() => resolve(items)));
-        },
-        { lingerMs: 10, maxInFlight: 1 },
-      );
+      const { batcher, batches, release } = gatedBatcher({ lingerMs: 10, maxInFlight: 1 });
       const first = batcher.submit(1);
       await jest.advanceTimersByTimeAsync(10);
       expect(batches).toEqual([[1]]);
