@@ -114,9 +114,20 @@ function censored<T extends object>(headers: T, secret: readonly string[]): T {
   return copy as T;
 }
 
-/** For LoggerModule: it binds the req.log that requestLogger set, and logs outside requests. */
+/**
+ * For LoggerModule: Nest's own lines (Logger in services) as pino lines on the same stdout.
+ * Its middleware, which would bind each Express request's child logger to the lines written
+ * while serving it, is mounted on no route: it does so through AsyncLocalStorage, which once
+ * used turns on promise hooks for every promise in the process, the platform's events and the
+ * deliveries included (about 3 % of the app's CPU in a burst, with the garbage they make). A
+ * request's own completion line carries its id either way.
+ */
 export function loggerParams(config: AppConfig, stream?: DestinationStream): Params {
-  return { pinoHttp: [httpLoggerOptions(config), stream ?? stdout()], useExisting: true };
+  return {
+    pinoHttp: [httpLoggerOptions(config), stream ?? stdout()],
+    useExisting: true,
+    forRoutes: [],
+  };
 }
 
 /** Lines gather up to this many bytes before one write; at most LOG_FLUSH_MS late. */

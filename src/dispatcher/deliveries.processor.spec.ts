@@ -83,4 +83,33 @@ describe('DeliveriesProcessor', () => {
     );
     expect(sentIds()).toEqual([]);
   });
+
+  describe('as the worker of the process that publishes (LocalDeliveries)', () => {
+    beforeEach(() => t.sut.onModuleInit());
+
+    it('sends what the process publishes, with no job', async () => {
+      t.tables.addWebhook({ events: ['job.started'] });
+      t.sender.answer(200);
+
+      const { deliveryIds } = await t.dispatcher.publish({ kind: 'job.started', data: {} });
+
+      await waitFor(() => t.tables.delivery(deliveryIds[0]).status === 'succeeded', {
+        what: 'the delivery sent',
+      });
+      expect(sentIds()).toEqual(deliveryIds);
+      expect(t.deliveriesQueue.added).toEqual([]);
+    });
+
+    it('takes nothing once shutting down: publishes are queued for another worker', async () => {
+      await t.sut.beforeApplicationShutdown();
+      t.tables.addWebhook({ events: ['job.started'] });
+
+      const { deliveryIds } = await t.dispatcher.publish({ kind: 'job.started', data: {} });
+
+      const routes = [{ id: deliveryIds[0], webhookId: webhook.id }];
+      expect(t.sut.take(routes)).toEqual(routes);
+      expect(t.deliveriesQueue.deliveryIds()).toEqual(deliveryIds);
+      expect(sentIds()).toEqual([]);
+    });
+  });
 });

@@ -1,5 +1,11 @@
 import { InjectQueue } from '@nestjs/bull';
-import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnModuleInit,
+} from '@nestjs/common';
 import type { Job, Queue } from 'bull';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
@@ -8,7 +14,8 @@ import { JOBS, QUEUES } from '../queue/queue.constants';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverJobData, deliverJobs, routesOf } from './delivery-job';
 import { DeliveryLanes } from './delivery-lanes';
-import { DeliveryStore, DeliveryTarget } from './delivery.store';
+import { DeliveryRoute, DeliveryStore, DeliveryTarget } from './delivery.store';
+import { DeliverySink, LocalDeliveries } from './local-deliveries';
 
 /** Jobs taken at once: a job only routes its deliveries into lanes, so it is short. */
 const JOB_CONCURRENCY = 6;
@@ -30,7 +37,7 @@ const CLAIMS_IN_FLIGHT = 1;
  * is queued again as a job delayed by its backoff.
  */
 @Injectable()
-export class DeliveriesProcessor implements BeforeApplicationShutdown {
+export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutdown, DeliverySink {
   private readonly logger = new Logger(DeliveriesProcessor.name);
   private readonly lanes: DeliveryLanes;
   /** Attempts started and not yet recorded, which shutdown waits for. */
@@ -42,6 +49,7 @@ export class DeliveriesProcessor implements BeforeApplicationShutdown {
     private readonly store: DeliveryStore,
     private readonly attempts: DeliveryAttemptService,
     @InjectQueue(QUEUES.deliveries) private readonly queue: Pick<Queue, 'addBulk'>,
+    private readonly local: LocalDeliveries,
   ) {
     const leaseMs = config.delivery.timeoutMs + LEASE_MARGIN_MS;
     this.lanes = new DeliveryLanes(
@@ -72,21 +80,39 @@ export class DeliveriesProcessor implements BeforeApplicationShutdown {
   async handle(job: Job<DeliverJobData>): Promise<void> {
     if (this.closing) throw new Error('worker shutting down before the job was taken');
     const routes = await routesOf(job.data, (ids) => this.store.route(ids));
-    const overflow = this.lanes.add(routes);
-    if (overflow.length === 0) return;
-    // Back in the queue until their lane has room again, jittered so they do not all come back
-    // together. Should this fail, the job fails and is retried; what it put in lanes is
+    // Should queueing the overflow fail, the job fails and is retried; what it put in lanes is
     // skipped then.
+    await this.queueOverflow(this.lanes.add(routes));
+  }
+
+  /**
+   * What this process publishes, straight into the lanes (LocalDeliveries). What finds its lane
+   * full goes back to the publisher, which queues it in shared jobs: through handle() it waits
+   * in the queue for room like any job's overflow.
+   */
+  take(deliveries: DeliveryRoute[]): DeliveryRoute[] {
+    return this.closing ? deliveries : this.lanes.add(deliveries);
+  }
+
+  onModuleInit(): void {
+    this.local.attach(this);
+  }
+
+  /** Back in the queue until their lane has room again, jittered so they do not all come back together. */
+  private async queueOverflow(overflow: DeliveryRoute[]): Promise<void> {
+    if (overflow.length === 0) return;
     const delayMs = Math.round(this.lanes.drainMs(overflow) * (1 + Math.random() / 2));
     await this.queue.addBulk(deliverJobs(overflow, delayMs));
   }
 
   /**
-   * Claims nothing more, waits for the attempts in flight to be recorded, and hands what was
-   * waiting back to the queue (best effort: it is pending in PostgreSQL for the sweeper).
+   * Takes nothing more (publishes of this process go to the queue from now on), claims nothing
+   * more, waits for the attempts in flight to be recorded, and hands what was waiting back to
+   * the queue (best effort: it is pending in PostgreSQL for the sweeper).
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
+    this.local.detach(this);
     const waiting = this.lanes.close();
     await Promise.all(this.running);
     if (waiting.length === 0) return;

@@ -106,16 +106,15 @@ export class DeliveryAttemptService {
 
     const outcome = result.ok ? 'success' : 'failure';
     this.metrics.deliveryAttempts.observe({ outcome }, result.durationMs / 1000);
+    if (result.ok) {
+      this.metrics.deliveries.inc({ outcome: 'succeeded' });
+      return DONE;
+    }
     const what =
       `delivery ${deliveryId} to webhook ${target.webhookId}, attempt ${attempt}` +
       (target.seriesStart > 0
         ? ` (${inSeries}/${this.retry.attempts} of this series)`
         : `/${this.retry.attempts}`);
-    if (result.ok) {
-      this.metrics.deliveries.inc({ outcome: 'succeeded' });
-      this.logger.debug(`${what} succeeded (HTTP ${result.statusCode})`);
-      return DONE;
-    }
     if (delayMs === null) {
       this.metrics.deliveries.inc({ outcome: 'failed' });
       this.logger.warn(`${what} failed: ${result.error}; final, delivery marked failed`);

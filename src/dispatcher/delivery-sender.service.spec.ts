@@ -139,4 +139,22 @@ describe('DeliverySenderService against a receiver', () => {
     };
     expect(await send()).toMatchObject({ ok: true, statusCode: 200, error: null });
   });
+
+  it('counts a 2xx whose body is cut off by a reset as a failure, keeping what arrived', async () => {
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+      res.write('partial', () => res.socket?.destroy());
+    };
+    const result = await send();
+    expect(result).toMatchObject({ ok: false, statusCode: 200, responseBody: 'partial' });
+    expect(result.error).toMatch(/^HTTP 200, then the response body failed: /);
+  });
+
+  it('records an empty answer as an empty excerpt', async () => {
+    answer = (res) => {
+      res.writeHead(204);
+      res.end();
+    };
+    expect(await send()).toMatchObject({ ok: true, statusCode: 204, responseBody: '' });
+  });
 });

@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
+import { finished } from 'node:stream';
 import { Agent, Dispatcher, request } from 'undici';
 import { APP_VERSION } from '../common/version';
 import { APP_CONFIG } from '../config/config.module';
@@ -50,24 +51,27 @@ export function excerptText(bytes: Buffer): string {
  * however long, since stopping early would count a body that never ends as a success; the
  * attempt's one deadline bounds it. The excerpt keeps what arrived.
  */
-async function readExcerpt(
+function readExcerpt(
   body: Dispatcher.ResponseData['body'],
 ): Promise<{ excerpt: string; failure: unknown }> {
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
-  let failure: unknown = null;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      if (keptBytes < RESPONSE_EXCERPT_BYTES) {
-        const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - keptBytes);
-        kept.push(part);
-        keptBytes += part.length;
-      }
-    }
-  } catch (error) {
-    failure = error;
-  }
-  return { excerpt: excerptText(Buffer.concat(kept)), failure };
+  // Stream events rather than `for await`: the async iterator costs a promise and its
+  // machinery per chunk, on every delivery, for an answer that is usually one chunk or none.
+  return new Promise((resolve) => {
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+    const onData = (chunk: Buffer) => {
+      if (keptBytes >= RESPONSE_EXCERPT_BYTES) return;
+      const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - keptBytes);
+      kept.push(part);
+      keptBytes += part.length;
+    };
+    body.on('data', onData);
+    // finished() also reports a body that errored or closed early before this was attached.
+    finished(body, (error) => {
+      body.off('data', onData);
+      resolve({ excerpt: excerptText(Buffer.concat(kept)), failure: error ?? null });
+    });
+  });
 }
 
 /**

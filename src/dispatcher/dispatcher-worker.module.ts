@@ -5,6 +5,7 @@ import { DeliveriesSweeper } from './deliveries.sweeper';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, PgDeliveryStore } from './delivery.store';
+import { DispatcherModule } from './dispatcher.module';
 import { ReceiverHealthService } from './receiver-health.service';
 import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.store';
 
@@ -13,6 +14,8 @@ import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.st
  * than imported with WebhooksModule, which would bring the /api/webhooks routes into workers.
  */
 @Module({
+  // LocalDeliveries: the processor takes this process's own publishes from it.
+  imports: [DispatcherModule],
   providers: [
     DeliveriesProcessor,
     DeliveriesSweeper,

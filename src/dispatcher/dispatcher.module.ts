@@ -5,6 +5,7 @@ import { DeliveryEntity } from './delivery.entity';
 import { DispatcherService } from './dispatcher.service';
 import { EventEntity } from './event.entity';
 import { EventStore, PgEventStore } from './event.store';
+import { LocalDeliveries } from './local-deliveries';
 
 /**
  * publish() for every role: the API (test endpoint) and the workers that map platform events
@@ -14,7 +15,7 @@ import { EventStore, PgEventStore } from './event.store';
   // Registers what publish writes (and what those entities refer to) in whichever role
   // imports this module.
   imports: [TypeOrmModule.forFeature([EventEntity, DeliveryEntity, WebhookEntity])],
-  providers: [DispatcherService, { provide: EventStore, useClass: PgEventStore }],
-  exports: [DispatcherService],
+  providers: [DispatcherService, { provide: EventStore, useClass: PgEventStore }, LocalDeliveries],
+  exports: [DispatcherService, LocalDeliveries],
 })
 export class DispatcherModule {}

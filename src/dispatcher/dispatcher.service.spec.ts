@@ -1,5 +1,6 @@
 import { TestContext, newTestService } from '../../test/fakes/new-test-service';
 import { DispatcherService } from './dispatcher.service';
+import type { DeliveryRoute } from './delivery.store';
 
 describe('DispatcherService', () => {
   let t: TestContext<DispatcherService>;
@@ -102,5 +103,31 @@ describe('DispatcherService', () => {
     // The sweeper queues them later; the record is what counts.
     expect(result.deliveryIds).toHaveLength(1);
     expect(t.tables.delivery(result.deliveryIds[0]).status).toBe('pending');
+  });
+
+  describe('with a deliveries worker in the same process (APP_ROLE=all)', () => {
+    it('hands it the deliveries, with no job', async () => {
+      const webhook = t.tables.addWebhook({ events: ['job.started'] });
+      const taken: string[] = [];
+      t.local.attach({ take: (routes) => (taken.push(...routes.map((r) => r.id)), []) });
+
+      const result = await t.sut.publish({ kind: 'job.started', data: {} });
+
+      expect(taken).toEqual(result.deliveryIds);
+      expect(t.tables.delivery(taken[0]).webhookId).toBe(webhook.id);
+      expect(t.deliveriesQueue.added).toEqual([]);
+    });
+
+    it('queues what the worker does not take (a full lane, shutting down), and all once it is detached', async () => {
+      const sink = { take: (routes: DeliveryRoute[]) => routes.slice(1) };
+      t.local.attach(sink);
+      await t.sut.queueDeliveries(
+        ['delivery-1', 'delivery-2', 'delivery-3'].map((id) => ({ id, webhookId: 'webhook-1' })),
+      );
+      t.local.detach(sink);
+      await t.sut.queueDeliveries([{ id: 'delivery-4', webhookId: 'webhook-1' }]);
+
+      expect(t.deliveriesQueue.deliveryIds()).toEqual(['delivery-2', 'delivery-3', 'delivery-4']);
+    });
   });
 });

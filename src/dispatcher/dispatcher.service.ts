@@ -11,6 +11,7 @@ import { DELIVERIES_PER_JOB, deliverJobs } from './delivery-job';
 import { DeliveryEntity } from './delivery.entity';
 import type { DeliveryRoute } from './delivery.store';
 import { EventStore, NewEvent } from './event.store';
+import { LocalDeliveries } from './local-deliveries';
 
 export interface PublishInput {
   kind: PublishedKind;
@@ -32,8 +33,9 @@ const ENQUEUE_LINGER_MS = 10;
 
 /**
  * The one entry point for notifications: stores the event and its deliveries in PostgreSQL
- * (the record), then queues them. Queueing is best effort; the sweeper re-queues whatever
- * the queue did not get.
+ * (the record), then hands them to the deliveries worker of this process if it has one
+ * (LocalDeliveries), else queues them. Queueing is best effort; the sweeper re-queues whatever
+ * neither got.
  */
 @Injectable()
 export class DispatcherService {
@@ -55,6 +57,7 @@ export class DispatcherService {
   constructor(
     private readonly events: EventStore,
     @InjectQueue(QUEUES.deliveries) private readonly queue: Pick<Queue, 'addBulk'>,
+    private readonly local: LocalDeliveries,
   ) {}
 
   async publish(input: PublishInput): Promise<PublishResult> {
@@ -123,9 +126,13 @@ export class DispatcherService {
     return event && { kind: event.kind, data: event.data };
   }
 
-  /** Resolves once the deliveries are in jobs (or Redis failed them: enqueue never rejects). */
+  /**
+   * Resolves once the deliveries are with this process's worker (APP_ROLE=all, as far as its
+   * lanes have room) or in jobs (or Redis failed them: enqueue never rejects).
+   */
   private async queued(deliveries: DeliveryRoute[]): Promise<void> {
-    await Promise.all(deliveries.map((d) => this.toQueue.submit(d)));
+    if (deliveries.length === 0) return;
+    await Promise.all(this.local.take(deliveries).map((d) => this.toQueue.submit(d)));
   }
 
   private async enqueue(deliveries: DeliveryRoute[]): Promise<void> {

@@ -12,6 +12,7 @@ import {
 import { DeliveryAttemptService } from '../../src/dispatcher/delivery-attempt.service';
 import { DeliveryStore } from '../../src/dispatcher/delivery.store';
 import { DispatcherService } from '../../src/dispatcher/dispatcher.service';
+import { LocalDeliveries } from '../../src/dispatcher/local-deliveries';
 import { ReceiverHealthService } from '../../src/dispatcher/receiver-health.service';
 import { ReceiverHealthStore } from '../../src/dispatcher/receiver-health.store';
 import { EventStore } from '../../src/dispatcher/event.store';
@@ -123,6 +124,8 @@ export interface TestContext<T> {
   metrics: MetricsService;
   /** The real DispatcherService over the same in-memory stores. */
   dispatcher: DispatcherService;
+  /** Where publishes go to a worker of the same process: nothing is attached unless a spec does. */
+  local: LocalDeliveries;
   cipher: SecretCipherService;
 }
 
@@ -161,6 +164,7 @@ export async function newTestService<T>(
     MetricsService,
     SecretCipherService,
     DispatcherService,
+    LocalDeliveries,
   ];
   // The services log every decision; the specs assert the decisions themselves.
   Logger.overrideLogger(false);
@@ -177,6 +181,7 @@ export async function newTestService<T>(
     config,
     metrics: module.get(MetricsService),
     dispatcher: module.get(DispatcherService),
+    local: module.get(LocalDeliveries),
     cipher: module.get(SecretCipherService),
   };
 }

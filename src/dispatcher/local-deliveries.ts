@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import type { DeliveryRoute } from './delivery.store';
+
+/** A deliveries worker of this process that takes deliveries from their publisher directly. */
+export interface DeliverySink {
+  /**
+   * Puts the deliveries in this worker's lanes as far as they have room, and returns the rest:
+   * those past a lane's room, or all of them once it is shutting down.
+   */
+  take(deliveries: DeliveryRoute[]): DeliveryRoute[];
+}
+
+/**
+ * Where a process that also runs the deliveries worker (APP_ROLE=all) hands what it publishes:
+ * to that worker, with no round trip through Redis and no job. The rows are the record either
+ * way: what the worker has not yet claimed when the process dies is pending and unleased, and
+ * the sweeper queues it, as it does for a job Redis lost. An API-only process has no sink and
+ * queues jobs for the workers.
+ */
+@Injectable()
+export class LocalDeliveries {
+  private sink: DeliverySink | null = null;
+
+  attach(sink: DeliverySink): void {
+    this.sink = sink;
+  }
+
+  detach(sink: DeliverySink): void {
+    if (this.sink === sink) this.sink = null;
+  }
+
+  /** Gives the deliveries to this process's worker; returns those it did not take, to be queued. */
+  take(deliveries: DeliveryRoute[]): DeliveryRoute[] {
+    return this.sink ? this.sink.take(deliveries) : deliveries;
+  }
+}
