@@ -1,10 +1,8 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
-import { loggerParams } from './common/logging';
 import { ConfigModule } from './config/config.module';
 import { AppConfig } from './config/config.types';
 import { DatabaseModule } from './database/database.module';
@@ -56,12 +54,11 @@ export interface AppModuleOptions {
  */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, options: AppModuleOptions = {}): DynamicModule {
+  static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRoot(loggerParams(config, options.logStream)),
         DatabaseModule,
         QueueModule,
         MetricsModule,

@@ -2,10 +2,9 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { Logger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
 import { hardenHttpServer } from './common/http-server';
-import { completionLine, requestLogger } from './common/logging';
+import { AppLogger, completionLine, requestLogger } from './common/logging';
 import { answerBodyParserErrors, documentJsonBodies, requireJsonBody } from './common/request-body';
 import { limitJsonDepth } from './common/json-depth';
 import { isMultipartUpload } from './platform-api/platform-operations';
@@ -70,13 +69,13 @@ export async function createApp(
   config: AppConfig,
   options: AppModuleOptions = {},
 ): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bufferLogs: true,
     // Keeps the exact request bytes on req.rawBody: the inbound webhook signature covers them.
     rawBody: true,
     bodyParser: false,
   });
-  const logger = app.get(Logger);
+  const logger = new AppLogger(config, options.logStream);
   app.useLogger(logger);
   const httpLogger = requestLogger(config, options.logStream);
   app.use(httpLogger);

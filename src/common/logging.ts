@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type DestinationStream, pino } from 'pino';
-import { Params } from 'nestjs-pino';
+import type { LoggerService } from '@nestjs/common';
+import { type DestinationStream, type Logger as PinoLogger, pino } from 'pino';
 import { HttpLogger, Options, pinoHttp } from 'pino-http';
 import { AppConfig } from '../config/config.types';
 
@@ -114,20 +114,67 @@ function censored<T extends object>(headers: T, secret: readonly string[]): T {
   return copy as T;
 }
 
+type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
 /**
- * For LoggerModule: Nest's own lines (Logger in services) as pino lines on the same stdout.
- * Its middleware, which would bind each Express request's child logger to the lines written
- * while serving it, is mounted on no route: it does so through AsyncLocalStorage, which once
- * used turns on promise hooks for every promise in the process, the platform's events and the
- * deliveries included (about 3 % of the app's CPU in a burst, with the garbage they make). A
- * request's own completion line carries its id either way.
+ * Nest's own lines (Logger in services and in Nest itself) as pino lines on the same stdout,
+ * `context` naming the class, as nestjs-pino wrote them. Lines written while serving a request
+ * do not carry its id (its completion line does): binding them to it takes AsyncLocalStorage,
+ * which once used turns on promise hooks for every promise in the process, the platform's
+ * events and the deliveries included (about 3 % of the app's CPU in a burst, with the garbage
+ * they make). One per app, so each app of a test process writes to its own stream.
  */
-export function loggerParams(config: AppConfig, stream?: DestinationStream): Params {
-  return {
-    pinoHttp: [httpLoggerOptions(config), stream ?? stdout()],
-    useExisting: true,
-    forRoutes: [],
-  };
+export class AppLogger implements LoggerService {
+  private readonly pino: PinoLogger;
+
+  constructor(config: AppConfig, stream?: DestinationStream) {
+    const { level, base } = httpLoggerOptions(config);
+    this.pino = pino({ level, base }, stream ?? stdout());
+  }
+
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.call('trace', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]): void {
+    this.call('debug', message, params);
+  }
+  log(message: unknown, ...params: unknown[]): void {
+    this.call('info', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]): void {
+    this.call('warn', message, params);
+  }
+  error(message: unknown, ...params: unknown[]): void {
+    this.call('error', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.call('fatal', message, params);
+  }
+
+  /** Nest passes the context last; an error may come with its stack as a string before it. */
+  private call(level: Level, message: unknown, params: unknown[]): void {
+    if (!this.pino.isLevelEnabled(level)) return;
+    const fields: Record<string, unknown> = {};
+    const rest = params.slice(0, -1);
+    if (params.length > 0) fields.context = params[params.length - 1];
+    if (message instanceof Error) {
+      this.pino[level]({ ...fields, err: message }, ...(rest as []));
+    } else if (typeof message === 'object' && message !== null) {
+      this.pino[level]({ ...fields, ...message }, ...(rest as []));
+    } else if (
+      // Nest's exception handlers call error(message, stack, context).
+      level === 'error' &&
+      rest.length === 1 &&
+      typeof rest[0] === 'string' &&
+      /\n\s*at /.test(rest[0])
+    ) {
+      const err = new Error(String(message));
+      err.stack = rest[0];
+      this.pino.error({ ...fields, err });
+    } else {
+      this.pino[level](fields, String(message), ...(rest as []));
+    }
+  }
 }
 
 /** Lines gather up to this many bytes before one write; at most LOG_FLUSH_MS late. */

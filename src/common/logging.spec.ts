@@ -1,0 +1,58 @@
+import { Writable } from 'node:stream';
+import { AppConfig } from '../config/config.types';
+import { AppLogger } from './logging';
+
+/** An AppLogger writing to an array of parsed lines. */
+function capture(logLevel = 'info') {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+      done();
+    },
+  });
+  const config = { logLevel, role: { name: 'worker' } } as AppConfig;
+  return { logger: new AppLogger(config, stream), lines };
+}
+
+describe('AppLogger (Nest lines as pino lines)', () => {
+  it('writes the message with its context, level and the service fields', () => {
+    const { logger, lines } = capture();
+    logger.warn('receiver slow', 'DeliveryAttemptService');
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: 'receiver slow',
+        context: 'DeliveryAttemptService',
+        service: 'meeting-event-bridge',
+        role: 'worker',
+      }),
+    ]);
+  });
+
+  it('keeps an Error as err, and takes the stack Nest passes as a string with its message', () => {
+    const { logger, lines } = capture();
+    logger.error(new Error('boom'), 'Sweeper');
+    logger.error(
+      'unhandled',
+      'Error: unhandled\n    at somewhere (file.js:1:1)',
+      'ExceptionsHandler',
+    );
+    expect(lines[0]).toMatchObject({ level: 50, context: 'Sweeper', err: { message: 'boom' } });
+    expect(lines[1]).toMatchObject({
+      level: 50,
+      context: 'ExceptionsHandler',
+      err: { message: 'unhandled', stack: 'Error: unhandled\n    at somewhere (file.js:1:1)' },
+    });
+  });
+
+  it('merges an object message into the line, and writes nothing below LOG_LEVEL', () => {
+    const { logger, lines } = capture('info');
+    logger.log({ deliveries: 3 }, 'Dispatcher');
+    logger.debug('not written', 'Dispatcher');
+    logger.verbose('not written either');
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 30, deliveries: 3, context: 'Dispatcher' }),
+    ]);
+  });
+});
