@@ -4,7 +4,14 @@ import { DataSource } from 'typeorm';
 import { DispatcherService } from '../src/dispatcher/dispatcher.service';
 import { Receiver, startReceiver } from './support/receiver';
 import { SpawnedApp, freePort, spawnApp } from './support/spawn-app';
-import { TEST_REDIS_URL, TestApp, deleteRedisKeys, startTestApp } from './support/test-app';
+import {
+  CLIENTS,
+  TEST_REDIS_URL,
+  TestApp,
+  ZOOM_SECRET_TOKEN,
+  deleteRedisKeys,
+  startTestApp,
+} from './support/test-app';
 import { queryDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
 import { sendZoomEvent } from './support/zoom-sender';
@@ -33,11 +40,20 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
   let receiver: Receiver;
   const workers: SpawnedApp[] = [];
 
-  const startWorker = async (): Promise<SpawnedApp> => {
+  /** A worker process, or (`all`) one that also serves the API, over this test's data. */
+  const startProcess = async (
+    role: 'worker' | 'all' = 'worker',
+  ): Promise<SpawnedApp & { url: string }> => {
     // A port the kernel just handed out: a random one may be taken, and the worker would exit.
     const port = String(await freePort());
     const worker = spawnApp({
-      APP_ROLE: 'worker',
+      APP_ROLE: role,
+      ...(role === 'all'
+        ? {
+            AUTH_CLIENTS: JSON.stringify(Object.values(CLIENTS)),
+            ZOOM_WEBHOOK_SECRET_TOKEN: ZOOM_SECRET_TOKEN,
+          }
+        : {}),
       PORT: port,
       LOG_LEVEL: 'warn',
       DATABASE_URL: t.database.url,
@@ -49,12 +65,14 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
       DELIVERY_SWEEP_INTERVAL_MS: '500',
     });
     workers.push(worker);
-    await waitFor(
-      async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200,
-      { timeoutMs: 60000, what: `the worker on :${port} to be ready` },
-    );
-    return worker;
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor(async () => (await fetch(`${url}/health/ready`)).status === 200, {
+      timeoutMs: 60000,
+      what: `the ${role} process on :${port} to be ready`,
+    });
+    return { ...worker, url };
   };
+  const startWorker = () => startProcess('worker');
 
   beforeAll(async () => {
     t = await startTestApp({ env: { APP_ROLE: 'api' }, queuePrefix: prefix });
@@ -216,6 +234,80 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
     }
     expect([...ids.values()].filter((set) => set.size !== 1)).toEqual([]);
     expect([...ids.keys()].sort()).toEqual([...uuids].sort());
+    second.child.kill('SIGTERM');
+    expect(await second.exit).toEqual({ code: 0, signal: null });
+  }, 180000);
+
+  it('delivers every event a process of role all accepted, across its SIGKILL and a Redis wipe', async () => {
+    // Role all sends what it stores itself, with no job: what it held when killed is only in
+    // PostgreSQL, pending, and the next process's sweeper must find it.
+    await t.app.get(DataSource).query(`UPDATE webhooks SET active = false`);
+    const route = receiver.route({ delaysMs: [20] });
+    await createWebhook(t, { url: route.url, events: ['job.started'] });
+    const uuids = Array.from(
+      { length: BURST },
+      (_, i) => `all-${i}-${randomBytes(6).toString('hex')}`,
+    );
+    const accepted = new Set<string>();
+    /** POSTs ten at a time; an answer lost with the process counts as not accepted. */
+    const post = async (url: string, list: string[]) => {
+      for (let i = 0; i < list.length; i += 10) {
+        await Promise.all(
+          list.slice(i, i + 10).map(async (uuid) => {
+            const res = await sendZoomEvent(url, meetingStarted(uuid)).catch(() => null);
+            if (res?.status === 200) accepted.add(uuid);
+          }),
+        );
+      }
+    };
+    const arrived = () =>
+      new Set(
+        receiver
+          .requests(route.path)
+          .map(
+            (r) => (JSON.parse(r.body.toString('utf8')) as { data: { uuid: string } }).data.uuid,
+          ),
+      );
+
+    const first = await startProcess('all');
+    const third = BURST / 3;
+    await post(first.url, uuids.slice(0, third));
+    await waitFor(() => arrived().size >= third / 2, { what: 'part of the burst delivered' });
+    const middle = post(first.url, uuids.slice(third, 2 * third));
+    first.child.kill('SIGKILL');
+    await first.exit;
+    await middle;
+    await deleteRedisKeys(prefix);
+    const acceptedByFirst = accepted.size;
+    expect(acceptedByFirst).toBeGreaterThanOrEqual(third);
+
+    // The platform retries what got no 200, with the rest of the burst.
+    const second = await startProcess('all');
+    await post(
+      second.url,
+      uuids.filter((uuid) => !accepted.has(uuid)),
+    );
+    expect(accepted.size).toBe(BURST);
+    // Sent by the first process and never recorded (in flight at the kill): sent again, under
+    // the same delivery id, once the second process's sweeper finds it pending.
+    const unsettled = async () =>
+      (
+        await queryDatabase<{ id: string }>(
+          t.database.url,
+          `SELECT d.id FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+           WHERE w.active AND d.status <> 'succeeded'`,
+        )
+      ).length;
+    await waitFor(async () => arrived().size === BURST && (await unsettled()) === 0, {
+      timeoutMs: 90000,
+      what: `all ${BURST} events delivered and recorded`,
+    });
+    const ids = new Map<string, Set<string>>();
+    for (const req of receiver.requests(route.path)) {
+      const { uuid } = (JSON.parse(req.body.toString('utf8')) as { data: { uuid: string } }).data;
+      ids.set(uuid, (ids.get(uuid) ?? new Set()).add(String(req.headers['x-service-delivery'])));
+    }
+    expect([...ids.values()].filter((set) => set.size !== 1)).toEqual([]);
     second.child.kill('SIGTERM');
     expect(await second.exit).toEqual({ code: 0, signal: null });
   }, 180000);
