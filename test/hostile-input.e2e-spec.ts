@@ -117,6 +117,7 @@ describe('hostile input (SPEC §7)', () => {
       downloadTokenEncrypted: null,
       payload,
       plan: { then: 'done' },
+      leaseMs: null,
     });
     const circular: Record<string, unknown> = {};
     circular.self = circular;

@@ -4,6 +4,7 @@ import { waitFor } from '../../test/support/wait-for';
 import { WebhookEntity } from '../webhooks/webhook.entity';
 import { DeliveriesProcessor } from './deliveries.processor';
 import { DeliverJobData, deliverJobs } from './delivery-job';
+import type { LeasedDelivery } from '../inbound/inbound-event.store';
 
 const jobOf = (data: unknown) => ({ data }) as Job<DeliverJobData>;
 
@@ -100,6 +101,83 @@ describe('DeliveriesProcessor', () => {
       expect(t.deliveriesQueue.added).toEqual([]);
     });
 
+    /** A delivery leased to this worker as it was stored, as the ingest statement returns it. */
+    const storedLeased = (): LeasedDelivery => {
+      const delivery = t.tables.addDelivery(webhook.id, {
+        leaseUntil: new Date(Date.now() + 30_000),
+      });
+      return {
+        lease: delivery.leaseUntil!.toISOString(),
+        target: {
+          id: delivery.id,
+          event: delivery.event,
+          body: delivery.body!,
+          status: 'pending',
+          attemptCount: 0,
+          seriesStart: 0,
+          webhookId: webhook.id,
+          url: webhook.url,
+          secretEncrypted: webhook.secretEncrypted,
+          previousSecretEncrypted: null,
+          previousSecretExpiresAt: null,
+          active: true,
+          consecutiveFailures: 0,
+        },
+      };
+    };
+    const routeOf = ({ target }: LeasedDelivery) => ({ id: target.id, webhookId: webhook.id });
+
+    it('sends what was leased to it as it was stored without claiming it', async () => {
+      const leased = storedLeased();
+      const claim = jest.spyOn(t.deliveryStore, 'claim');
+      t.sender.answer(200);
+
+      expect(t.sut.take([routeOf(leased)], [leased])).toEqual([]);
+
+      await waitFor(() => t.tables.delivery(leased.target.id).status === 'succeeded', {
+        what: 'the delivery sent',
+      });
+      expect(claim).not.toHaveBeenCalled();
+      expect(sentIds()).toEqual([leased.target.id]);
+      expect(t.tables.delivery(leased.target.id).leaseUntil).toBeNull();
+    });
+
+    it('renews, by its lease, one that waited too long to be sent on it', async () => {
+      const leased = storedLeased();
+      const claim = jest.spyOn(t.deliveryStore, 'claim');
+      t.sender.answer(200);
+      // Taken a minute ago: its lease (as far as this worker counts) has no attempt left in it.
+      jest.spyOn(Date, 'now').mockReturnValueOnce(Date.now() - 60_000);
+
+      t.sut.take([routeOf(leased)], [leased]);
+
+      await waitFor(() => t.tables.delivery(leased.target.id).status === 'succeeded', {
+        what: 'the delivery sent',
+      });
+      // Still leased in the store, so only its own lease lets the claim take it.
+      expect(claim).toHaveBeenCalledWith([leased.target.id], expect.any(Number), [leased.lease]);
+      expect(sentIds()).toEqual([leased.target.id]);
+    });
+
+    it('leases as deliveries are stored only while it runs: twice an attempt lease', async () => {
+      const timeoutMs = t.config.delivery.timeoutMs;
+      expect(t.sut.preLeaseMs()).toBe(2 * (timeoutMs + 5000));
+      await t.sut.beforeApplicationShutdown();
+      expect(t.sut.preLeaseMs()).toBeNull();
+    });
+
+    it('once shutting down, gives up the leases of what it is handed and queues it', async () => {
+      await t.sut.beforeApplicationShutdown();
+      const leased = storedLeased();
+
+      expect(t.sut.take([routeOf(leased)], [leased])).toEqual([]);
+
+      await waitFor(() => t.deliveriesQueue.deliveryIds().length === 1, { what: 'the job' });
+      expect(t.deliveriesQueue.deliveryIds()).toEqual([leased.target.id]);
+      expect(t.tables.delivery(leased.target.id).leaseUntil).toBeNull();
+      expect(sentIds()).toEqual([]);
+    });
+
     it('takes nothing once shutting down: publishes are queued for another worker', async () => {
       await t.sut.beforeApplicationShutdown();
       t.tables.addWebhook({ events: ['job.started'] });
@@ -107,7 +185,7 @@ describe('DeliveriesProcessor', () => {
       const { deliveryIds } = await t.dispatcher.publish({ kind: 'job.started', data: {} });
 
       const routes = [{ id: deliveryIds[0], webhookId: webhook.id }];
-      expect(t.sut.take(routes)).toEqual(routes);
+      expect(t.sut.take(routes, [])).toEqual(routes);
       expect(t.deliveriesQueue.deliveryIds()).toEqual(deliveryIds);
       expect(sentIds()).toEqual([]);
     });

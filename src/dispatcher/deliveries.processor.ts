@@ -16,6 +16,7 @@ import { DeliverJobData, deliverJobs, routesOf } from './delivery-job';
 import { DeliveryLanes } from './delivery-lanes';
 import { DeliveryRoute, DeliveryStore, DeliveryTarget } from './delivery.store';
 import { DeliverySink, LocalDeliveries } from './local-deliveries';
+import type { LeasedDelivery } from '../inbound/inbound-event.store';
 
 /** Jobs taken at once: a job only routes its deliveries into lanes, so it is short. */
 const JOB_CONCURRENCY = 6;
@@ -25,6 +26,19 @@ const LEASE_MARGIN_MS = 5000;
 const WAITING_PER_WEBHOOK = 1000;
 /** Claim statements in flight at once (each claims what the free slots allow). */
 const CLAIMS_IN_FLIGHT = 1;
+/**
+ * Deliveries are leased as they are stored only while fewer than this many times
+ * DELIVERY_CONCURRENCY wait in the lanes: a lease taken then is used within moments.
+ */
+const PRE_LEASE_BACKLOG = 4;
+
+/** A delivery leased to this worker as it was stored, not yet started. */
+interface PreLeased {
+  target: DeliveryTarget;
+  lease: string;
+  /** Until when (this process's clock) an attempt started on it ends before it lapses. */
+  usableUntil: number;
+}
 /**
  * Works the deliveries queue (worker role). A job carries several deliveries; the worker finds
  * their webhooks and puts them in that webhook's lane (DeliveryLanes). From the lanes, as slots
@@ -43,6 +57,12 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
   /** Attempts started and not yet recorded, which shutdown waits for. */
   private readonly running = new Set<Promise<void>>();
   private closing = false;
+  private readonly leaseMs: number;
+  /** A lease taken as a delivery is stored: see preLeaseMs. */
+  private readonly storeLeaseMs: number;
+  private readonly capacity: number;
+  /** Deliveries leased to this worker as this process stored them, by id, until claimed. */
+  private readonly preLeased = new Map<string, PreLeased>();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -52,6 +72,9 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
     private readonly local: LocalDeliveries,
   ) {
     const leaseMs = config.delivery.timeoutMs + LEASE_MARGIN_MS;
+    this.leaseMs = leaseMs;
+    this.storeLeaseMs = 2 * leaseMs;
+    this.capacity = config.delivery.concurrency;
     this.lanes = new DeliveryLanes(
       {
         capacity: config.delivery.concurrency,
@@ -60,13 +83,9 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
         claimsInFlight: CLAIMS_IN_FLIGHT,
       },
       {
-        claim: (ids) => this.store.claim(ids, leaseMs),
+        claim: (ids) => this.claim(ids),
         start: (target, release) => this.start(target, release),
-        claimFailed: (ids, error) =>
-          this.logger.error(
-            `claiming ${ids.length} deliveries failed: ${error.message}; they stay pending ` +
-              'and the sweeper queues them again',
-          ),
+        claimFailed: (ids, error) => this.claimFailed(ids.length, error),
       },
     );
   }
@@ -88,10 +107,110 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
   /**
    * What this process publishes, straight into the lanes (LocalDeliveries). What finds its lane
    * full goes back to the publisher, which queues it in shared jobs: through handle() it waits
-   * in the queue for room like any job's overflow.
+   * in the queue for room like any job's overflow. Those leased here as they were stored are
+   * sent on that lease, with no claim; should their lane be full, their leases are given up and
+   * they are queued from here, in that order, so the worker that takes them can claim them.
    */
-  take(deliveries: DeliveryRoute[]): DeliveryRoute[] {
-    return this.closing ? deliveries : this.lanes.add(deliveries);
+  take(deliveries: DeliveryRoute[], leased: LeasedDelivery[]): DeliveryRoute[] {
+    if (this.closing) {
+      const handedBack = new Set(leased.map((l) => l.target.id));
+      this.handBack(leased);
+      return deliveries.filter((d) => !handedBack.has(d.id));
+    }
+    // An attempt started until then ends (deadline, margin and record) before the lease lapses.
+    const usableUntil = Date.now() + this.storeLeaseMs - this.leaseMs;
+    for (const { target, lease } of leased) {
+      this.preLeased.set(target.id, { target, lease, usableUntil });
+    }
+    const overflow = this.lanes.add(deliveries);
+    const rest: DeliveryRoute[] = [];
+    const leasedOverflow: LeasedDelivery[] = [];
+    for (const route of overflow) {
+      const held = this.preLeased.get(route.id);
+      if (!held) rest.push(route);
+      else {
+        this.preLeased.delete(route.id);
+        leasedOverflow.push(held);
+      }
+    }
+    this.handBack(leasedOverflow);
+    return rest;
+  }
+
+  /**
+   * Twice an attempt's lease while the lanes are short, so that a delivery leased as it is
+   * stored can wait here up to one lease for a slot. A process that dies leaves them leased for
+   * that long; the sweeper waits DELIVERY_SWEEP_INTERVAL_MS (30 s) past their due time anyway.
+   */
+  preLeaseMs(): number | null {
+    if (this.closing || this.lanes.waitingCount >= PRE_LEASE_BACKLOG * this.capacity) return null;
+    return this.storeLeaseMs;
+  }
+
+  /**
+   * Leases what the lanes offer: a delivery leased as it was stored, while that lease has an
+   * attempt's length left, is used as it is; one whose lease is shorter is renewed by it, and
+   * the others are claimed, in one statement.
+   */
+  private async claim(ids: string[]): Promise<DeliveryTarget[]> {
+    const now = Date.now();
+    const ready: DeliveryTarget[] = [];
+    const toClaim: string[] = [];
+    const own: string[] = [];
+    for (const id of ids) {
+      const held = this.preLeased.get(id);
+      if (held) {
+        this.preLeased.delete(id);
+        if (now < held.usableUntil) {
+          ready.push(held.target);
+          continue;
+        }
+        own.push(held.lease);
+      }
+      toClaim.push(id);
+    }
+    if (toClaim.length === 0) return ready;
+    try {
+      return ready.concat(await this.store.claim(toClaim, this.leaseMs, own));
+    } catch (error) {
+      // What needed no claim still goes: its lease is this worker's.
+      if (ready.length === 0) throw error;
+      this.claimFailed(toClaim.length, error as Error);
+      return ready;
+    }
+  }
+
+  private claimFailed(count: number, error: Error): void {
+    this.logger.error(
+      `claiming ${count} deliveries failed: ${error.message}; they stay pending ` +
+        'and the sweeper queues them again',
+    );
+  }
+
+  /**
+   * Gives up the leases taken for this worker as the deliveries were stored, then queues them
+   * for any worker. Best effort: what fails here is pending in PostgreSQL, and the sweeper
+   * queues it once its lease lapses.
+   */
+  private handBack(leased: LeasedDelivery[]): void {
+    if (leased.length === 0) return;
+    void this.releaseAndQueue(leased).catch((error: Error) =>
+      this.logger.warn(
+        `${leased.length} deliveries leased as they were stored not handed back ` +
+          `(${error.message}); the sweeper queues them once their leases lapse`,
+      ),
+    );
+  }
+
+  private async releaseAndQueue(leased: LeasedDelivery[]): Promise<void> {
+    const ids = leased.map((l) => l.target.id);
+    await this.store.release(
+      ids,
+      leased.map((l) => l.lease),
+    );
+    await this.queue.addBulk(
+      deliverJobs(leased.map((l) => ({ id: l.target.id, webhookId: l.target.webhookId }))),
+    );
   }
 
   onModuleInit(): void {
@@ -116,6 +235,22 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
     const waiting = this.lanes.close();
     await Promise.all(this.running);
     if (waiting.length === 0) return;
+    const held = waiting.flatMap((route) => this.preLeased.get(route.id) ?? []);
+    this.preLeased.clear();
+    if (held.length > 0) {
+      // Before they are queued: the worker that takes them must be able to claim them.
+      await this.store
+        .release(
+          held.map((h) => h.target.id),
+          held.map((h) => h.lease),
+        )
+        .catch((error: Error) =>
+          this.logger.warn(
+            `${held.length} leases not given up at shutdown (${error.message}); ` +
+              'those deliveries wait for their leases to lapse',
+          ),
+        );
+    }
     try {
       await this.queue.addBulk(deliverJobs(waiting));
     } catch (error) {

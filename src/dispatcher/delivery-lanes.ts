@@ -43,6 +43,7 @@ export class DeliveryLanes {
   /** How long a slot of each webhook is held, claim to response (a moving average, ms). */
   private readonly holdMs = new Map<string, number>();
   private used = 0;
+  private waitingTotal = 0;
   private claiming = 0;
   private pumpScheduled = false;
   private closed = false;
@@ -60,7 +61,10 @@ export class DeliveryLanes {
       if (!lane) this.waiting.set(webhookId, (lane = new Set()));
       if (lane.has(id)) continue;
       if (lane.size >= this.limits.waitingPerWebhook) overflow.push({ id, webhookId });
-      else lane.add(id);
+      else {
+        lane.add(id);
+        this.waitingTotal++;
+      }
     }
     this.pump();
     return overflow;
@@ -82,9 +86,7 @@ export class DeliveryLanes {
 
   /** Deliveries waiting for a slot. */
   get waitingCount(): number {
-    let count = 0;
-    for (const lane of this.waiting.values()) count += lane.size;
-    return count;
+    return this.waitingTotal;
   }
 
   /** Attempts (and claims) holding slots. */
@@ -99,6 +101,7 @@ export class DeliveryLanes {
       [...lane].map((id) => ({ id, webhookId })),
     );
     this.waiting.clear();
+    this.waitingTotal = 0;
     return left;
   }
 
@@ -126,6 +129,7 @@ export class DeliveryLanes {
         const [webhookId, lane, room] = open[i];
         const id = lane.values().next().value as string;
         lane.delete(id);
+        this.waitingTotal--;
         batch.push({ id, webhookId });
         left--;
         // A lane served goes to the back, so when slots are few the next claim starts elsewhere.

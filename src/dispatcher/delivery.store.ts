@@ -74,14 +74,17 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
 // Leases those of the given deliveries that are pending, due (a second's leeway for a delayed
 // job that fires early) and held by no live worker, and returns what their attempts need. One
 // held elsewhere, already final, not yet due or gone (deleted with its webhook) is skipped: so
-// a delivery queued twice (the sweeper, a retried job) is still sent once at a time.
+// a delivery queued twice (the sweeper, a retried job) is still sent once at a time. A lease
+// this worker holds already (taken when the delivery was stored: $3, the leases as the ingest
+// statement returned them) is renewed: no other lease can end on the same microsecond.
 const CLAIM_SQL = `
   UPDATE deliveries d SET lease_until = now() + make_interval(secs => $2::int / 1000.0)
   FROM webhooks w, events e
   WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id AND e.id = d.event_id
     AND d.status = 'pending'
     AND d.next_attempt_at <= now() + interval '1 second'
-    AND (d.lease_until IS NULL OR d.lease_until <= now())
+    AND (d.lease_until IS NULL OR d.lease_until <= now()
+         OR d.lease_until = ANY($3::timestamptz[]))
   RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
     d.series_start, d.webhook_id, w.url, w.secret_encrypted, w.previous_secret_encrypted,
     w.previous_secret_expires_at, w.active, w.consecutive_failures`;
@@ -117,6 +120,12 @@ const RECORD_SQL = `
   FROM input i JOIN updated u ON u.id = i.id
   RETURNING delivery_id`;
 
+// Gives up leases taken when the deliveries were stored and not used (a worker that stops, or
+// a lane with no room): another worker may claim them at once instead of when they lapse.
+const RELEASE_SQL = `
+  UPDATE deliveries SET lease_until = NULL
+  WHERE id = ANY($1::uuid[]) AND lease_until = ANY($2::timestamptz[]) AND status = 'pending'`;
+
 const CANCEL_SQL = `
   UPDATE deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL,
     lease_until = NULL, completed_at = now(), updated_at = now()
@@ -143,10 +152,18 @@ export interface AttemptRecord {
 export abstract class DeliveryStore {
   /**
    * Leases, for `leaseMs`, those of `deliveryIds` that are pending, due and held by no other
-   * worker, and returns them with their webhooks. The sweeper leaves a leased delivery alone;
+   * worker (or held under one of `ownLeases`, which this worker took when it stored them), and
+   * returns them with their webhooks. The sweeper leaves a leased delivery alone;
    * recording its attempt (or cancelling it) ends the lease.
    */
-  abstract claim(deliveryIds: string[], leaseMs: number): Promise<DeliveryTarget[]>;
+  abstract claim(
+    deliveryIds: string[],
+    leaseMs: number,
+    ownLeases?: string[],
+  ): Promise<DeliveryTarget[]>;
+
+  /** Ends the given leases (as the ingest statement returned them) of pending deliveries. */
+  abstract release(deliveryIds: string[], leases: string[]): Promise<void>;
 
   /**
    * Records an attempt and the delivery's resulting state, only while the delivery is pending
@@ -178,12 +195,21 @@ export class PgDeliveryStore extends DeliveryStore {
     super();
   }
 
-  async claim(deliveryIds: string[], leaseMs: number): Promise<DeliveryTarget[]> {
+  async claim(
+    deliveryIds: string[],
+    leaseMs: number,
+    ownLeases: string[] = [],
+  ): Promise<DeliveryTarget[]> {
     const rows = await preparedQuery<DeliveryTargetRow>(this.db, 'delivery_claim', CLAIM_SQL, [
       deliveryIds,
       leaseMs,
+      ownLeases,
     ]);
     return rows.map(toTarget);
+  }
+
+  async release(deliveryIds: string[], leases: string[]): Promise<void> {
+    await query(this.db, RELEASE_SQL, [deliveryIds, leases]);
   }
 
   recordAttempt(record: AttemptRecord): Promise<boolean> {

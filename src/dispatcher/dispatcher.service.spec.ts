@@ -109,7 +109,10 @@ describe('DispatcherService', () => {
     it('hands it the deliveries, with no job', async () => {
       const webhook = t.tables.addWebhook({ events: ['job.started'] });
       const taken: string[] = [];
-      t.local.attach({ take: (routes) => (taken.push(...routes.map((r) => r.id)), []) });
+      t.local.attach({
+        take: (routes) => (taken.push(...routes.map((r) => r.id)), []),
+        preLeaseMs: () => null,
+      });
 
       const result = await t.sut.publish({ kind: 'job.started', data: {} });
 
@@ -119,7 +122,7 @@ describe('DispatcherService', () => {
     });
 
     it('queues what the worker does not take (a full lane, shutting down), and all once it is detached', async () => {
-      const sink = { take: (routes: DeliveryRoute[]) => routes.slice(1) };
+      const sink = { take: (routes: DeliveryRoute[]) => routes.slice(1), preLeaseMs: () => null };
       t.local.attach(sink);
       await t.sut.queueDeliveries(
         ['delivery-1', 'delivery-2', 'delivery-3'].map((id) => ({ id, webhookId: 'webhook-1' })),

@@ -12,6 +12,7 @@ import { DeliveryEntity } from './delivery.entity';
 import type { DeliveryRoute } from './delivery.store';
 import { EventStore, NewEvent } from './event.store';
 import { LocalDeliveries } from './local-deliveries';
+import type { LeasedDelivery } from '../inbound/inbound-event.store';
 
 export interface PublishInput {
   kind: PublishedKind;
@@ -93,8 +94,17 @@ export class DispatcherService {
    * replay). Never rejects: the sweeper queues whatever the queue does not take, so a caller
    * whose answer must not hang on Redis need not await it.
    */
-  queueDeliveries(deliveries: DeliveryRoute[]): Promise<void> {
-    return this.queued(deliveries);
+  queueDeliveries(deliveries: DeliveryRoute[], leased: LeasedDelivery[] = []): Promise<void> {
+    return this.queued(deliveries, leased);
+  }
+
+  /**
+   * How long the deliveries of an event stored now may be leased, in the statement that stores
+   * them, to the worker of this process (which then sends them without claiming them); null when
+   * this process has no worker or its lanes are backed up.
+   */
+  preLeaseMs(): number | null {
+    return this.local.preLeaseMs();
   }
 
   /**
@@ -130,9 +140,9 @@ export class DispatcherService {
    * Resolves once the deliveries are with this process's worker (APP_ROLE=all, as far as its
    * lanes have room) or in jobs (or Redis failed them: enqueue never rejects).
    */
-  private async queued(deliveries: DeliveryRoute[]): Promise<void> {
+  private async queued(deliveries: DeliveryRoute[], leased: LeasedDelivery[] = []): Promise<void> {
     if (deliveries.length === 0) return;
-    await Promise.all(this.local.take(deliveries).map((d) => this.toQueue.submit(d)));
+    await Promise.all(this.local.take(deliveries, leased).map((d) => this.toQueue.submit(d)));
   }
 
   private async enqueue(deliveries: DeliveryRoute[]): Promise<void> {

@@ -1,13 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import type { DeliveryRoute } from './delivery.store';
+import type { LeasedDelivery } from '../inbound/inbound-event.store';
 
 /** A deliveries worker of this process that takes deliveries from their publisher directly. */
 export interface DeliverySink {
   /**
    * Puts the deliveries in this worker's lanes as far as they have room, and returns the rest:
-   * those past a lane's room, or all of them once it is shutting down.
+   * those past a lane's room, or all of them once it is shutting down. `leased` are those of
+   * them leased to this worker as they were stored: it sends them without claiming them, and
+   * gives up the leases of those it cannot send (it queues those itself).
    */
-  take(deliveries: DeliveryRoute[]): DeliveryRoute[];
+  take(deliveries: DeliveryRoute[], leased: LeasedDelivery[]): DeliveryRoute[];
+  /** How long deliveries stored now may be leased to this worker; null: not now. */
+  preLeaseMs(): number | null;
 }
 
 /**
@@ -30,7 +35,12 @@ export class LocalDeliveries {
   }
 
   /** Gives the deliveries to this process's worker; returns those it did not take, to be queued. */
-  take(deliveries: DeliveryRoute[]): DeliveryRoute[] {
-    return this.sink ? this.sink.take(deliveries) : deliveries;
+  take(deliveries: DeliveryRoute[], leased: LeasedDelivery[] = []): DeliveryRoute[] {
+    return this.sink ? this.sink.take(deliveries, leased) : deliveries;
+  }
+
+  /** How long deliveries about to be stored may be leased to this process's worker, if at all. */
+  preLeaseMs(): number | null {
+    return this.sink?.preLeaseMs() ?? null;
   }
 }

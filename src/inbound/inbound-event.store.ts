@@ -5,7 +5,7 @@ import { MicroBatcher } from '../common/micro-batch';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../dispatcher/delivery-body';
-import { DeliveryRoute, routesOf } from '../dispatcher/delivery.store';
+import { DeliveryRoute, DeliveryTarget, routesOf } from '../dispatcher/delivery.store';
 import { preparedQuery, query } from '../database/query';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
 import { EventData } from './event-mapping';
@@ -48,6 +48,11 @@ export interface NewInboundEvent {
   /** The top-level download_token, already encrypted (never stored in the clear). */
   downloadTokenEncrypted: string | null;
   plan: IngestPlan;
+  /**
+   * Lease the deliveries published here for this long, for this process's own worker (null: no
+   * lease, they go through the queue). See DispatcherService.preLeaseMs.
+   */
+  leaseMs: number | null;
 }
 
 export interface StoredInboundEvent {
@@ -56,6 +61,8 @@ export interface StoredInboundEvent {
   processed: boolean;
   /** The deliveries it published, to be queued. */
   deliveries: DeliveryRoute[];
+  /** Those of them leased as they were stored (`leaseMs`), with what their attempts need. */
+  leased: LeasedDelivery[];
 }
 
 /**
@@ -81,7 +88,7 @@ const INGEST_SQL = `
     SELECT * FROM jsonb_to_recordset($1::jsonb)
       AS i(id uuid, event text, identity_key text, event_ts bigint, account_id text, payload jsonb,
            tracking_id text, download_token_encrypted text, as_is text, plan text, event_id uuid,
-           kind text, data jsonb, source jsonb, created_at timestamptz, body text)
+           kind text, data jsonb, source jsonb, created_at timestamptz, body text, lease_ms int)
   ),
   reach AS (
     SELECT k.kind, (
@@ -123,24 +130,72 @@ const INGEST_SQL = `
     RETURNING id
   ),
   d AS (
-    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at)
-    SELECT w.id, i.event_id, i.kind, now()
+    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until)
+    SELECT w.id, i.event_id, i.kind, now(), now() + make_interval(secs => i.lease_ms / 1000.0)
     FROM ev JOIN input i ON i.event_id = ev.id
     JOIN webhooks w ON w.active AND w.events @> ARRAY[i.kind]
       AND w.owner_client_id = ANY($3::text[])
-    RETURNING id, event_id, webhook_id
+    RETURNING id, event_id, webhook_id, lease_until
   )
   SELECT s.id, s.processed_at IS NOT NULL AS processed,
     coalesce(array_agg(d.id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS delivery_ids,
-    coalesce(array_agg(d.webhook_id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS webhook_ids
+    coalesce(array_agg(d.webhook_id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS webhook_ids,
+    json_agg(json_build_array(d.id, d.lease_until::text, w.url, w.secret_encrypted,
+      w.previous_secret_encrypted, w.previous_secret_expires_at, w.consecutive_failures))
+      FILTER (WHERE d.lease_until IS NOT NULL) AS leased
   FROM stored s JOIN input i ON i.id = s.id LEFT JOIN d ON d.event_id = i.event_id
+  LEFT JOIN webhooks w ON w.id = d.webhook_id AND d.lease_until IS NOT NULL
   GROUP BY s.id, s.processed_at`;
+
+/** A delivery leased as it was stored, for the worker of the process that stored it. */
+export interface LeasedDelivery {
+  target: DeliveryTarget;
+  /** Its lease_until as PostgreSQL wrote it (to the microsecond): the claim renews it by it. */
+  lease: string;
+}
+
+/** One leased delivery in the statement's `leased` column, with its webhook. */
+type LeasedRow = [
+  id: string,
+  lease: string,
+  url: string,
+  secretEncrypted: string,
+  previousSecretEncrypted: string | null,
+  previousSecretExpiresAt: string | null,
+  consecutiveFailures: number,
+];
 
 interface StoredRow {
   id: string;
   processed: boolean;
   delivery_ids: string[];
   webhook_ids: string[];
+  leased: LeasedRow[] | null;
+}
+
+/** The leased deliveries of a stored row: fresh, so at their first attempt, webhook active. */
+function leasedOf(row: StoredRow, event: SerialisedEvent): LeasedDelivery[] {
+  if (row.leased === null || event.published === null) return [];
+  const { kind, body } = event.published;
+  const webhookOf = new Map(row.delivery_ids.map((id, i) => [id, row.webhook_ids[i]]));
+  return row.leased.map(([id, lease, url, secret, previous, previousExpiresAt, failures]) => ({
+    lease,
+    target: {
+      id,
+      event: kind,
+      body,
+      status: 'pending',
+      attemptCount: 0,
+      seriesStart: 0,
+      webhookId: webhookOf.get(id)!,
+      url,
+      secretEncrypted: secret,
+      previousSecretEncrypted: previous,
+      previousSecretExpiresAt: previousExpiresAt === null ? null : new Date(previousExpiresAt),
+      active: true,
+      consecutiveFailures: failures,
+    },
+  }));
 }
 
 /** An event that cannot even be serialised for its row (JSON.stringify threw). */
@@ -163,6 +218,8 @@ interface SerialisedEvent {
   id: string;
   identityKey: string;
   json: string;
+  /** The notification it publishes here, if any: what a leased delivery of it sends. */
+  published: { kind: SubscriptionEvent; body: string } | null;
 }
 
 const jsonOrNull = (value: string | number | null): string =>
@@ -187,18 +244,20 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
       `"tracking_id":${jsonOrNull(row.trackingId)},` +
       `"download_token_encrypted":${jsonOrNull(row.downloadTokenEncrypted)},` +
       `"as_is":${jsonOrNull(platformEventKind(row.event))},"plan":"${plan.then}"`;
+    let published: SerialisedEvent['published'] = null;
     if (plan.then === 'publish') {
       const { event } = plan;
       const data = JSON.stringify(event.data);
       const source = JSON.stringify(event.source);
+      published = { kind: event.kind, body: bodyOfSerialised(event, data, source) };
       json +=
         `,"event_id":${JSON.stringify(event.id)},"kind":${JSON.stringify(event.kind)},` +
         `"data":${jsonbOfSerialised(event.data, data)},` +
         `"source":${jsonbOfSerialised(event.source, source)},` +
         `"created_at":"${event.createdAt.toISOString()}",` +
-        `"body":${JSON.stringify(bodyOfSerialised(event, data, source))}`;
+        `"body":${JSON.stringify(published.body)},"lease_ms":${jsonOrNull(row.leaseMs)}`;
     }
-    return { id: row.id, identityKey: row.identityKey, json: `${json}}` };
+    return { id: row.id, identityKey: row.identityKey, json: `${json}}`, published };
   } catch (error) {
     throw new UnserialisableEventError(error);
   }
@@ -298,7 +357,9 @@ export class PgInboundEventStore extends InboundEventStore {
     const byId = new Map(stored.map((r) => [r.id, r]));
     return rows.map((row, i) => {
       const r = first.get(row.identityKey) === i ? byId.get(row.id) : undefined;
-      return r ? { id: r.id, processed: r.processed, deliveries: routesOf(r) } : null;
+      return r
+        ? { id: r.id, processed: r.processed, deliveries: routesOf(r), leased: leasedOf(r, row) }
+        : null;
     });
   }
 

@@ -186,6 +186,7 @@ export class InboundService {
             ? this.cipher.encrypt(downloadToken, 'recording-download-token')
             : null,
         plan: ingestPlan(envelope, eventTs, accountId, trackingId),
+        leaseMs: this.dispatcher.preLeaseMs(),
       });
     } catch (error) {
       throw this.storeFailure(envelope.event, error);
@@ -196,7 +197,9 @@ export class InboundService {
     }
     this.count(envelope.event, 'accepted');
     // An event left unprocessed may have published its notification already: both go on.
-    if (stored.deliveries.length > 0) void this.dispatcher.queueDeliveries(stored.deliveries);
+    if (stored.deliveries.length > 0) {
+      void this.dispatcher.queueDeliveries(stored.deliveries, stored.leased);
+    }
     if (!stored.processed) this.enqueue(stored.id);
     return { status: 'accepted' };
   }

@@ -12,6 +12,7 @@ import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
 import {
   INLINE_FANOUT_MAX,
   InboundEventStore,
+  LeasedDelivery,
   NewInboundEvent,
   StoredInboundEvent,
 } from '../../src/inbound/inbound-event.store';
@@ -131,6 +132,29 @@ export class MemoryTables {
   }
 }
 
+/** A lease as the stores hand it out (the SQL gives PostgreSQL's text of lease_until). */
+const leaseOf = (until: Date): string => until.toISOString();
+
+/** What an attempt needs of a delivery and its webhook, as the claim returns it. */
+function targetOf(delivery: DeliveryEntity, webhook: WebhookEntity): DeliveryTarget {
+  return {
+    id: delivery.id,
+    event: delivery.event,
+    // In memory every delivery keeps its body; the SQL reads it off the event.
+    body: delivery.body ?? '',
+    status: delivery.status,
+    attemptCount: delivery.attemptCount,
+    seriesStart: delivery.seriesStart,
+    webhookId: webhook.id,
+    url: webhook.url,
+    secretEncrypted: webhook.secretEncrypted,
+    previousSecretEncrypted: webhook.previousSecretEncrypted,
+    previousSecretExpiresAt: webhook.previousSecretExpiresAt,
+    active: webhook.active,
+    consecutiveFailures: webhook.consecutiveFailures,
+  };
+}
+
 /** Pending, due (a second's leeway, as in the SQL) and held by no worker. */
 function claimable(delivery: DeliveryEntity, now: number): boolean {
   return (
@@ -145,32 +169,37 @@ export class MemoryDeliveryStore extends DeliveryStore {
     super();
   }
 
-  claim(deliveryIds: string[], leaseMs: number): Promise<DeliveryTarget[]> {
+  claim(
+    deliveryIds: string[],
+    leaseMs: number,
+    ownLeases: string[] = [],
+  ): Promise<DeliveryTarget[]> {
     const now = Date.now();
     const claimed: DeliveryTarget[] = [];
     for (const id of deliveryIds) {
       const delivery = this.tables.deliveries.get(id);
       const webhook = delivery && this.tables.webhooks.get(delivery.webhookId);
-      if (!delivery || !webhook || !claimable(delivery, now)) continue;
+      if (!delivery || !webhook) continue;
+      const own = !!delivery.leaseUntil && ownLeases.includes(leaseOf(delivery.leaseUntil));
+      if (!claimable(delivery, now) && !(own && delivery.status === 'pending')) continue;
       delivery.leaseUntil = new Date(now + leaseMs);
-      claimed.push({
-        id: delivery.id,
-        event: delivery.event,
-        // In memory every delivery keeps its body; the SQL reads it off the event.
-        body: delivery.body ?? '',
-        status: delivery.status,
-        attemptCount: delivery.attemptCount,
-        seriesStart: delivery.seriesStart,
-        webhookId: webhook.id,
-        url: webhook.url,
-        secretEncrypted: webhook.secretEncrypted,
-        previousSecretEncrypted: webhook.previousSecretEncrypted,
-        previousSecretExpiresAt: webhook.previousSecretExpiresAt,
-        active: webhook.active,
-        consecutiveFailures: webhook.consecutiveFailures,
-      });
+      claimed.push(targetOf(delivery, webhook));
     }
     return Promise.resolve(claimed);
+  }
+
+  release(deliveryIds: string[], leases: string[]): Promise<void> {
+    for (const id of deliveryIds) {
+      const delivery = this.tables.deliveries.get(id);
+      if (
+        delivery?.leaseUntil &&
+        delivery.status === 'pending' &&
+        leases.includes(leaseOf(delivery.leaseUntil))
+      ) {
+        delivery.leaseUntil = null;
+      }
+    }
+    return Promise.resolve();
   }
 
   route(deliveryIds: string[]): Promise<DeliveryRoute[]> {
@@ -389,7 +418,7 @@ export class MemoryInboundEventStore extends InboundEventStore {
   insert(row: NewInboundEvent): Promise<StoredInboundEvent | null> {
     const rows = [...this.tables.inboundEvents.values()];
     if (rows.some((r) => r.identityKey === row.identityKey)) return Promise.resolve(null);
-    const { plan, payload, ...fields } = row;
+    const { plan, payload, leaseMs, ...fields } = row;
     const inline = plan.then === 'publish' ? plan.event : null;
     const active = [...this.tables.webhooks.values()].filter((webhook) => webhook.active);
     const reach = inline ? active.filter((webhook) => webhook.events.includes(inline.kind)) : [];
@@ -409,6 +438,7 @@ export class MemoryInboundEventStore extends InboundEventStore {
       processedAt: processed ? new Date() : null,
     });
     const deliveries: DeliveryRoute[] = [];
+    const leased: LeasedDelivery[] = [];
     if (inline && publish) {
       this.tables.events.set(inline.id, {
         id: inline.id,
@@ -419,15 +449,19 @@ export class MemoryInboundEventStore extends InboundEventStore {
         idempotencyKey: `inbound:${stored.id}:${inline.kind}`,
       });
       for (const webhook of reach) {
-        const { id } = this.tables.addDelivery(webhook.id, {
+        const delivery = this.tables.addDelivery(webhook.id, {
           eventId: inline.id,
           event: inline.kind,
           body: deliveryBody(inline),
+          leaseUntil: leaseMs === null ? null : new Date(Date.now() + leaseMs),
         });
-        deliveries.push({ id, webhookId: webhook.id });
+        deliveries.push({ id: delivery.id, webhookId: webhook.id });
+        if (delivery.leaseUntil) {
+          leased.push({ lease: leaseOf(delivery.leaseUntil), target: targetOf(delivery, webhook) });
+        }
       }
     }
-    return Promise.resolve({ id: stored.id, processed, deliveries });
+    return Promise.resolve({ id: stored.id, processed, deliveries, leased });
   }
 
   findById(id: string): Promise<InboundEventEntity | null> {
