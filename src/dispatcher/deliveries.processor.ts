@@ -39,6 +39,7 @@ interface PreLeased {
   /** Until when (this process's clock) an attempt started on it ends before it lapses. */
   usableUntil: number;
 }
+
 /**
  * Works the deliveries queue (worker role). A job carries several deliveries; the worker finds
  * their webhooks and puts them in that webhook's lane (DeliveryLanes). From the lanes, as slots
@@ -48,7 +49,8 @@ interface PreLeased {
  * (DeliveryAttemptService). The job ends once its deliveries are in lanes; a worker that dies
  * leaves them pending and unleased, and one that dies mid-attempt leaves them leased until the
  * lease lapses: either way the sweeper queues them again. A failed attempt with retries left
- * is queued again as a job delayed by its backoff.
+ * is queued again as a job delayed by its backoff. In role all it also takes what its own
+ * process publishes, with no job (take), some of it leased already as it was stored.
  */
 @Injectable()
 export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutdown, DeliverySink {

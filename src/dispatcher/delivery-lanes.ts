@@ -28,13 +28,14 @@ export interface LaneWork {
 /**
  * Deliveries this worker has taken from the queue and not yet claimed, one lane per webhook.
  * A delivery is claimed (leased in PostgreSQL) only once a slot of this process and a slot of
- * its webhook are free, so a claim never takes what cannot be sent at once, and nothing is
- * leased while it waits. Lanes are served in turn, so a webhook with a long backlog or a slow
- * receiver holds at most its own DELIVERY_CONCURRENCY_PER_WEBHOOK slots while the others go on.
+ * its webhook are free, so a claim never takes what cannot be sent at once, and nothing the
+ * claim leases waits (what `work.claim` has leased before, see DeliveriesProcessor.take, it
+ * answers for). Lanes are served in turn, so a webhook with a long backlog or a slow receiver
+ * holds at most its own DELIVERY_CONCURRENCY_PER_WEBHOOK slots while the others go on.
  *
- * A waiting delivery is only in this process's memory; its record is pending and unleased, so
- * if the process dies the sweeper queues it again, and if another worker got it first, the claim
- * (which leases only what no one holds) skips it.
+ * A waiting delivery is only in this process's memory; its record is pending, so if the process
+ * dies the sweeper queues it again, and if another worker got it first, the claim (which leases
+ * only what no one holds) skips it.
  */
 export class DeliveryLanes {
   private readonly waiting = new Map<string, Set<string>>();
