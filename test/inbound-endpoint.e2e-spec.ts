@@ -378,6 +378,28 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
       }, 60000);
     });
 
+    it('stores the payload as sent, and one that is not UTF-8 as it was decoded', async () => {
+      const uuid = meetingUuid();
+      // Spaced as no serialiser of ours would: the request's own bytes are what is stored.
+      const exact = Buffer.from(JSON.stringify(meetingStarted(uuid), null, 1), 'utf8');
+      const broken = Buffer.from(
+        JSON.stringify(meetingStarted(`${uuid}-broken`)).replace('Réunion', 'Réunion XX'),
+        'utf8',
+      );
+      broken[broken.indexOf('XX')] = 0xff;
+      expect((await sendZoomEvent(t.baseUrl, exact)).status).toBe(200);
+      expect((await sendZoomEvent(t.baseUrl, broken)).status).toBe(200);
+      const [kept, decoded] = await queryDatabase<{ text: string; topic: string }>(
+        t.database.url,
+        `SELECT payload::text AS text, payload->'payload'->'object'->>'topic' AS topic
+         FROM inbound_events WHERE payload->'payload'->'object'->>'uuid' = ANY($1)
+         ORDER BY received_at`,
+        [[uuid, `${uuid}-broken`]],
+      );
+      expect(JSON.parse(kept.text)).toEqual(meetingStarted(uuid));
+      expect(decoded.topic).toBe('Bridge test – Réunion \uFFFDX ☕');
+    });
+
     it('acknowledges a redelivery with other tokens and URLs as duplicate, storing it once', async () => {
       const uuid = meetingUuid();
       const first = recordingCompleted(uuid, 'download-token-one');

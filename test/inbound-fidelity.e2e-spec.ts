@@ -169,7 +169,11 @@ describe('inbound fidelity (event-only deployment, two secret tokens)', () => {
         [uuid],
       );
       expect(row.tracking_id).toBe(TRACKING_ID);
-      expect(t.logs.some((l) => l.includes(row.id) && l.includes(TRACKING_ID))).toBe(true);
+      // Logged by the inbound job, which may finish after the notification published with the
+      // event has arrived.
+      await waitFor(() => t.logs.some((l) => l.includes(row.id) && l.includes(TRACKING_ID)), {
+        what: 'a log line naming the inbound event and its tracking id',
+      });
     });
 
     it('delivers the registrant whole (address, custom questions) and the occurrences', async () => {

@@ -17,6 +17,7 @@ import {
 } from '../zoom/webhook-signature';
 import { answerCrcChallenge } from './crc-challenge';
 import { dedupeKey } from './dedupe-key';
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { DispatcherService } from '../dispatcher/dispatcher.service';
 import { asRecord, routeOf } from './event-mapping';
@@ -58,8 +59,10 @@ export function trackingIdOf(headers: IncomingHttpHeaders): string | null {
 function storedPayload(
   envelope: Record<string, unknown>,
   rawBody: Buffer,
-): Record<string, unknown> | string {
-  if (!('download_token' in envelope)) return rawBody.toString('utf8');
+): Record<string, unknown> | Buffer {
+  // Bytes that are not UTF-8 were decoded with replacement characters to be parsed: stored as
+  // parsed, then, since PostgreSQL refuses such bytes.
+  if (!('download_token' in envelope) && isUtf8(rawBody)) return rawBody;
   const kept = { ...envelope };
   delete kept.download_token;
   return kept;

@@ -432,8 +432,9 @@ export class MemoryInboundEventStore extends InboundEventStore {
     const stored = this.tables.addInboundEvent({
       ...fields,
       eventTs: row.eventTs === null ? null : String(row.eventTs),
-      payload:
-        typeof payload === 'string' ? (JSON.parse(payload) as Record<string, unknown>) : payload,
+      payload: Buffer.isBuffer(payload)
+        ? (JSON.parse(payload.toString('utf8')) as Record<string, unknown>)
+        : payload,
       downloadTokenEncrypted: processed ? null : row.downloadTokenEncrypted,
       processedAt: processed ? new Date() : null,
     });
