@@ -14,9 +14,8 @@ import { JOBS, QUEUES } from '../queue/queue.constants';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverJobData, deliverJobs, routesOf } from './delivery-job';
 import { DeliveryLanes } from './delivery-lanes';
-import { DeliveryRoute, DeliveryStore, DeliveryTarget } from './delivery.store';
+import { DeliveryRoute, DeliveryStore, DeliveryTarget, LeasedDelivery } from './delivery.store';
 import { DeliverySink, LocalDeliveries } from './local-deliveries';
-import type { LeasedDelivery } from '../inbound/inbound-event.store';
 
 /** Jobs taken at once: a job only routes its deliveries into lanes, so it is short. */
 const JOB_CONCURRENCY = 6;
@@ -227,13 +226,12 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
   }
 
   /**
-   * Takes nothing more (publishes of this process go to the queue from now on), claims nothing
-   * more, waits for the attempts in flight to be recorded, and hands what was waiting back to
+   * Takes nothing more (take hands this process's publishes to the queue from now on, leases
+   * given up first), claims nothing more, waits for the attempts in flight to be recorded, and hands what was waiting back to
    * the queue (best effort: it is pending in PostgreSQL for the sweeper).
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
-    this.local.detach(this);
     const waiting = this.lanes.close();
     await Promise.all(this.running);
     if (waiting.length === 0) return;

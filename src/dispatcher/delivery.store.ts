@@ -37,6 +37,13 @@ export interface DeliveryTarget {
   consecutiveFailures: number;
 }
 
+/** A delivery leased as it was stored, for the worker of the process that stored it. */
+export interface LeasedDelivery {
+  target: DeliveryTarget;
+  /** Its lease_until as PostgreSQL wrote it (to the microsecond): the claim renews it by it. */
+  lease: string;
+}
+
 interface DeliveryTargetRow {
   id: string;
   event: EventKind;

@@ -9,10 +9,9 @@ import { PublishedKind, TEST_EVENT, isPublishedKind } from '../webhooks/subscrip
 import { EventSource } from './delivery-body';
 import { DELIVERIES_PER_JOB, deliverJobs } from './delivery-job';
 import { DeliveryEntity } from './delivery.entity';
-import type { DeliveryRoute } from './delivery.store';
+import type { DeliveryRoute, LeasedDelivery } from './delivery.store';
 import { EventStore, NewEvent } from './event.store';
 import { LocalDeliveries } from './local-deliveries';
-import type { LeasedDelivery } from '../inbound/inbound-event.store';
 
 export interface PublishInput {
   kind: PublishedKind;

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { DeliveryRoute } from './delivery.store';
-import type { LeasedDelivery } from '../inbound/inbound-event.store';
+import type { DeliveryRoute, LeasedDelivery } from './delivery.store';
 
 /** A deliveries worker of this process that takes deliveries from their publisher directly. */
 export interface DeliverySink {
@@ -18,9 +17,9 @@ export interface DeliverySink {
 /**
  * Where a process that also runs the deliveries worker (APP_ROLE=all) hands what it publishes:
  * to that worker, with no round trip through Redis and no job. The rows are the record either
- * way: what the worker has not yet claimed when the process dies is pending and unleased, and
- * the sweeper queues it, as it does for a job Redis lost. An API-only process has no sink and
- * queues jobs for the workers.
+ * way: what the worker has not yet sent when the process dies is pending (unleased, or leased
+ * as it was stored until that lease lapses), and the sweeper queues it, as it does for a job
+ * Redis lost. An API-only process has no sink and queues jobs for the workers.
  */
 @Injectable()
 export class LocalDeliveries {
@@ -28,10 +27,6 @@ export class LocalDeliveries {
 
   attach(sink: DeliverySink): void {
     this.sink = sink;
-  }
-
-  detach(sink: DeliverySink): void {
-    if (this.sink === sink) this.sink = null;
   }
 
   /** Gives the deliveries to this process's worker; returns those it did not take, to be queued. */

@@ -5,7 +5,7 @@ import { MicroBatcher } from '../common/micro-batch';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../dispatcher/delivery-body';
-import { DeliveryRoute, DeliveryTarget, routesOf } from '../dispatcher/delivery.store';
+import { DeliveryRoute, LeasedDelivery, routesOf } from '../dispatcher/delivery.store';
 import { preparedQuery, query } from '../database/query';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
 import { EventData } from './event-mapping';
@@ -146,13 +146,6 @@ const INGEST_SQL = `
   FROM stored s JOIN input i ON i.id = s.id LEFT JOIN d ON d.event_id = i.event_id
   LEFT JOIN webhooks w ON w.id = d.webhook_id AND d.lease_until IS NOT NULL
   GROUP BY s.id, s.processed_at`;
-
-/** A delivery leased as it was stored, for the worker of the process that stored it. */
-export interface LeasedDelivery {
-  target: DeliveryTarget;
-  /** Its lease_until as PostgreSQL wrote it (to the microsecond): the claim renews it by it. */
-  lease: string;
-}
 
 /** One leased delivery in the statement's `leased` column, with its webhook. */
 type LeasedRow = [

@@ -6,13 +6,13 @@ import {
   DeliveryRoute,
   DeliveryStore,
   DeliveryTarget,
+  LeasedDelivery,
 } from '../../src/dispatcher/delivery.store';
 import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.store';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
 import {
   INLINE_FANOUT_MAX,
   InboundEventStore,
-  LeasedDelivery,
   NewInboundEvent,
   StoredInboundEvent,
 } from '../../src/inbound/inbound-event.store';
