@@ -74,6 +74,27 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
   };
   const startWorker = () => startProcess('worker');
 
+  /** One job.started webhook (every earlier one deactivated) and BURST fresh meeting uuids. */
+  const burstTarget = async (tag: string) => {
+    await t.app.get(DataSource).query(`UPDATE webhooks SET active = false`);
+    const route = receiver.route({ delaysMs: [20] });
+    await createWebhook(t, { url: route.url, events: ['job.started'] });
+    const uuids = Array.from(
+      { length: BURST },
+      (_, i) => `${tag}-${i}-${randomBytes(6).toString('hex')}`,
+    );
+    return { route, uuids };
+  };
+  /** The delivery ids each meeting uuid arrived under at `path`. */
+  const deliveryIdsByUuid = (path: string) => {
+    const ids = new Map<string, Set<string>>();
+    for (const req of receiver.requests(path)) {
+      const { uuid } = (JSON.parse(req.body.toString('utf8')) as { data: { uuid: string } }).data;
+      ids.set(uuid, (ids.get(uuid) ?? new Set()).add(String(req.headers['x-service-delivery'])));
+    }
+    return ids;
+  };
+
   beforeAll(async () => {
     t = await startTestApp({ env: { APP_ROLE: 'api' }, queuePrefix: prefix });
     receiver = await startReceiver();
@@ -180,13 +201,7 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
   }, 180000);
 
   it('delivers every event of a burst POSTed across a worker SIGKILL and a Redis wipe', async () => {
-    await t.app.get(DataSource).query(`UPDATE webhooks SET active = false`);
-    const route = receiver.route({ delaysMs: [20] });
-    await createWebhook(t, { url: route.url, events: ['job.started'] });
-    const uuids = Array.from(
-      { length: BURST },
-      (_, i) => `burst-${i}-${randomBytes(6).toString('hex')}`,
-    );
+    const { route, uuids } = await burstTarget('burst');
     const answers: number[] = [];
     /** POSTs `list` to /zoom/events, ten at a time, as the platform would. */
     const post = async (list: string[]) => {
@@ -197,14 +212,7 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
         answers.push(...sent.map((r) => r.status));
       }
     };
-    const arrived = () =>
-      new Set(
-        receiver
-          .requests(route.path)
-          .map(
-            (r) => (JSON.parse(r.body.toString('utf8')) as { data: { uuid: string } }).data.uuid,
-          ),
-      );
+    const arrived = () => deliveryIdsByUuid(route.path);
 
     const first = await startWorker();
     const third = BURST / 3;
@@ -227,11 +235,7 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
     });
     // One delivery per event: a notification sent twice (in flight at the kill) carries the
     // same delivery id both times.
-    const ids = new Map<string, Set<string>>();
-    for (const req of receiver.requests(route.path)) {
-      const { uuid } = (JSON.parse(req.body.toString('utf8')) as { data: { uuid: string } }).data;
-      ids.set(uuid, (ids.get(uuid) ?? new Set()).add(String(req.headers['x-service-delivery'])));
-    }
+    const ids = deliveryIdsByUuid(route.path);
     expect([...ids.values()].filter((set) => set.size !== 1)).toEqual([]);
     expect([...ids.keys()].sort()).toEqual([...uuids].sort());
     second.child.kill('SIGTERM');
@@ -241,13 +245,7 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
   it('delivers every event a process of role all accepted, across its SIGKILL and a Redis wipe', async () => {
     // Role all sends what it stores itself, with no job: what it held when killed is only in
     // PostgreSQL, pending, and the next process's sweeper must find it.
-    await t.app.get(DataSource).query(`UPDATE webhooks SET active = false`);
-    const route = receiver.route({ delaysMs: [20] });
-    await createWebhook(t, { url: route.url, events: ['job.started'] });
-    const uuids = Array.from(
-      { length: BURST },
-      (_, i) => `all-${i}-${randomBytes(6).toString('hex')}`,
-    );
+    const { route, uuids } = await burstTarget('all');
     const accepted = new Set<string>();
     /** POSTs ten at a time; an answer lost with the process counts as not accepted. */
     const post = async (url: string, list: string[]) => {
@@ -260,14 +258,7 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
         );
       }
     };
-    const arrived = () =>
-      new Set(
-        receiver
-          .requests(route.path)
-          .map(
-            (r) => (JSON.parse(r.body.toString('utf8')) as { data: { uuid: string } }).data.uuid,
-          ),
-      );
+    const arrived = () => deliveryIdsByUuid(route.path);
 
     const first = await startProcess('all');
     const third = BURST / 3;
@@ -302,11 +293,7 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
       timeoutMs: 90000,
       what: `all ${BURST} events delivered and recorded`,
     });
-    const ids = new Map<string, Set<string>>();
-    for (const req of receiver.requests(route.path)) {
-      const { uuid } = (JSON.parse(req.body.toString('utf8')) as { data: { uuid: string } }).data;
-      ids.set(uuid, (ids.get(uuid) ?? new Set()).add(String(req.headers['x-service-delivery'])));
-    }
+    const ids = deliveryIdsByUuid(route.path);
     expect([...ids.values()].filter((set) => set.size !== 1)).toEqual([]);
     second.child.kill('SIGTERM');
     expect(await second.exit).toEqual({ code: 0, signal: null });

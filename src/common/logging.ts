@@ -56,6 +56,12 @@ export function requestLogger(config: AppConfig, stream?: DestinationStream): Ht
   return pinoHttp(httpLoggerOptions(config), stream ?? stdout());
 }
 
+/** A plain pino logger with the request logger's level and fields, on the same stdout. */
+function appPino(config: AppConfig, stream?: DestinationStream): PinoLogger {
+  const { level, base } = httpLoggerOptions(config);
+  return pino({ level, base }, stream ?? stdout());
+}
+
 /** A request served outside Express, as the completion line needs it. */
 export interface ServedRequest extends IncomingMessage {
   id: string;
@@ -79,8 +85,7 @@ export type CompletionLine = (
  * the route's time in a profile under load).
  */
 export function completionLine(config: AppConfig, stream?: DestinationStream): CompletionLine {
-  const { level, base } = httpLoggerOptions(config);
-  const log = pino({ level, base }, stream ?? stdout());
+  const log = appPino(config, stream);
   return (lineLevel, req, res, fields, msg) => {
     if (!log.isLevelEnabled(lineLevel)) return;
     const socket = req.socket;
@@ -128,8 +133,7 @@ export class AppLogger implements LoggerService {
   private readonly pino: PinoLogger;
 
   constructor(config: AppConfig, stream?: DestinationStream) {
-    const { level, base } = httpLoggerOptions(config);
-    this.pino = pino({ level, base }, stream ?? stdout());
+    this.pino = appPino(config, stream);
   }
 
   verbose(message: unknown, ...params: unknown[]): void {
