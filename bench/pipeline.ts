@@ -36,7 +36,9 @@
  * With rounds > 1 the e2e and ingest sides alternate round by round, so a change in the
  * machine's load hits every side; the summary takes each side's median and the median ratio.
  * BENCH_BEFORE_ENTRY=<file> adds an earlier build of the app as one more side of every phase,
- * for a before/after in one run.
+ * for a before/after in one run; BENCH_BEFORE_NODE_FLAGS='<flags>' runs that side with these
+ * node flags instead of start:prod's (e.g. to measure a change of the deployed flags: then the
+ * entry may be dist/main.js itself).
  * BENCH_NODE_EXTRA='<flags>' adds node flags to the app's own (e.g. `-r <preload>` to sample its
  * heap or GC); figures taken with it are not the deployed app's.
  */
@@ -262,6 +264,9 @@ const DEPLOYED_NODE_FLAGS = (
 /** The app in its own process (src/main.ts), as deployed. */
 /** BENCH_BEFORE_ENTRY=<file>: an earlier build of the app, measured as one more side. */
 const BEFORE = process.env.BENCH_BEFORE_ENTRY;
+/** BENCH_BEFORE_NODE_FLAGS: that side's node flags, when they are not the deployed ones. */
+const BEFORE_NODE_FLAGS = process.env.BENCH_BEFORE_NODE_FLAGS?.split(' ').filter(Boolean);
+const BEFORE_LABEL = 'app before';
 
 async function startApp(
   role: 'all' | 'api',
@@ -273,7 +278,9 @@ async function startApp(
   const database = await createTestDatabase();
   const prefix = `mebbench:${randomBytes(4).toString('hex')}`;
   const port = await freePort();
-  const child = spawnNode([...DEPLOYED_NODE_FLAGS, entry], ROOT, {
+  const flags =
+    label === BEFORE_LABEL && BEFORE_NODE_FLAGS ? BEFORE_NODE_FLAGS : DEPLOYED_NODE_FLAGS;
+  const child = spawnNode([...flags, entry], ROOT, {
     NODE_ENV: 'production',
     PORT: String(port),
     APP_ROLE: role,
@@ -531,7 +538,7 @@ async function endToEnd(subscriber: Subscriber): Promise<Figures[][]> {
     () => startMinimal('durable', hook),
     () => startMinimal('chain', hook),
     () => startApp('all', [hook], undefined, 'app, 10 per webhook', DEFAULT_LIMIT_ENV),
-    ...(BEFORE ? [() => startApp('all', [hook], BEFORE, 'app before')] : []),
+    ...(BEFORE ? [() => startApp('all', [hook], BEFORE, BEFORE_LABEL)] : []),
   ];
   const rounds: Figures[][] = [];
   for (let round = 1; round <= ROUNDS; round++) {
@@ -560,7 +567,7 @@ async function ingest(subscriber: Subscriber): Promise<Figures[][]> {
         [
           () => startApp('api', [hook]),
           () => startMinimal('ingest', hook),
-          ...(BEFORE ? [() => startApp('api', [hook], BEFORE, 'app before')] : []),
+          ...(BEFORE ? [() => startApp('api', [hook], BEFORE, BEFORE_LABEL)] : []),
         ],
         subscriber,
         false,
@@ -654,7 +661,7 @@ async function main(): Promise<void> {
     const e2e = PHASES.includes('e2e') ? await endToEnd(subscriber) : [];
     const ing = PHASES.includes('ingest') ? await ingest(subscriber) : [];
     const fan = PHASES.includes('fanout') ? await fanOut() : [];
-    const fanBefore = PHASES.includes('fanout') && BEFORE ? await fanOut(BEFORE, 'app before') : [];
+    const fanBefore = PHASES.includes('fanout') && BEFORE ? await fanOut(BEFORE, BEFORE_LABEL) : [];
 
     console.log('\nsummary' + (ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''));
     const lines: string[] = [];
