@@ -4,7 +4,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { APP_PORT, DOCKER_DIR, ROOT } from './support/deploy-files';
+import { APP_PORT, DOCKER_DIR, ROOT, startCommand } from './support/deploy-files';
 import {
   dockerIgnored,
   execForm,
@@ -64,10 +64,7 @@ describe('docker/Dockerfile', () => {
     const command = execForm(commands[commands.length - 1]);
     expect(command?.slice(-1)).toEqual(['dist/main.js']);
     // One command for the image, `npm run start:prod` and the benchmarks (bench/pipeline.ts).
-    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-      scripts: Record<string, string>;
-    };
-    expect(command).toEqual(pkg.scripts['start:prod'].split(' '));
+    expect(command).toEqual(startCommand());
     for (const entrypoint of args(runtime, 'ENTRYPOINT')) {
       expect(execForm(entrypoint)).toBeDefined();
     }

@@ -18,6 +18,7 @@ import {
   DRAIN_LIMIT_SECONDS,
   MIGRATION_COMMAND,
   envExampleVariables,
+  startCommand,
 } from './support/deploy-files';
 import {
   KUSTOMIZATION_KIND,
@@ -258,6 +259,15 @@ describe('docker/k8s manifests: the validation rejects broken copies', () => {
   });
 });
 
+/** A Kubernetes memory quantity (`512Mi`, `1Gi`, `1G`, bytes) in MiB. */
+function mebibytes(quantity: string): number {
+  const match = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|K|M|G)?$/.exec(quantity);
+  if (!match) throw new Error(`not a memory quantity: ${quantity}`);
+  const unit = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, K: 1e3, M: 1e6, G: 1e9 };
+  const factor = match[2] ? unit[match[2] as keyof typeof unit] : 1;
+  return (Number(match[1]) * factor) / 2 ** 20;
+}
+
 describe('docker/k8s manifests: policies', () => {
   describe.each([
     { name: API, role: 'api' },
@@ -301,6 +311,18 @@ describe('docker/k8s manifests: policies', () => {
         expect(requests?.[resource]).toBeDefined();
         expect(limits?.[resource]).toBeDefined();
       }
+    });
+
+    it("caps node's heap below the memory limit, with room for what lies outside it", () => {
+      // The image's command unless the manifest gives its own (Kubernetes `command`/`args`).
+      const c = container();
+      const command = [...(c.command ?? []), ...(c.args ?? [])];
+      const flags = command.length > 0 ? command : startCommand();
+      const cap = flags.map((f) => /^--max-old-space-size=(\d+)$/.exec(f)?.[1]).find(Boolean);
+      expect(cap).toBeDefined();
+      const limitMiB = mebibytes(String(c.resources?.limits?.memory));
+      // Young generation, code, buffers and sockets live outside the old generation's cap.
+      expect(Number(cap)).toBeLessThanOrEqual(limitMiB * 0.8);
     });
 
     it('runs as a non-root user on a read-only root filesystem, without privileges', () => {

@@ -29,3 +29,11 @@ export function envExampleVariables(): string[] {
     .split('\n')
     .flatMap((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1] ?? []);
 }
+
+/** `npm run start:prod`, word by word: the image's command too (test/deploy-dockerfile). */
+export function startCommand(): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  return pkg.scripts['start:prod'].split(' ');
+}
