@@ -37,8 +37,8 @@
  * machine's load hits every side; the summary takes each side's median and the median ratio.
  * BENCH_BEFORE_ENTRY=<file> adds an earlier build of the app as one more side of every phase,
  * for a before/after in one run; BENCH_BEFORE_NODE_FLAGS='<flags>' runs that side with these
- * node flags instead of start:prod's (e.g. to measure a change of the deployed flags: then the
- * entry may be dist/main.js itself).
+ * node flags instead of start:prod's and BENCH_NODE_EXTRA's (e.g. to measure a change of the
+ * deployed flags: then the entry may be dist/main.js itself).
  * BENCH_NODE_EXTRA='<flags>' adds node flags to the app's own (e.g. `-r <preload>` to sample its
  * heap or GC); figures taken with it are not the deployed app's.
  */
@@ -261,13 +261,13 @@ const DEPLOYED_NODE_FLAGS = (
   .filter((word) => word.startsWith('--'))
   .concat(process.env.BENCH_NODE_EXTRA ? process.env.BENCH_NODE_EXTRA.split(' ') : []);
 
-/** The app in its own process (src/main.ts), as deployed. */
 /** BENCH_BEFORE_ENTRY=<file>: an earlier build of the app, measured as one more side. */
 const BEFORE = process.env.BENCH_BEFORE_ENTRY;
 /** BENCH_BEFORE_NODE_FLAGS: that side's node flags, when they are not the deployed ones. */
 const BEFORE_NODE_FLAGS = process.env.BENCH_BEFORE_NODE_FLAGS?.split(' ').filter(Boolean);
 const BEFORE_LABEL = 'app before';
 
+/** The app in its own process (src/main.ts), as deployed. */
 async function startApp(
   role: 'all' | 'api',
   subscriberUrls: string[],
