@@ -3,8 +3,9 @@
  * database, through the app's own store (PgInboundEventStore: its serialisation, its statement),
  * beside the statements of bench/minimal-pipeline.ts in the same run: the minimal durable
  * ingest's (one INSERT of the inbound row) and the minimal durable pipeline's (the inbound row
- * and its delivery row, with the notification body). One client, one batch at a time, so nothing else competes:
- * wall time per statement and the backend's CPU per event (from /proc, 10 ms ticks).
+ * and its delivery row, with the notification body; bench/minimal-sql.ts). One client, one batch
+ * at a time, so nothing else competes: wall time per statement and the backend's CPU per event
+ * (from /proc, 10 ms ticks).
  *
  *   npx ts-node --transpile-only bench/ingest-statement.ts [batch=15] [statements=300]
  *
@@ -21,6 +22,7 @@ import { NewInboundEvent, PgInboundEventStore } from '../src/inbound/inbound-eve
 import { meetingStarted } from '../scripts/platform/zoom-events';
 import { CLIENTS } from '../test/support/test-app';
 import { createTestDatabase } from '../test/support/test-db';
+import { INGEST_AND_DELIVERY_SQL, INGEST_SQL, SCHEMA } from './minimal-sql';
 
 const BATCH = Math.min(Number(process.argv[2] ?? 15), 100);
 const STATEMENTS = Math.min(Number(process.argv[3] ?? 300), 10_000);
@@ -62,31 +64,6 @@ function event(): NewInboundEvent {
     leaseMs: null,
   };
 }
-
-// As bench/minimal-pipeline.ts has them (its INGEST_SQL and INGEST_AND_DELIVERY_SQL).
-const MINIMAL_SQL = `
-  INSERT INTO inbound (identity_key, event, payload)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[])
-  ON CONFLICT (identity_key) DO NOTHING
-  RETURNING identity_key`;
-
-const DURABLE_SQL = `
-  WITH input AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[])
-      AS i(identity_key, event, payload, body)
-  ),
-  ins AS (
-    INSERT INTO inbound (identity_key, event, payload)
-    SELECT identity_key, event, payload FROM input
-    ON CONFLICT (identity_key) DO NOTHING
-    RETURNING id, identity_key
-  ),
-  d AS (
-    INSERT INTO deliveries (inbound_id, body)
-    SELECT ins.id, i.body FROM ins JOIN input i USING (identity_key)
-    RETURNING id, inbound_id
-  )
-  SELECT ins.identity_key, d.id AS delivery_id FROM ins JOIN d ON d.inbound_id = ins.id`;
 
 function cpuTicks(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -140,14 +117,7 @@ async function main(): Promise<void> {
     );
 
     await minimal.initialize();
-    await minimal.query(`CREATE TABLE inbound (
-      id uuid PRIMARY KEY DEFAULT gen_random_uuid(), identity_key text NOT NULL UNIQUE,
-      event text NOT NULL, payload jsonb NOT NULL, received_at timestamptz NOT NULL DEFAULT now())`);
-    await minimal.query(`CREATE TABLE deliveries (
-      id uuid PRIMARY KEY DEFAULT gen_random_uuid(), inbound_id uuid NOT NULL REFERENCES inbound (id),
-      body text NOT NULL, status text NOT NULL DEFAULT 'pending',
-      attempt_count integer NOT NULL DEFAULT 0, created_at timestamptz NOT NULL DEFAULT now(),
-      completed_at timestamptz)`);
+    await minimal.query(SCHEMA);
     const minimalBatch = (sql: string, withBody: boolean) => () => {
       const rows = Array.from({ length: BATCH }, () =>
         JSON.stringify(meetingStarted(randomUUID())),
@@ -160,8 +130,8 @@ async function main(): Promise<void> {
       if (withBody) params.push(rows.map((row) => JSON.stringify({ id: randomUUID(), row })));
       return minimal.query(sql, params);
     };
-    const minimalSide = await measure(minimal, minimalBatch(MINIMAL_SQL, false));
-    const durableSide = await measure(minimal, minimalBatch(DURABLE_SQL, true));
+    const minimalSide = await measure(minimal, minimalBatch(INGEST_SQL, false));
+    const durableSide = await measure(minimal, minimalBatch(INGEST_AND_DELIVERY_SQL, true));
 
     const line = (label: string, r: typeof appSide) =>
       `  ${label.padEnd(44)} ${r.msPerStatement.toFixed(3)} ms per statement, ` +

@@ -106,7 +106,7 @@ function build(): void {
     { cwd: ROOT, stdio: 'inherit' },
   );
   mkdirSync(join(ROOT, BASELINE_DIR), { recursive: true });
-  for (const name of ['minimal-pipeline', 'support']) {
+  for (const name of ['minimal-pipeline', 'minimal-sql', 'support']) {
     const { outputText } = ts.transpileModule(readFileSync(join(__dirname, `${name}.ts`), 'utf8'), {
       compilerOptions: {
         module: ts.ModuleKind.CommonJS,
