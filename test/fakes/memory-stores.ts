@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { deliveryBody } from '../../src/dispatcher/delivery-body';
+import type { WebhookLimit } from '../../src/dispatcher/delivery-scheduler';
 import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
 import {
   AttemptRecord,
@@ -66,6 +67,8 @@ export class MemoryTables {
       disabledReason: null,
       disabledAt: null,
       consecutiveFailures: 0,
+      maxInFlight: null,
+      rateLimit: null,
       createdAt,
       updatedAt: createdAt,
       ...fields,
@@ -200,6 +203,30 @@ export class MemoryDeliveryStore extends DeliveryStore {
       }
     }
     return Promise.resolve();
+  }
+
+  limits(webhookIds: string[], defaultMaxInFlight: number): Promise<Map<string, WebhookLimit>> {
+    const limits = new Map<string, WebhookLimit>();
+    for (const id of webhookIds) {
+      const webhook = this.tables.webhooks.get(id);
+      if (webhook) {
+        const maxInFlight = webhook.maxInFlight ?? defaultMaxInFlight;
+        limits.set(id, { maxInFlight, rateLimit: webhook.rateLimit });
+      }
+    }
+    return Promise.resolve(limits);
+  }
+
+  due(webhookId: string, limit: number, excluding: string[]): Promise<string[]> {
+    const now = Date.now();
+    const skip = new Set(excluding);
+    return Promise.resolve(
+      [...this.tables.deliveries.values()]
+        .filter((d) => d.webhookId === webhookId && !skip.has(d.id) && claimable(d, now - 1000))
+        .sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime())
+        .slice(0, limit)
+        .map((d) => d.id),
+    );
   }
 
   route(deliveryIds: string[]): Promise<DeliveryRoute[]> {
