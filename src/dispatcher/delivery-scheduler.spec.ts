@@ -51,6 +51,10 @@ class FakeWork implements SchedulerWork {
     }
   }
 
+  leased(): boolean {
+    return false;
+  }
+
   claimFailed(): void {}
   slotsFailed(): void {}
 

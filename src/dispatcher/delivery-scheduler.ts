@@ -66,6 +66,11 @@ export interface SchedulerWork {
   limits(webhookIds: string[]): Promise<Map<string, WebhookLimit>>;
   /** Leases the deliveries (DeliveryStore.claim); those it does not return are not sent. */
   claim(deliveryIds: string[]): Promise<DeliveryTarget[]>;
+  /**
+   * Whether claiming the delivery needs no statement (it was leased to this worker as it was
+   * stored): then a slot kept for it is used at once, not with the next round's claims.
+   */
+  leased(deliveryId: string): boolean;
   /** Starts the attempt of a leased delivery; `done` is called once its request is over. */
   start(target: DeliveryTarget, done: () => void): void;
   /** A claim failed: its deliveries stay pending and unleased in PostgreSQL. */
@@ -461,7 +466,11 @@ export class DeliveryScheduler {
     lane.sending.add(next);
     this.waitingTotal--;
     this.renewed.push({ webhookId: entry.webhookId, token: entry.token });
-    this.reused.push({ id: next, webhookId: entry.webhookId, token: entry.token });
+    const holding = { id: next, webhookId: entry.webhookId, token: entry.token };
+    // Started from this very callback: a busy event loop would otherwise hold the slot idle
+    // for a turn, and at 10 in flight the turn, not the receiver, would set the pace.
+    if (this.work.leased(next)) this.claim([holding]);
+    else this.reused.push(holding);
     if (lane.spilled) this.refill(entry.webhookId, lane);
     this.schedulePump();
     return true;
