@@ -2,14 +2,18 @@
 const tsJest = ['ts-jest', {}];
 
 module.exports = {
+  // An end-to-end test's budget: it may boot an app and wait on queues on a loaded machine.
+  // Unit specs get less (test/support/unit-setup.ts); a slow unit spec is a bug to see.
   testTimeout: 60000,
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/support/progress-reporter.js'],
   projects: [
     {
       displayName: 'unit',
       testEnvironment: 'node',
       rootDir: 'src',
       testRegex: '.*\\.spec\\.ts$',
+      setupFilesAfterEnv: ['<rootDir>/../test/support/unit-setup.ts'],
       transform: { '^.+\\.ts$': tsJest },
     },
     {
