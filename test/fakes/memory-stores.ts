@@ -10,6 +10,7 @@ import {
 } from '../../src/dispatcher/delivery.store';
 import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.store';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
+import { inboundEventKey } from '../../src/inbound/inbound-job';
 import {
   INLINE_FANOUT_MAX,
   InboundEventStore,
@@ -447,7 +448,7 @@ export class MemoryInboundEventStore extends InboundEventStore {
         createdAt: inline.createdAt,
         data: inline.data,
         source: inline.source,
-        idempotencyKey: `inbound:${stored.id}:${inline.kind}`,
+        idempotencyKey: inboundEventKey(stored.id, inline.kind),
       });
       for (const webhook of reach) {
         const delivery = this.tables.addDelivery(webhook.id, {
