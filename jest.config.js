@@ -1,4 +1,7 @@
-/** Two projects: unit specs beside the code, end-to-end specs in test/ against real PostgreSQL and Redis. */
+/**
+ * Three projects: unit specs beside the code, store contracts in test/stores (PostgreSQL and
+ * the fakes), end-to-end specs in test/ against real PostgreSQL and Redis.
+ */
 const tsJest = ['ts-jest', {}];
 
 module.exports = {
@@ -14,6 +17,14 @@ module.exports = {
       rootDir: 'src',
       testRegex: '.*\\.spec\\.ts$',
       setupFilesAfterEnv: ['<rootDir>/../test/support/unit-setup.ts'],
+      transform: { '^.+\\.ts$': tsJest },
+    },
+    {
+      // Store contracts: each store's cases against PostgreSQL and against its in-memory fake.
+      displayName: 'medium',
+      testEnvironment: 'node',
+      rootDir: '.',
+      testRegex: 'test/stores/.*\\.spec\\.ts$',
       transform: { '^.+\\.ts$': tsJest },
     },
     {

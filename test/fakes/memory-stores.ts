@@ -51,6 +51,20 @@ export class MemoryTables {
   /** recording_downloads by JSON [meeting key, file ref]. */
   readonly recordingDownloads = new Map<string, RecordingDownload>();
 
+  /**
+   * @param owners the API clients configured (AUTH_CLIENTS): as in the SQL, a webhook of any
+   * other owner gets nothing. Null: every owner counts.
+   */
+  constructor(readonly owners: readonly string[] | null = null) {}
+
+  /** The active webhooks whose owner is configured: those a fan-out may reach. */
+  reachable(): WebhookEntity[] {
+    return [...this.webhooks.values()].filter(
+      (webhook) =>
+        webhook.active && (this.owners === null || this.owners.includes(webhook.ownerClientId)),
+    );
+  }
+
   addWebhook(fields: Partial<WebhookEntity> = {}): WebhookEntity {
     // Distinct creation times, as the keyset order assumes nothing about ties.
     const createdAt = new Date(Date.now() + this.webhooks.size);
@@ -374,11 +388,10 @@ export class MemoryEventStore extends EventStore {
     }
     this.tables.events.set(event.id, event);
     const body = deliveryBody(event);
-    const deliveries = [...this.tables.webhooks.values()]
-      .filter(
-        (webhook) =>
-          webhook.active &&
-          webhook.events.some((kind) => subscriptionsFor(event.kind).includes(kind)),
+    const deliveries = this.tables
+      .reachable()
+      .filter((webhook) =>
+        webhook.events.some((kind) => subscriptionsFor(event.kind).includes(kind)),
       )
       .map((webhook) => ({
         id: this.tables.addDelivery(webhook.id, { eventId: event.id, event: event.kind, body }).id,
@@ -421,7 +434,7 @@ export class MemoryInboundEventStore extends InboundEventStore {
     if (rows.some((r) => r.identityKey === row.identityKey)) return Promise.resolve(null);
     const { plan, payload, leaseMs, ...fields } = row;
     const inline = plan.then === 'publish' ? plan.event : null;
-    const active = [...this.tables.webhooks.values()].filter((webhook) => webhook.active);
+    const active = this.tables.reachable();
     const reach = inline ? active.filter((webhook) => webhook.events.includes(inline.kind)) : [];
     const publish = inline !== null && reach.length <= INLINE_FANOUT_MAX;
     // As the SQL does: an event a webhook takes as it is is left to the inbound job.
