@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { FakeZoom } from './support/fake-zoom';
 import { waitFor } from './support/wait-for';
 import { createTestDatabase } from './support/test-db';
-import { SPAWN_TEST_MS, freePort, spawnApp, waitUntilReady } from './support/spawn-app';
+import { freePort, spawnApp, spawnTestMs, waitUntilReady } from './support/spawn-app';
 import { CLIENTS, TEST_REDIS_URL } from './support/test-app';
 
 /** Whether a new TCP connection to the port is refused (not merely slow or reset). */
@@ -55,7 +55,7 @@ describe('the process', () => {
         await db.drop();
       }
     },
-    SPAWN_TEST_MS,
+    spawnTestMs(),
   );
 
   it(
@@ -122,6 +122,6 @@ describe('the process', () => {
         await db.drop();
       }
     },
-    SPAWN_TEST_MS,
+    spawnTestMs(),
   );
 });

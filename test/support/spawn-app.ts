@@ -38,14 +38,14 @@ export function spawnApp(env: Record<string, string>): SpawnedApp {
  * ts-node before it listens, which takes over a minute on a loaded 2-core machine.
  */
 export const SPAWN_READY_MS = 120_000;
-/** The budget of a test that spawns an app: its start, then what the test does with it. */
-export const SPAWN_TEST_MS = SPAWN_READY_MS + 60_000;
+/** The budget of a test that spawns `apps` apps in turn: their starts, then a minute of work. */
+export const spawnTestMs = (apps = 1): number => apps * SPAWN_READY_MS + 60_000;
 
 /** Waits until the app at `baseUrl` answers /health/ready with 200. */
-export async function waitUntilReady(baseUrl: string): Promise<void> {
+export async function waitUntilReady(baseUrl: string, what = 'the spawned app'): Promise<void> {
   await waitFor(async () => (await fetch(`${baseUrl}/health/ready`)).status === 200, {
     timeoutMs: SPAWN_READY_MS,
-    what: 'the spawned app to be ready',
+    what: `${what} to be ready`,
   });
 }
 
