@@ -7,6 +7,7 @@ import { FILE_LISTS, fileRef, recordingFilesOf } from '../../zoom/zoom-recording
 import { ZoomClient } from '../../zoom/zoom.client';
 import { ZoomMeetingRecording, ZoomRecordingFile } from '../../zoom/zoom.types';
 import { PlatformObject, meetingData } from '../event-mapping';
+import { UnmappableEventError, asText, isDeterministicFailure, isRecord } from '../platform-reader';
 import { InboundEventEntity } from '../inbound-event.entity';
 import { InboundEventStore } from '../inbound-event.store';
 import { automationOutcomeKey, platformObjectOf, sourceOf } from '../inbound-job';
@@ -80,8 +81,10 @@ export class RecordingAutomationService {
       return { kind: 'operation.complete', data: { ...meetingData(object), files } };
     } catch (error) {
       const reason = reasonOf(error);
+      // What the event holds fails the same way on every run: final at once, not retried.
+      const final = finalAttempt || isDeterministicFailure(error);
       // The platform's status goes into the message the job runner logs and Bull keeps.
-      if (!finalAttempt) throw new Error(reason, { cause: error });
+      if (!final) throw new Error(reason, { cause: error });
       this.logger.error(`${what}: ${reason}; final: publishing operation.failed`);
       return { kind: 'operation.failed', data: { ...meetingData(object), error: reason } };
     }
@@ -90,11 +93,10 @@ export class RecordingAutomationService {
   /** The uuid names one occurrence of a (possibly recurring) meeting; the id is the fallback. */
   meetingKey(object: PlatformObject): string {
     for (const value of [object.uuid, object.id]) {
-      if ((typeof value === 'string' && value !== '') || typeof value === 'number') {
-        return String(value);
-      }
+      const key = asText(value);
+      if (key !== null && key !== '') return key;
     }
-    throw new Error('the recording event names no meeting uuid or id');
+    throw new UnmappableEventError('the recording event names no meeting uuid or id');
   }
 
   /**
@@ -115,7 +117,7 @@ export class RecordingAutomationService {
       return notifiedFiles(onlyNamedFiles(current, fromEvent), key, options);
     }
     if (!Array.isArray(fromEvent.recording_files)) {
-      throw new Error(`the ${row.event} event has no recording_files list`);
+      throw new UnmappableEventError(`the ${row.event} event has no recording_files list`);
     }
     await this.keepEventDownloads(row, key, fromEvent);
     return notifiedFiles(fromEvent, key, options);
@@ -161,7 +163,7 @@ function onlyNamedFiles(
   const narrowed: ZoomMeetingRecording = { ...current };
   for (const list of FILE_LISTS) {
     const files = current[list];
-    if (Array.isArray(files)) narrowed[list] = files.filter(wanted);
+    if (Array.isArray(files)) narrowed[list] = files.filter((f) => isRecord(f) && wanted(f));
   }
   return narrowed;
 }
