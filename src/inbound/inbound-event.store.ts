@@ -424,7 +424,12 @@ export class PgInboundEventStore extends InboundEventStore {
   async markProcessed(id: string, error: string | null = null): Promise<void> {
     await this.repo.update(
       { id, processedAt: IsNull() },
-      { processedAt: new Date(), processError: error, downloadTokenEncrypted: null },
+      {
+        processedAt: new Date(),
+        // The reason may quote the event's own text.
+        processError: error === null ? null : storableText(error),
+        downloadTokenEncrypted: null,
+      },
     );
   }
 
@@ -440,7 +445,7 @@ export class PgInboundEventStore extends InboundEventStore {
   }
 
   async recordError(id: string, error: string): Promise<void> {
-    await this.repo.update({ id }, { processError: error });
+    await this.repo.update({ id }, { processError: storableText(error) });
   }
 
   /** Served by the partial index inbound_events_unprocessed_idx. */

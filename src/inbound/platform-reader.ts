@@ -21,8 +21,7 @@ export const asRecord = (value: unknown): PlatformObject =>
     : {};
 
 /** Whether the value is an object a field can be read from. */
-export const isRecord = (value: unknown): value is PlatformObject =>
-  asRecord(value) === value;
+export const isRecord = (value: unknown): value is PlatformObject => asRecord(value) === value;
 
 /** A string, or a number as its text (ids come as either), else null. */
 export const asText = (value: unknown): string | null =>

@@ -76,9 +76,7 @@ export function recordingFilesOf(recording: ZoomMeetingRecording): ZoomRecording
  */
 export function fileRef(file: ZoomRecordingFile): string {
   if (typeof file.id === 'string' && file.id !== '') return file.id;
-  const type = (typeText(file.file_type) || 'file')
-    .toLowerCase()
-    .replace(/[^a-z0-9_]/g, '');
+  const type = (typeText(file.file_type) || 'file').toLowerCase().replace(/[^a-z0-9_]/g, '');
   const digest = createHash('sha256')
     .update(
       stringifyPrecise([

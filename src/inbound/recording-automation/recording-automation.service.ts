@@ -7,11 +7,20 @@ import { FILE_LISTS, fileRef, recordingFilesOf } from '../../zoom/zoom-recording
 import { ZoomClient } from '../../zoom/zoom.client';
 import { ZoomMeetingRecording, ZoomRecordingFile } from '../../zoom/zoom.types';
 import { PlatformObject, meetingData } from '../event-mapping';
-import { UnmappableEventError, asText, isDeterministicFailure, isRecord } from '../platform-reader';
+import {
+  UnmappableEventError,
+  asString,
+  asText,
+  isDeterministicFailure,
+  isRecord,
+} from '../platform-reader';
+import { storableText } from '../../common/unicode';
 import { InboundEventEntity } from '../inbound-event.entity';
 import { InboundEventStore } from '../inbound-event.store';
 import { automationOutcomeKey, platformObjectOf, sourceOf } from '../inbound-job';
 import { NotifiedFile, notifiedFiles, wantedFiles } from './recording-files';
+
+const storable = (text: string): boolean => storableText(text) === text;
 
 /** How long the platform's download_token opens the files: "about 24 hours". */
 export const DOWNLOAD_TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
@@ -133,12 +142,16 @@ export class RecordingAutomationService {
     meetingKey: string,
     recording: ZoomMeetingRecording,
   ): Promise<void> {
-    if (row.downloadTokenEncrypted === null) return;
-    const files = wantedFiles(recording, this.config.recordingFileTypes).flatMap((file) =>
-      typeof file.download_url === 'string' && file.download_url !== ''
-        ? [{ fileRef: fileRef(file), downloadUrl: file.download_url }]
-        : [],
-    );
+    // A key PostgreSQL's text cannot hold (U+0000) could never be looked up by a link either.
+    if (row.downloadTokenEncrypted === null || !storable(meetingKey)) return;
+    // One entry per file name (two files the platform sent alike would collide in one insert).
+    const byRef = new Map<string, string>();
+    for (const file of wantedFiles(recording, this.config.recordingFileTypes)) {
+      const url = asString(file.download_url);
+      const ref = fileRef(file);
+      if (url !== null && url !== '' && storable(url) && storable(ref)) byRef.set(ref, url);
+    }
+    const files = [...byRef].map(([ref, downloadUrl]) => ({ fileRef: ref, downloadUrl }));
     // Counted from the event's arrival: the platform sends the token with the event.
     const expiresAt = new Date(row.receivedAt.getTime() + DOWNLOAD_TOKEN_LIFETIME_MS);
     await this.downloads.save(meetingKey, files, row.downloadTokenEncrypted, expiresAt);

@@ -30,7 +30,10 @@ export const characters = (value: string): string[] => Array.from(value);
  */
 export const secretHint = (secret: string): string =>
   // eslint-disable-next-line no-control-regex
-  characters(secret).slice(-4).join('').replace(/[\u0000-\u001f\u007f]/g, '\uFFFD');
+  characters(secret)
+    .slice(-4)
+    .join('')
+    .replace(/[\u0000-\u001f\u007f]/g, '\uFFFD');
 
 const required =
   (rule: FieldRule): FieldRule =>
