@@ -65,6 +65,12 @@ export class UnmappableEventError extends Error {
   }
 }
 
-/** Whether a failure would recur on every retry: the event's content, or a bug reading it. */
+/**
+ * Whether a failure would recur on every retry: the event's content, or a bug reading it (a
+ * TypeError, or a URIError or RangeError from text or numbers it could not take).
+ */
 export const isDeterministicFailure = (error: unknown): boolean =>
-  error instanceof UnmappableEventError || error instanceof TypeError;
+  error instanceof UnmappableEventError ||
+  error instanceof TypeError ||
+  error instanceof URIError ||
+  error instanceof RangeError;
