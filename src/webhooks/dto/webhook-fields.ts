@@ -24,16 +24,15 @@ export const SECRET_MAX_LENGTH = 256;
 /** Secrets are measured in characters (code points), as secret_hint is cut. */
 export const characters = (value: string): string[] => Array.from(value);
 
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
 /**
  * The last 4 characters of a secret, as `secret_hint` shows them: a control character (which
  * a secret may hold, and PostgreSQL's text refuses as U+0000) shows as U+FFFD.
  */
 export const secretHint = (secret: string): string =>
-  // eslint-disable-next-line no-control-regex
-  characters(secret)
-    .slice(-4)
-    .join('')
-    .replace(/[\u0000-\u001f\u007f]/g, '\uFFFD');
+  characters(secret).slice(-4).join('').replace(CONTROL_CHARACTERS, '\uFFFD');
 
 const required =
   (rule: FieldRule): FieldRule =>
