@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { storableCopy, stringifyPrecise } from '../common/precise-json';
+import { holdsImpreciseNumber, storableCopy, stringifyPrecise } from '../common/precise-json';
 
 export interface EventSource {
   platform: 'zoom';
@@ -48,14 +48,11 @@ export function toJsonb(value: unknown): string {
   return jsonbOfSerialised(value, stringifyPrecise(value));
 }
 
-// How JSON.stringify spells what jsonb refuses: U+0000 and surrogates (paired ones are written
-// as they are, so an escaped one is unpaired), and a number's text long enough to overflow.
-const UNSTORABLE_SPELLING = /\\u(?:0000|d[89a-f])|\d{16}|[eE][+-]?\d{4}/;
-
 /** toJsonb() of a value whose stringifyPrecise is `json` already. */
 export function jsonbOfSerialised(value: unknown, json: string): string {
-  // Only a text with such a spelling needs the replacing pass.
-  if (!UNSTORABLE_SPELLING.test(json)) return json;
+  // JSON.stringify spells U+0000 and unpaired surrogates as escapes (and writes any other text
+  // as it is); past numeric's range can only be a PreciseNumber. Only then the replacing pass.
+  if (!json.includes('\\u') && !holdsImpreciseNumber(value)) return json;
   const { value: storable, changed } = storableCopy(value);
   return changed ? stringifyPrecise(storable) : json;
 }

@@ -4,7 +4,7 @@ import type { Queue } from 'bull';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../common/api-error';
 import { MicroBatcher } from '../common/micro-batch';
-import { storableCopy, stringifyPrecise } from '../common/precise-json';
+import { holdsImpreciseNumber, storableCopy, stringifyPrecise } from '../common/precise-json';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
@@ -53,15 +53,18 @@ export function trackingIdOf(headers: IncomingHttpHeaders): string | null {
   return typeof value === 'string' && TRACKING_ID_FORMAT.test(value) ? value : null;
 }
 
+// U+0000 or a surrogate spelt as an escape (an escaped paired one too, harmlessly): jsonb
+// refuses both. Raw, they cannot come: U+0000 is not valid in JSON text, a lone surrogate not
+// in UTF-8.
+const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
+const holdsUnstorableEscape = (body: Buffer): boolean =>
+  body.includes('\\u') && UNSTORABLE_ESCAPE.test(body.toString('latin1'));
+
 /** What an event is stored as: the jsonb `payload`, and the request's bytes when it differs. */
 interface StoredForm {
   payload: Record<string, unknown> | Buffer;
   rawBody: Buffer | null;
 }
-
-// Where a body may hold what jsonb refuses as it is: U+0000 or a surrogate spelt as an escape
-// (an escaped paired one passes too, harmlessly), or a number a JavaScript number changes.
-const NEEDS_CARE = /\\u(?:0000|[dD][89a-fA-F])|\d{16}|[eE][+-]?\d{3}/;
 
 /**
  * The envelope as stored. Nearly always the request's own bytes, as they came. A body that
@@ -76,7 +79,7 @@ const NEEDS_CARE = /\\u(?:0000|[dD][89a-fA-F])|\d{16}|[eE][+-]?\d{3}/;
 function storedForm(envelope: Record<string, unknown>, rawBody: Buffer): StoredForm {
   const utf8 = isUtf8(rawBody);
   const hasToken = 'download_token' in envelope;
-  if (utf8 && !hasToken && !NEEDS_CARE.test(rawBody.toString('latin1'))) {
+  if (utf8 && !hasToken && !holdsUnstorableEscape(rawBody) && !holdsImpreciseNumber(envelope)) {
     return { payload: rawBody, rawBody: null };
   }
   const kept = { ...envelope };
