@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan, Repository } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batch';
+import { parsePrecise, stringifyPrecise } from '../common/precise-json';
+import { storableText } from '../common/unicode';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../dispatcher/delivery-body';
@@ -45,6 +47,11 @@ export interface NewInboundEvent {
    * batch embeds it as it is).
    */
   payload: Record<string, unknown> | Buffer;
+  /**
+   * The request's bytes (without the download token) when `payload` is not them as they came:
+   * what jsonb could not hold is replaced there (storedPayload in inbound.service.ts).
+   */
+  rawBody?: Buffer | null;
   /** The platform's x-zm-trackingid header, when sent. */
   trackingId: string | null;
   /** The top-level download_token, already encrypted (never stored in the clear). */
@@ -89,7 +96,7 @@ const INGEST_SQL = `
       AS i(id uuid, event text, identity_key text, event_ts bigint, account_id text, payload jsonb,
            tracking_id text, download_token_encrypted text, as_is text, plan text, event_id uuid,
            kind text, data jsonb, source jsonb, idempotency_key text, created_at timestamptz, body text,
-           lease_ms int)
+           lease_ms int, raw_body text)
   ),
   reach AS (
     SELECT k.kind, (
@@ -114,10 +121,10 @@ const INGEST_SQL = `
   ),
   stored AS (
     INSERT INTO inbound_events (id, event, identity_key, event_ts, account_id, payload,
-                                tracking_id, download_token_encrypted, processed_at)
+                                tracking_id, download_token_encrypted, processed_at, raw_body)
     SELECT i.id, i.event, i.identity_key, i.event_ts, i.account_id, i.payload, i.tracking_id,
       CASE WHEN p.done THEN NULL ELSE i.download_token_encrypted END,
-      CASE WHEN p.done THEN now() END
+      CASE WHEN p.done THEN now() END, decode(i.raw_body, 'base64')
     FROM input i JOIN planned p ON p.id = i.id
     ON CONFLICT (identity_key) DO NOTHING
     RETURNING id, processed_at
@@ -230,19 +237,21 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
   try {
     const payload = Buffer.isBuffer(row.payload)
       ? row.payload
-      : Buffer.from(JSON.stringify(row.payload), 'utf8');
+      : Buffer.from(stringifyPrecise(row.payload), 'utf8');
+    // The event name and account id are the platform's text too; the key is JSON (escaped).
     const head =
-      `{"id":${JSON.stringify(row.id)},"event":${JSON.stringify(row.event)},` +
+      `{"id":${JSON.stringify(row.id)},"event":${JSON.stringify(storableText(row.event))},` +
       `"identity_key":${JSON.stringify(row.identityKey)},"event_ts":${jsonOrNull(row.eventTs)},` +
-      `"account_id":${jsonOrNull(row.accountId)},"payload":`;
+      `"account_id":${jsonOrNull(row.accountId && storableText(row.accountId))},"payload":`;
     let tail =
       `,"tracking_id":${jsonOrNull(row.trackingId)},` +
       `"download_token_encrypted":${jsonOrNull(row.downloadTokenEncrypted)},` +
-      `"as_is":${jsonOrNull(platformEventKind(row.event))},"plan":"${plan.then}"`;
+      `"as_is":${jsonOrNull(platformEventKind(row.event))},"plan":"${plan.then}",` +
+      `"raw_body":${jsonOrNull(row.rawBody ? row.rawBody.toString('base64') : null)}`;
     let published: SerialisedEvent['published'] = null;
     if (plan.then === 'publish') {
       const { event } = plan;
-      const data = JSON.stringify(event.data);
+      const data = stringifyPrecise(event.data);
       const source = JSON.stringify(event.source);
       published = { kind: event.kind, body: bodyOfSerialised(event, data, source) };
       tail +=
@@ -278,6 +287,19 @@ function batchDocument(rows: SerialisedEvent[]): Buffer {
   });
   parts.push(ARRAY_CLOSE);
   return Buffer.concat(parts);
+}
+
+/** The stored envelope as it came: the kept bytes when there are some, else the jsonb text. */
+function payloadOf(payloadText: string, rawBody: Buffer | null): Record<string, unknown> | null {
+  try {
+    const parsed = parsePrecise(rawBody === null ? payloadText : rawBody.toString('utf8'));
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+      return parsed as Record<string, unknown>;
+    }
+  } catch {
+    // Kept bytes that do not parse are not what was accepted: the jsonb copy stands.
+  }
+  return null;
 }
 
 /**
@@ -380,14 +402,33 @@ export class PgInboundEventStore extends InboundEventStore {
     });
   }
 
-  findById(id: string): Promise<InboundEventEntity | null> {
-    return this.repo.findOneBy({ id });
+  /**
+   * The event with its payload as it came: parsed from the kept bytes when jsonb could not hold
+   * them, and with numbers a JavaScript number would change kept exact (PreciseNumber).
+   */
+  async findById(id: string): Promise<InboundEventEntity | null> {
+    const { entities, raw } = await this.repo
+      .createQueryBuilder('e')
+      .addSelect('e.payload::text', 'payload_text')
+      .addSelect('e.raw_body', 'raw_body')
+      .where('e.id = :id', { id })
+      .getRawAndEntities<{ payload_text: string; raw_body: Buffer | null }>();
+    const [row] = entities;
+    if (!row) return null;
+    const { payload_text: payloadText, raw_body: rawBody } = raw[0];
+    row.payload = payloadOf(payloadText, rawBody) ?? row.payload;
+    return row;
   }
 
   async markProcessed(id: string, error: string | null = null): Promise<void> {
     await this.repo.update(
       { id, processedAt: IsNull() },
-      { processedAt: new Date(), processError: error, downloadTokenEncrypted: null },
+      {
+        processedAt: new Date(),
+        // The reason may quote the event's own text.
+        processError: error === null ? null : storableText(error),
+        downloadTokenEncrypted: null,
+      },
     );
   }
 
@@ -403,7 +444,7 @@ export class PgInboundEventStore extends InboundEventStore {
   }
 
   async recordError(id: string, error: string): Promise<void> {
-    await this.repo.update({ id }, { processError: error });
+    await this.repo.update({ id }, { processError: storableText(error) });
   }
 
   /** Served by the partial index inbound_events_unprocessed_idx. */
