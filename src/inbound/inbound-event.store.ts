@@ -49,6 +49,11 @@ export interface NewInboundEvent {
   downloadTokenEncrypted: string | null;
   plan: IngestPlan;
   /**
+   * W3C traceparent of the span its deliveries (and the inbound job) continue: the publish
+   * span, or the request's when nothing is published here. Null or absent while tracing is off.
+   */
+  traceContext?: string | null;
+  /**
    * Lease the deliveries published here for this long, for this process's own worker (null: no
    * lease, they go through the queue). See DispatcherService.preLeaseMs.
    */
@@ -88,7 +93,8 @@ const INGEST_SQL = `
     SELECT * FROM jsonb_to_recordset($1::jsonb)
       AS i(id uuid, event text, identity_key text, event_ts bigint, account_id text, payload jsonb,
            tracking_id text, download_token_encrypted text, as_is text, plan text, event_id uuid,
-           kind text, data jsonb, source jsonb, created_at timestamptz, body text, lease_ms int)
+           kind text, data jsonb, source jsonb, created_at timestamptz, body text, lease_ms int,
+           trace_context text)
   ),
   reach AS (
     SELECT k.kind, (
@@ -113,10 +119,10 @@ const INGEST_SQL = `
   ),
   stored AS (
     INSERT INTO inbound_events (id, event, identity_key, event_ts, account_id, payload,
-                                tracking_id, download_token_encrypted, processed_at)
+                                tracking_id, download_token_encrypted, processed_at, trace_context)
     SELECT i.id, i.event, i.identity_key, i.event_ts, i.account_id, i.payload, i.tracking_id,
       CASE WHEN p.done THEN NULL ELSE i.download_token_encrypted END,
-      CASE WHEN p.done THEN now() END
+      CASE WHEN p.done THEN now() END, i.trace_context
     FROM input i JOIN planned p ON p.id = i.id
     ON CONFLICT (identity_key) DO NOTHING
     RETURNING id, processed_at
@@ -130,8 +136,10 @@ const INGEST_SQL = `
     RETURNING id
   ),
   d AS (
-    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until)
-    SELECT w.id, i.event_id, i.kind, now(), now() + make_interval(secs => i.lease_ms / 1000.0)
+    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until,
+                            trace_context)
+    SELECT w.id, i.event_id, i.kind, now(), now() + make_interval(secs => i.lease_ms / 1000.0),
+      i.trace_context
     FROM ev JOIN input i ON i.event_id = ev.id
     JOIN webhooks w ON w.active AND w.events @> ARRAY[i.kind]
       AND w.owner_client_id = ANY($3::text[])
@@ -187,6 +195,7 @@ function leasedOf(row: StoredRow, event: SerialisedEvent): LeasedDelivery[] {
       previousSecretExpiresAt: previousExpiresAt === null ? null : new Date(previousExpiresAt),
       active: true,
       consecutiveFailures: failures,
+      traceContext: event.traceContext,
     },
   }));
 }
@@ -214,6 +223,7 @@ interface SerialisedEvent {
   json: Buffer[];
   /** The notification it publishes here, if any: what a leased delivery of it sends. */
   published: { kind: SubscriptionEvent; body: string } | null;
+  traceContext: string | null;
 }
 
 const jsonOrNull = (value: string | number | null): string =>
@@ -239,7 +249,8 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
     let tail =
       `,"tracking_id":${jsonOrNull(row.trackingId)},` +
       `"download_token_encrypted":${jsonOrNull(row.downloadTokenEncrypted)},` +
-      `"as_is":${jsonOrNull(platformEventKind(row.event))},"plan":"${plan.then}"`;
+      `"as_is":${jsonOrNull(platformEventKind(row.event))},"plan":"${plan.then}",` +
+      `"trace_context":${jsonOrNull(row.traceContext ?? null)}`;
     let published: SerialisedEvent['published'] = null;
     if (plan.then === 'publish') {
       const { event } = plan;
@@ -258,6 +269,7 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
       identityKey: row.identityKey,
       json: [Buffer.from(head, 'utf8'), payload, Buffer.from(`${tail}}`, 'utf8')],
       published,
+      traceContext: row.traceContext ?? null,
     };
   } catch (error) {
     throw new UnserialisableEventError(error);

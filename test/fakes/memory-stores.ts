@@ -125,6 +125,7 @@ export class MemoryTables {
       receivedAt: new Date(),
       processedAt: null,
       processError: null,
+      traceContext: null,
       ...fields,
     };
     this.inboundEvents.set(row.id, row);
@@ -437,6 +438,7 @@ export class MemoryInboundEventStore extends InboundEventStore {
         : payload,
       downloadTokenEncrypted: processed ? null : row.downloadTokenEncrypted,
       processedAt: processed ? new Date() : null,
+      traceContext: row.traceContext ?? null,
     });
     const deliveries: DeliveryRoute[] = [];
     const leased: LeasedDelivery[] = [];
