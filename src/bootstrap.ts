@@ -16,6 +16,7 @@ import { isZoomEventsRequest } from './inbound/inbound.controller';
 import { InboundService } from './inbound/inbound.service';
 import { RequestListener, zoomEventsRoute } from './inbound/zoom-events.route';
 import { MetricsService } from './metrics/metrics.service';
+import { Tracing } from './telemetry/tracing';
 
 export const BODY_LIMIT = '1mb';
 
@@ -93,6 +94,7 @@ export async function createApp(
         app.get(MetricsService),
         completionLine(config, options.logStream),
         express,
+        app.get(Tracing),
       ),
     );
   }

@@ -73,6 +73,7 @@ export class InboundProcessor {
       data: platformPayloadOf(row),
       source: sourceOf(row),
       idempotencyKey: asIsKey(row),
+      traceContext: row.traceContext,
     });
   }
 
@@ -99,6 +100,7 @@ export class InboundProcessor {
       data: route.data(object),
       source: sourceOf(row),
       idempotencyKey: step.key,
+      traceContext: row.traceContext,
     });
     this.logger.log(`${what}: published ${route.kind}`);
   }

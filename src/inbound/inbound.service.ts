@@ -1,5 +1,6 @@
 import { InjectQueue } from '@nestjs/bull';
-import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { Span } from '@opentelemetry/api';
 import type { Queue } from 'bull';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../common/api-error';
@@ -29,6 +30,7 @@ import {
 } from './inbound-event.store';
 import { InboundJobData, inboundJob } from './inbound-job';
 import { PlatformEnvelope, URL_VALIDATION_EVENT, parseEnvelope } from './platform-envelope';
+import { SPAN_ATTRIBUTES, Tracing, traceparentOf } from '../telemetry/tracing';
 
 export interface UrlValidationAnswer {
   plainToken: string;
@@ -122,15 +124,18 @@ export class InboundService {
     private readonly metrics: MetricsService,
     private readonly cipher: SecretCipherService,
     private readonly dispatcher: DispatcherService,
+    @Optional() private readonly tracing: Tracing = Tracing.off,
   ) {}
 
+  /** `span`: the request's span (SPEC §12), which gets the event's attributes; null: none. */
   async receive(
     headers: IncomingHttpHeaders,
     rawBody: Buffer,
+    span: Span | null = null,
   ): Promise<UrlValidationAnswer | InboundAck> {
     const secrets = this.config.zoom.webhookSecretTokens;
     if (secrets.length === 0) {
-      this.count(UNVERIFIED, 'unavailable');
+      this.count(UNVERIFIED, 'unavailable', span);
       throw new ApiError(
         HttpStatus.SERVICE_UNAVAILABLE,
         'Inbound events are refused until ZOOM_WEBHOOK_SECRET_TOKEN is configured',
@@ -145,8 +150,9 @@ export class InboundService {
       { secrets, toleranceSeconds: this.config.zoom.webhookToleranceSeconds },
     );
     const trackingId = trackingIdOf(headers);
+    if (trackingId !== null) span?.setAttribute(SPAN_ATTRIBUTES.zoomTrackingId, trackingId);
     if (!check.ok) {
-      this.count(UNVERIFIED, 'rejected');
+      this.count(UNVERIFIED, 'rejected', span);
       this.logger.warn(`inbound event refused: ${check.message} (tracking id ${trackingId})`);
       throw new ApiError(HttpStatus.UNAUTHORIZED, check.message);
     }
@@ -154,30 +160,51 @@ export class InboundService {
     try {
       envelope = parseEnvelope(rawBody);
     } catch (error) {
-      this.count('(malformed)', 'rejected');
+      this.count('(malformed)', 'rejected', span);
       throw error;
     }
+    span?.setAttribute(SPAN_ATTRIBUTES.zoomEvent, envelope.event);
     if (envelope.event === URL_VALIDATION_EVENT) {
-      this.count(envelope.event, 'accepted');
+      this.count(envelope.event, 'accepted', span);
       const plainToken = envelope.payload.plainToken as string;
       return answerCrcChallenge(check.secret, plainToken);
     }
-    return this.storeAndQueue(envelope, rawBody, trackingId);
+    return this.storeAndQueue(envelope, rawBody, trackingId, span);
   }
 
   private async storeAndQueue(
     envelope: PlatformEnvelope & Record<string, unknown>,
     rawBody: Buffer,
     trackingId: string | null,
+    span: Span | null,
   ): Promise<InboundAck> {
     const downloadToken = envelope.download_token;
     const eventTs = Number.isSafeInteger(envelope.event_ts) ? (envelope.event_ts as number) : null;
     const accountId =
       typeof envelope.payload.account_id === 'string' ? envelope.payload.account_id : null;
+    const id = randomUUID();
+    span?.setAttribute(SPAN_ATTRIBUTES.inboundId, id);
+    const mapping = this.tracing.child(span, 'bridge.map', {
+      [SPAN_ATTRIBUTES.zoomEvent]: envelope.event,
+    });
+    const plan = ingestPlan(envelope, eventTs, accountId, trackingId);
+    // The deliveries' attempts continue the publish span; an event left to the inbound job, the
+    // request's.
+    const publishing =
+      plan.then === 'publish'
+        ? this.tracing.child(span, 'bridge.publish', {
+            [SPAN_ATTRIBUTES.event]: plan.event.kind,
+            [SPAN_ATTRIBUTES.eventId]: plan.event.id,
+          })
+        : null;
+    if (mapping !== null) {
+      if (plan.then === 'publish') mapping.setAttribute(SPAN_ATTRIBUTES.event, plan.event.kind);
+      mapping.end();
+    }
     let stored: StoredInboundEvent | null;
     try {
       stored = await this.store.insert({
-        id: randomUUID(),
+        id,
         event: envelope.event,
         identityKey: dedupeKey(envelope),
         eventTs,
@@ -188,17 +215,22 @@ export class InboundService {
           typeof downloadToken === 'string' && downloadToken !== ''
             ? this.cipher.encrypt(downloadToken, 'recording-download-token')
             : null,
-        plan: ingestPlan(envelope, eventTs, accountId, trackingId),
+        plan,
         leaseMs: this.dispatcher.preLeaseMs(),
+        traceContext: traceparentOf(publishing ?? span),
       });
     } catch (error) {
-      throw this.storeFailure(envelope.event, error);
+      this.tracing.failed(publishing, error);
+      publishing?.end();
+      throw this.storeFailure(envelope.event, error, span);
     }
+    publishing?.setAttribute(SPAN_ATTRIBUTES.deliveries, stored?.deliveries.length ?? 0);
+    publishing?.end();
     if (stored === null) {
-      this.count(envelope.event, 'duplicate');
+      this.count(envelope.event, 'duplicate', span);
       return { status: 'duplicate' };
     }
-    this.count(envelope.event, 'accepted');
+    this.count(envelope.event, 'accepted', span);
     // An event left unprocessed may have published its notification already: both go on.
     if (stored.deliveries.length > 0) {
       void this.dispatcher.queueDeliveries(stored.deliveries, stored.leased);
@@ -226,14 +258,14 @@ export class InboundService {
     return ids.map(() => undefined);
   }
 
-  private storeFailure(event: string, error: unknown): ApiError {
+  private storeFailure(event: string, error: unknown, span: Span | null): ApiError {
     // Bad data (e.g. \u0000 in a string, which jsonb refuses): retrying cannot help, so the
     // platform is told so instead of being asked to retry.
     if (isDataException(error)) {
-      this.count(event, 'rejected');
+      this.count(event, 'rejected', span);
       return new ApiError(HttpStatus.BAD_REQUEST, 'Event body holds values that cannot be stored');
     }
-    this.count(event, 'unavailable');
+    this.count(event, 'unavailable', span);
     this.logger.error(`could not store inbound ${event}: ${(error as Error).message}`);
     return new ApiError(
       HttpStatus.SERVICE_UNAVAILABLE,
@@ -241,7 +273,8 @@ export class InboundService {
     );
   }
 
-  private count(event: string, outcome: Outcome): void {
+  private count(event: string, outcome: Outcome, span: Span | null): void {
     this.metrics.inboundEvents.inc({ event, outcome });
+    span?.setAttribute(SPAN_ATTRIBUTES.outcome, outcome);
   }
 }

@@ -4,6 +4,7 @@ import { errorAnswer } from '../common/all-exceptions.filter';
 import { CompletionLine, ServedRequest, completionLevel, requestIdFor } from '../common/logging';
 import { bodyParserError } from '../common/request-body';
 import { MetricsService } from '../metrics/metrics.service';
+import { Tracing } from '../telemetry/tracing';
 import { isZoomEventsRequest } from './inbound.controller';
 import { InboundService } from './inbound.service';
 
@@ -56,6 +57,7 @@ export function zoomEventsRoute(
   metrics: MetricsService,
   logLine: CompletionLine,
   next: RequestListener,
+  tracing: Tracing = Tracing.off,
 ): RequestListener {
   return (req, res) => {
     const encoding = req.headers['content-encoding'];
@@ -64,6 +66,8 @@ export function zoomEventsRoute(
       return;
     }
     const started = Date.now();
+    // The root span of the event's trace (SPEC §12); null while tracing is off.
+    const span = tracing.startInbound();
     const url = req.url ?? '';
     const q = url.indexOf('?');
     // What the request logger's line reads off an Express request.
@@ -81,6 +85,7 @@ export function zoomEventsRoute(
       res.setHeader('content-length', Buffer.byteLength(body));
       res.statusCode = status;
       res.end(body);
+      tracing.endServer(span, status);
       metrics.httpRequests.inc({ method: 'POST', route: ROUTE, status: String(status) });
       const responseTime = Date.now() - started;
       const level = completionLevel(status);
@@ -91,14 +96,16 @@ export function zoomEventsRoute(
         logLine(level, served, res, { responseTime }, 'request completed');
       }
     };
-    readBody(req)
-      .then((raw) => inbound.receive(req.headers, raw))
-      .then(
-        (result) => answer(200, JSON.stringify(result)),
-        (error: unknown) => {
-          const { body, headers } = errorAnswer(bodyParserError(error));
-          answer(body.statusCode, JSON.stringify(body), headers);
-        },
-      );
+    tracing.run(span, () =>
+      readBody(req)
+        .then((raw) => inbound.receive(req.headers, raw, span))
+        .then(
+          (result) => answer(200, JSON.stringify(result)),
+          (error: unknown) => {
+            const { body, headers } = errorAnswer(bodyParserError(error));
+            answer(body.statusCode, JSON.stringify(body), headers);
+          },
+        ),
+    );
   };
 }
