@@ -96,7 +96,7 @@ export function zoomEventsRoute(
         logLine(level, served, res, { responseTime }, 'request completed');
       }
     };
-    tracing.run(span, () =>
+    void tracing.run(span, () =>
       readBody(req)
         .then((raw) => inbound.receive(req.headers, raw, span))
         .then(

@@ -25,10 +25,9 @@ import { Tracing } from './tracing';
 
 // The package's `node-http` entry, which this project's module resolution (node10) cannot type
 // by its exports map: the types are taken from the file that entry points at.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { createOtlpHttpExportDelegate, httpAgentFactoryFromOptions } = require(
-  '@opentelemetry/otlp-exporter-base/node-http',
-) as typeof NodeHttpExport;
+const { createOtlpHttpExportDelegate, httpAgentFactoryFromOptions } =
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('@opentelemetry/otlp-exporter-base/node-http') as typeof NodeHttpExport;
 
 /** Export timeout and the batch processor's settings: the SDK's defaults, written out. */
 const EXPORT_TIMEOUT_MS = 10000;
@@ -131,5 +130,7 @@ export function createTracing(config: TelemetryConfig, version: string): Tracing
     spanProcessors: [new BatchSpanProcessor(otlpExporter(config, config.endpoint), BATCH)],
   });
   enableContext();
-  return new Tracing(provider.getTracer('meeting-event-bridge', version), () => provider.shutdown());
+  return new Tracing(provider.getTracer('meeting-event-bridge', version), () =>
+    provider.shutdown(),
+  );
 }

@@ -176,6 +176,34 @@ export class Tracing {
     });
   }
 
+  /**
+   * A call to the platform's API (HTTP client conventions), under the active span if any; the
+   * platform's answer names its x-zm-trackingid (endClient).
+   */
+  startClient(method: string, url: string): Span | null {
+    if (this.tracer === null) return null;
+    return this.tracer.startSpan(method, {
+      kind: SpanKind.CLIENT,
+      attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, ...urlAttributes(url) },
+    });
+  }
+
+  /** Ends a client span with the answer's status (an error from 400 on) or the failure. */
+  endClient(span: Span | null, status: number | null, trackingId?: string | null, error?: unknown) {
+    if (span === null) return;
+    if (trackingId) span.setAttribute(SPAN_ATTRIBUTES.zoomTrackingId, trackingId);
+    if (status !== null) {
+      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+      if (status >= 400) {
+        span.setAttribute(ATTR_ERROR_TYPE, String(status));
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+    } else {
+      this.failed(span, error);
+    }
+    span.end();
+  }
+
   /** Records an attempt's answer (or its error) on its span. */
   attemptResult(span: Span | null, result: TracedAttemptResult, status: string): void {
     if (span === null) return;
