@@ -1,7 +1,12 @@
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
-import type * as NodeHttpExport from '@opentelemetry/otlp-exporter-base/build/src/index-node-http';
+import {
+  ExportResponse,
+  ExporterMetrics,
+  IExporterTransport,
+  OTLPExporterBase,
+  createOtlpNetworkExportDelegate,
+} from '@opentelemetry/otlp-exporter-base';
 import {
   JsonTraceSerializer,
   ProtobufTraceSerializer,
@@ -20,14 +25,9 @@ import {
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { Agent, request } from 'undici';
 import { TelemetryConfig } from '../config/config.types';
 import { Tracing } from './tracing';
-
-// The package's `node-http` entry, which this project's module resolution (node10) cannot type
-// by its exports map: the types are taken from the file that entry points at.
-const { createOtlpHttpExportDelegate, httpAgentFactoryFromOptions } =
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require('@opentelemetry/otlp-exporter-base/node-http') as typeof NodeHttpExport;
 
 /** Export timeout and the batch processor's settings: the SDK's defaults, written out. */
 const EXPORT_TIMEOUT_MS = 10000;
@@ -69,30 +69,71 @@ export function samplerOf(config: TelemetryConfig): Sampler {
   }
 }
 
+/** Answers a collector may give to a busy moment: the batch is sent again (OTLP/HTTP). */
+const RETRYABLE = new Set([429, 502, 503, 504]);
+
 /**
- * The OTLP/HTTP span exporter, built from the exporter package's own parts with every setting
- * given: the ready-made OTLPTraceExporter classes merge OTEL_EXPORTER_OTLP_* variables from the
+ * POSTs serialised batches to the collector through undici, as the deliveries do. The
+ * package's own node transport loads node:http with a dynamic import() on its first export,
+ * which the test runner's module sandbox cannot run.
+ */
+function undiciTransport(url: string, contentType: string): IExporterTransport {
+  const agent = new Agent({ keepAliveTimeout: 10_000, connections: 4 });
+  return {
+    async send(data: Uint8Array, timeoutMillis: number): Promise<ExportResponse> {
+      try {
+        const res = await request(url, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: { 'content-type': contentType },
+          body: data,
+          signal: AbortSignal.timeout(timeoutMillis),
+        });
+        await res.body.dump();
+        if (res.statusCode >= 200 && res.statusCode < 300) return { status: 'success' };
+        const error = new Error(`the collector answered ${res.statusCode}`);
+        if (!RETRYABLE.has(res.statusCode)) return { status: 'failure', error };
+        const seconds = Number(res.headers['retry-after']);
+        return {
+          status: 'retryable',
+          error,
+          ...(Number.isFinite(seconds) ? { retryInMillis: seconds * 1000 } : {}),
+        };
+      } catch (error) {
+        return { status: 'retryable', error: error as Error };
+      }
+    },
+    shutdown() {
+      void agent.close();
+    },
+  };
+}
+
+/**
+ * The OTLP/HTTP span exporter, from the exporter package's parts with every setting given: the
+ * ready-made OTLPTraceExporter classes merge OTEL_EXPORTER_OTLP_* variables from the
  * environment into what they are given (headers are added, not replaced), and this service's
  * configuration comes from src/config alone.
  */
 function otlpExporter(config: TelemetryConfig, endpoint: string): SpanExporter {
   const json = config.protocol === 'http/json';
-  const delegate = createOtlpHttpExportDelegate(
-    {
-      url: `${endpoint}/v1/traces`,
-      headers: () =>
-        Promise.resolve({
-          'Content-Type': json ? 'application/json' : 'application/x-protobuf',
-        }),
-      timeoutMillis: EXPORT_TIMEOUT_MS,
-      concurrencyLimit: 30,
-      compression: 'none',
-      agentFactory: httpAgentFactoryFromOptions({ keepAlive: true }),
-    },
+  const url = `${endpoint}/v1/traces`;
+  const options = {
+    timeoutMillis: EXPORT_TIMEOUT_MS,
+    concurrencyLimit: 30,
+    compression: 'none' as const,
+  };
+  const delegate = createOtlpNetworkExportDelegate(
+    options,
     json ? JsonTraceSerializer : ProtobufTraceSerializer,
-    'otlp_http_span_exporter',
-    TraceExporterMetricsHelper,
-    undefined,
+    new ExporterMetrics<ReadableSpan[]>({
+      componentType: 'otlp_http_span_exporter',
+      metricsHelper: TraceExporterMetricsHelper,
+      url,
+      meterProvider: undefined,
+      responseAttributesFromError: () => ({}),
+    }),
+    undiciTransport(url, json ? 'application/json' : 'application/x-protobuf'),
   );
   return new OTLPExporterBase<ReadableSpan[]>(delegate);
 }
