@@ -7,6 +7,7 @@ import { deliveryRetry } from '../queue/queue.constants';
 import { previousSecretInGrace } from '../webhooks/secret-rotation';
 import { AttemptResult, DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, DeliveryTarget } from './delivery.store';
+import { OperationalEventsService } from './operational-events.service';
 import { ReceiverHealthService } from './receiver-health.service';
 import { retryAfterMs } from './retry-after';
 import { Tracing, traceparentOf } from '../telemetry/tracing';
@@ -35,6 +36,7 @@ export class DeliveryAttemptService {
     private readonly metrics: MetricsService,
     private readonly health: ReceiverHealthService,
     @Optional() private readonly tracing: Tracing = Tracing.off,
+    @Optional() private readonly operational?: OperationalEventsService,
   ) {
     this.retry = deliveryRetry(config);
   }
@@ -137,6 +139,11 @@ export class DeliveryAttemptService {
     if (delayMs === null) {
       this.metrics.deliveries.inc({ outcome: 'failed' });
       this.logger.warn(`${what} failed: ${result.error}; final, delivery marked failed`);
+      await this.operational?.deliveryFailed({
+        deliveryId,
+        webhookId: target.webhookId,
+        event: target.event,
+      });
       return DONE;
     }
     this.logger.warn(`${what} failed: ${result.error}; will retry in ${delayMs} ms`);

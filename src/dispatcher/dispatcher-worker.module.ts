@@ -5,6 +5,8 @@ import { DeliveriesSweeper } from './deliveries.sweeper';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, PgDeliveryStore } from './delivery.store';
+import { OperationalEventsService } from './operational-events.service';
+import { OperationalEventStore, PgOperationalEventStore } from './operational-events.store';
 import { DispatcherModule } from './dispatcher.module';
 import { ReceiverHealthService } from './receiver-health.service';
 import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.store';
@@ -25,6 +27,8 @@ import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.st
     ReceiverHealthService,
     { provide: ReceiverHealthStore, useClass: PgReceiverHealthStore },
     SecretCipherService,
+    OperationalEventsService,
+    { provide: OperationalEventStore, useClass: PgOperationalEventStore },
   ],
 })
 export class DispatcherWorkerModule {}
