@@ -8,6 +8,7 @@ import { AppConfig } from './config/config.types';
 import { DatabaseModule } from './database/database.module';
 import { DeliveryLogModule } from './dispatcher/delivery-log.module';
 import { DispatcherWorkerModule } from './dispatcher/dispatcher-worker.module';
+import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { InboundWorkerModule } from './inbound/inbound-worker.module';
 import { InboundModule } from './inbound/inbound.module';
@@ -29,6 +30,7 @@ const API_MODULES: Type[] = [
   AuthModule,
   WebhooksModule,
   DeliveryLogModule,
+  EventsModule,
   MeetingsModule,
   RecordingsModule,
   QueueDashboardModule,
