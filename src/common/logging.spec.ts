@@ -1,10 +1,9 @@
 import { Writable } from 'node:stream';
 import { AppConfig } from '../config/config.types';
-import { createTracing } from '../telemetry/sdk';
 import { AppLogger } from './logging';
 
 /** An AppLogger writing to an array of parsed lines. */
-function capture(logLevel = 'info', endpoint: string | null = null) {
+function capture(logLevel = 'info') {
   const lines: Record<string, unknown>[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -12,7 +11,7 @@ function capture(logLevel = 'info', endpoint: string | null = null) {
       done();
     },
   });
-  const config = { logLevel, role: { name: 'worker' }, telemetry: { endpoint } } as AppConfig;
+  const config = { logLevel, role: { name: 'worker' } } as AppConfig;
   return { logger: new AppLogger(config, stream), lines };
 }
 
@@ -55,32 +54,5 @@ describe('AppLogger (Nest lines as pino lines)', () => {
     expect(lines).toEqual([
       expect.objectContaining({ level: 30, deliveries: 3, context: 'Dispatcher' }),
     ]);
-  });
-
-  it('adds trace_id and span_id of the active span while tracing is on, and nothing while off', () => {
-    const endpoint = 'http://127.0.0.1:9';
-    const tracing = createTracing(
-      {
-        endpoint,
-        protocol: 'http/json',
-        serviceName: 'unit',
-        sampler: 'always_on',
-        samplerRatio: 1,
-      },
-      '0.0.0',
-    );
-    // Never ended, so never exported: nothing is sent to the closed port.
-    const span = tracing.root('unit.span');
-    const { traceId, spanId } = span!.spanContext();
-    const on = capture('info', endpoint);
-    const off = capture('info', null);
-    tracing.run(span, () => {
-      on.logger.log('inside', 'Unit');
-      off.logger.log('inside', 'Unit');
-    });
-    on.logger.log('outside', 'Unit');
-    expect(on.lines[0]).toMatchObject({ msg: 'inside', trace_id: traceId, span_id: spanId });
-    expect(on.lines[1].trace_id).toBeUndefined();
-    expect(off.lines[0].trace_id).toBeUndefined();
   });
 });

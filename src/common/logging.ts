@@ -4,7 +4,6 @@ import type { LoggerService } from '@nestjs/common';
 import { type DestinationStream, type Logger as PinoLogger, pino } from 'pino';
 import { HttpLogger, Options, pinoHttp } from 'pino-http';
 import { AppConfig } from '../config/config.types';
-import { activeTraceFields } from '../telemetry/tracing';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -34,8 +33,6 @@ function httpLoggerOptions(config: AppConfig): Options {
   return {
     level: config.logLevel,
     base: { service: 'meeting-event-bridge', role: config.role.name },
-    // trace_id and span_id of the span a line was written in (SPEC §12), while tracing is on.
-    mixin: config.telemetry.endpoint === null ? undefined : activeTraceFields,
     redact: {
       paths: [
         ...SECRET_REQUEST_HEADERS.map((name) => `req.headers["${name}"]`),
@@ -61,8 +58,8 @@ export function requestLogger(config: AppConfig, stream?: DestinationStream): Ht
 
 /** A plain pino logger with the request logger's level and fields, on the same stdout. */
 function appPino(config: AppConfig, stream?: DestinationStream): PinoLogger {
-  const { level, base, mixin } = httpLoggerOptions(config);
-  return pino({ level, base, mixin }, stream ?? stdout());
+  const { level, base } = httpLoggerOptions(config);
+  return pino({ level, base }, stream ?? stdout());
 }
 
 /** A request served outside Express, as the completion line needs it. */
@@ -76,7 +73,8 @@ export type CompletionLine = (
   level: 'error' | 'warn' | 'info',
   req: ServedRequest,
   res: ServerResponse,
-  fields: { responseTime: number; err?: Error },
+  /** trace_id and span_id: the request's span, while tracing is on (SPEC §12). */
+  fields: { responseTime: number; err?: Error; trace_id?: string; span_id?: string },
   msg: string,
 ) => void;
 

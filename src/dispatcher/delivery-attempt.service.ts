@@ -10,7 +10,7 @@ import { DeliveryStore, DeliveryTarget } from './delivery.store';
 import { OperationalEventsService } from './operational-events.service';
 import { ReceiverHealthService } from './receiver-health.service';
 import { retryAfterMs } from './retry-after';
-import { Tracing, traceparentOf } from '../telemetry/tracing';
+import { Tracing, traceFields, traceparentOf } from '../telemetry/tracing';
 
 export const INACTIVE_WEBHOOK_ERROR = 'webhook is inactive: delivery cancelled, not sent';
 
@@ -51,8 +51,7 @@ export class DeliveryAttemptService {
   attempt(target: DeliveryTarget, sent: () => void = () => undefined): Promise<AttemptOutcome> {
     if (!target.active || !this.tracing.enabled) return this.attemptIn(null, target, sent);
     const span = this.tracing.startAttempt(target, target.attemptCount + 1);
-    return this.tracing
-      .run(span, () => this.attemptIn(span, target, sent))
+    return this.attemptIn(span, target, sent)
       .catch((error: unknown) => {
         this.tracing.failed(span, error);
         throw error;
@@ -138,16 +137,22 @@ export class DeliveryAttemptService {
         : `/${this.retry.attempts}`);
     if (delayMs === null) {
       this.metrics.deliveries.inc({ outcome: 'failed' });
-      this.logger.warn(`${what} failed: ${result.error}; final, delivery marked failed`);
+      this.warn(span, `${what} failed: ${result.error}; final, delivery marked failed`);
       await this.operational?.deliveryFailed({
         deliveryId,
         webhookId: target.webhookId,
         event: target.event,
+        traceContext: traceparentOf(span),
       });
       return DONE;
     }
-    this.logger.warn(`${what} failed: ${result.error}; will retry in ${delayMs} ms`);
+    this.warn(span, `${what} failed: ${result.error}; will retry in ${delayMs} ms`);
     return { next: 'retry', delayMs };
+  }
+
+  /** A warning with the attempt span's trace_id and span_id, while tracing is on. */
+  private warn(span: Span | null, message: string): void {
+    this.logger.warn(span === null ? message : { msg: message, ...traceFields(span) });
   }
 
   /** The backoff, or the receiver's Retry-After on 429/503 when that is longer (SPEC §9). */

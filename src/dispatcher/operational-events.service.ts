@@ -1,9 +1,7 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
-import { trace } from '@opentelemetry/api';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { WebhookDisabledReason } from '../webhooks/webhook.entity';
 import { OperationalEvent } from '../webhooks/subscription-events';
-import { Tracing, traceparentOf } from '../telemetry/tracing';
 import { deliveryBody } from './delivery-body';
 import { DispatcherService } from './dispatcher.service';
 import { OperationalEventStore } from './operational-events.store';
@@ -13,6 +11,8 @@ export interface FailedDelivery {
   deliveryId: string;
   webhookId: string;
   event: string;
+  /** The attempt span's traceparent: the event's deliveries continue that trace. */
+  traceContext?: string | null;
 }
 
 /** Events about the service's own events are never reported again: no loop can start. */
@@ -31,7 +31,6 @@ export class OperationalEventsService {
   constructor(
     private readonly store: OperationalEventStore,
     private readonly dispatcher: DispatcherService,
-    @Optional() private readonly tracing: Tracing = Tracing.off,
   ) {}
 
   /** After a delivery ended `failed` after its retries. */
@@ -40,7 +39,7 @@ export class OperationalEventsService {
     await this.guarded(`delivery ${delivery.deliveryId}`, async () => {
       const facts = await this.store.failedDelivery(delivery.deliveryId);
       if (facts === null) return;
-      await this.publish('bridge.delivery.failed', delivery.webhookId, {
+      await this.publish('bridge.delivery.failed', delivery.webhookId, delivery.traceContext, {
         delivery_id: delivery.deliveryId,
         webhook_id: delivery.webhookId,
         event: delivery.event,
@@ -62,7 +61,7 @@ export class OperationalEventsService {
     await this.guarded(`webhook ${webhookId}`, async () => {
       const facts = await this.store.disabledWebhook(webhookId);
       if (facts === null) return;
-      await this.publish('bridge.webhook.disabled', webhookId, {
+      await this.publish('bridge.webhook.disabled', webhookId, null, {
         webhook_id: webhookId,
         url: facts.url,
         reason,
@@ -74,6 +73,7 @@ export class OperationalEventsService {
   private async publish(
     kind: OperationalEvent,
     aboutWebhookId: string,
+    traceContext: string | null | undefined,
     data: Record<string, unknown>,
   ): Promise<void> {
     const event = { id: randomUUID(), kind, createdAt: new Date(), data, source: null };
@@ -81,8 +81,8 @@ export class OperationalEventsService {
       ...event,
       body: deliveryBody(event),
       aboutWebhookId,
-      // Its deliveries join the trace of the attempt that caused it.
-      traceContext: this.tracing.enabled ? traceparentOf(trace.getActiveSpan() ?? null) : null,
+      // Its deliveries join the trace of the attempt that caused it, when known.
+      traceContext: traceContext ?? null,
     });
     if (deliveries.length > 0) await this.dispatcher.queueDeliveries(deliveries);
   }

@@ -4,7 +4,7 @@ import { errorAnswer } from '../common/all-exceptions.filter';
 import { CompletionLine, ServedRequest, completionLevel, requestIdFor } from '../common/logging';
 import { bodyParserError } from '../common/request-body';
 import { MetricsService } from '../metrics/metrics.service';
-import { Tracing } from '../telemetry/tracing';
+import { Tracing, traceFields } from '../telemetry/tracing';
 import { isZoomEventsRequest } from './inbound.controller';
 import { InboundService } from './inbound.service';
 
@@ -89,23 +89,22 @@ export function zoomEventsRoute(
       metrics.httpRequests.inc({ method: 'POST', route: ROUTE, status: String(status) });
       const responseTime = Date.now() - started;
       const level = completionLevel(status);
+      const ids = traceFields(span);
       if (status >= 500) {
         const err = new Error(`failed with status code ${status}`);
-        logLine(level, served, res, { responseTime, err }, 'request errored');
+        logLine(level, served, res, { responseTime, err, ...ids }, 'request errored');
       } else {
-        logLine(level, served, res, { responseTime }, 'request completed');
+        logLine(level, served, res, { responseTime, ...ids }, 'request completed');
       }
     };
-    void tracing.run(span, () =>
-      readBody(req)
-        .then((raw) => inbound.receive(req.headers, raw, span))
-        .then(
-          (result) => answer(200, JSON.stringify(result)),
-          (error: unknown) => {
-            const { body, headers } = errorAnswer(bodyParserError(error));
-            answer(body.statusCode, JSON.stringify(body), headers);
-          },
-        ),
-    );
+    readBody(req)
+      .then((raw) => inbound.receive(req.headers, raw, span))
+      .then(
+        (result) => answer(200, JSON.stringify(result)),
+        (error: unknown) => {
+          const { body, headers } = errorAnswer(bodyParserError(error));
+          answer(body.statusCode, JSON.stringify(body), headers);
+        },
+      );
   };
 }

@@ -1,5 +1,3 @@
-import { context } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   ExportResponse,
   ExporterMetrics,
@@ -138,24 +136,10 @@ function otlpExporter(config: TelemetryConfig, endpoint: string): SpanExporter {
   return new OTLPExporterBase<ReadableSpan[]>(delegate);
 }
 
-let contextManager: AsyncLocalStorageContextManager | undefined;
-
-/**
- * The active span for log lines (Tracing.run): AsyncLocalStorage, registered only once some
- * app of the process traces, since once used it turns on promise hooks for every promise
- * (src/common/logging.ts says what that cost).
- */
-function enableContext(): void {
-  if (contextManager) return;
-  contextManager = new AsyncLocalStorageContextManager();
-  contextManager.enable();
-  context.setGlobalContextManager(contextManager);
-}
-
 /**
  * Tracing for this process: off (Tracing.off, nothing loaded or started) while no endpoint is
  * configured. The provider is not registered as the global one, so several apps of one test
- * process keep their own; only the context manager is process-wide.
+ * process keep their own, and no context manager is (spans name their parents explicitly).
  */
 export function createTracing(config: TelemetryConfig, version: string): Tracing {
   if (config.endpoint === null) return Tracing.off;
@@ -170,8 +154,9 @@ export function createTracing(config: TelemetryConfig, version: string): Tracing
     forceFlushTimeoutMillis: EXPORT_TIMEOUT_MS,
     spanProcessors: [new BatchSpanProcessor(otlpExporter(config, config.endpoint), BATCH)],
   });
-  enableContext();
-  return new Tracing(provider.getTracer('meeting-event-bridge', version), () =>
-    provider.shutdown(),
+  return new Tracing(
+    provider.getTracer('meeting-event-bridge', version),
+    () => provider.shutdown(),
+    () => provider.forceFlush(),
   );
 }

@@ -6,7 +6,6 @@ import {
   SpanKind,
   SpanStatusCode,
   Tracer,
-  context,
   trace,
 } from '@opentelemetry/api';
 import { parseTraceParent } from '@opentelemetry/core';
@@ -83,7 +82,7 @@ function urlAttributes(url: string): Attributes {
  * auto-instrumentation: the hot paths (POST /zoom/events, the batched ingest statement, the
  * delivery attempts) would each pay for patched http, pg and ioredis spans nobody asked for.
  * Parents are passed explicitly (a span, or a stored traceparent), so a trace crosses the
- * batched statements and the queue, and processes. `Tracing.off` (no endpoint configured)
+ * batched statements and the queue, and processes, and no context manager is needed. `Tracing.off` (no endpoint configured)
  * starts nothing: every method returns at once, and the hooks in the hot paths cost a call.
  */
 export class Tracing {
@@ -92,6 +91,7 @@ export class Tracing {
   constructor(
     private readonly tracer: Tracer | null,
     private readonly onShutdown: () => Promise<void> = () => Promise.resolve(),
+    private readonly onFlush: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   get enabled(): boolean {
@@ -229,10 +229,9 @@ export class Tracing {
     span.setStatus({ code: SpanStatusCode.ERROR, message: err.message });
   }
 
-  /** Runs `work` with `span` active, so the log lines written meanwhile carry its ids. */
-  run<T>(span: Span | null, work: () => T): T {
-    if (span === null) return work();
-    return context.with(trace.setSpan(context.active(), span), work);
+  /** Exports the spans buffered so far (the bench and tests; shutdown does it too). */
+  flush(): Promise<void> {
+    return this.onFlush();
   }
 
   /** Flushes the spans still buffered and stops exporting. */
@@ -255,10 +254,13 @@ export function contextOf(traceContext: string | null | undefined): Context {
   return parent === null ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, parent);
 }
 
-/** `trace_id` and `span_id` of the active span, for a log line; empty when none is active. */
-export function activeTraceFields(): { trace_id?: string; span_id?: string } {
-  const span = trace.getActiveSpan();
-  if (span === undefined) return {};
+/**
+ * `trace_id` and `span_id` of a span, for the log lines written in it (SPEC §12); empty without
+ * one. Passed explicitly rather than found through an active context: AsyncLocalStorage would
+ * turn on promise hooks for every promise of the process (src/common/logging.ts).
+ */
+export function traceFields(span: Span | null): { trace_id?: string; span_id?: string } {
+  if (span === null) return {};
   const { traceId, spanId } = span.spanContext();
   return { trace_id: traceId, span_id: spanId };
 }
