@@ -79,7 +79,10 @@ describe('traces (SPEC §12), one process (role all)', () => {
     collector = await startCollector();
     receiver = await startReceiver();
     fake = await FakeZoom.start();
-    t = await startTestApp({ env: { ...otel(collector), ...fake.env() } });
+    // A generous attempt deadline: on a loaded machine a 500 must not turn into a timeout.
+    t = await startTestApp({
+      env: { ...otel(collector), ...fake.env(), DELIVERY_TIMEOUT_MS: '10000' },
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -284,7 +287,7 @@ describe('traces across processes (role api + role worker)', () => {
     collector = await startCollector();
     receiver = await startReceiver();
     t = await startTestApp({
-      env: { APP_ROLE: 'api', ...otel(collector, 'bridge-api') },
+      env: { APP_ROLE: 'api', ...otel(collector, 'bridge-api'), DELIVERY_TIMEOUT_MS: '10000' },
       queuePrefix: prefix,
     });
     const port = String(await freePort());
@@ -297,6 +300,7 @@ describe('traces across processes (role api + role worker)', () => {
       QUEUE_PREFIX: prefix,
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       DELIVERY_BACKOFF_MS: '50',
+      DELIVERY_TIMEOUT_MS: '10000',
       ...otel(collector, 'bridge-worker'),
     });
     await waitFor(
