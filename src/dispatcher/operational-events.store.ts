@@ -65,14 +65,11 @@ const FAN_OUT_SQL = `
 
 @Injectable()
 export class PgOperationalEventStore extends OperationalEventStore {
-  private readonly clientIds: string[];
-
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super();
-    this.clientIds = config.auth.clients.map((c) => c.clientId);
   }
 
   async failedDelivery(deliveryId: string): Promise<FailedDeliveryFacts | null> {
@@ -115,7 +112,7 @@ export class PgOperationalEventStore extends OperationalEventStore {
       event.createdAt,
       event.body,
       event.traceContext,
-      this.clientIds,
+      this.config.auth.clients.map((c) => c.clientId),
     ]);
     return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }));
   }

@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
+import { NextCursor } from '../../common/page-query';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../../dispatcher/delivery.entity';
 import type { LookedUpDelivery, LookedUpEvent } from '../event-lookup.store';
 
@@ -82,12 +83,7 @@ export class EventListResponse {
   @ApiProperty({ type: [EventResponse] })
   data: EventResponse[];
 
-  @ApiPropertyOptional({
-    type: String,
-    nullable: true,
-    example: null,
-    description: 'Pass as `cursor` for the next page; null on the last page',
-  })
+  @NextCursor()
   next_cursor: string | null;
 }
 
