@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { meetingStarted, zoomHeaders } from '../scripts/platform/zoom-events';
 import { postZoomEvent } from '../scripts/platform/zoom-sender';
 import { FakeZoom } from './support/fake-zoom';
@@ -187,6 +188,28 @@ describe('traces (SPEC §12), one process (role all)', () => {
         l.msg.includes('will retry'),
     );
     expect(retryLine).toMatchObject({ trace_id: root.traceId, span_id: first.spanId });
+  });
+
+  it('traces an event with a compressed body (served through Express) the same way', async () => {
+    const trackingId = `v=2.0;clid=aw1;rid=${randomBytes(8).toString('hex')}`;
+    const body = Buffer.from(JSON.stringify(meetingStarted(`gzip-${randomUUID()}`)));
+    const res = await fetch(`${t.baseUrl}/zoom/events`, {
+      method: 'POST',
+      headers: {
+        ...zoomHeaders(ZOOM_SECRET_TOKEN, body),
+        'x-zm-trackingid': trackingId,
+        'content-encoding': 'gzip',
+      },
+      body: gzipSync(body),
+    });
+    expect(res.status).toBe(200);
+    const root = await rootSpan(collector, trackingId);
+    expect(root.attributes).toMatchObject({
+      'http.response.status_code': 200,
+      'bridge.outcome': 'accepted',
+      'zoom.event': 'meeting.started',
+    });
+    await waitFor(() => collector.trace(root.traceId).some((s) => s.name === 'bridge.publish'));
   });
 
   it('starts a trace of its own for a test delivery', async () => {
