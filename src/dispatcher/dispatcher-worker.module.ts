@@ -10,6 +10,7 @@ import { OperationalEventStore, PgOperationalEventStore } from './operational-ev
 import { DispatcherModule } from './dispatcher.module';
 import { ReceiverHealthService } from './receiver-health.service';
 import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.store';
+import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
 
 /**
  * Worker role: the deliveries processor and the sweeper. SecretCipherService is provided here rather
@@ -27,6 +28,7 @@ import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.st
     ReceiverHealthService,
     { provide: ReceiverHealthStore, useClass: PgReceiverHealthStore },
     SecretCipherService,
+    { provide: WebhookSlots, useClass: RedisWebhookSlots },
     OperationalEventsService,
     { provide: OperationalEventStore, useClass: PgOperationalEventStore },
   ],
