@@ -80,4 +80,10 @@ export interface AppConfig {
   webhookSecretGraceSeconds: number;
   /** Base URL clients use to reach this service (download links in notifications). */
   publicBaseUrl: string;
+  /** The web console at /console (SPEC §13). */
+  console: {
+    enabled: boolean;
+    /** Origins allowed to frame the console (CSP frame-ancestors); empty: none. */
+    frameAncestors: string[];
+  };
 }

@@ -219,6 +219,36 @@ function parseSecretTokens(reader: Reader, name: string): string[] {
   return tokens;
 }
 
+/**
+ * Space-separated origins (scheme, host, optional port; nothing else). Each lands verbatim in
+ * a Content-Security-Policy header, so anything that could end or extend the directive (a
+ * `;`, a keyword such as 'self' or a wildcard) is refused rather than passed on.
+ */
+function parseOrigins(reader: Reader, name: string): string[] {
+  const value = reader.raw(name);
+  if (value === undefined) return [];
+  const origins: string[] = [];
+  for (const entry of value.split(/\s+/)) {
+    let origin: string | null = null;
+    try {
+      const url = new URL(entry);
+      if (['http:', 'https:'].includes(url.protocol) && url.origin === entry.replace(/\/$/, '')) {
+        origin = url.origin;
+      }
+    } catch {
+      origin = null;
+    }
+    if (origin === null) {
+      reader.problems.push(
+        `${name} must be origins separated by spaces (like https://portal.example.com), got "${entry}"`,
+      );
+      return [];
+    }
+    origins.push(origin);
+  }
+  return origins;
+}
+
 /** Reads and validates every variable of SPEC §1 from the given environment. */
 export function loadConfig(env: Env): AppConfig {
   const r = new Reader(env);
@@ -303,6 +333,10 @@ export function loadConfig(env: Env): AppConfig {
     webhookAllowPrivateUrls: r.bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookSecretGraceSeconds: r.int('WEBHOOK_SECRET_GRACE_SECONDS', 86400, 0, 30 * 86400),
     publicBaseUrl: r.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
+    console: {
+      enabled: r.bool('CONSOLE_ENABLED', true),
+      frameAncestors: parseOrigins(r, 'CONSOLE_FRAME_ANCESTORS'),
+    },
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;

@@ -1,0 +1,83 @@
+import { useState } from 'preact/hooks';
+import { Api } from '../api';
+import { generateSecret, parseEvents } from '../logic';
+import { href } from '../routes';
+import type { EventType, Webhook } from '../types';
+import { ErrorMessage, PageTitle, useAction, useLoad } from '../ui';
+
+export function NewWebhookPage({ api, writable }: { api: Api; writable: boolean }) {
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState('');
+  const [secret, setSecret] = useState('');
+  const action = useAction();
+  const catalog = useLoad(() => api.get<{ data: EventType[] }>('/api/event-types'), [api]);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    await action.run(async () => {
+      const created = await api.post<Webhook>('/api/webhooks', {
+        url: url.trim(),
+        events: parseEvents(events),
+        secret,
+      });
+      location.hash = href({ page: 'webhook', id: created.id });
+    });
+  };
+  return (
+    <>
+      <PageTitle>New webhook</PageTitle>
+      {!writable && <p class="hint">Read-only: this sign-in lacks webhooks:write.</p>}
+      <form class="stack" onSubmit={submit}>
+        <label for="webhook-url">URL</label>
+        <input
+          id="webhook-url"
+          type="text"
+          inputMode="url"
+          autoComplete="off"
+          value={url}
+          onInput={(e) => setUrl(e.currentTarget.value)}
+          placeholder="https://receiver.example.com/hooks"
+        />
+        <label for="webhook-events">Events</label>
+        <input
+          id="webhook-events"
+          aria-describedby="webhook-events-hint"
+          autoComplete="off"
+          value={events}
+          onInput={(e) => setEvents(e.currentTarget.value)}
+          placeholder="job.started, job.completed"
+        />
+        <p class="hint" id="webhook-events-hint">
+          Separated by commas or spaces
+          {catalog.data && `: ${catalog.data.data.map((t) => t.name).join(', ')}`}
+        </p>
+        <label for="webhook-secret">Secret</label>
+        <div class="inline">
+          <input
+            id="webhook-secret"
+            type="text"
+            autoComplete="off"
+            spellcheck={false}
+            aria-describedby="webhook-secret-hint"
+            value={secret}
+            onInput={(e) => setSecret(e.currentTarget.value)}
+          />
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => setSecret(generateSecret((b) => crypto.getRandomValues(b)))}
+          >
+            Generate
+          </button>
+        </div>
+        <p class="hint" id="webhook-secret-hint">
+          16 to 256 characters; it signs every notification and is never shown again.
+        </p>
+        <ErrorMessage error={action.error} />
+        <button type="submit" disabled={action.busy}>
+          Create
+        </button>
+      </form>
+    </>
+  );
+}
