@@ -80,6 +80,7 @@ export class Api {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         cache: 'no-store',
+        credentials: 'omit',
       });
     } catch {
       throw new ApiProblem(0, 'The service cannot be reached; check the connection and retry');

@@ -96,6 +96,9 @@ export async function signIn(
         scope,
       }).toString(),
       cache: 'no-store',
+      // No cookie is wanted, and with none offered the browser shows no password prompt for
+      // the 401's Basic challenge: the page shows the API's message instead.
+      credentials: 'omit',
     });
     const body = (await res.json().catch(() => null)) as {
       access_token?: string;

@@ -33,7 +33,7 @@ export function consoleAssets(
     dir === null
       ? null
       : express.static(dir, {
-          index: 'index.html',
+          index: false,
           redirect: false,
           fallthrough: true,
           dotfiles: 'ignore',
@@ -67,8 +67,9 @@ export function consoleAssets(
     // the path below /console either way.
     const original = req.url;
     const url = new URL(req.originalUrl, 'http://console.invalid');
-    const below = url.pathname.slice(`/${CONSOLE_PATH}`.length) || '/';
-    req.url = below + url.search;
+    const below = url.pathname.slice(`/${CONSOLE_PATH}`.length);
+    // The page itself, named: serve-static would answer /console (no slash) with a redirect.
+    req.url = (below === '' || below === '/' ? '/index.html' : below) + url.search;
     serve(req, res, (error?: unknown) => {
       req.url = original;
       next(error ?? new ApiError(HttpStatus.NOT_FOUND, 'Not found'));

@@ -277,8 +277,12 @@ function Deliveries({ api, webhook }: { api: Api; webhook: Webhook }) {
       <h2 id="deliveries-title">Deliveries</h2>
       <div class="filters">
         <label>
-          Status
-          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+          <span id="filter-status">Status</span>
+          <select
+            aria-labelledby="filter-status"
+            value={status}
+            onChange={(e) => setStatus(e.currentTarget.value)}
+          >
             <option value="">all</option>
             {STATUSES.map((s) => (
               <option key={s} value={s}>
@@ -288,8 +292,12 @@ function Deliveries({ api, webhook }: { api: Api; webhook: Webhook }) {
           </select>
         </label>
         <label>
-          Event
-          <select value={event} onChange={(e) => setEvent(e.currentTarget.value)}>
+          <span id="filter-event">Event</span>
+          <select
+            aria-labelledby="filter-event"
+            value={event}
+            onChange={(e) => setEvent(e.currentTarget.value)}
+          >
             <option value="">all</option>
             {events.map((name) => (
               <option key={name} value={name}>
