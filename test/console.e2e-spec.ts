@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { haveChromium, launchChromium } from './support/chromium';
 import { ensureConsoleBuilt } from './support/console-build';
@@ -25,20 +24,27 @@ async function signIn(page: Page, t: TestApp, client: ClientName) {
 
 /** The page is no wider than its viewport: nothing but the tables' own boxes scrolls sideways. */
 const pageWidth = (page: Page) =>
-  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  page.evaluate<number>(
+    'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+  );
+
+// Run in the page: the test's TypeScript knows Node's globals, not the browser's, so these are
+// source text.
+const STORED_SESSION = "sessionStorage.getItem('meb.console.session')";
+const FOCUSED_NAME = `(() => {
+  const el = document.activeElement;
+  if (!el) return '';
+  const labelled = el.id ? document.querySelector('label[for="' + el.id + '"]') : null;
+  return ((labelled && labelled.textContent) || el.getAttribute('aria-label') || el.textContent || '')
+    .trim()
+    .replace(/\\s+/g, ' ');
+})()`;
 
 /** Presses Tab until the focused element is `name` (a control's label or text); fails after 60. */
 async function tabTo(page: Page, name: string) {
   for (let i = 0; i < 60; i += 1) {
     await page.keyboard.press('Tab');
-    const focused = await page.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      if (!el) return '';
-      const labelled = el.id ? document.querySelector(`label[for="${el.id}"]`) : null;
-      return (labelled?.textContent ?? el.getAttribute('aria-label') ?? el.textContent ?? '')
-        .trim()
-        .replace(/\s+/g, ' ');
-    });
+    const focused = await page.evaluate<string>(FOCUSED_NAME);
     if (focused === name) return;
   }
   throw new Error(`Tab never reached "${name}"`);
@@ -260,7 +266,7 @@ describe('console: configuration', () => {
     await page.getByRole('table', { name: 'Webhooks' }).waitFor();
     // The token lives in the tab's sessionStorage, never in a cookie.
     expect(await context.cookies()).toEqual([]);
-    const stored = await page.evaluate(() => sessionStorage.getItem('meb.console.session'));
+    const stored = await page.evaluate<string | null>(STORED_SESSION);
     expect(JSON.parse(stored ?? '{}')).toMatchObject({
       clientId: 'alpha',
       scopes: ['webhooks:read', 'webhooks:write'],
@@ -437,7 +443,7 @@ describe('console: configuration', () => {
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Replay deliveries' });
     await dialog.waitFor();
-    expect(await page.evaluate(() => !!document.activeElement?.closest('dialog'))).toBe(true);
+    expect(await page.evaluate<boolean>("!!document.activeElement?.closest('dialog')")).toBe(true);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     expect(receiver.requests(route.path)).toHaveLength(1);
@@ -460,7 +466,7 @@ describe('console: configuration', () => {
     await page.clock.fastForward('02:01');
     await page.getByRole('status').filter({ hasText: 'This portal link has expired' }).waitFor();
     await page.getByLabel('Client secret').waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem('meb.console.session'))).toBeNull();
+    expect(await page.evaluate<string | null>(STORED_SESSION)).toBeNull();
   });
 
   it('refuses an expired portal link at the door', async () => {

@@ -222,7 +222,8 @@ function parseSecretTokens(reader: Reader, name: string): string[] {
 /**
  * Space-separated origins (scheme, host, optional port; nothing else). Each lands verbatim in
  * a Content-Security-Policy header, so anything that could end or extend the directive (a
- * `;`, a keyword such as 'self' or a wildcard) is refused rather than passed on.
+ * `;`, a keyword such as 'self', a bare `*`, a path) is refused rather than passed on; a
+ * host wildcard (https://*.example.com) is a CSP source of its own and is kept.
  */
 function parseOrigins(reader: Reader, name: string): string[] {
   const value = reader.raw(name);
