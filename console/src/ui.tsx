@@ -114,3 +114,45 @@ export const isProblem = (error: unknown): error is ApiProblem => error instance
 export function StatusBadge({ status }: { status: string }) {
   return <span class={`badge badge-${status}`}>{status}</span>;
 }
+
+/** The attributes the console's text fields use. */
+interface InputProps {
+  type?: 'text' | 'password' | 'datetime-local';
+  required?: boolean;
+  readOnly?: boolean;
+  autoComplete?: string;
+  inputMode?: 'url' | 'text';
+  placeholder?: string;
+  spellcheck?: boolean;
+  'aria-describedby'?: string;
+}
+
+/** A labelled text input bound to a value: the label names it for screen readers and tests. */
+export function Field({
+  id,
+  label,
+  value,
+  onValue,
+  ...input
+}: { id: string; label: string; value: string; onValue: (value: string) => void } & InputProps) {
+  return (
+    <>
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        // Preact's typings tell input kinds apart by a literal `type`; a union of kinds is not
+        // one of them, though each kind here takes every attribute given.
+        type={(input.type ?? 'text') as 'text'}
+        value={value}
+        onInput={(e) => onValue(e.currentTarget.value)}
+        required={input.required}
+        readOnly={input.readOnly}
+        autoComplete={input.autoComplete}
+        inputMode={input.inputMode}
+        placeholder={input.placeholder}
+        spellcheck={input.spellcheck}
+        aria-describedby={input['aria-describedby']}
+      />
+    </>
+  );
+}

@@ -3,7 +3,7 @@ import { Api, ApiProblem, seg } from '../api';
 import { looksLikeEventId } from '../logic';
 import { href } from '../routes';
 import type { EventRecord, Page } from '../types';
-import { ErrorMessage, PageTitle, StatusBadge, TableBox, useLoad, when } from '../ui';
+import { ErrorMessage, Field, PageTitle, StatusBadge, TableBox, useLoad, when } from '../ui';
 
 const UNAVAILABLE = 'Event lookup is unavailable: this service does not offer GET /api/events yet.';
 
@@ -43,13 +43,13 @@ export function FindEventPage({ api, query }: { api: Api; query?: string }) {
           if (text.trim()) location.hash = href({ page: 'find-event', query: text.trim() });
         }}
       >
-        <label for="find-query">Event id or tracking id</label>
-        <input
+        <Field
           id="find-query"
+          label="Event id or tracking id"
           required
           autoComplete="off"
           value={text}
-          onInput={(e) => setText(e.currentTarget.value)}
+          onValue={setText}
         />
         <button type="submit">Find</button>
       </form>

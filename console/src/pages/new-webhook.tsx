@@ -3,7 +3,7 @@ import { Api } from '../api';
 import { generateSecret, parseEvents } from '../logic';
 import { href } from '../routes';
 import type { EventType, Webhook } from '../types';
-import { ErrorMessage, PageTitle, useAction, useLoad } from '../ui';
+import { ErrorMessage, Field, PageTitle, useAction, useLoad } from '../ui';
 
 export function NewWebhookPage({ api, writable }: { api: Api; writable: boolean }) {
   const [url, setUrl] = useState('');
@@ -28,23 +28,22 @@ export function NewWebhookPage({ api, writable }: { api: Api; writable: boolean 
       <PageTitle>New webhook</PageTitle>
       {!writable && <p class="hint">Read-only: this sign-in lacks webhooks:write.</p>}
       <form class="stack" onSubmit={submit}>
-        <label for="webhook-url">URL</label>
-        <input
+        <Field
           id="webhook-url"
-          type="text"
+          label="URL"
           inputMode="url"
           autoComplete="off"
           value={url}
-          onInput={(e) => setUrl(e.currentTarget.value)}
+          onValue={setUrl}
           placeholder="https://receiver.example.com/hooks"
         />
-        <label for="webhook-events">Events</label>
-        <input
+        <Field
           id="webhook-events"
+          label="Events"
           aria-describedby="webhook-events-hint"
           autoComplete="off"
           value={events}
-          onInput={(e) => setEvents(e.currentTarget.value)}
+          onValue={setEvents}
           placeholder="job.started, job.completed"
         />
         <p class="hint" id="webhook-events-hint">

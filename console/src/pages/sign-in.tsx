@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { Session, signIn } from '../session';
-import { ErrorMessage, PageTitle, useAction } from '../ui';
+import { ErrorMessage, Field, PageTitle, useAction } from '../ui';
 
 export function SignInPage({
   notice,
@@ -25,22 +25,22 @@ export function SignInPage({
         </p>
       )}
       <form onSubmit={submit}>
-        <label for="client-id">Client id</label>
-        <input
+        <Field
           id="client-id"
+          label="Client id"
           autoComplete="username"
           required
           value={clientId}
-          onInput={(e) => setClientId(e.currentTarget.value)}
+          onValue={setClientId}
         />
-        <label for="client-secret">Client secret</label>
-        <input
+        <Field
           id="client-secret"
+          label="Client secret"
           type="password"
           autoComplete="current-password"
           required
           value={secret}
-          onInput={(e) => setSecret(e.currentTarget.value)}
+          onValue={setSecret}
         />
         <ErrorMessage error={action.error} />
         <button type="submit" disabled={action.busy}>

@@ -5,6 +5,7 @@ import { href } from '../routes';
 import type { Delivery, EventType, Page, Webhook } from '../types';
 import {
   ErrorMessage,
+  Field,
   PageTitle,
   StatusBadge,
   TableBox,
@@ -83,21 +84,20 @@ function Settings({
     <section aria-labelledby="settings-title">
       <h2 id="settings-title">Settings</h2>
       <form class="stack" onSubmit={save}>
-        <label for="settings-url">URL</label>
-        <input
+        <Field
           id="settings-url"
-          type="text"
+          label="URL"
           inputMode="url"
           value={url}
           readOnly={!writable}
-          onInput={(e) => setUrl(e.currentTarget.value)}
+          onValue={setUrl}
         />
-        <label for="settings-events">Events</label>
-        <input
+        <Field
           id="settings-events"
+          label="Events"
           value={events}
           readOnly={!writable}
-          onInput={(e) => setEvents(e.currentTarget.value)}
+          onValue={setEvents}
         />
         <p class="hint">
           Secret ends in …{webhook.secret_hint}
@@ -191,20 +191,20 @@ function ReplayDialog({ api, webhook }: { api: Api; webhook: Webhook }) {
       <dialog ref={dialog} aria-labelledby="replay-title">
         <form class="stack" onSubmit={submit}>
           <h2 id="replay-title">Replay deliveries</h2>
-          <label for="replay-since">Since</label>
-          <input
+          <Field
             id="replay-since"
+            label="Since"
             type="datetime-local"
             required
             value={since}
-            onInput={(e) => setSince(e.currentTarget.value)}
+            onValue={setSince}
           />
-          <label for="replay-until">Until</label>
-          <input
+          <Field
             id="replay-until"
+            label="Until"
             type="datetime-local"
             value={until}
-            onInput={(e) => setUntil(e.currentTarget.value)}
+            onValue={setUntil}
           />
           <label for="replay-status">Status</label>
           <select
