@@ -1,37 +1,15 @@
 import { useState } from 'preact/hooks';
-import { Api, ApiProblem, seg } from '../api';
-import { looksLikeEventId } from '../logic';
+import { Api } from '../api';
+import { findEvents } from '../find-events';
 import { href } from '../routes';
-import type { EventRecord, Page } from '../types';
 import { ErrorMessage, Field, PageTitle, StatusBadge, TableBox, useLoad, when } from '../ui';
-
-const UNAVAILABLE = 'Event lookup is unavailable: this service does not offer GET /api/events yet.';
-
-/** By event id when the text is one (a UUID), else by the platform's tracking id. */
-async function find(api: Api, query: string): Promise<EventRecord[]> {
-  const text = query.trim();
-  try {
-    if (looksLikeEventId(text)) {
-      try {
-        return [await api.get<EventRecord>(`/api/events/${seg(text)}`)];
-      } catch (error) {
-        if (!(error instanceof ApiProblem) || error.status !== 404 || error.noRoute) throw error;
-      }
-    }
-    const page = await api.get<Page<EventRecord>>('/api/events', { tracking_id: text });
-    // The list may leave the deliveries out: each found event is read whole.
-    return await Promise.all(
-      page.data.map((e) => (e.deliveries ? e : api.get<EventRecord>(`/api/events/${seg(e.id)}`))),
-    );
-  } catch (error) {
-    if (error instanceof ApiProblem && error.noRoute) throw new ApiProblem(404, UNAVAILABLE);
-    throw error;
-  }
-}
 
 export function FindEventPage({ api, query }: { api: Api; query?: string }) {
   const [text, setText] = useState(query ?? '');
-  const result = useLoad(() => (query ? find(api, query) : Promise.resolve(null)), [api, query]);
+  const result = useLoad(
+    () => (query ? findEvents(api, query) : Promise.resolve(null)),
+    [api, query],
+  );
   return (
     <>
       <PageTitle>Find event</PageTitle>
