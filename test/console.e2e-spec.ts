@@ -388,13 +388,15 @@ describe('console: configuration', () => {
   });
 
   it('works at 360 px wide: no page-wide sideways scrolling on any page', async () => {
+    const route = receiver.route({}, 'narrow');
+    await request(t.baseUrl, 'POST', '/api/webhooks', {
+      token: await t.token('alpha'),
+      body: { url: route.url, events: ['job.started'], secret: 'narrow-secret-0123456789' },
+    });
     page = await freshPage({ width: 360, height: 740 });
     await signIn(page, t, 'alpha');
     expect(await pageWidth(page)).toBeLessThanOrEqual(0);
-    await page
-      .getByRole('link', { name: /^https?:/ })
-      .first()
-      .click();
+    await page.getByRole('link', { name: route.url }).click();
     await page.getByRole('table', { name: 'Deliveries' }).waitFor();
     expect(await pageWidth(page)).toBeLessThanOrEqual(0);
     await page.getByRole('button', { name: 'Send test' }).click();
@@ -406,6 +408,16 @@ describe('console: configuration', () => {
     expect(await pageWidth(page)).toBeLessThanOrEqual(0);
     await page.getByRole('link', { name: 'Event types' }).click();
     await page.getByRole('region', { name: 'job.started' }).waitFor();
+    expect(await pageWidth(page)).toBeLessThanOrEqual(0);
+    await page.getByRole('link', { name: 'Find event' }).click();
+    await page
+      .getByLabel('Event id or tracking id')
+      .fill('v=2.0;clid=aw1;rid=WEB_0123456789abcdef');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByRole('alert').or(page.getByRole('status')).first().waitFor();
+    expect(await pageWidth(page)).toBeLessThanOrEqual(0);
+    await page.goto(`${t.baseUrl}/console/#/webhooks/new`);
+    await page.getByLabel('Secret').waitFor();
     expect(await pageWidth(page)).toBeLessThanOrEqual(0);
   });
 
