@@ -40,7 +40,7 @@ export function consoleAssets(
           setHeaders: (res, path) => {
             res.setHeader(
               'cache-control',
-              path.includes(`${join(dir, 'assets')}`)
+              path.startsWith(join(dir, 'assets'))
                 ? 'public, max-age=31536000, immutable'
                 : 'no-store',
             );
