@@ -7,6 +7,9 @@ import { CLIENTS, ClientName, TestApp, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
 const haveBrowser = haveChromium('console browser test');
+// A browser test walks through many pages; on a loaded 2-core machine one can outlast Jest's
+// default minute without anything being wrong.
+jest.setTimeout(180_000);
 
 /** A portal link's URL, pointed at the test app (PUBLIC_BASE_URL names another port). */
 const onApp = (t: TestApp, url: string) => {
