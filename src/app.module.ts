@@ -4,6 +4,7 @@ import type { DestinationStream } from 'pino';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { ConfigModule } from './config/config.module';
+import { ConsoleModule } from './console/console.module';
 import { AppConfig } from './config/config.types';
 import { DatabaseModule } from './database/database.module';
 import { DeliveryLogModule } from './dispatcher/delivery-log.module';
@@ -34,6 +35,7 @@ const API_MODULES: Type[] = [
   MeetingsModule,
   RecordingsModule,
   QueueDashboardModule,
+  ConsoleModule,
 ];
 
 /** Modules that run job handlers and the sweepers (role worker or all). */

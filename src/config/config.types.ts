@@ -105,4 +105,10 @@ export interface AppConfig {
   /** Base URL clients use to reach this service (download links in notifications). */
   publicBaseUrl: string;
   telemetry: TelemetryConfig;
+  /** The web console at /console (SPEC §13). */
+  console: {
+    enabled: boolean;
+    /** Origins allowed to frame the console (CSP frame-ancestors); empty: none. */
+    frameAncestors: string[];
+  };
 }

@@ -120,10 +120,27 @@ describe('loadConfig', () => {
     [{ WEBHOOK_SECRET_GRACE_SECONDS: '-1' }, 'WEBHOOK_SECRET_GRACE_SECONDS'],
     [{ WEBHOOK_SECRET_GRACE_SECONDS: '2592001' }, 'WEBHOOK_SECRET_GRACE_SECONDS'],
     [{ TRUST_PROXY_HOPS: 'all' }, 'TRUST_PROXY_HOPS'],
+    [{ CONSOLE_ENABLED: 'perhaps' }, 'CONSOLE_ENABLED'],
+    [{ CONSOLE_FRAME_ANCESTORS: "'self'" }, 'CONSOLE_FRAME_ANCESTORS'],
+    [{ CONSOLE_FRAME_ANCESTORS: 'https://a.example.com/path' }, 'CONSOLE_FRAME_ANCESTORS'],
+    [{ CONSOLE_FRAME_ANCESTORS: 'https://a.example.com; script-src *' }, 'CONSOLE_FRAME_ANCESTORS'],
   ])('rejects %j naming %s', (env, name) => {
     const problems = problemsOf(env as Record<string, string>);
     expect(problems).toHaveLength(1);
     expect(problems[0].startsWith(`${name} `)).toBe(true);
+  });
+
+  it('serves the console framed by no one unless CONSOLE_FRAME_ANCESTORS lists origins', () => {
+    expect(loadConfig({}).console).toEqual({ enabled: true, frameAncestors: [] });
+    expect(
+      loadConfig({
+        CONSOLE_ENABLED: 'false',
+        CONSOLE_FRAME_ANCESTORS: ' https://portal.example.com  http://localhost:8080/ ',
+      }).console,
+    ).toEqual({
+      enabled: false,
+      frameAncestors: ['https://portal.example.com', 'http://localhost:8080'],
+    });
   });
 
   it('requires both secrets in production, naming each', () => {

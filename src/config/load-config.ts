@@ -232,7 +232,37 @@ function parseSecretTokens(reader: Reader, name: string): string[] {
   return tokens;
 }
 
-/** Reads and validates every variable of SPEC §1 from the given environment. */
+/**
+ * Space-separated origins (scheme, host, optional port; nothing else). Each lands verbatim in
+ * a Content-Security-Policy header, so anything that could end or extend the directive (a
+ * `;`, a keyword such as 'self', a bare `*`, a path) is refused rather than passed on; a
+ * host wildcard (https://*.example.com) is a CSP source of its own and is kept.
+ */
+function parseOrigins(reader: Reader, name: string): string[] {
+  const value = reader.raw(name);
+  if (value === undefined) return [];
+  const origins: string[] = [];
+  for (const entry of value.split(/\s+/)) {
+    let origin: string | null = null;
+    try {
+      const url = new URL(entry);
+      if (['http:', 'https:'].includes(url.protocol) && url.origin === entry.replace(/\/$/, '')) {
+        origin = url.origin;
+      }
+    } catch {
+      origin = null;
+    }
+    if (origin === null) {
+      reader.problems.push(
+        `${name} must be origins separated by spaces (like https://portal.example.com), got "${entry}"`,
+      );
+      return [];
+    }
+    origins.push(origin);
+  }
+  return origins;
+}
+
 function parseTelemetry(reader: Reader): TelemetryConfig {
   const sampler = reader.oneOf('OTEL_TRACES_SAMPLER', TRACE_SAMPLERS, 'parentbased_always_on');
   const arg = reader.raw('OTEL_TRACES_SAMPLER_ARG');
@@ -258,6 +288,7 @@ function parseTelemetry(reader: Reader): TelemetryConfig {
   };
 }
 
+/** Reads and validates every variable of SPEC §1 from the given environment. */
 export function loadConfig(env: Env): AppConfig {
   const r = new Reader(env);
   const nodeEnv = r.string('NODE_ENV', 'development');
@@ -342,6 +373,10 @@ export function loadConfig(env: Env): AppConfig {
     webhookSecretGraceSeconds: r.int('WEBHOOK_SECRET_GRACE_SECONDS', 86400, 0, 30 * 86400),
     publicBaseUrl: r.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
     telemetry: parseTelemetry(r),
+    console: {
+      enabled: r.bool('CONSOLE_ENABLED', true),
+      frameAncestors: parseOrigins(r, 'CONSOLE_FRAME_ANCESTORS'),
+    },
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
