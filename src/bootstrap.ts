@@ -7,6 +7,7 @@ import { hardenHttpServer } from './common/http-server';
 import { AppLogger, completionLine, requestLogger } from './common/logging';
 import { answerBodyParserErrors, documentJsonBodies, requireJsonBody } from './common/request-body';
 import { limitJsonDepth } from './common/json-depth';
+import { makeDocumentExact, refreshDatedExamples } from './common/openapi-exact';
 import { isMultipartUpload } from './platform-api/platform-operations';
 import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
@@ -58,9 +59,12 @@ function setupSwagger(app: INestApplication, version: string): void {
   );
   documentJsonBodies(document);
   addNotificationSchemas(document);
+  makeDocumentExact(document);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true },
+    // Examples bounded by today (a replay's window) are dated when the document is served.
+    patchDocumentOnRequest: (_req, _res, served) => refreshDatedExamples(served),
   });
 }
 

@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { ApiError } from './api-error';
 import { ErrorResponse, errorBody } from './error-response';
+import { methodNotAllowed } from './method-not-allowed';
 
 const logger = new Logger('Errors');
 
@@ -45,8 +46,9 @@ function messageOf(exception: HttpException): string {
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
-    const { body, headers } = errorAnswer(exception);
+    const http = host.switchToHttp();
+    const response = http.getResponse<Response>();
+    const { body, headers } = errorAnswer(methodNotAllowed(exception, http.getRequest<Request>()));
     if (response.headersSent) {
       response.destroy();
       return;

@@ -6,6 +6,7 @@ import Redis from 'ioredis';
 import { createApp } from '../../src/bootstrap';
 import { AppConfig } from '../../src/config/config.types';
 import { Env, loadConfig } from '../../src/config/load-config';
+import { recordResponses, rememberDocument } from './response-contract';
 import { TestDatabase, createTestDatabase } from './test-db';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -92,9 +93,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   });
   const app = await createApp(config, { logStream });
+  recordResponses(app.getHttpServer());
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
+  if (config.role.api) await rememberDocument(baseUrl);
 
   return {
     app,
