@@ -73,14 +73,17 @@ export async function createApp(
   config: AppConfig,
   options: AppModuleOptions = {},
 ): Promise<NestExpressApplication> {
+  // Given at creation, not buffered for useLogger: a start that fails (PostgreSQL away) then
+  // logs its retries and its end as JSON lines too, not as Nest's coloured text.
+  const logger = new AppLogger(config, options.logStream);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-    bufferLogs: true,
+    logger,
+    // A failed start rejects (main.ts says why, naming the variable) rather than aborting.
+    abortOnError: false,
     // Keeps the exact request bytes on req.rawBody: the inbound webhook signature covers them.
     rawBody: true,
     bodyParser: false,
   });
-  const logger = new AppLogger(config, options.logStream);
-  app.useLogger(logger);
   const httpLogger = requestLogger(config, options.logStream);
   app.use(httpLogger);
   const server = app.getHttpServer();

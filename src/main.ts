@@ -1,8 +1,11 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './bootstrap';
+import { AppLogger } from './common/logging';
+import { startupProblem } from './common/startup-problems';
 import { ConfigError, loadConfigFromProcess } from './config/load-config';
 import { AppConfig } from './config/config.types';
+import { startupWarnings } from './health/startup-checks';
 
 function readConfig(): AppConfig {
   try {
@@ -16,8 +19,7 @@ function readConfig(): AppConfig {
   }
 }
 
-async function main(): Promise<void> {
-  const config = readConfig();
+async function main(config: AppConfig): Promise<void> {
   const app = await createApp(config);
   const logger = new Logger('Bootstrap');
 
@@ -46,11 +48,16 @@ async function main(): Promise<void> {
 
   await app.listen(config.port);
   logger.log(`listening on :${config.port} as role ${config.role.name}`);
+  for (const warning of await startupWarnings(app, config)) logger.warn(warning);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `Failed to start: ${error instanceof Error ? error.stack : String(error)}\n`,
-  );
+const config = readConfig();
+main(config).catch((error: unknown) => {
+  // In the log's JSON shape like every other line, with a hint that names the variable to check.
+  const problem = startupProblem(error, config);
+  const logger = new AppLogger(config);
+  if (problem)
+    logger.fatal({ msg: `Failed to start: ${problem}`, err: error as Error }, 'Bootstrap');
+  else logger.fatal(error instanceof Error ? error : new Error(String(error)), 'Bootstrap');
   process.exit(1);
 });

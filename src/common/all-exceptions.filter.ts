@@ -16,7 +16,8 @@ export function errorAnswer(exception: unknown): {
   headers: Record<string, string>;
 } {
   const answer = toBody(exception);
-  if (answer.body.statusCode >= 500) {
+  const quiet = exception instanceof ApiError && exception.extra.quiet === true;
+  if (answer.body.statusCode >= 500 && !quiet) {
     logger.error(exception instanceof Error ? exception.stack : String(exception));
   }
   return answer;

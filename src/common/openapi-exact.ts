@@ -93,9 +93,19 @@ const errorContent = (status: number, message: string) => ({
   },
 });
 
-/** Answers any route can give before it is routed: the HTTP server's and the body parsers' own. */
-function addTransportAnswers(operation: OperationObject, takesBody: boolean): void {
+/**
+ * Answers any route can give before it runs: the HTTP server's timeout, and the body parsers'
+ * own, which read a body whatever the method (one sent with a GET is parsed, and refused, too).
+ */
+function addTransportAnswers(operation: OperationObject, path: string): void {
   const responses = operation.responses as Record<string, ResponseObject>;
+  responses[HttpStatus.BAD_REQUEST] ??= {
+    description: 'A body was sent that is not valid JSON, or does not match its Content-Encoding',
+    content: errorContent(
+      HttpStatus.BAD_REQUEST,
+      'Request body is not valid JSON: Unexpected end of JSON input',
+    ),
+  };
   responses[HttpStatus.REQUEST_TIMEOUT] ??= {
     description: 'The request (headers or body) did not arrive within the server’s timeouts',
     content: errorContent(
@@ -103,18 +113,25 @@ function addTransportAnswers(operation: OperationObject, takesBody: boolean): vo
       'Request was not received in time (headers within 10000 ms, the whole request within 30000 ms)',
     ),
   };
-  if (!takesBody) return;
   responses[HttpStatus.PAYLOAD_TOO_LARGE] ??= {
     description: 'The body is larger than 1 MiB',
     content: errorContent(HttpStatus.PAYLOAD_TOO_LARGE, 'Request body is larger than 1 MiB'),
   };
-  responses[HttpStatus.UNSUPPORTED_MEDIA_TYPE] ??= {
-    description: 'The body’s Content-Encoding is not one the service reads',
-    content: errorContent(
-      HttpStatus.UNSUPPORTED_MEDIA_TYPE,
-      'Content-Encoding zstd is not supported; use gzip, deflate, br or identity',
-    ),
-  };
+  responses[HttpStatus.UNSUPPORTED_MEDIA_TYPE] ??= path.startsWith('/api/')
+    ? {
+        description: 'A body was sent that is not JSON (Content-Type is not application/json)',
+        content: errorContent(
+          HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+          'Request body must be JSON: send Content-Type: application/json (got "text/plain")',
+        ),
+      }
+    : {
+        description: 'The body’s Content-Encoding is not one the service reads',
+        content: errorContent(
+          HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+          'Content-Encoding zstd is not supported; use gzip, deflate, br or identity',
+        ),
+      };
 }
 
 /**
@@ -134,7 +151,7 @@ export function makeDocumentExact(document: OpenAPIObject): void {
       ? refName(content?.['application/json']?.schema)
       : undefined;
     if (name && schemas[name]) schemas[name].additionalProperties = false;
-    addTransportAnswers(operation, content !== undefined);
+    addTransportAnswers(operation, path);
     walk(operation.parameters, (s) => boundInt64(s));
     walk(content, (s) => boundInt64(s));
   }

@@ -23,7 +23,7 @@ export interface RecordedResponse {
 
 /** Paths served outside the document on purpose: Swagger itself, metrics, dashboards. */
 const UNDOCUMENTED = [
-  /^\/docs(-json|\/|$)/,
+  /^\/docs(-json|-yaml|\/|$)/,
   /^\/metrics$/,
   /^\/admin\/queues(\/|$)/,
   /^\/console(\/|$)/,

@@ -93,7 +93,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   });
   const app = await createApp(config, { logStream });
-  recordResponses(app.getHttpServer());
+  // Held against the document of the API role; a worker serves none of its routes.
+  if (config.role.api) recordResponses(app.getHttpServer());
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
