@@ -6,6 +6,7 @@ import { FakeZoom } from './support/fake-zoom';
 import { Json, request } from './support/http';
 import { RecordedResponse, ResponseContract } from './support/response-contract';
 import { TestApp, startTestApp } from './support/test-app';
+import { queryDatabase } from './support/test-db';
 
 /** A validator of the document's own schemas, OpenAPI 3.0 keywords tolerated. */
 function schemaValidator(doc: Json): (pointer: string) => ValidateFunction {
@@ -189,6 +190,36 @@ describe('the published API document is exact (SPEC §16)', () => {
     );
     expect(res.status).toBe(404);
     expect(res.headers.get('allow')).toBeNull();
+  });
+
+  it('gives a new webhook one precision for created_at and updated_at: equal, never updated first', async () => {
+    const [columns] = await queryDatabase<{ precisions: string }>(
+      t.database.url,
+      `SELECT string_agg(datetime_precision::text, ',' ORDER BY column_name) AS precisions
+       FROM information_schema.columns
+       WHERE table_name = 'webhooks' AND column_name IN ('created_at', 'updated_at')`,
+    );
+    expect(columns.precisions).toBe('3,3');
+    const made = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        request(t.baseUrl, 'POST', '/api/webhooks', {
+          token,
+          body: {
+            url: `http://127.0.0.1:9/ts-${i}`,
+            events: ['job.started'],
+            secret: 'whsec_0123456789abcdef',
+          },
+        }),
+      ),
+    );
+    expect(made.filter((r) => r.body.updated_at !== r.body.created_at)).toEqual([]);
+    const patched = await request(t.baseUrl, 'PATCH', `/api/webhooks/${made[0].body.id}`, {
+      token,
+      body: { active: false },
+    });
+    expect(Date.parse(patched.body.updated_at)).toBeGreaterThanOrEqual(
+      Date.parse(patched.body.created_at),
+    );
   });
 
   it('holds every example to its own schema: bodies, parameters and answers', () => {
