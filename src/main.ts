@@ -46,18 +46,30 @@ async function main(config: AppConfig): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
-  await app.listen(config.port);
+  // Listened on here rather than by app.listen, which logs a taken port as an error of its own
+  // before the one line below that says what to do about it.
+  await app.init();
+  const server = app.getHttpServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   logger.log(`listening on :${config.port} as role ${config.role.name}`);
   for (const warning of await startupWarnings(app, config)) logger.warn(warning);
 }
 
 const config = readConfig();
-main(config).catch((error: unknown) => {
+/** Resolves once the process listens (the try-out waits for it); a failed start exits. */
+export const listening: Promise<void> = main(config).catch((error: unknown) => {
   // In the log's JSON shape like every other line, with a hint that names the variable to check.
   const problem = startupProblem(error, config);
   const logger = new AppLogger(config);
-  if (problem)
-    logger.fatal({ msg: `Failed to start: ${problem}`, err: error as Error }, 'Bootstrap');
+  // A known problem is said in words, with its code; its stack would say nothing more.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (problem) logger.fatal({ msg: `Failed to start: ${problem}`, code }, 'Bootstrap');
   else logger.fatal(error instanceof Error ? error : new Error(String(error)), 'Bootstrap');
   process.exit(1);
 });
