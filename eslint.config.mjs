@@ -12,6 +12,8 @@ export default tseslint.config(
       'coverage/**',
       'eslint.config.mjs',
       'jest.config.js',
+      // The CLI's 10-line CommonJS launcher; the CLI itself is src/cli.
+      'bin/**',
     ],
   },
   eslint.configs.recommended,
