@@ -1048,6 +1048,15 @@ export interface operations {
                     "application/json": components["schemas"]["EventTypeListResponse"];
                 };
             };
+            /** @description A body was sent that is not valid JSON, or does not match its Content-Encoding */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Missing, malformed, expired or forged token */
             401: {
                 headers: {
@@ -1068,6 +1077,24 @@ export interface operations {
             };
             /** @description The request (headers or body) did not arrive within the server’s timeouts */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1129,6 +1156,24 @@ export interface operations {
             };
             /** @description The request (headers or body) did not arrive within the server’s timeouts */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1290,6 +1335,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     WebhooksController_remove: {
@@ -1348,6 +1411,24 @@ export interface operations {
             };
             /** @description The request (headers or body) did not arrive within the server’s timeouts */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1520,6 +1601,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     DeliveriesController_get: {
@@ -1581,6 +1680,24 @@ export interface operations {
             };
             /** @description The request (headers or body) did not arrive within the server’s timeouts */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1659,6 +1776,24 @@ export interface operations {
             };
             /** @description The delivery is still pending, or the webhook is inactive */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1842,6 +1977,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Ten tests were sent to this webhook in the last 60 s; `Retry-After` says in how many seconds a slot frees */
             429: {
                 headers: {
@@ -1870,8 +2023,35 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
+            /** @description A body was sent that is not valid JSON, or does not match its Content-Encoding */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request (headers or body) did not arrive within the server’s timeouts */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body’s Content-Encoding is not one the service reads */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1898,8 +2078,35 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
+            /** @description A body was sent that is not valid JSON, or does not match its Content-Encoding */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request (headers or body) did not arrive within the server’s timeouts */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body’s Content-Encoding is not one the service reads */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
