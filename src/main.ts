@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { createApp } from './bootstrap';
 import { AppLogger } from './common/logging';
 import { startupProblem } from './common/startup-problems';
@@ -57,6 +58,8 @@ async function main(config: AppConfig): Promise<void> {
       resolve();
     });
   });
+  // What app.listen would have set, for whatever waits on it.
+  app.get(HttpAdapterHost).listening = true;
   logger.log(`listening on :${config.port} as role ${config.role.name}`);
   for (const warning of await startupWarnings(app, config)) logger.warn(warning);
 }
