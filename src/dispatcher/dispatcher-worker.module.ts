@@ -8,6 +8,7 @@ import { DeliveryStore, PgDeliveryStore } from './delivery.store';
 import { DispatcherModule } from './dispatcher.module';
 import { ReceiverHealthService } from './receiver-health.service';
 import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.store';
+import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
 
 /**
  * Worker role: the deliveries processor and the sweeper. SecretCipherService is provided here rather
@@ -25,6 +26,7 @@ import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.st
     ReceiverHealthService,
     { provide: ReceiverHealthStore, useClass: PgReceiverHealthStore },
     SecretCipherService,
+    { provide: WebhookSlots, useClass: RedisWebhookSlots },
   ],
 })
 export class DispatcherWorkerModule {}

@@ -8,10 +8,12 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../dispatcher/delivery-body';
 import { DeliveryRoute, LeasedDelivery, routesOf } from '../dispatcher/delivery.store';
+import { receivesSql } from '../dispatcher/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
 import { EventData } from './event-mapping';
 import { InboundEventEntity } from './inbound-event.entity';
+import { inboundEventKey } from './inbound-job';
 
 /** A notification published in the statement that stores its inbound event. */
 export interface InlineEvent {
@@ -80,29 +82,27 @@ export interface StoredInboundEvent {
 export const INLINE_FANOUT_MAX = 100;
 
 // One statement (one round trip, one commit) for a batch of events: the inbound rows and, for
-// those published here, their events and a delivery per active webhook subscribed to the kind
-// (the partial GIN index webhooks_active_events_idx serves `active AND events @> ARRAY[kind]`),
-// all from one snapshot. A redelivery (taken identity) inserts nothing at all. `reach` counts
-// each kind's webhooks only up to the cap; `watched` holds the platform kinds (zoom.<event>)
-// some active webhook takes as they are, directly or through zoom.*: such an event stays
-// unprocessed for the inbound job, which publishes it as it is. The event's idempotency key is
-// the one the inbound job would publish under (publishKey), so a later run of the job adds
-// nothing. The download token is kept only on an event left unprocessed. Webhooks of API
-// clients no longer in AUTH_CLIENTS ($3) count for nothing and get nothing, as in the
-// dispatcher's fan-out (SPEC §9).
+// those published here, their events and a delivery per webhook the dispatcher's fan-out rule
+// (fan-out-rule.ts) selects, all from one snapshot. A redelivery (taken identity) inserts nothing
+// at all. `reach` counts each kind's webhooks only up to the cap; `watched` holds the platform
+// kinds (zoom.<event>) some active webhook takes as they are, directly or through zoom.*: such an
+// event stays unprocessed for the inbound job, which publishes it as it is. The event's
+// idempotency key (inboundEventKey, in the input) is the one the inbound job would publish under,
+// so a later run of the job adds nothing. The download token is kept only on an event left
+// unprocessed. $3: the API clients (AUTH_CLIENTS) whose webhooks count.
 const INGEST_SQL = `
   WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
       AS i(id uuid, event text, identity_key text, event_ts bigint, account_id text, payload jsonb,
            tracking_id text, download_token_encrypted text, as_is text, plan text, event_id uuid,
-           kind text, data jsonb, source jsonb, created_at timestamptz, body text, lease_ms int,
-           raw_body text)
+           kind text, data jsonb, source jsonb, idempotency_key text, created_at timestamptz, body text,
+           lease_ms int, raw_body text)
   ),
   reach AS (
     SELECT k.kind, (
       SELECT count(*) FROM (
         SELECT 1 FROM webhooks w
-        WHERE w.active AND w.events @> ARRAY[k.kind] AND w.owner_client_id = ANY($3::text[])
+        WHERE ${receivesSql({ webhook: 'w', kind: 'k.kind', clients: '$3::text[]' })}
         LIMIT $2 + 1
       ) capped
     ) AS webhooks
@@ -111,8 +111,8 @@ const INGEST_SQL = `
   watched AS (
     SELECT a.as_is FROM (SELECT DISTINCT as_is FROM input WHERE as_is IS NOT NULL) a
     WHERE EXISTS (
-      SELECT 1 FROM webhooks w WHERE w.active AND w.events && ARRAY[a.as_is, 'zoom.*']
-        AND w.owner_client_id = ANY($3::text[]))
+      SELECT 1 FROM webhooks w
+      WHERE ${receivesSql({ webhook: 'w', kind: 'a.as_is', clients: '$3::text[]' })})
   ),
   planned AS (
     SELECT i.id, i.plan = 'publish' AND r.webhooks <= $2 AS publish,
@@ -131,8 +131,7 @@ const INGEST_SQL = `
   ),
   ev AS (
     INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body)
-    SELECT i.event_id, i.kind, i.data, i.source, 'inbound:' || i.id || ':' || i.kind,
-      i.created_at, i.body
+    SELECT i.event_id, i.kind, i.data, i.source, i.idempotency_key, i.created_at, i.body
     FROM stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id
     WHERE p.publish
     RETURNING id
@@ -141,8 +140,7 @@ const INGEST_SQL = `
     INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until)
     SELECT w.id, i.event_id, i.kind, now(), now() + make_interval(secs => i.lease_ms / 1000.0)
     FROM ev JOIN input i ON i.event_id = ev.id
-    JOIN webhooks w ON w.active AND w.events @> ARRAY[i.kind]
-      AND w.owner_client_id = ANY($3::text[])
+    JOIN webhooks w ON ${receivesSql({ webhook: 'w', kind: 'i.kind', clients: '$3::text[]' })}
     RETURNING id, event_id, webhook_id, lease_until
   )
   SELECT s.id, s.processed_at IS NOT NULL AS processed,
@@ -260,6 +258,7 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
         `,"event_id":${JSON.stringify(event.id)},"kind":${JSON.stringify(event.kind)},` +
         `"data":${jsonbOfSerialised(event.data, data)},` +
         `"source":${jsonbOfSerialised(event.source, source)},` +
+        `"idempotency_key":${JSON.stringify(inboundEventKey(row.id, event.kind))},` +
         `"created_at":"${event.createdAt.toISOString()}",` +
         `"body":${JSON.stringify(published.body)},"lease_ms":${jsonOrNull(row.leaseMs)}`;
     }
