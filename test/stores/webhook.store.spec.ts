@@ -30,6 +30,8 @@ describeContract('WebhookStore', (backend) => {
           secretEncrypted: 'sealed',
           secretHint: 'aled',
           active: true,
+          maxInFlight: 10,
+          rateLimit: null,
         },
         2,
       );

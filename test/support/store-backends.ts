@@ -103,7 +103,7 @@ async function postgres(): Promise<StoreBackend> {
       inbound: new PgInboundEventStore(db, db.getRepository(InboundEventEntity), config),
       deliveries: new PgDeliveryStore(db),
       health: new PgReceiverHealthStore(db),
-      control: new PgDeliveryControlStore(db),
+      control: new PgDeliveryControlStore(db, config),
       downloads: new PgRecordingDownloadStore(db),
     },
     async delivery(id) {
@@ -180,6 +180,8 @@ export async function addWebhook(
       secretEncrypted: `sealed-${webhookCount}`,
       secretHint: 'cret',
       active: fields.active ?? true,
+      maxInFlight: 10,
+      rateLimit: null,
     },
     1000,
   );

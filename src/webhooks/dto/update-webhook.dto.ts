@@ -1,5 +1,12 @@
 import { Subscription } from '../subscription-events';
-import { WebhookActive, WebhookEvents, WebhookSecret, WebhookUrl } from './webhook-fields';
+import {
+  WebhookActive,
+  WebhookEvents,
+  WebhookMaxInFlight,
+  WebhookRateLimit,
+  WebhookSecret,
+  WebhookUrl,
+} from './webhook-fields';
 
 /** Body of PATCH /api/webhooks/:id: at least one of these; null is not a value. */
 export class UpdateWebhookDto {
@@ -14,4 +21,10 @@ export class UpdateWebhookDto {
 
   @WebhookActive({ required: false })
   active?: boolean;
+
+  @WebhookMaxInFlight({ required: false })
+  max_in_flight?: number;
+
+  @WebhookRateLimit({ required: false })
+  rate_limit?: number | null;
 }
