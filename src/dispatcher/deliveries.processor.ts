@@ -12,7 +12,7 @@ import { AppConfig } from '../config/config.types';
 import { OnJob } from '../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../queue/queue.constants';
 import { DeliveryAttemptService } from './delivery-attempt.service';
-import { DeliverJobData, deliverJobs, routesOf } from './delivery-job';
+import { DeliverJobData, deliverJobs, jobRoutes } from './delivery-job';
 import { DeliveryGate, DeliveryScheduler, OPEN_GATE } from './delivery-scheduler';
 import { DeliveryRoute, DeliveryStore, DeliveryTarget, LeasedDelivery } from './delivery.store';
 import { DeliverySink, LocalDeliveries } from './local-deliveries';
@@ -112,7 +112,7 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
   })
   async handle(job: Job<DeliverJobData>): Promise<void> {
     if (this.closing) throw new Error('worker shutting down before the job was taken');
-    const routes = await routesOf(job.data, (ids) => this.store.route(ids));
+    const routes = jobRoutes(job.data);
     // What the scheduler lets go (a backlog past its lane) stays pending: it reads it back.
     this.scheduler.submit(this.gate.admit(routes));
   }
