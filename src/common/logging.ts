@@ -135,7 +135,8 @@ export type CompletionLine = (
   level: 'error' | 'warn' | 'info',
   req: ServedRequest,
   res: ServerResponse,
-  fields: { responseTime: number; err?: Error },
+  /** trace_id and span_id: the request's span, while tracing is on (SPEC §12). */
+  fields: { responseTime: number; err?: Error; trace_id?: string; span_id?: string },
   msg: string,
 ) => void;
 

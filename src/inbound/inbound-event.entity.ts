@@ -47,4 +47,8 @@ export class InboundEventEntity {
 
   @Column({ name: 'process_error', type: 'text', nullable: true })
   processError: string | null;
+
+  /** W3C traceparent of the request that brought it, for the inbound job's spans (SPEC §12). */
+  @Column({ name: 'trace_context', type: 'text', nullable: true })
+  traceContext: string | null;
 }

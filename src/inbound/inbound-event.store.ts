@@ -58,6 +58,11 @@ export interface NewInboundEvent {
   downloadTokenEncrypted: string | null;
   plan: IngestPlan;
   /**
+   * W3C traceparent of the span its deliveries (and the inbound job) continue: the publish
+   * span, or the request's when nothing is published here. Null or absent while tracing is off.
+   */
+  traceContext?: string | null;
+  /**
    * Lease the deliveries published here for this long, for this process's own worker (null: no
    * lease, they go through the queue). See DispatcherService.preLeaseMs.
    */
@@ -96,7 +101,7 @@ const INGEST_SQL = `
       AS i(id uuid, event text, identity_key text, event_ts bigint, account_id text, payload jsonb,
            tracking_id text, download_token_encrypted text, as_is text, plan text, event_id uuid,
            kind text, data jsonb, source jsonb, idempotency_key text, created_at timestamptz, body text,
-           lease_ms int, raw_body text)
+           lease_ms int, raw_body text, trace_context text)
   ),
   reach AS (
     SELECT k.kind, (
@@ -121,10 +126,11 @@ const INGEST_SQL = `
   ),
   stored AS (
     INSERT INTO inbound_events (id, event, identity_key, event_ts, account_id, payload,
-                                tracking_id, download_token_encrypted, processed_at, raw_body)
+                                tracking_id, download_token_encrypted, processed_at, raw_body,
+                                trace_context)
     SELECT i.id, i.event, i.identity_key, i.event_ts, i.account_id, i.payload, i.tracking_id,
       CASE WHEN p.done THEN NULL ELSE i.download_token_encrypted END,
-      CASE WHEN p.done THEN now() END, decode(i.raw_body, 'base64')
+      CASE WHEN p.done THEN now() END, decode(i.raw_body, 'base64'), i.trace_context
     FROM input i JOIN planned p ON p.id = i.id
     ON CONFLICT (identity_key) DO NOTHING
     RETURNING id, processed_at
@@ -137,8 +143,10 @@ const INGEST_SQL = `
     RETURNING id
   ),
   d AS (
-    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until)
-    SELECT w.id, i.event_id, i.kind, now(), now() + make_interval(secs => i.lease_ms / 1000.0)
+    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until,
+                            trace_context)
+    SELECT w.id, i.event_id, i.kind, now(), now() + make_interval(secs => i.lease_ms / 1000.0),
+      i.trace_context
     FROM ev JOIN input i ON i.event_id = ev.id
     JOIN webhooks w ON ${receivesSql({ webhook: 'w', kind: 'i.kind', clients: '$3::text[]' })}
     RETURNING id, event_id, webhook_id, lease_until
@@ -193,6 +201,7 @@ function leasedOf(row: StoredRow, event: SerialisedEvent): LeasedDelivery[] {
       previousSecretExpiresAt: previousExpiresAt === null ? null : new Date(previousExpiresAt),
       active: true,
       consecutiveFailures: failures,
+      traceContext: event.traceContext,
     },
   }));
 }
@@ -220,6 +229,7 @@ interface SerialisedEvent {
   json: Buffer[];
   /** The notification it publishes here, if any: what a leased delivery of it sends. */
   published: { kind: SubscriptionEvent; body: string } | null;
+  traceContext: string | null;
 }
 
 const jsonOrNull = (value: string | number | null): string =>
@@ -247,7 +257,8 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
       `,"tracking_id":${jsonOrNull(row.trackingId)},` +
       `"download_token_encrypted":${jsonOrNull(row.downloadTokenEncrypted)},` +
       `"as_is":${jsonOrNull(platformEventKind(row.event))},"plan":"${plan.then}",` +
-      `"raw_body":${jsonOrNull(row.rawBody ? row.rawBody.toString('base64') : null)}`;
+      `"raw_body":${jsonOrNull(row.rawBody ? row.rawBody.toString('base64') : null)},` +
+      `"trace_context":${jsonOrNull(row.traceContext ?? null)}`;
     let published: SerialisedEvent['published'] = null;
     if (plan.then === 'publish') {
       const { event } = plan;
@@ -267,6 +278,7 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
       identityKey: row.identityKey,
       json: [Buffer.from(head, 'utf8'), payload, Buffer.from(`${tail}}`, 'utf8')],
       published,
+      traceContext: row.traceContext ?? null,
     };
   } catch (error) {
     throw new UnserialisableEventError(error);

@@ -97,6 +97,7 @@ export class InboundProcessor {
       data: platformPayloadOf(row),
       source: sourceOf(row),
       idempotencyKey: asIsKey(row),
+      traceContext: row.traceContext,
     });
   }
 
@@ -134,6 +135,7 @@ export class InboundProcessor {
       data,
       source: sourceOf(row),
       idempotencyKey: step.key,
+      traceContext: row.traceContext,
     });
     this.logger.log(`${what}: published ${route.kind}`);
     return null;

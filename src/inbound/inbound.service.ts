@@ -1,5 +1,6 @@
 import { InjectQueue } from '@nestjs/bull';
-import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { Span } from '@opentelemetry/api';
 import type { Queue } from 'bull';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../common/api-error';
@@ -31,6 +32,7 @@ import {
 } from './inbound-event.store';
 import { InboundJobData, inboundJob, notificationSource } from './inbound-job';
 import { PlatformEnvelope, URL_VALIDATION_EVENT, parseEnvelope } from './platform-envelope';
+import { SPAN_ATTRIBUTES, Tracing, traceparentOf } from '../telemetry/tracing';
 
 export interface UrlValidationAnswer {
   plainToken: string;
@@ -146,15 +148,18 @@ export class InboundService {
     private readonly metrics: MetricsService,
     private readonly cipher: SecretCipherService,
     private readonly dispatcher: DispatcherService,
+    @Optional() private readonly tracing: Tracing = Tracing.off,
   ) {}
 
+  /** `span`: the request's span (SPEC §12), which gets the event's attributes; null: none. */
   async receive(
     headers: IncomingHttpHeaders,
     rawBody: Buffer,
+    span: Span | null = null,
   ): Promise<UrlValidationAnswer | InboundAck> {
     const secrets = this.config.zoom.webhookSecretTokens;
     if (secrets.length === 0) {
-      this.count(UNVERIFIED, 'unavailable');
+      this.count(UNVERIFIED, 'unavailable', span);
       throw new ApiError(
         HttpStatus.SERVICE_UNAVAILABLE,
         'Inbound events are refused until ZOOM_WEBHOOK_SECRET_TOKEN is configured',
@@ -169,8 +174,9 @@ export class InboundService {
       { secrets, toleranceSeconds: this.config.zoom.webhookToleranceSeconds },
     );
     const trackingId = trackingIdOf(headers);
+    if (trackingId !== null) span?.setAttribute(SPAN_ATTRIBUTES.zoomTrackingId, trackingId);
     if (!check.ok) {
-      this.count(UNVERIFIED, 'rejected');
+      this.count(UNVERIFIED, 'rejected', span);
       this.logger.warn(`inbound event refused: ${check.message} (tracking id ${trackingId})`);
       throw new ApiError(HttpStatus.UNAUTHORIZED, check.message);
     }
@@ -178,21 +184,23 @@ export class InboundService {
     try {
       envelope = parseEnvelope(rawBody);
     } catch (error) {
-      this.count('(malformed)', 'rejected');
+      this.count('(malformed)', 'rejected', span);
       throw error;
     }
+    span?.setAttribute(SPAN_ATTRIBUTES.zoomEvent, envelope.event);
     if (envelope.event === URL_VALIDATION_EVENT) {
-      this.count(envelope.event, 'accepted');
+      this.count(envelope.event, 'accepted', span);
       const plainToken = envelope.payload.plainToken as string;
       return answerCrcChallenge(check.secret, plainToken);
     }
-    return this.storeAndQueue(envelope, rawBody, trackingId);
+    return this.storeAndQueue(envelope, rawBody, trackingId, span);
   }
 
   private async storeAndQueue(
     envelope: PlatformEnvelope & Record<string, unknown>,
     rawBody: Buffer,
     trackingId: string | null,
+    span: Span | null,
   ): Promise<InboundAck> {
     const downloadToken = envelope.download_token;
     const eventTs = Number.isSafeInteger(envelope.event_ts) ? (envelope.event_ts as number) : null;
@@ -201,6 +209,24 @@ export class InboundService {
     const route = routeOf(envelope.event);
     const unmappable = route && unmappableReason(route, envelope.payload);
     const id = randomUUID();
+    span?.setAttribute(SPAN_ATTRIBUTES.inboundId, id);
+    const mapping = this.tracing.child(span, 'bridge.map', {
+      [SPAN_ATTRIBUTES.zoomEvent]: envelope.event,
+    });
+    const plan = ingestPlan(envelope, eventTs, accountId, trackingId);
+    // The deliveries' attempts continue the publish span; an event left to the inbound job, the
+    // request's.
+    const publishing =
+      plan.then === 'publish'
+        ? this.tracing.child(span, 'bridge.publish', {
+            [SPAN_ATTRIBUTES.event]: plan.event.kind,
+            [SPAN_ATTRIBUTES.eventId]: plan.event.id,
+          })
+        : null;
+    if (mapping !== null) {
+      if (plan.then === 'publish') mapping.setAttribute(SPAN_ATTRIBUTES.event, plan.event.kind);
+      mapping.end();
+    }
     let row: NewInboundEvent;
     let stored: StoredInboundEvent | null;
     try {
@@ -216,8 +242,9 @@ export class InboundService {
           typeof downloadToken === 'string' && downloadToken !== ''
             ? this.cipher.encrypt(downloadToken, 'recording-download-token')
             : null,
-        plan: ingestPlan(envelope, eventTs, accountId, trackingId),
+        plan,
         leaseMs: this.dispatcher.preLeaseMs(),
+        traceContext: traceparentOf(publishing ?? span),
       };
       stored = await this.store.insert(row).catch((error: unknown) => {
         if (!isDataException(error)) throw error;
@@ -240,20 +267,24 @@ export class InboundService {
         });
       });
     } catch (error) {
-      throw this.storeFailure(envelope.event, error);
+      this.tracing.failed(publishing, error);
+      publishing?.end();
+      throw this.storeFailure(envelope.event, error, span);
     }
+    publishing?.setAttribute(SPAN_ATTRIBUTES.deliveries, stored?.deliveries.length ?? 0);
+    publishing?.end();
     if (stored === null) {
-      this.count(envelope.event, 'duplicate');
+      this.count(envelope.event, 'duplicate', span);
       return { status: 'duplicate' };
     }
     if (unmappable) {
-      this.count(envelope.event, 'unmappable');
+      this.count(envelope.event, 'unmappable', span);
       this.logger.warn(
         `inbound ${envelope.event} ${id} (tracking id ${trackingId}) cannot be mapped ` +
           `(${unmappable}): kept, and delivered only as it came`,
       );
     } else {
-      this.count(envelope.event, 'accepted');
+      this.count(envelope.event, 'accepted', span);
     }
     // An event left unprocessed may have published its notification already: both go on.
     if (stored.deliveries.length > 0) {
@@ -283,8 +314,8 @@ export class InboundService {
   }
 
   /** Only PostgreSQL out of reach (or refusing) gets here: the platform is asked to retry. */
-  private storeFailure(event: string, error: unknown): ApiError {
-    this.count(event, 'unavailable');
+  private storeFailure(event: string, error: unknown, span: Span | null): ApiError {
+    this.count(event, 'unavailable', span);
     this.logger.error(`could not store inbound ${event}: ${(error as Error).message}`);
     return new ApiError(
       HttpStatus.SERVICE_UNAVAILABLE,
@@ -292,7 +323,8 @@ export class InboundService {
     );
   }
 
-  private count(event: string, outcome: Outcome): void {
+  private count(event: string, outcome: Outcome, span: Span | null): void {
     this.metrics.inboundEvents.inc({ event, outcome });
+    span?.setAttribute(SPAN_ATTRIBUTES.outcome, outcome);
   }
 }

@@ -71,7 +71,12 @@ export class RecordingAutomationService {
     if (earlier) this.logger.log(`${what}: ${earlier.kind} was published before; it stands`);
     const outcome = earlier ?? (await this.decide(row, finalAttempt, what));
     // With an earlier outcome nothing is added: publish only queues its deliveries again.
-    await this.dispatcher.publish({ ...outcome, source: sourceOf(row), idempotencyKey: key });
+    await this.dispatcher.publish({
+      ...outcome,
+      source: sourceOf(row),
+      idempotencyKey: key,
+      traceContext: row.traceContext,
+    });
     // A run of the same event may have published in between: whichever came first stands.
     const kept = earlier ?? (await this.dispatcher.published(key)) ?? outcome;
     const error = kept.kind === 'operation.failed' ? String(kept.data.error) : null;

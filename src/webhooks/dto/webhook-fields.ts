@@ -6,6 +6,7 @@ import { isWellFormed } from '../../common/unicode';
 import {
   ALL_PLATFORM_EVENTS,
   PLATFORM_EVENT_PATTERN,
+  OPERATIONAL_EVENTS,
   SUBSCRIPTION_EVENTS,
   isSubscription,
 } from '../subscription-events';
@@ -70,7 +71,8 @@ const eventsRule: FieldRule = (value, field) => {
   if (unknown.length > 0) {
     return (
       `${field} has unknown event kind(s) ${unknown.slice(0, 3).map(quote).join(', ')}; ` +
-      `allowed: ${SUBSCRIPTION_EVENTS.join(', ')}, ${ALL_PLATFORM_EVENTS}, or zoom.<platform ` +
+      `allowed: ${[...SUBSCRIPTION_EVENTS, ...OPERATIONAL_EVENTS].join(', ')}, ` +
+      `${ALL_PLATFORM_EVENTS}, or zoom.<platform ` +
       `event> matching ${PLATFORM_EVENT_PATTERN.source}`
     );
   }
@@ -127,7 +129,7 @@ export const WEBHOOK_EVENTS_SCHEMA: Pick<SchemaObject, 'items'> & { type: 'array
   items: {
     type: 'string',
     anyOf: [
-      { enum: [...SUBSCRIPTION_EVENTS, ALL_PLATFORM_EVENTS] },
+      { enum: [...SUBSCRIPTION_EVENTS, ...OPERATIONAL_EVENTS, ALL_PLATFORM_EVENTS] },
       { pattern: PLATFORM_EVENT_PATTERN.source },
     ],
   },
@@ -137,7 +139,9 @@ export const WebhookEvents = (options: FieldOptions): PropertyDecorator =>
   applyDecorators(
     property(options)({
       description:
-        'Event kinds to receive: at least one, each at most once. One of the six kinds, ' +
+        'Event kinds to receive: at least one, each at most once. One of the six kinds, the ' +
+        'operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the ' +
+        "client's other webhooks), " +
         '`zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` ' +
         '(`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both ' +
         '`zoom.*` and `zoom.<event>` gets one delivery per event.',
