@@ -14,6 +14,7 @@ export default tseslint.config(
       'jest.config.js',
       // The CLI's 10-line CommonJS launcher; the CLI itself is src/cli.
       'bin/**',
+      'test/support/progress-reporter.js',
     ],
   },
   eslint.configs.recommended,

@@ -8,6 +8,7 @@ import { AppConfig } from './config/config.types';
 import { DatabaseModule } from './database/database.module';
 import { DeliveryLogModule } from './dispatcher/delivery-log.module';
 import { DispatcherWorkerModule } from './dispatcher/dispatcher-worker.module';
+import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { InboundWorkerModule } from './inbound/inbound-worker.module';
 import { InboundModule } from './inbound/inbound.module';
@@ -19,6 +20,7 @@ import { QueueModule } from './queue/queue.module';
 import { RecordingAutomationModule } from './inbound/recording-automation/recording-automation.module';
 import { RecordingsModule } from './recordings/recordings.module';
 import { RetentionModule } from './retention/retention.module';
+import { TelemetryModule } from './telemetry/telemetry.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
@@ -28,6 +30,7 @@ const API_MODULES: Type[] = [
   AuthModule,
   WebhooksModule,
   DeliveryLogModule,
+  EventsModule,
   MeetingsModule,
   RecordingsModule,
   QueueDashboardModule,
@@ -59,6 +62,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        TelemetryModule.forRoot(config.telemetry),
         DatabaseModule,
         QueueModule,
         MetricsModule,

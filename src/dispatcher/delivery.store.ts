@@ -5,6 +5,7 @@ import { MicroBatcher } from '../common/micro-batch';
 import { preparedQuery, query } from '../database/query';
 import { EventKind } from '../webhooks/subscription-events';
 import { AttemptResult } from './delivery-sender.service';
+import type { WebhookLimit } from './delivery-scheduler';
 import { DeliveryStatus } from './delivery.entity';
 
 /** A delivery and the webhook it goes to. */
@@ -35,6 +36,8 @@ export interface DeliveryTarget {
   previousSecretExpiresAt: Date | null;
   active: boolean;
   consecutiveFailures: number;
+  /** W3C traceparent its attempts' spans continue (SPEC §12); null or absent when none. */
+  traceContext?: string | null;
 }
 
 /** A delivery leased as it was stored, for the worker of the process that stored it. */
@@ -58,6 +61,7 @@ interface DeliveryTargetRow {
   previous_secret_expires_at: Date | null;
   active: boolean;
   consecutive_failures: number;
+  trace_context: string | null;
 }
 
 function toTarget(row: DeliveryTargetRow): DeliveryTarget {
@@ -75,6 +79,7 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
     previousSecretExpiresAt: row.previous_secret_expires_at,
     active: row.active,
     consecutiveFailures: row.consecutive_failures,
+    traceContext: row.trace_context,
   };
 }
 
@@ -94,7 +99,7 @@ const CLAIM_SQL = `
          OR d.lease_until = ANY($3::timestamptz[]))
   RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
     d.series_start, d.webhook_id, w.url, w.secret_encrypted, w.previous_secret_encrypted,
-    w.previous_secret_expires_at, w.active, w.consecutive_failures`;
+    w.previous_secret_expires_at, w.active, w.consecutive_failures, d.trace_context`;
 
 // The attempt rows and the deliveries' new states, for a batch of attempts, in one statement.
 // An update only applies while its delivery is pending at the attempt count the worker started
@@ -147,6 +152,21 @@ const ROUTE_SQL = `
     AND next_attempt_at <= now() + interval '1 second'
     AND (lease_until IS NULL OR lease_until <= now())`;
 
+// The limits of SPEC §9 of the given webhooks; max_in_flight null is the default ($2).
+const LIMITS_SQL = `
+  SELECT id, coalesce(max_in_flight, $2) AS max_in_flight, rate_limit FROM webhooks
+  WHERE id = ANY($1::uuid[])`;
+
+// A webhook's pending, due, unleased deliveries, oldest first, but those already waiting in
+// the scheduler ($3): what a lane that let a backlog go reads back as it drains. The partial
+// index deliveries_due_idx holds pending deliveries only.
+const DUE_SQL = `
+  SELECT id FROM deliveries
+  WHERE webhook_id = $1 AND status = 'pending' AND next_attempt_at <= now()
+    AND (lease_until IS NULL OR lease_until <= now()) AND NOT (id = ANY($3::uuid[]))
+  ORDER BY next_attempt_at
+  LIMIT $2`;
+
 export interface AttemptRecord {
   deliveryId: string;
   attempt: number;
@@ -183,6 +203,15 @@ export abstract class DeliveryStore {
 
   /** Ends a pending delivery as failed without sending it; false when it was not pending. */
   abstract cancel(deliveryId: string, reason: string): Promise<boolean>;
+
+  /** The webhooks' limits (SPEC §9), max_in_flight unset being `defaultMaxInFlight`. */
+  abstract limits(
+    webhookIds: string[],
+    defaultMaxInFlight: number,
+  ): Promise<Map<string, WebhookLimit>>;
+
+  /** Up to `limit` of the webhook's pending, due, unleased deliveries not in `excluding`. */
+  abstract due(webhookId: string, limit: number, excluding: string[]): Promise<string[]>;
 }
 
 /**
@@ -258,5 +287,24 @@ export class PgDeliveryStore extends DeliveryStore {
   async cancel(deliveryId: string, reason: string): Promise<boolean> {
     const rows = await query<{ id: string }>(this.db, CANCEL_SQL, [deliveryId, reason]);
     return rows.length > 0;
+  }
+
+  async limits(
+    webhookIds: string[],
+    defaultMaxInFlight: number,
+  ): Promise<Map<string, WebhookLimit>> {
+    const rows = await query<{ id: string; max_in_flight: number; rate_limit: number | null }>(
+      this.db,
+      LIMITS_SQL,
+      [webhookIds, defaultMaxInFlight],
+    );
+    return new Map(
+      rows.map((r) => [r.id, { maxInFlight: r.max_in_flight, rateLimit: r.rate_limit }]),
+    );
+  }
+
+  async due(webhookId: string, limit: number, excluding: string[]): Promise<string[]> {
+    const rows = await query<{ id: string }>(this.db, DUE_SQL, [webhookId, limit, excluding]);
+    return rows.map((r) => r.id);
   }
 }

@@ -5,9 +5,12 @@ import { DeliveriesSweeper } from './deliveries.sweeper';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, PgDeliveryStore } from './delivery.store';
+import { OperationalEventsService } from './operational-events.service';
+import { OperationalEventStore, PgOperationalEventStore } from './operational-events.store';
 import { DispatcherModule } from './dispatcher.module';
 import { ReceiverHealthService } from './receiver-health.service';
 import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.store';
+import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
 
 /**
  * Worker role: the deliveries processor and the sweeper. SecretCipherService is provided here rather
@@ -25,6 +28,9 @@ import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.st
     ReceiverHealthService,
     { provide: ReceiverHealthStore, useClass: PgReceiverHealthStore },
     SecretCipherService,
+    { provide: WebhookSlots, useClass: RedisWebhookSlots },
+    OperationalEventsService,
+    { provide: OperationalEventStore, useClass: PgOperationalEventStore },
   ],
 })
 export class DispatcherWorkerModule {}

@@ -10,6 +10,7 @@ import { EventSource, deliveryBody, toJsonb } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
 import { DeliveryRoute, routesOf } from './delivery.store';
+import { receivesSql } from './fan-out-rule';
 
 /** An event about to be published; `deliveryBody` of it is what its deliveries send. */
 export interface NewEvent {
@@ -19,6 +20,8 @@ export interface NewEvent {
   data: Record<string, unknown>;
   source: EventSource | null;
   idempotencyKey: string | null;
+  /** W3C traceparent its deliveries' attempts continue (SPEC §12); absent or null: none. */
+  traceContext?: string | null;
 }
 
 /**
@@ -53,17 +56,14 @@ export abstract class EventStore {
 }
 
 // One statement (one round trip, one implicit transaction) for a batch of events: each event
-// and a delivery per active webhook subscribed to its kind, or for a platform event (zoom.…)
-// to zoom.* (the partial GIN index webhooks_active_events_idx serves `active AND events &&
-// array`; one row per webhook, however many of its subscriptions match). An event whose
-// idempotency key is taken inserts nothing and is missing from the result. The body is stored
-// once, on the event, whatever the number of its deliveries. Webhooks of API clients no longer
-// in AUTH_CLIENTS ($8) get nothing (SPEC §9); they are kept, and receive again if it returns.
+// and a delivery per webhook that receives it (fan-out-rule.ts; $8 the API clients). An event
+// whose idempotency key is taken inserts nothing and is missing from the result. The body is
+// stored once, on the event, whatever the number of its deliveries.
 const FAN_OUT_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[],
-                         $6::timestamptz[], $7::text[])
-      AS i(id, kind, data, source, idempotency_key, created_at, body)
+                         $6::timestamptz[], $7::text[], $9::text[])
+      AS i(id, kind, data, source, idempotency_key, created_at, body, trace_context)
   ),
   ev AS (
     INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body)
@@ -72,12 +72,10 @@ const FAN_OUT_SQL = `
     RETURNING id
   ),
   d AS (
-    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at)
-    SELECT w.id, i.id, i.kind, now()
+    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, trace_context)
+    SELECT w.id, i.id, i.kind, now(), i.trace_context
     FROM ev JOIN input i ON i.id = ev.id
-    JOIN webhooks w ON w.active AND w.events && (
-      CASE WHEN i.kind LIKE 'zoom.%' THEN ARRAY[i.kind, 'zoom.*'] ELSE ARRAY[i.kind] END)
-      AND w.owner_client_id = ANY($8::text[])
+    JOIN webhooks w ON ${receivesSql({ webhook: 'w', kind: 'i.kind', clients: '$8::text[]' })}
     RETURNING id, event_id, webhook_id
   )
   SELECT ev.id, array_remove(array_agg(d.id::text), NULL) AS delivery_ids,
@@ -118,8 +116,8 @@ const TEST_SQL = `
     SELECT $2, $3, $4, NULL, $5, $6 FROM w
     RETURNING id
   )
-  INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at)
-  SELECT $1, ev.id, $3, now() FROM ev
+  INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, trace_context)
+  SELECT $1, ev.id, $3, now(), $7 FROM ev
   RETURNING ${DELIVERY_COLUMNS}`;
 
 @Injectable()
@@ -156,6 +154,7 @@ export class PgEventStore extends EventStore {
       column((e) => e.createdAt),
       column((e) => deliveryBody(e)),
       this.clientIds,
+      column((e) => e.traceContext ?? null),
     ]);
     const inserted = new Map(rows.map((r) => [r.id, routesOf(r)]));
     return events.map((e) => inserted.get(e.id) ?? null);
@@ -175,6 +174,7 @@ export class PgEventStore extends EventStore {
       JSON.stringify(event.data),
       event.createdAt,
       deliveryBody(event),
+      event.traceContext ?? null,
     ]);
     return row ? toDelivery(row) : null;
   }

@@ -8,14 +8,14 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
-import { characters } from './dto/webhook-fields';
+import { secretHint } from './dto/webhook-fields';
 import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
 import { SecretCipherService } from './secret-cipher.service';
 import { UrlPolicyError, checkWebhookUrl } from './ssrf-policy';
 import { WebhookEntity } from './webhook.entity';
 import { SecretReplacement, WebhookChanges, WebhookStore } from './webhook.store';
 
-const UPDATABLE = ['url', 'events', 'secret', 'active'] as const;
+const UPDATABLE = ['url', 'events', 'secret', 'active', 'max_in_flight', 'rate_limit'] as const;
 
 const notFound = () => new ApiError(HttpStatus.NOT_FOUND, 'Webhook not found');
 
@@ -50,6 +50,8 @@ export class WebhooksService {
         events: dto.events,
         ...this.sealSecret(dto.secret),
         active: true,
+        maxInFlight: dto.max_in_flight ?? null,
+        rateLimit: dto.rate_limit ?? null,
       },
       limit,
     );
@@ -60,7 +62,7 @@ export class WebhooksService {
       );
     }
     this.logger.log(`webhook ${webhook.id} created by ${ownerClientId}`);
-    return webhook;
+    return this.withDefaults(webhook);
   }
 
   /** Newest first, by (created_at, id) so that rows of the same millisecond keep one order. */
@@ -71,7 +73,7 @@ export class WebhooksService {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const after = decodeCursor(query.cursor);
     const rows = await this.webhooks.page(ownerClientId, after, limit);
-    return toPage(rows, limit, (webhook) => WebhookResponse.from(webhook));
+    return toPage(rows, limit, (webhook) => WebhookResponse.from(this.withDefaults(webhook)));
   }
 
   /** The caller's webhook `id`; 404 when it is absent or belongs to another client. */
@@ -79,7 +81,7 @@ export class WebhooksService {
     if (!UUID_PATTERN.test(id)) throw notFound();
     const webhook = await this.webhooks.findOwned(ownerClientId, id);
     if (!webhook) throw notFound();
-    return webhook;
+    return this.withDefaults(webhook);
   }
 
   async update(ownerClientId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookEntity> {
@@ -97,6 +99,8 @@ export class WebhooksService {
       ...(dto.events !== undefined && { events: dto.events }),
       ...(secret && { secret }),
       ...(dto.active !== undefined && { active: dto.active }),
+      ...(dto.max_in_flight !== undefined && { maxInFlight: dto.max_in_flight }),
+      ...(dto.rate_limit !== undefined && { rateLimit: dto.rate_limit }),
       // Enabling clears why the service disabled it and starts the failure count afresh.
       ...(dto.active === true && {
         disabledReason: null,
@@ -140,6 +144,14 @@ export class WebhooksService {
     };
   }
 
+  /** As shown: a max_in_flight never set is the service default, whatever it is now. */
+  private withDefaults(webhook: WebhookEntity): WebhookEntity {
+    return {
+      ...webhook,
+      maxInFlight: webhook.maxInFlight ?? this.config.delivery.concurrencyPerWebhook,
+    };
+  }
+
   private readSecret(webhook: WebhookEntity): string | null {
     try {
       return this.cipher.decrypt(webhook.secretEncrypted);
@@ -155,7 +167,7 @@ export class WebhooksService {
   private sealSecret(secret: string): Pick<WebhookEntity, 'secretEncrypted' | 'secretHint'> {
     return {
       secretEncrypted: this.cipher.encrypt(secret),
-      secretHint: characters(secret).slice(-4).join(''),
+      secretHint: secretHint(secret),
     };
   }
 

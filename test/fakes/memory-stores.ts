@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { deliveryBody } from '../../src/dispatcher/delivery-body';
+import type { WebhookLimit } from '../../src/dispatcher/delivery-scheduler';
+import { receives } from '../../src/dispatcher/fan-out-rule';
 import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
 import {
   AttemptRecord,
@@ -10,6 +12,7 @@ import {
 } from '../../src/dispatcher/delivery.store';
 import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.store';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
+import { inboundEventKey } from '../../src/inbound/inbound-job';
 import {
   INLINE_FANOUT_MAX,
   InboundEventStore,
@@ -21,11 +24,7 @@ import {
   RecordingDownload,
   RecordingDownloadStore,
 } from '../../src/recordings/recording-download.store';
-import {
-  isPublishedKind,
-  platformEventKind,
-  subscriptionsFor,
-} from '../../src/webhooks/subscription-events';
+import { isPublishedKind, platformEventKind } from '../../src/webhooks/subscription-events';
 import { WebhookDisabledReason, WebhookEntity } from '../../src/webhooks/webhook.entity';
 import { ReceiverHealthStore } from '../../src/dispatcher/receiver-health.store';
 import {
@@ -49,6 +48,17 @@ export class MemoryTables {
   readonly inboundEvents = new Map<string, InboundEventEntity>();
   /** recording_downloads by JSON [meeting key, file ref]. */
   readonly recordingDownloads = new Map<string, RecordingDownload>();
+  /**
+   * @param clientIds the API clients configured (AUTH_CLIENTS): as in the SQL, a webhook of
+   * any other owner gets nothing. Null: every owner counts.
+   */
+  constructor(public clientIds: readonly string[] | null = null) {}
+
+  /** Whether the webhook gets an event of `kind`: the fan-out's rule (fan-out-rule.ts). */
+  receives(webhook: WebhookEntity | ReplayTarget, kind: string): boolean {
+    const row = this.webhooks.get(webhook.id);
+    return !!row && receives(row, kind, this.clientIds ?? [row.ownerClientId]);
+  }
 
   addWebhook(fields: Partial<WebhookEntity> = {}): WebhookEntity {
     // Distinct creation times, as the keyset order assumes nothing about ties.
@@ -66,6 +76,8 @@ export class MemoryTables {
       disabledReason: null,
       disabledAt: null,
       consecutiveFailures: 0,
+      maxInFlight: null,
+      rateLimit: null,
       createdAt,
       updatedAt: createdAt,
       ...fields,
@@ -125,6 +137,7 @@ export class MemoryTables {
       receivedAt: new Date(),
       processedAt: null,
       processError: null,
+      traceContext: null,
       ...fields,
     };
     this.inboundEvents.set(row.id, row);
@@ -200,6 +213,30 @@ export class MemoryDeliveryStore extends DeliveryStore {
       }
     }
     return Promise.resolve();
+  }
+
+  limits(webhookIds: string[], defaultMaxInFlight: number): Promise<Map<string, WebhookLimit>> {
+    const limits = new Map<string, WebhookLimit>();
+    for (const id of webhookIds) {
+      const webhook = this.tables.webhooks.get(id);
+      if (webhook) {
+        const maxInFlight = webhook.maxInFlight ?? defaultMaxInFlight;
+        limits.set(id, { maxInFlight, rateLimit: webhook.rateLimit });
+      }
+    }
+    return Promise.resolve(limits);
+  }
+
+  due(webhookId: string, limit: number, excluding: string[]): Promise<string[]> {
+    const now = Date.now();
+    const skip = new Set(excluding);
+    return Promise.resolve(
+      [...this.tables.deliveries.values()]
+        .filter((d) => d.webhookId === webhookId && !skip.has(d.id) && claimable(d, now - 1000))
+        .sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime())
+        .slice(0, limit)
+        .map((d) => d.id),
+    );
   }
 
   route(deliveryIds: string[]): Promise<DeliveryRoute[]> {
@@ -316,7 +353,7 @@ export class MemoryDeliveryControlStore extends DeliveryControlStore {
     );
     const missed = [...this.tables.events.values()].filter(
       (e) =>
-        webhook.events.some((kind) => subscriptionsFor(e.kind).includes(kind)) &&
+        this.tables.receives(this.tables.webhooks.get(webhook.id) ?? webhook, e.kind) &&
         inWindow(e.createdAt, window) &&
         e.createdAt >= webhook.createdAt &&
         !received.has(e.id),
@@ -374,11 +411,7 @@ export class MemoryEventStore extends EventStore {
     this.tables.events.set(event.id, event);
     const body = deliveryBody(event);
     const deliveries = [...this.tables.webhooks.values()]
-      .filter(
-        (webhook) =>
-          webhook.active &&
-          webhook.events.some((kind) => subscriptionsFor(event.kind).includes(kind)),
-      )
+      .filter((webhook) => this.tables.receives(webhook, event.kind))
       .map((webhook) => ({
         id: this.tables.addDelivery(webhook.id, { eventId: event.id, event: event.kind, body }).id,
         webhookId: webhook.id,
@@ -420,14 +453,15 @@ export class MemoryInboundEventStore extends InboundEventStore {
     if (rows.some((r) => r.identityKey === row.identityKey)) return Promise.resolve(null);
     const { plan, payload, leaseMs, ...fields } = row;
     const inline = plan.then === 'publish' ? plan.event : null;
-    const active = [...this.tables.webhooks.values()].filter((webhook) => webhook.active);
-    const reach = inline ? active.filter((webhook) => webhook.events.includes(inline.kind)) : [];
+    const webhooks = [...this.tables.webhooks.values()];
+    const reach = inline
+      ? webhooks.filter((webhook) => this.tables.receives(webhook, inline.kind))
+      : [];
     const publish = inline !== null && reach.length <= INLINE_FANOUT_MAX;
     // As the SQL does: an event a webhook takes as it is is left to the inbound job.
     const asIs = platformEventKind(row.event);
     const watched =
-      asIs !== null &&
-      active.some((webhook) => webhook.events.some((e) => e === asIs || e === 'zoom.*'));
+      asIs !== null && webhooks.some((webhook) => this.tables.receives(webhook, asIs));
     const processed = (plan.then === 'done' || publish) && !watched;
     const stored = this.tables.addInboundEvent({
       ...fields,
@@ -437,6 +471,7 @@ export class MemoryInboundEventStore extends InboundEventStore {
         : payload,
       downloadTokenEncrypted: processed ? null : row.downloadTokenEncrypted,
       processedAt: processed ? new Date() : null,
+      traceContext: row.traceContext ?? null,
     });
     const deliveries: DeliveryRoute[] = [];
     const leased: LeasedDelivery[] = [];
@@ -447,7 +482,7 @@ export class MemoryInboundEventStore extends InboundEventStore {
         createdAt: inline.createdAt,
         data: inline.data,
         source: inline.source,
-        idempotencyKey: `inbound:${stored.id}:${inline.kind}`,
+        idempotencyKey: inboundEventKey(stored.id, inline.kind),
       });
       for (const webhook of reach) {
         const delivery = this.tables.addDelivery(webhook.id, {

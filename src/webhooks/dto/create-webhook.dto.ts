@@ -1,5 +1,11 @@
 import { Subscription } from '../subscription-events';
-import { WebhookEvents, WebhookSecret, WebhookUrl } from './webhook-fields';
+import {
+  WebhookEvents,
+  WebhookMaxInFlight,
+  WebhookRateLimit,
+  WebhookSecret,
+  WebhookUrl,
+} from './webhook-fields';
 
 /** Body of POST /api/webhooks. Any other field is refused. */
 export class CreateWebhookDto {
@@ -11,4 +17,10 @@ export class CreateWebhookDto {
 
   @WebhookSecret({ required: true })
   secret: string;
+
+  @WebhookMaxInFlight({ required: false })
+  max_in_flight?: number;
+
+  @WebhookRateLimit({ required: false })
+  rate_limit?: number | null;
 }

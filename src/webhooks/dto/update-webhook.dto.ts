@@ -1,6 +1,13 @@
 import { SchemaRules } from '../../common/openapi-exact';
 import { Subscription } from '../subscription-events';
-import { WebhookActive, WebhookEvents, WebhookSecret, WebhookUrl } from './webhook-fields';
+import {
+  WebhookActive,
+  WebhookEvents,
+  WebhookMaxInFlight,
+  WebhookRateLimit,
+  WebhookSecret,
+  WebhookUrl,
+} from './webhook-fields';
 
 /** Body of PATCH /api/webhooks/:id: at least one of these; null is not a value. */
 @SchemaRules({ minProperties: 1 })
@@ -16,4 +23,10 @@ export class UpdateWebhookDto {
 
   @WebhookActive({ required: false })
   active?: boolean;
+
+  @WebhookMaxInFlight({ required: false })
+  max_in_flight?: number;
+
+  @WebhookRateLimit({ required: false })
+  rate_limit?: number | null;
 }
