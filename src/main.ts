@@ -5,7 +5,6 @@ import { AppLogger } from './common/logging';
 import { startupProblem } from './common/startup-problems';
 import { ConfigError, loadConfigFromProcess } from './config/load-config';
 import { AppConfig } from './config/config.types';
-import { startupWarnings } from './health/startup-checks';
 
 function readConfig(): AppConfig {
   try {
@@ -22,6 +21,7 @@ function readConfig(): AppConfig {
 async function main(config: AppConfig): Promise<void> {
   // Loaded once the configuration is valid: a bad one is reported before the whole app loads.
   const { createApp } = await import('./bootstrap');
+  const { startupWarnings } = await import('./health/startup-checks');
   const app = await createApp(config);
   const logger = new Logger('Bootstrap');
 

@@ -20,6 +20,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find events (by platform tracking id, kind, time)
+         * @description The calling client's events, those with a delivery to one of its webhooks, newest first: filter by the platform's `x-zm-trackingid` (`tracking_id`), the kind (`event`) and the time published (`since` included, `until` excluded); paged with `limit` and `cursor`.
+         */
+        get: operations["EventsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one event with its deliveries to your webhooks
+         * @description The event and its deliveries to the calling client's webhooks (each delivery's attempts are in the delivery log). 404 when none of its deliveries went to them.
+         */
+        get: operations["EventsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks": {
         parameters: {
             query?: never;
@@ -227,9 +267,105 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * bridge.delivery.failed notification
+         * @description A delivery to one of your webhooks ended `failed` after its retries. Sent to the same client's other webhooks that subscribe to it, never to the webhook concerned; a failed delivery of a `bridge.*` event causes no further event.
+         */
+        BridgeDeliveryFailedNotification: {
+            /**
+             * Format: date-time
+             * @description When the event was published (UTC)
+             */
+            created_at: string;
+            /** @description The delivery that failed, as its delivery log shows it */
+            data: {
+                /** @description Attempts made */
+                attempt_count: number;
+                /**
+                 * Format: uuid
+                 * @description The delivery that failed
+                 */
+                delivery_id: string;
+                /** @description Its event kind */
+                event: string;
+                /**
+                 * Format: uuid
+                 * @description Its event (GET /api/events/{id})
+                 */
+                event_id: string;
+                /** @description What went wrong at the last attempt */
+                last_error: string | null;
+                /** @description The receiver's last status code; null when it gave no answer */
+                last_status_code: number | null;
+                /**
+                 * Format: uuid
+                 * @description The webhook it was for
+                 */
+                webhook_id: string;
+            };
+            /** @enum {unknown} */
+            event: "bridge.delivery.failed";
+            /**
+             * Format: uuid
+             * @description Event id: the same in every delivery of this event; the delivery id (the de-duplication key) is the webhook-id header
+             */
+            id: string;
+            /**
+             * @description Always null: the service itself caused it, not a platform event
+             * @enum {unknown|null}
+             */
+            source: null;
+        };
+        /**
+         * bridge.webhook.disabled notification
+         * @description The service disabled one of your webhooks: its receiver answered 410 Gone (`gone`), or its last WEBHOOK_DISABLE_AFTER_FAILURES deliveries failed (`failing`). PATCH `{"active": true}` enables it again; a replay recovers its deliveries. Sent to the same client's other webhooks that subscribe to it, never to the webhook concerned; a failed delivery of a `bridge.*` event causes no further event.
+         */
+        BridgeWebhookDisabledNotification: {
+            /**
+             * Format: date-time
+             * @description When the event was published (UTC)
+             */
+            created_at: string;
+            /** @description The webhook disabled, and why */
+            data: {
+                /**
+                 * Format: date-time
+                 * @description When it was disabled
+                 */
+                disabled_at: string;
+                /**
+                 * @description Why it was disabled
+                 * @enum {unknown}
+                 */
+                reason: "gone" | "failing";
+                /** @description Its URL */
+                url: string;
+                /**
+                 * Format: uuid
+                 * @description The webhook disabled
+                 */
+                webhook_id: string;
+            };
+            /** @enum {unknown} */
+            event: "bridge.webhook.disabled";
+            /**
+             * Format: uuid
+             * @description Event id: the same in every delivery of this event; the delivery id (the de-duplication key) is the webhook-id header
+             */
+            id: string;
+            /**
+             * @description Always null: the service itself caused it, not a platform event
+             * @enum {unknown|null}
+             */
+            source: null;
+        };
         CreateWebhookDto: {
-            /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
-            events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "zoom.*") | unknown)[];
+            /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, the operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the client's other webhooks), `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
+            events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "zoom.*") | unknown)[];
+            /** @description Most attempts in flight to this webhook at once, across every worker process. When never set, the service default (DELIVERY_CONCURRENCY_PER_WEBHOOK, 10 unless configured) applies. */
+            max_in_flight?: number;
+            /** @description Most attempts started to this webhook in any second, across every worker process; null (the default) for no rate limit. */
+            rate_limit?: number | null;
             /** @description Signing secret: the key of the HMAC-SHA256 in `x-service-signature`. Stored encrypted; never returned (only its last 4 characters, as `secret_hint`). */
             secret: string;
             /**
@@ -343,6 +479,68 @@ export interface components {
             message: string;
             statusCode: number;
             upstream?: components["schemas"]["UpstreamError"];
+        };
+        EventDeliveryResponse: {
+            /** @description Attempts made so far */
+            attempt_count: number;
+            /**
+             * Format: date-time
+             * @description When it ended; null while pending
+             */
+            completed_at: string | null;
+            /** Format: uuid */
+            id: string;
+            /** @description null: no answer */
+            last_status_code: number | null;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** Format: uuid */
+            webhook_id: string;
+        };
+        EventDetailResponse: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description The notification's `data`, as its kind's schema in GET /api/event-types says */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description Its deliveries to the caller's own webhooks (those of other clients are never shown); the attempts of each are in GET /api/webhooks/{webhook_id}/deliveries/{id} */
+            deliveries: components["schemas"]["EventDeliveryResponse"][];
+            /** @description The event kind */
+            event: string;
+            /**
+             * Format: uuid
+             * @description The `id` of every body sent
+             */
+            id: string;
+            /** @description The platform event that caused it (`tracking_id` is its x-zm-trackingid); null for tests and the service's own operational events */
+            source: {
+                [key: string]: unknown;
+            } | null;
+        };
+        EventListResponse: {
+            data: components["schemas"]["EventResponse"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            next_cursor?: string | null;
+        };
+        EventResponse: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description The notification's `data`, as its kind's schema in GET /api/event-types says */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description The event kind */
+            event: string;
+            /**
+             * Format: uuid
+             * @description The `id` of every body sent
+             */
+            id: string;
+            /** @description The platform event that caused it (`tracking_id` is its x-zm-trackingid); null for tests and the service's own operational events */
+            source: {
+                [key: string]: unknown;
+            } | null;
         };
         EventTypeListResponse: {
             data: components["schemas"]["EventTypeResponse"][];
@@ -889,8 +1087,12 @@ export interface components {
         UpdateWebhookDto: {
             /** @description false pauses deliveries to this webhook; true resumes them */
             active?: boolean;
-            /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
-            events?: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "zoom.*") | unknown)[];
+            /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, the operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the client's other webhooks), `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
+            events?: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "zoom.*") | unknown)[];
+            /** @description Most attempts in flight to this webhook at once, across every worker process. When never set, the service default (DELIVERY_CONCURRENCY_PER_WEBHOOK, 10 unless configured) applies. */
+            max_in_flight?: number;
+            /** @description Most attempts started to this webhook in any second, across every worker process; null (the default) for no rate limit. */
+            rate_limit?: number | null;
             /** @description Signing secret: the key of the HMAC-SHA256 in `x-service-signature`. Stored encrypted; never returned (only its last 4 characters, as `secret_hint`). */
             secret?: string;
             /**
@@ -927,14 +1129,18 @@ export interface components {
              * @enum {string|null}
              */
             disabled_reason: "gone" | "failing" | null;
-            events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "zoom.*") | unknown)[];
+            events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "zoom.*") | unknown)[];
             /** Format: uuid */
             id: string;
+            /** @description Most attempts in flight to it at once, across every worker process: its own, or the service default (DELIVERY_CONCURRENCY_PER_WEBHOOK) when never set */
+            max_in_flight: number;
             /**
              * Format: date-time
              * @description Until when the secret replaced by the last PATCH of `secret` still signs deliveries beside the current one (WEBHOOK_SECRET_GRACE_SECONDS); null when there is none or its time is over
              */
             previous_secret_expires_at: string | null;
+            /** @description Most attempts started to it in any second; null for no rate limit */
+            rate_limit: number | null;
             /** @description Last 4 characters of the signing secret */
             secret_hint: string;
             /** Format: date-time */
@@ -1068,6 +1274,177 @@ export interface operations {
             };
             /** @description Token lacks scope webhooks:read */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request (headers or body) did not arrive within the server’s timeouts */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    EventsController_list: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page, as it was returned; omit for the first page */
+                cursor?: string;
+                /** @description Only this event kind (a platform event as `zoom.<event>`) */
+                event?: string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "webhook.test") | unknown;
+                /** @description Items per page */
+                limit?: number;
+                /** @description Only events published at or after this time (ISO 8601 UTC) */
+                since?: string;
+                /** @description Only the event the platform sent with this `x-zm-trackingid` header (as the notification's `source.tracking_id` shows it) */
+                tracking_id?: string;
+                /** @description Only events published before this time (ISO 8601 UTC) */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventListResponse"];
+                };
+            };
+            /** @description A query parameter is malformed; `details` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or forged token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Token lacks scope webhooks:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request (headers or body) did not arrive within the server’s timeouts */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    EventsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event (`id` of the body sent) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDetailResponse"];
+                };
+            };
+            /** @description The id is not a UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or forged token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Token lacks scope webhooks:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No event with this id reached the calling client's webhooks */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1532,8 +1909,8 @@ export interface operations {
             query?: {
                 /** @description `next_cursor` of the previous page, as it was returned; omit for the first page */
                 cursor?: string;
-                /** @description Only deliveries of this event kind (a platform event as `zoom.<event>`) */
-                event?: string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "webhook.test") | unknown;
+                /** @description Only this event kind (a platform event as `zoom.<event>`) */
+                event?: string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "webhook.test") | unknown;
                 /** @description Items per page */
                 limit?: number;
                 /** @description Only deliveries in this state */
