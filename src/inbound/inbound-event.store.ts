@@ -11,6 +11,7 @@ import { preparedQuery, query } from '../database/query';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
 import { EventData } from './event-mapping';
 import { InboundEventEntity } from './inbound-event.entity';
+import { inboundEventKey } from './inbound-job';
 
 /** A notification published in the statement that stores its inbound event. */
 export interface InlineEvent {
@@ -74,20 +75,21 @@ export interface StoredInboundEvent {
 export const INLINE_FANOUT_MAX = 100;
 
 // One statement (one round trip, one commit) for a batch of events: the inbound rows and, for
-// those published here, their events and a delivery per active webhook subscribed to the kind
-// (the dispatcher's rule, fan-out-rule.ts), all from one snapshot. A redelivery (taken identity) inserts nothing at all. `reach` counts
-// each kind's webhooks only up to the cap; `watched` holds the platform kinds (zoom.<event>)
-// some active webhook takes as they are, directly or through zoom.*: such an event stays
-// unprocessed for the inbound job, which publishes it as it is. The event's idempotency key is
-// the one the inbound job would publish under (publishKey), so a later run of the job adds
-// nothing. The download token is kept only on an event left unprocessed. $3: the API clients
-// (AUTH_CLIENTS) whose webhooks count.
+// those published here, their events and a delivery per webhook the dispatcher's fan-out rule
+// (fan-out-rule.ts) selects, all from one snapshot. A redelivery (taken identity) inserts nothing
+// at all. `reach` counts each kind's webhooks only up to the cap; `watched` holds the platform
+// kinds (zoom.<event>) some active webhook takes as they are, directly or through zoom.*: such an
+// event stays unprocessed for the inbound job, which publishes it as it is. The event's
+// idempotency key (inboundEventKey, in the input) is the one the inbound job would publish under,
+// so a later run of the job adds nothing. The download token is kept only on an event left
+// unprocessed. $3: the API clients (AUTH_CLIENTS) whose webhooks count.
 const INGEST_SQL = `
   WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
       AS i(id uuid, event text, identity_key text, event_ts bigint, account_id text, payload jsonb,
            tracking_id text, download_token_encrypted text, as_is text, plan text, event_id uuid,
-           kind text, data jsonb, source jsonb, created_at timestamptz, body text, lease_ms int)
+           kind text, data jsonb, source jsonb, idempotency_key text, created_at timestamptz, body text,
+           lease_ms int)
   ),
   reach AS (
     SELECT k.kind, (
@@ -122,8 +124,7 @@ const INGEST_SQL = `
   ),
   ev AS (
     INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body)
-    SELECT i.event_id, i.kind, i.data, i.source, 'inbound:' || i.id || ':' || i.kind,
-      i.created_at, i.body
+    SELECT i.event_id, i.kind, i.data, i.source, i.idempotency_key, i.created_at, i.body
     FROM stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id
     WHERE p.publish
     RETURNING id
@@ -248,6 +249,7 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
         `,"event_id":${JSON.stringify(event.id)},"kind":${JSON.stringify(event.kind)},` +
         `"data":${jsonbOfSerialised(event.data, data)},` +
         `"source":${jsonbOfSerialised(event.source, source)},` +
+        `"idempotency_key":${JSON.stringify(inboundEventKey(row.id, event.kind))},` +
         `"created_at":"${event.createdAt.toISOString()}",` +
         `"body":${JSON.stringify(published.body)},"lease_ms":${jsonOrNull(row.leaseMs)}`;
     }
