@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { DispatcherService } from '../src/dispatcher/dispatcher.service';
 import { Json, request } from './support/http';
 import { ReceivedRequest, Receiver, startReceiver } from './support/receiver';
-import { SpawnedApp, freePort, spawnApp } from './support/spawn-app';
+import { SpawnedApp, freePort, spawnApp, spawnTestMs, waitUntilReady } from './support/spawn-app';
 import { TEST_REDIS_URL, TestApp, deleteRedisKeys, startTestApp } from './support/test-app';
 import { queryDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
@@ -179,10 +179,7 @@ describe('the limit across worker processes', () => {
       ...env,
     });
     workers.push(worker);
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok, {
-      timeoutMs: 60000,
-      what: `the worker on :${port} to be ready`,
-    });
+    await waitUntilReady(`http://127.0.0.1:${port}`, `the worker on :${port}`);
     return worker;
   };
   /** The holders (worker processes) of the webhook's slots now. */
@@ -207,71 +204,79 @@ describe('the limit across worker processes', () => {
     await deleteRedisKeys(prefix);
   });
 
-  it('holds max_in_flight across two workers, each of which could send more', async () => {
-    const [a, b] = await Promise.all([startWorker(), startWorker()]);
-    const answerMs = 200;
-    const route = receiver.route({ delaysMs: [answerMs] }, 'shared');
-    const webhook = await createWebhook(t, { url: route.url });
-    await request(t.baseUrl, 'PATCH', `/api/webhooks/${webhook.id}`, {
-      token: await t.token(),
-      body: { max_in_flight: 3 },
-    });
-    const dispatcher = t.app.get(DispatcherService);
-    // One at a time: separate jobs, which Bull spreads over both workers.
-    for (let n = 0; n < 40; n++) await dispatcher.publish({ kind: 'job.started', data: { n } });
+  it(
+    'holds max_in_flight across two workers, each of which could send more',
+    async () => {
+      const [a, b] = await Promise.all([startWorker(), startWorker()]);
+      const answerMs = 200;
+      const route = receiver.route({ delaysMs: [answerMs] }, 'shared');
+      const webhook = await createWebhook(t, { url: route.url });
+      await request(t.baseUrl, 'PATCH', `/api/webhooks/${webhook.id}`, {
+        token: await t.token(),
+        body: { max_in_flight: 3 },
+      });
+      const dispatcher = t.app.get(DispatcherService);
+      // One at a time: separate jobs, which Bull spreads over both workers.
+      for (let n = 0; n < 40; n++) await dispatcher.publish({ kind: 'job.started', data: { n } });
 
-    const holders = new Set<string>();
-    await waitFor(
-      async () => {
-        for (const holder of await slotHolders(webhook.id)) holders.add(holder);
-        return (await succeededCount(t, webhook.id)) === 40;
-      },
-      { timeoutMs: 60000, intervalMs: 20, what: 'the 40 deliveries to succeed' },
-    );
-    expect(holders.size).toBe(2);
-    expect(peakInFlight(receiver.requests(route.path), answerMs - 20)).toBeLessThanOrEqual(3);
-    for (const worker of [a, b]) {
-      worker.child.kill('SIGTERM');
-      expect(await worker.exit).toEqual({ code: 0, signal: null });
-    }
-  }, 240_000);
+      const holders = new Set<string>();
+      await waitFor(
+        async () => {
+          for (const holder of await slotHolders(webhook.id)) holders.add(holder);
+          return (await succeededCount(t, webhook.id)) === 40;
+        },
+        { timeoutMs: 60000, intervalMs: 20, what: 'the 40 deliveries to succeed' },
+      );
+      expect(holders.size).toBe(2);
+      expect(peakInFlight(receiver.requests(route.path), answerMs - 20)).toBeLessThanOrEqual(3);
+      for (const worker of [a, b]) {
+        worker.child.kill('SIGTERM');
+        expect(await worker.exit).toEqual({ code: 0, signal: null });
+      }
+    },
+    spawnTestMs(2),
+  );
 
-  it('frees the slots of a worker killed while holding them within DELIVERY_TIMEOUT_MS + 30 s', async () => {
-    // A short attempt deadline: slots lapse at DELIVERY_TIMEOUT_MS + 5 s.
-    const env = { DELIVERY_TIMEOUT_MS: '1500' };
-    const first = await startWorker(env);
-    const route = receiver.route({}, 'killed');
-    receiver.hold(route.path);
-    const webhook = await createWebhook(t, { url: route.url });
-    await request(t.baseUrl, 'PATCH', `/api/webhooks/${webhook.id}`, {
-      token: await t.token(),
-      body: { max_in_flight: 3 },
-    });
-    const dispatcher = t.app.get(DispatcherService);
-    await Promise.all(
-      Array.from({ length: 10 }, (_, n) =>
-        dispatcher.publish({ kind: 'job.started', data: { n } }),
-      ),
-    );
-    await waitFor(() => receiver.requests(route.path).length === 3, {
-      what: 'the first worker to hold 3 requests open',
-    });
-    expect(await slotHolders(webhook.id)).toHaveLength(3);
+  it(
+    'frees the slots of a worker killed while holding them within DELIVERY_TIMEOUT_MS + 30 s',
+    async () => {
+      // A short attempt deadline: slots lapse at DELIVERY_TIMEOUT_MS + 5 s.
+      const env = { DELIVERY_TIMEOUT_MS: '1500' };
+      const first = await startWorker(env);
+      const route = receiver.route({}, 'killed');
+      receiver.hold(route.path);
+      const webhook = await createWebhook(t, { url: route.url });
+      await request(t.baseUrl, 'PATCH', `/api/webhooks/${webhook.id}`, {
+        token: await t.token(),
+        body: { max_in_flight: 3 },
+      });
+      const dispatcher = t.app.get(DispatcherService);
+      await Promise.all(
+        Array.from({ length: 10 }, (_, n) =>
+          dispatcher.publish({ kind: 'job.started', data: { n } }),
+        ),
+      );
+      await waitFor(() => receiver.requests(route.path).length === 3, {
+        what: 'the first worker to hold 3 requests open',
+      });
+      expect(await slotHolders(webhook.id)).toHaveLength(3);
 
-    first.child.kill('SIGKILL');
-    await first.exit;
-    const killedAt = Date.now();
-    receiver.release(route.path);
-    await startWorker(env);
+      first.child.kill('SIGKILL');
+      await first.exit;
+      const killedAt = Date.now();
+      receiver.release(route.path);
+      await startWorker(env);
 
-    // SPEC §9: free again within DELIVERY_TIMEOUT_MS + 30 s of the death, so sent by then.
-    await waitFor(() => receiver.requests(route.path).length > 3, {
-      timeoutMs: killedAt + 1500 + 30_000 - Date.now(),
-      what: 'the second worker to send once the dead one’s slots lapsed',
-    });
-    await waitFor(async () => (await succeededCount(t, webhook.id)) === 10, {
-      timeoutMs: 60000,
-      what: 'every delivery to succeed',
-    });
-  }, 240_000);
+      // SPEC §9: free again within DELIVERY_TIMEOUT_MS + 30 s of the death, so sent by then.
+      await waitFor(() => receiver.requests(route.path).length > 3, {
+        timeoutMs: killedAt + 1500 + 30_000 - Date.now(),
+        what: 'the second worker to send once the dead one’s slots lapsed',
+      });
+      await waitFor(async () => (await succeededCount(t, webhook.id)) === 10, {
+        timeoutMs: 60000,
+        what: 'every delivery to succeed',
+      });
+    },
+    spawnTestMs(2),
+  );
 });
