@@ -136,7 +136,7 @@ describe('per-webhook max_in_flight and rate_limit (role all)', () => {
     const route = receiver.route({ delaysMs: [answerMs] }, 'narrow');
     await publishAndDeliver(await newWebhook({ url: route.url, max_in_flight: 2 }));
     expect(peakInFlight(receiver.requests(route.path), answerMs - 20)).toBe(2);
-  });
+  }, 120_000);
 
   it('starts no more than rate_limit attempts in any second', async () => {
     const route = receiver.route({}, 'rated');
@@ -157,7 +157,7 @@ describe('per-webhook max_in_flight and rate_limit (role all)', () => {
         700,
       ),
     ).toBeLessThanOrEqual(4);
-  });
+  }, 120_000);
 });
 
 describe('the limit across worker processes', () => {
