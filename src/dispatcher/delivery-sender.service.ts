@@ -25,6 +25,8 @@ export interface DeliveryRequest {
   /** The replaced secret while it is in its grace, else null: it then signs too (SPEC §10). */
   previousSecretEncrypted: string | null;
   attempt: number;
+  /** W3C traceparent of the attempt's span, sent so the receiver continues the trace. */
+  traceparent?: string | null;
 }
 
 export interface AttemptResult {
@@ -184,6 +186,7 @@ export class DeliverySenderService implements OnApplicationShutdown {
             'x-service-delivery': req.deliveryId,
             'x-service-attempt': String(req.attempt),
             'user-agent': USER_AGENT,
+            ...(req.traceparent ? { traceparent: req.traceparent } : {}),
           },
           body,
         });

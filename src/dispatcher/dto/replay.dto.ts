@@ -1,12 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FieldRule, Satisfies, quote } from '../../common/field-rule';
+import { DatedExample } from '../../common/openapi-exact';
 
 const REPLAY_STATUSES = ['failed', 'succeeded'] as const;
 
-// An ISO 8601 UTC timestamp with Z, the wire format of every date of the API.
+// An ISO 8601 UTC timestamp with Z, the wire format of every date of the API (also the event
+// lookup's since and until).
 const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?Z$/;
 
-const timestampRule: FieldRule = (value, field) =>
+export const timestampRule: FieldRule = (value, field) =>
   typeof value === 'string' && UTC_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value))
     ? null
     : `${field} must be an ISO 8601 UTC timestamp such as 2026-01-01T09:30:00Z`;
@@ -30,6 +32,7 @@ export class ReplayDto {
       'published, at or after it. At most RETENTION_DAYS ago.',
     example: '2026-01-01T09:00:00Z',
   })
+  @DatedExample(-2 * 60 * 60 * 1000)
   @Satisfies(requiredTimestamp)
   since: string;
 
@@ -37,6 +40,7 @@ export class ReplayDto {
     description: 'End of the window (excluded); default now',
     example: '2026-01-01T12:00:00Z',
   })
+  @DatedExample(-60 * 60 * 1000)
   @Satisfies(timestampRule, { optional: true })
   until?: string;
 
