@@ -57,7 +57,7 @@ export interface AppConfig {
   logLevel: string;
   shutdownTimeoutMs: number;
   /** Slow clients are cut off (408): headers, and the whole request, must arrive within these. */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number };
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnections: number };
   /** Express `trust proxy`: false, or how many proxy hops to trust for the client address. */
   trustProxy: false | number;
   database: { url: string; migrationsRun: boolean };

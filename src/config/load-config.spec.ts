@@ -45,13 +45,17 @@ describe('loadConfig', () => {
     expect(config.webhookAllowPrivateUrls).toBe(false);
     expect(config.webhookSecretGraceSeconds).toBe(86400);
     expect(config.trustProxy).toBe(false);
-    expect(config.http).toEqual({ headersTimeoutMs: 10000, requestTimeoutMs: 30000 });
+    expect(config.http).toEqual({
+      headersTimeoutMs: 10000,
+      requestTimeoutMs: 30000,
+      maxConnections: 1000,
+    });
   });
 
   it('reads the HTTP timeouts and refuses a headers limit above the request limit', () => {
     expect(
       loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '5000' }).http,
-    ).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
+    ).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 5000, maxConnections: 1000 });
     expect(
       problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '6000', HTTP_REQUEST_TIMEOUT_MS: '5000' }),
     ).toEqual(['HTTP_HEADERS_TIMEOUT_MS (6000) must not exceed HTTP_REQUEST_TIMEOUT_MS (5000)']);

@@ -211,7 +211,10 @@ function httpTimeouts(reader: Reader): AppConfig['http'] {
       `HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
     );
   }
-  return { headersTimeoutMs, requestTimeoutMs };
+  // Each open connection holds a file descriptor and some memory; past this many, new ones are
+  // answered 503 with Retry-After (src/common/http-server.ts) instead of piling up.
+  const maxConnections = reader.int('HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000);
+  return { headersTimeoutMs, requestTimeoutMs, maxConnections };
 }
 
 /**
