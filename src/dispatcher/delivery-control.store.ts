@@ -6,6 +6,7 @@ import { EventKind } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
+import { eventBodyJsonb, filterMatches } from './fan-out-filter';
 
 /** Deliveries created in [since, until) (until null: up to now) with `status`. */
 export interface ReplayWindow {
@@ -41,7 +42,8 @@ const REPLAY_SQL = `
 
 // Events of the webhook's kinds in the window (platform events through zoom.* too, as the
 // fan-out matches them), published after it was created, that it has no delivery of (it was
-// inactive or disabled then). Keyset-paged by (created_at, id). has_body: the event carries
+// inactive or disabled then) and that its filter, if it has one, lets through: an event the
+// filter kept out was never missed (SPEC §14). Keyset-paged by (created_at, id). has_body: the event carries
 // the body its deliveries send (every event since the body moved there).
 const MISSED_SQL = `
   SELECT e.id, e.kind, e.data, e.source, e.created_at, e.body IS NOT NULL AS has_body
@@ -52,6 +54,8 @@ const MISSED_SQL = `
     AND ($5::timestamptz IS NULL OR e.created_at < $5)
     AND ($6::timestamptz IS NULL OR (e.created_at, e.id) > ($6::timestamptz, $7::uuid))
     AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.webhook_id = $1 AND d.event_id = e.id)
+    AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = $1
+                AND ${filterMatches('w', eventBodyJsonb('e'))})
   ORDER BY e.created_at, e.id
   LIMIT $8`;
 

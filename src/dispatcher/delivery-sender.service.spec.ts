@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import dnsPromises from 'node:dns/promises';
 import { AppConfig } from '../config/config.types';
 import { SecretCipherService } from '../webhooks/secret-cipher.service';
+import { BrokerDestinations } from './destinations/broker-destinations';
+import { HttpDestination } from './destinations/http.destination';
 import {
   DeliverySenderService,
   RESPONSE_EXCERPT_BYTES,
@@ -27,6 +29,13 @@ describe('excerptText', () => {
   });
 });
 
+let http: HttpDestination;
+function senderFor(config: AppConfig, cipher: SecretCipherService): DeliverySenderService {
+  http = new HttpDestination(config);
+  const brokers = new BrokerDestinations({ ...config, destinationBrokers: [] });
+  return new DeliverySenderService(config, cipher, http, brokers);
+}
+
 describe('DeliverySenderService', () => {
   const TIMEOUT_MS = 200;
   const config = {
@@ -37,11 +46,11 @@ describe('DeliverySenderService', () => {
   let sender: DeliverySenderService;
 
   beforeEach(() => {
-    sender = new DeliverySenderService(config, new SecretCipherService(config));
+    sender = senderFor(config, new SecretCipherService(config));
   });
   afterEach(async () => {
     jest.restoreAllMocks();
-    await sender.onApplicationShutdown();
+    await http.onApplicationShutdown();
   });
 
   it('bounds the whole attempt by DELIVERY_TIMEOUT_MS, the DNS lookup of the URL check included', async () => {
@@ -98,9 +107,9 @@ describe('DeliverySenderService against a receiver', () => {
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   });
   beforeEach(() => {
-    sender = new DeliverySenderService(config, cipher);
+    sender = senderFor(config, cipher);
   });
-  afterEach(() => sender.onApplicationShutdown());
+  afterEach(() => http.onApplicationShutdown());
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));

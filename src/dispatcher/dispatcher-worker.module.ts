@@ -5,6 +5,7 @@ import { DeliveriesSweeper } from './deliveries.sweeper';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, PgDeliveryStore } from './delivery.store';
+import { DestinationsModule } from './destinations/destinations.module';
 import { DispatcherModule } from './dispatcher.module';
 import { ReceiverHealthService } from './receiver-health.service';
 import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.store';
@@ -15,7 +16,7 @@ import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.st
  */
 @Module({
   // LocalDeliveries: the processor takes this process's own publishes from it.
-  imports: [DispatcherModule],
+  imports: [DispatcherModule, DestinationsModule],
   providers: [
     DeliveriesProcessor,
     DeliveriesSweeper,

@@ -10,6 +10,7 @@ import { EventSource, deliveryBody, toJsonb } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
 import { DeliveryRoute, routesOf } from './delivery.store';
+import { eventBodyJsonb, filterMatches } from './fan-out-filter';
 
 /** An event about to be published; `deliveryBody` of it is what its deliveries send. */
 export interface NewEvent {
@@ -59,6 +60,7 @@ export abstract class EventStore {
 // idempotency key is taken inserts nothing and is missing from the result. The body is stored
 // once, on the event, whatever the number of its deliveries. Webhooks of API clients no longer
 // in AUTH_CLIENTS ($8) get nothing (SPEC §9); they are kept, and receive again if it returns.
+// A webhook with a filter gets only the events whose body matches it (fan-out-filter.ts).
 const FAN_OUT_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[],
@@ -78,6 +80,7 @@ const FAN_OUT_SQL = `
     JOIN webhooks w ON w.active AND w.events && (
       CASE WHEN i.kind LIKE 'zoom.%' THEN ARRAY[i.kind, 'zoom.*'] ELSE ARRAY[i.kind] END)
       AND w.owner_client_id = ANY($8::text[])
+      AND ${filterMatches('w', eventBodyJsonb('i'))}
     RETURNING id, event_id, webhook_id
   )
   SELECT ev.id, array_remove(array_agg(d.id::text), NULL) AS delivery_ids,

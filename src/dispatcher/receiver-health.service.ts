@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
+import type { DestinationType } from '../webhooks/destination';
 import { TEST_EVENT } from '../webhooks/subscription-events';
 import { WebhookDisabledReason } from '../webhooks/webhook.entity';
 import { DeliveryStatus } from './delivery.entity';
@@ -16,6 +17,8 @@ export interface AttemptedDelivery {
   statusCode: number | null;
   /** The webhook's run of failed deliveries as loaded before the attempt. */
   consecutiveFailures: number;
+  /** Its destination type, the label of the deliveries a disabling ends (http when absent). */
+  destination?: DestinationType;
 }
 
 export const disabledError = (reason: WebhookDisabledReason, failures: number): string =>
@@ -44,7 +47,7 @@ export class ReceiverHealthService {
   /** Applies the rules after one recorded attempt. */
   async afterAttempt(delivery: AttemptedDelivery): Promise<void> {
     if (delivery.statusCode === 410) {
-      await this.disable(delivery.webhookId, 'gone', 0);
+      await this.disable(delivery, 'gone', 0);
       return;
     }
     // A test is the owner checking the receiver, not the receiver's record.
@@ -56,12 +59,12 @@ export class ReceiverHealthService {
     if (delivery.status !== 'failed') return;
     const failures = await this.store.countFailure(delivery.webhookId);
     if (this.disableAfter > 0 && failures >= this.disableAfter) {
-      await this.disable(delivery.webhookId, 'failing', failures);
+      await this.disable(delivery, 'failing', failures);
     }
   }
 
   private async disable(
-    webhookId: string,
+    { webhookId, destination = 'http' }: AttemptedDelivery,
     reason: WebhookDisabledReason,
     failures: number,
   ): Promise<void> {
@@ -69,7 +72,7 @@ export class ReceiverHealthService {
     const ended = await this.store.disable(webhookId, reason, error);
     if (ended === null) return;
     this.metrics.webhooksDisabled.inc({ reason });
-    if (ended > 0) this.metrics.deliveries.inc({ outcome: 'failed' }, ended);
+    if (ended > 0) this.metrics.deliveries.inc({ outcome: 'failed', destination }, ended);
     this.logger.warn(
       `webhook ${webhookId} disabled (${reason}): ${error}; ${ended} pending deliveries ended ` +
         'failed (PATCH active: true enables it, a replay recovers them)',

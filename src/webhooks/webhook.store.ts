@@ -8,7 +8,12 @@ import { WebhookEntity } from './webhook.entity';
 export type NewWebhook = Pick<
   WebhookEntity,
   'ownerClientId' | 'url' | 'events' | 'secretEncrypted' | 'secretHint' | 'active'
->;
+> &
+  Partial<Pick<WebhookEntity, DestinationFields>>;
+
+/** The columns of SPEC §14's fields, written together by create and PATCH. */
+export type DestinationFields =
+  'destination' | 'filter' | 'filterPath' | 'filterVars' | 'headersEncrypted' | 'headersMasked';
 
 /** A new secret, sealed; the one it replaces keeps signing until `previousUntil` (SPEC §10). */
 export interface SecretReplacement {
@@ -21,7 +26,13 @@ export interface SecretReplacement {
 export type WebhookChanges = Partial<
   Pick<
     WebhookEntity,
-    'url' | 'events' | 'active' | 'disabledReason' | 'disabledAt' | 'consecutiveFailures'
+    | 'url'
+    | 'events'
+    | 'active'
+    | 'disabledReason'
+    | 'disabledAt'
+    | 'consecutiveFailures'
+    | DestinationFields
   >
 > & {
   secret?: SecretReplacement;
@@ -88,7 +99,8 @@ export class PgWebhookStore extends WebhookStore {
 
   async update(ownerClientId: string, id: string, changes: WebhookChanges): Promise<boolean> {
     const { secret, ...fields } = changes;
-    const values: QueryDeepPartialEntity<WebhookEntity> = { ...fields };
+    // jsonb columns take plain objects; TypeORM's deep-partial type does not know that.
+    const values = { ...fields } as QueryDeepPartialEntity<WebhookEntity>;
     if (secret) {
       values.secretEncrypted = secret.secretEncrypted;
       values.secretHint = secret.secretHint;

@@ -1,14 +1,33 @@
+import { CustomHeaders } from '../custom-headers';
+import { Destination } from '../destination';
 import { Subscription } from '../subscription-events';
-import { WebhookEvents, WebhookSecret, WebhookUrl } from './webhook-fields';
+import {
+  WebhookDestination,
+  WebhookEvents,
+  WebhookFilter,
+  WebhookHeaders,
+  WebhookSecret,
+  WebhookUrl,
+} from './webhook-fields';
 
 /** Body of POST /api/webhooks. Any other field is refused. */
 export class CreateWebhookDto {
-  @WebhookUrl({ required: true })
-  url: string;
+  /** Required for an http destination, refused for a broker one (checked by the service). */
+  @WebhookUrl({ required: false })
+  url?: string;
 
   @WebhookEvents({ required: true })
   events: Subscription[];
 
   @WebhookSecret({ required: true })
   secret: string;
+
+  @WebhookDestination({ required: false })
+  destination?: Destination;
+
+  @WebhookFilter({ required: false })
+  filter?: Record<string, unknown> | null;
+
+  @WebhookHeaders({ required: false })
+  headers?: CustomHeaders | null;
 }

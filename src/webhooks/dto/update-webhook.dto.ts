@@ -1,7 +1,17 @@
+import { CustomHeaders } from '../custom-headers';
+import { Destination } from '../destination';
 import { Subscription } from '../subscription-events';
-import { WebhookActive, WebhookEvents, WebhookSecret, WebhookUrl } from './webhook-fields';
+import {
+  WebhookActive,
+  WebhookDestination,
+  WebhookEvents,
+  WebhookFilter,
+  WebhookHeaders,
+  WebhookSecret,
+  WebhookUrl,
+} from './webhook-fields';
 
-/** Body of PATCH /api/webhooks/:id: at least one of these; null is not a value. */
+/** Body of PATCH /api/webhooks/:id: at least one of these; null is a value of filter and headers only. */
 export class UpdateWebhookDto {
   @WebhookUrl({ required: false })
   url?: string;
@@ -14,4 +24,13 @@ export class UpdateWebhookDto {
 
   @WebhookActive({ required: false })
   active?: boolean;
+
+  @WebhookDestination({ required: false })
+  destination?: Destination;
+
+  @WebhookFilter({ required: false })
+  filter?: Record<string, unknown> | null;
+
+  @WebhookHeaders({ required: false })
+  headers?: CustomHeaders | null;
 }

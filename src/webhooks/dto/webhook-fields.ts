@@ -1,7 +1,17 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { FieldRule, Satisfies, quote } from '../../common/field-rule';
+import { HEADERS_MAX, HEADER_VALUE_MAX, headersRule } from '../custom-headers';
+import { destinationRule } from '../destination';
+import {
+  FILTER_COMBINATORS,
+  FILTER_MAX_BYTES,
+  FILTER_MAX_DEPTH,
+  FILTER_OPERATORS,
+  FilterError,
+  compileFilter,
+} from '../event-filter';
 import {
   ALL_PLATFORM_EVENTS,
   PLATFORM_EVENT_PATTERN,
@@ -155,4 +165,114 @@ export const WebhookActive = (options: FieldOptions): PropertyDecorator =>
       example: false,
     }),
     rule(activeRule, options),
+  );
+
+/** `destination` (SPEC §14): refused as null; which brokers exist is checked by the service. */
+export const WebhookDestination = (options: FieldOptions): PropertyDecorator =>
+  applyDecorators(
+    property(options)({
+      description:
+        'Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. ' +
+        '`{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a ' +
+        'RabbitMQ exchange (`""` is the default exchange, whose routing key is a queue name), ' +
+        'and `{"type": "nats", "broker", "subject"}` to a NATS JetStream subject, on a broker ' +
+        "the service's operator configured (DESTINATION_BROKERS): name it by `broker`. A broker " +
+        'destination has no `url`. An unknown broker, or one of another type, is refused ' +
+        '(400 naming `destination.broker`).',
+      oneOf: [
+        {
+          type: 'object',
+          title: 'http',
+          properties: { type: { type: 'string', enum: ['http'] } },
+          required: ['type'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          title: 'rabbitmq',
+          properties: {
+            type: { type: 'string', enum: ['rabbitmq'] },
+            broker: { type: 'string', minLength: 1 },
+            exchange: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{0,255}$' },
+            routing_key: { type: 'string', maxLength: 255, pattern: '^[\\x20-\\x7e]*$' },
+          },
+          required: ['type', 'broker', 'exchange', 'routing_key'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          title: 'nats',
+          properties: {
+            type: { type: 'string', enum: ['nats'] },
+            broker: { type: 'string', minLength: 1 },
+            subject: { type: 'string', maxLength: 255, pattern: '^[^\\s.*>]+(\\.[^\\s.*>]+)*$' },
+          },
+          required: ['type', 'broker', 'subject'],
+          additionalProperties: false,
+        },
+      ],
+      example: { type: 'http' },
+    }),
+    rule(destinationRule, options),
+  );
+
+// Null is a value here: no filter (PATCH: remove it).
+const filterRule: FieldRule = (value, field) => {
+  if (value === null) return null;
+  try {
+    compileFilter(value);
+    return null;
+  } catch (error) {
+    if (error instanceof FilterError) return error.message.replace(/^filter/, field);
+    throw error;
+  }
+};
+
+export const WebhookFilter = (options: FieldOptions): PropertyDecorator =>
+  applyDecorators(
+    property(options)({
+      type: 'object',
+      additionalProperties: true,
+      nullable: true,
+      description:
+        'Only events whose notification body matches are delivered; the others create no ' +
+        'delivery (nor count as missed for a replay). Keys are dotted paths into the body ' +
+        '(`data.topic`, `source.event`), each matched by a literal (equality) or an object of ' +
+        `operators: ${FILTER_OPERATORS.join(', ')}; ${FILTER_COMBINATORS.join(', ')} ` +
+        'combine filters, and several keys must all match. A path through an array looks at ' +
+        'each element, and an operator matches when any value reached satisfies it; a value of ' +
+        'another type never matches. At most ' +
+        `${FILTER_MAX_BYTES} bytes of JSON and ${FILTER_MAX_DEPTH} levels deep. null: no ` +
+        'filter (on PATCH, removes it; a PATCH with a filter replaces the whole filter).',
+      example: { 'source.event': { $prefix: 'meeting.' }, 'data.topic': { $contains: 'Sales' } },
+    }),
+    rule(filterRule, options),
+  );
+
+const nullableHeadersRule: FieldRule = (value, field) =>
+  value === null ? null : headersRule(value, field);
+
+export const WebhookHeaders = (options: FieldOptions): PropertyDecorator =>
+  applyDecorators(
+    property(options)(<ApiPropertyOptions>{
+      type: 'object',
+      nullable: true,
+      maxProperties: HEADERS_MAX,
+      propertyNames: { pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" },
+      additionalProperties: {
+        type: 'string',
+        maxLength: HEADER_VALUE_MAX,
+        pattern: '^[\\x20-\\x7e]*$',
+      },
+      description:
+        `Static headers sent with every attempt (message headers for a broker): at most ` +
+        `${HEADERS_MAX}, names HTTP tokens (case-insensitive, each once) other than host, ` +
+        'content-type, content-length, connection, transfer-encoding, user-agent, ' +
+        'traceparent and any beginning x-service- or webhook-; values printable ASCII of at ' +
+        `most ${HEADER_VALUE_MAX} characters. Stored encrypted; answers show each value ` +
+        'masked. null (or {}) removes them; a PATCH with headers replaces them all.',
+      example: { Authorization: 'Bearer receiver-token-0123456789' },
+      writeOnly: true,
+    }),
+    rule(nullableHeadersRule, options),
   );
