@@ -9,6 +9,7 @@ export type Destination =
 export type DestinationType = Destination['type'];
 
 export const DESTINATION_TYPES = ['http', 'rabbitmq', 'nats'] as const;
+export const BROKER_DESTINATION_TYPES = ['rabbitmq', 'nats'] as const;
 export const HTTP_DESTINATION: Destination = { type: 'http' };
 
 const FIELDS: Record<DestinationType, string[]> = {

@@ -2,18 +2,18 @@ import { CustomHeaders } from '../custom-headers';
 import { Destination } from '../destination';
 import { Subscription } from '../subscription-events';
 import {
+  WebhookCreateUrl,
   WebhookDestination,
   WebhookEvents,
   WebhookFilter,
   WebhookHeaders,
   WebhookSecret,
-  WebhookUrl,
 } from './webhook-fields';
 
 /** Body of POST /api/webhooks. Any other field is refused. */
 export class CreateWebhookDto {
-  /** Required for an http destination, refused for a broker one (checked by the service). */
-  @WebhookUrl({ required: false })
+  /** Required for an http destination, refused for a broker one. */
+  @WebhookCreateUrl()
   url?: string;
 
   @WebhookEvents({ required: true })

@@ -1,9 +1,10 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ValidateBy } from 'class-validator';
 import { FieldRule, Satisfies, quote } from '../../common/field-rule';
 import { HEADERS_MAX, HEADER_VALUE_MAX, headersRule } from '../custom-headers';
-import { destinationRule } from '../destination';
+import { BROKER_DESTINATION_TYPES, destinationRule } from '../destination';
 import {
   FILTER_COMBINATORS,
   FILTER_MAX_BYTES,
@@ -99,6 +100,52 @@ interface FieldOptions {
 const property = (options: FieldOptions) => (options.required ? ApiProperty : ApiPropertyOptional);
 const rule = (check: FieldRule, options: FieldOptions) =>
   options.required ? Satisfies(required(check)) : Satisfies(check, { optional: true });
+
+/** The broker type `destination` names, if it names one. */
+function brokerTypeOf(body: object): string | null {
+  const type = (body as { destination?: { type?: unknown } }).destination?.type;
+  return typeof type === 'string' && (BROKER_DESTINATION_TYPES as readonly string[]).includes(type)
+    ? type
+    : null;
+}
+
+/** The url of a new webhook: required for an http destination, refused for a broker. */
+const createUrlRule = (value: unknown, field: string, body: object): string | null => {
+  const broker = brokerTypeOf(body);
+  if (broker !== null) {
+    return value === undefined
+      ? null
+      : `${field} must not be given for a ${broker} destination (it names a broker instead)`;
+  }
+  if (value === undefined) return `${field} is required (unless destination is a broker)`;
+  return urlRule(value, field);
+};
+
+/** POST's `url`: whether it is required depends on `destination`, so the rule sees the body. */
+export const WebhookCreateUrl = (): PropertyDecorator =>
+  applyDecorators(
+    ApiPropertyOptional({
+      description:
+        'Receiver of the notifications, for an http destination (the default), where it is ' +
+        'required: an absolute http or https URL. Refused when its host is or resolves to a ' +
+        'loopback, private, link-local, CGNAT, multicast, documentation or metadata address ' +
+        '(unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Refused with a ' +
+        "broker destination. Put your receiver's URL here; the example is a public address " +
+        'literal only so that it is accepted as it stands, even where DNS is unavailable.',
+      example: WEBHOOK_URL_EXAMPLE,
+      format: 'uri',
+      maxLength: URL_MAX_LENGTH,
+    }),
+    ValidateBy({
+      name: 'satisfies',
+      validator: {
+        validate: (value: unknown, args) =>
+          createUrlRule(value, args?.property ?? '', args?.object ?? {}) === null,
+        defaultMessage: (args) =>
+          (args ? createUrlRule(args.value, args.property, args.object) : null) ?? 'is invalid',
+      },
+    }),
+  );
 
 export const WebhookUrl = (options: FieldOptions): PropertyDecorator =>
   applyDecorators(
