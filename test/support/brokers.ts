@@ -1,6 +1,6 @@
 import * as amqp from 'amqplib';
 import { randomBytes } from 'node:crypto';
-import { JetStreamManager, NatsConnection, StoredMsg, connect } from 'nats';
+import { JetStreamManager, NatsConnection, StoredMsg, connect, headers as natsHeaders } from 'nats';
 import { waitFor } from './wait-for';
 
 export const TEST_RABBITMQ_URL =
@@ -17,27 +17,34 @@ export interface AmqpMessage {
  * An exchange and a queue of this test's own (random names, on the shared broker), bound by
  * `routingKey`, and what the queue received.
  */
-export async function rabbitQueue(routingKey: string) {
+export async function rabbitQueue(routingKey: string, options: { consume?: boolean } = {}) {
   const suffix = randomBytes(4).toString('hex');
   const exchange = `meb-test-${suffix}`;
   const queue = `meb-test-${suffix}`;
   const connection = await amqp.connect(TEST_RABBITMQ_URL);
   const channel = await connection.createChannel();
   await channel.assertExchange(exchange, 'direct', { durable: false, autoDelete: false });
-  await channel.assertQueue(queue, { durable: false, exclusive: true });
+  await channel.assertQueue(queue, { durable: false });
   await channel.bindQueue(queue, exchange, routingKey);
   const received: AmqpMessage[] = [];
-  await channel.consume(
-    queue,
-    (msg) => msg && received.push({ body: msg.content, properties: msg.properties }),
-    { noAck: true },
-  );
+  if (options.consume !== false) {
+    await channel.consume(
+      queue,
+      (msg) => msg && received.push({ body: msg.content, properties: msg.properties }),
+      { noAck: true },
+    );
+  }
   return {
     exchange,
+    queue,
+    /** Puts a message straight into the queue, as something other than the service would. */
+    sendRaw: (body: Buffer, properties: amqp.Options.Publish) =>
+      channel.sendToQueue(queue, body, properties),
     received,
     waitForCount: (n: number) =>
       waitFor(() => received.length >= n && received, { what: `${n} RabbitMQ messages` }),
     async close() {
+      await channel.deleteQueue(queue).catch(() => undefined);
       await channel.deleteExchange(exchange).catch(() => undefined);
       await connection.close().catch(() => undefined);
     },
@@ -65,6 +72,12 @@ export async function natsStream() {
     name,
     prefix,
     messages,
+    /** Publishes straight to the stream, as something other than the service would. */
+    publishRaw: async (subject: string, body: Buffer, headers: Record<string, string>) => {
+      const h = natsHeaders();
+      for (const [k, v] of Object.entries(headers)) h.set(k, v);
+      await nc.jetstream().publish(subject, body, { headers: h });
+    },
     waitForCount: (n: number) =>
       waitFor(
         async () => {
