@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ValidateBy } from 'class-validator';
 import { FieldRule, Satisfies, quote } from '../../common/field-rule';
@@ -301,11 +301,10 @@ const nullableHeadersRule: FieldRule = (value, field) =>
 
 export const WebhookHeaders = (options: FieldOptions): PropertyDecorator =>
   applyDecorators(
-    property(options)(<ApiPropertyOptions>{
+    property(options)({
       type: 'object',
       nullable: true,
       maxProperties: HEADERS_MAX,
-      propertyNames: { pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" },
       additionalProperties: {
         type: 'string',
         maxLength: HEADER_VALUE_MAX,
