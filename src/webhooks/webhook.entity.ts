@@ -41,7 +41,8 @@ export class WebhookEntity {
   @Column({ type: 'text', nullable: true })
   url: string | null;
 
-  @Column({ type: 'jsonb', default: () => `'{"type":"http"}'` })
+  // As PostgreSQL shows the migration's default, so that migration:generate finds no change.
+  @Column({ type: 'jsonb', default: () => `'{"type": "http"}'` })
   destination: Destination;
 
   /** The filter as the client sent it (SPEC §14); null: every event of its kinds. */
