@@ -406,3 +406,76 @@ describe('broker destinations (RabbitMQ and NATS JetStream, real servers behind 
     });
   });
 });
+
+describe('broker destinations: auto-disable and replay as for HTTP', () => {
+  let t: TestApp;
+  let token: string;
+  let queue: Awaited<ReturnType<typeof rabbitQueue>>;
+
+  beforeAll(async () => {
+    queue = await rabbitQueue('replayed');
+    t = await startTestApp({
+      env: {
+        DESTINATION_BROKERS: JSON.stringify([
+          { name: 'bus', type: 'rabbitmq', url: 'amqp://guest:guest@127.0.0.1:5672' },
+        ]),
+        DELIVERY_MAX_RETRIES: '0',
+        WEBHOOK_DISABLE_AFTER_FAILURES: '2',
+      },
+    });
+    token = await t.token('alpha');
+  });
+  afterAll(async () => {
+    await t?.close();
+    await queue?.close();
+  });
+
+  it('failed deliveries disable the webhook (failing); once routable, a replay of the failed ones delivers them', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const created = await request(t.baseUrl, 'POST', '/api/webhooks', {
+      token,
+      body: {
+        events: ['job.started'],
+        secret: SECRET,
+        destination: {
+          type: 'rabbitmq',
+          broker: 'bus',
+          exchange: queue.exchange,
+          routing_key: 'not-yet-bound',
+        },
+      },
+    });
+    const id = created.body.id as string;
+    const dispatcher = t.app.get(DispatcherService);
+    const ids: string[] = [];
+    for (const n of [1, 2]) {
+      ids.push(...(await dispatcher.publish({ kind: 'job.started', data: { n } })).deliveryIds);
+    }
+    const disabled = await waitFor(async () => {
+      const w = (await request(t.baseUrl, 'GET', `/api/webhooks/${id}`, { token })).body;
+      return w.disabled_reason === 'failing' && w;
+    });
+    expect(disabled.active).toBe(false);
+
+    // The receiver fixes its side: the routing key now reaches the queue.
+    await request(t.baseUrl, 'PATCH', `/api/webhooks/${id}`, {
+      token,
+      body: {
+        active: true,
+        destination: {
+          type: 'rabbitmq',
+          broker: 'bus',
+          exchange: queue.exchange,
+          routing_key: 'replayed',
+        },
+      },
+    });
+    const replay = await request(t.baseUrl, 'POST', `/api/webhooks/${id}/replay`, {
+      token,
+      body: { since },
+    });
+    expect(replay.body).toEqual({ count: 2 });
+    const got = await queue.waitForCount(2);
+    expect(new Set(got.map((m) => m.properties.messageId))).toEqual(new Set(ids));
+  });
+});
