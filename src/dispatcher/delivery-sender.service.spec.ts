@@ -167,3 +167,79 @@ describe('DeliverySenderService against a receiver', () => {
     expect(await send()).toMatchObject({ ok: true, statusCode: 204, responseBody: '' });
   });
 });
+
+describe('DeliverySenderService: custom headers and broker destinations', () => {
+  const config = {
+    webhookAllowPrivateUrls: true,
+    secretsEncryptionKey: Buffer.alloc(32, 9),
+    delivery: { timeoutMs: 300, concurrency: 1 },
+  } as unknown as AppConfig;
+  const cipher = new SecretCipherService(config);
+  let sender: DeliverySenderService;
+  let server: Server;
+  let url: string;
+  let seen: Record<string, string | string[] | undefined>[];
+
+  beforeAll(async () => {
+    seen = [];
+    server = createServer((req, res) => {
+      seen.push(req.headers);
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    sender = senderFor(config, cipher);
+  });
+  afterAll(async () => {
+    await http.onApplicationShutdown();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const request = (fields: Partial<Parameters<DeliverySenderService['send']>[0]>) =>
+    sender.send({
+      deliveryId: '6f1c1c3e-0000-4000-8000-000000000003',
+      event: 'job.started',
+      url,
+      body: '{}',
+      secretEncrypted: cipher.encrypt('secret'),
+      previousSecretEncrypted: null,
+      attempt: 2,
+      ...fields,
+    });
+
+  it('sends the sealed custom headers, the service headers after them', async () => {
+    const headersEncrypted = cipher.encrypt(
+      JSON.stringify({ Authorization: 'Bearer t0ken', 'X-Tenant': 'acme' }),
+      'webhook-headers',
+    );
+    expect(await request({ headersEncrypted })).toMatchObject({ ok: true, statusCode: 200 });
+    expect(seen.at(-1)).toMatchObject({
+      authorization: 'Bearer t0ken',
+      'x-tenant': 'acme',
+      'x-service-attempt': '2',
+    });
+  });
+
+  it('fails an attempt whose custom headers no longer decrypt, saying why', async () => {
+    const sealedElsewhere = new SecretCipherService({
+      secretsEncryptionKey: Buffer.alloc(32, 1),
+    } as AppConfig).encrypt('{}', 'webhook-headers');
+    expect(await request({ headersEncrypted: sealedElsewhere })).toMatchObject({
+      ok: false,
+      statusCode: null,
+      error: expect.stringContaining('custom headers cannot be decrypted'),
+    });
+  });
+
+  it('fails an attempt to a broker the configuration no longer has, naming it', async () => {
+    const result = await request({
+      url: null,
+      destination: { type: 'nats', broker: 'gone', subject: 'a.b' },
+    });
+    expect(result).toMatchObject({ ok: false, statusCode: null, responseBody: null });
+    expect(result.error).toContain('broker "gone" is not a nats broker of DESTINATION_BROKERS');
+  });
+});
