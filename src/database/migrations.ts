@@ -6,6 +6,7 @@ import { InboundFidelity1764100000016 } from './migrations/1764100000016-inbound
 import { DeliveryLease1764100000017 } from './migrations/1764100000017-delivery-lease';
 import { EventBody1764100000018 } from './migrations/1764100000018-event-body';
 import { DeliveryEventKey1764100000019 } from './migrations/1764100000019-delivery-event-key';
+import { WebhookDeliveryLimits1765000001000 } from './migrations/1765000001000-webhook-delivery-limits';
 import { WebhookDestinations1765000006000 } from './migrations/1765000006000-webhook-destinations';
 
 /** Every migration, in order. New migrations are appended here. */
@@ -18,5 +19,6 @@ export const MIGRATIONS = [
   DeliveryLease1764100000017,
   EventBody1764100000018,
   DeliveryEventKey1764100000019,
+  WebhookDeliveryLimits1765000001000,
   WebhookDestinations1765000006000,
 ];

@@ -13,23 +13,30 @@ import { OnJob } from '../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../queue/queue.constants';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverJobData, deliverJobs, routesOf } from './delivery-job';
-import { DeliveryLanes } from './delivery-lanes';
+import { DeliveryGate, DeliveryScheduler, OPEN_GATE } from './delivery-scheduler';
 import { DeliveryRoute, DeliveryStore, DeliveryTarget, LeasedDelivery } from './delivery.store';
 import { DeliverySink, LocalDeliveries } from './local-deliveries';
+import { WebhookSlots } from './webhook-slots';
 
-/** Jobs taken at once: a job only routes its deliveries into lanes, so it is short. */
+/** Jobs taken at once: a job only hands its deliveries to the scheduler, so it is short. */
 const JOB_CONCURRENCY = 6;
 /** A lease outlasts an attempt's deadline by this much: recording it, a busy event loop. */
 const LEASE_MARGIN_MS = 5000;
-/** Deliveries one webhook may have waiting in this process; the rest wait in the queue. */
-const WAITING_PER_WEBHOOK = 1000;
-/** Claim statements in flight at once (each claims what the free slots allow). */
-const CLAIMS_IN_FLIGHT = 1;
+/**
+ * Deliveries one webhook may have waiting in this process's memory; the rest stay pending in
+ * PostgreSQL, and the scheduler reads them back as the lane drains.
+ */
+const WAITING_PER_WEBHOOK = 5000;
 /**
  * Deliveries are leased as they are stored only while fewer than this many times
- * DELIVERY_CONCURRENCY wait in the lanes: a lease taken then is used within moments.
+ * DELIVERY_CONCURRENCY wait in the scheduler. Such a delivery starts with no claim statement
+ * the moment a slot frees (a slot kept from the attempt before it, in the same callback), which
+ * is what lets 10 in flight keep up with a burst on a busy machine; one that waited longer
+ * than its lease allows is claimed by its own lease instead, so a long backlog costs what it
+ * did without. What it risks: a process that dies leaves that many leased for up to two
+ * attempts' leases (then the sweeper), and other workers cannot take them meanwhile.
  */
-const PRE_LEASE_BACKLOG = 4;
+const PRE_LEASE_BACKLOG = 40;
 
 /** A delivery leased to this worker as it was stored, not yet started. */
 interface PreLeased {
@@ -40,21 +47,21 @@ interface PreLeased {
 }
 
 /**
- * Works the deliveries queue (worker role). A job carries several deliveries; the worker finds
- * their webhooks and puts them in that webhook's lane (DeliveryLanes). From the lanes, as slots
- * free up (DELIVERY_CONCURRENCY requests in flight per process, at most
- * DELIVERY_CONCURRENCY_PER_WEBHOOK of them to one webhook, SPEC §9), deliveries are claimed in
- * PostgreSQL, which leases them to this worker, and their attempts start
- * (DeliveryAttemptService). The job ends once its deliveries are in lanes; a worker that dies
- * leaves them pending and unleased, and one that dies mid-attempt leaves them leased until the
- * lease lapses: either way the sweeper queues them again. A failed attempt with retries left
- * is queued again as a job delayed by its backoff. In role all it also takes what its own
- * process publishes, with no job (take), some of it leased already as it was stored.
+ * Works the deliveries queue (worker role). A job carries several deliveries with their
+ * webhooks; the worker hands them to its DeliveryScheduler, which sends each as soon as a slot
+ * of its webhook (across every worker, SPEC §9) and one of this process (DELIVERY_CONCURRENCY)
+ * are free: it then claims them in PostgreSQL, which leases them to this worker, and their
+ * attempts start (DeliveryAttemptService). The job ends once its deliveries are with the
+ * scheduler; a worker that dies leaves them pending and unleased, and one that dies
+ * mid-attempt leaves them leased until the lease lapses: either way the sweeper queues them
+ * again. A failed attempt with retries left is queued again as a job delayed by its backoff.
+ * In role all it also takes what its own process publishes, with no job (take), some of it
+ * leased already as it was stored.
  */
 @Injectable()
 export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutdown, DeliverySink {
   private readonly logger = new Logger(DeliveriesProcessor.name);
-  private readonly lanes: DeliveryLanes;
+  private readonly scheduler: DeliveryScheduler;
   /** Attempts started and not yet recorded, which shutdown waits for. */
   private readonly running = new Set<Promise<void>>();
   private closing = false;
@@ -64,6 +71,9 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
   private readonly capacity: number;
   /** Deliveries leased to this worker as this process stored them, by id, until claimed. */
   private readonly preLeased = new Map<string, PreLeased>();
+  private slotsFailing = false;
+  /** Which deliveries may be sent now (an ordering rule plugs in here). */
+  private readonly gate: DeliveryGate = OPEN_GATE;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -71,22 +81,25 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
     private readonly attempts: DeliveryAttemptService,
     @InjectQueue(QUEUES.deliveries) private readonly queue: Pick<Queue, 'addBulk'>,
     private readonly local: LocalDeliveries,
+    slots: WebhookSlots,
   ) {
     const leaseMs = config.delivery.timeoutMs + LEASE_MARGIN_MS;
     this.leaseMs = leaseMs;
     this.storeLeaseMs = 2 * leaseMs;
     this.capacity = config.delivery.concurrency;
-    this.lanes = new DeliveryLanes(
+    const defaultMaxInFlight = config.delivery.concurrencyPerWebhook;
+    this.scheduler = new DeliveryScheduler(
+      { capacity: config.delivery.concurrency, waitingPerWebhook: WAITING_PER_WEBHOOK },
+      { maxInFlight: defaultMaxInFlight, rateLimit: null },
+      slots,
       {
-        capacity: config.delivery.concurrency,
-        perWebhook: config.delivery.concurrencyPerWebhook,
-        waitingPerWebhook: WAITING_PER_WEBHOOK,
-        claimsInFlight: CLAIMS_IN_FLIGHT,
-      },
-      {
+        limits: (ids) => this.store.limits(ids, defaultMaxInFlight),
         claim: (ids) => this.claim(ids),
-        start: (target, release) => this.start(target, release),
+        leased: (id) => this.preLeased.has(id),
+        start: (target, done) => this.start(target, done),
         claimFailed: (ids, error) => this.claimFailed(ids.length, error),
+        slotsFailed: (error, retryInMs) => this.slotsFailed(error, retryInMs),
+        refill: (webhookId, limit, waiting) => this.store.due(webhookId, limit, waiting),
       },
     );
   }
@@ -100,17 +113,16 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
   async handle(job: Job<DeliverJobData>): Promise<void> {
     if (this.closing) throw new Error('worker shutting down before the job was taken');
     const routes = await routesOf(job.data, (ids) => this.store.route(ids));
-    // Should queueing the overflow fail, the job fails and is retried; what it put in lanes is
-    // skipped then.
-    await this.queueOverflow(this.lanes.add(routes));
+    // What the scheduler lets go (a backlog past its lane) stays pending: it reads it back.
+    this.scheduler.submit(this.gate.admit(routes));
   }
 
   /**
-   * What this process publishes, straight into the lanes (LocalDeliveries). What finds its lane
-   * full goes back to the publisher, which queues it in shared jobs: through handle() it waits
-   * in the queue for room like any job's overflow. Those leased here as they were stored are
-   * sent on that lease, with no claim; should their lane be full, their leases are given up and
-   * they are queued from here, in that order, so the worker that takes them can claim them.
+   * What this process publishes, straight to the scheduler (LocalDeliveries). Those leased
+   * here as they were stored are sent on that lease, with no claim; those the scheduler lets
+   * go (a long backlog), or a gate holds back, have their leases given up, so that whoever
+   * sends them can claim them when their turn comes. Once shutting down it takes nothing: the
+   * leased are handed back to the queue from here, the rest to the publisher to queue.
    */
   take(deliveries: DeliveryRoute[], leased: LeasedDelivery[]): DeliveryRoute[] {
     if (this.closing) {
@@ -123,35 +135,38 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
     for (const { target, lease } of leased) {
       this.preLeased.set(target.id, { target, lease, usableUntil });
     }
-    const overflow = this.lanes.add(deliveries);
-    const rest: DeliveryRoute[] = [];
-    const leasedOverflow: LeasedDelivery[] = [];
-    for (const route of overflow) {
+    const admitted = this.gate.admit(deliveries);
+    const letGo: PreLeased[] = [];
+    // Held back by the gate, or let go by the scheduler: claimed later, by whoever sends them.
+    const sendable = new Set(admitted.map((d) => d.id));
+    const notNow = deliveries.filter((d) => !sendable.has(d.id));
+    for (const route of notNow.concat(this.scheduler.submit(admitted))) {
       const held = this.preLeased.get(route.id);
-      if (!held) rest.push(route);
-      else {
+      if (held) {
         this.preLeased.delete(route.id);
-        leasedOverflow.push(held);
+        letGo.push(held);
       }
     }
-    this.handBack(leasedOverflow);
-    return rest;
+    this.giveUp(letGo);
+    return [];
   }
 
   /**
-   * Twice an attempt's lease while the lanes are short, so that a delivery leased as it is
+   * Twice an attempt's lease while few deliveries wait, so that a delivery leased as it is
    * stored can wait here up to one lease for a slot. A process that dies leaves them leased for
    * that long; the sweeper waits DELIVERY_SWEEP_INTERVAL_MS (30 s) past their due time anyway.
    */
   preLeaseMs(): number | null {
-    if (this.closing || this.lanes.waitingCount >= PRE_LEASE_BACKLOG * this.capacity) return null;
+    if (this.closing || this.scheduler.waitingCount >= PRE_LEASE_BACKLOG * this.capacity) {
+      return null;
+    }
     return this.storeLeaseMs;
   }
 
   /**
-   * Leases what the lanes offer: a delivery leased as it was stored, while that lease has an
-   * attempt's length left, is used as it is; one whose lease is shorter is renewed by it, and
-   * the others are claimed, in one statement.
+   * Leases what the scheduler offers: a delivery leased as it was stored, while that lease has
+   * an attempt's length left, is used as it is; one whose lease is shorter is renewed by it,
+   * and the others are claimed, in one statement.
    */
   private async claim(ids: string[]): Promise<DeliveryTarget[]> {
     const now = Date.now();
@@ -188,68 +203,87 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
     );
   }
 
+  /** Logged once per outage: the scheduler retries every `retryInMs` meanwhile. */
+  private slotsFailed(error: Error, retryInMs: number): void {
+    if (this.slotsFailing) return;
+    this.slotsFailing = true;
+    this.logger.error(
+      `webhook slots unavailable (${error.message}); deliveries wait, retrying every ${retryInMs} ms`,
+    );
+    setTimeout(() => (this.slotsFailing = false), 60_000).unref();
+  }
+
+  /** Ends leases taken for this worker as the deliveries were stored. */
+  private releaseLeases(leased: { target: DeliveryTarget; lease: string }[]): Promise<void> {
+    return this.store.release(
+      leased.map((l) => l.target.id),
+      leased.map((l) => l.lease),
+    );
+  }
+
   /**
-   * Gives up the leases taken for this worker as the deliveries were stored, then queues them
-   * for any worker. Best effort: what fails here is pending in PostgreSQL, and the sweeper
-   * queues it once its lease lapses.
+   * Gives up the leases taken for this worker as the deliveries were stored. Best effort: what
+   * fails here is pending in PostgreSQL, claimable once its lease lapses.
    */
-  private handBack(leased: LeasedDelivery[]): void {
+  private giveUp(leased: { target: DeliveryTarget; lease: string }[]): void {
     if (leased.length === 0) return;
-    void this.releaseAndQueue(leased).catch((error: Error) =>
+    void this.releaseLeases(leased).catch((error: Error) =>
       this.logger.warn(
-        `${leased.length} deliveries leased as they were stored not handed back ` +
-          `(${error.message}); the sweeper queues them once their leases lapse`,
+        `${leased.length} deliveries leased as they were stored not given up ` +
+          `(${error.message}); they wait for their leases to lapse`,
       ),
     );
   }
 
-  private async releaseAndQueue(leased: LeasedDelivery[]): Promise<void> {
-    const ids = leased.map((l) => l.target.id);
-    await this.store.release(
-      ids,
-      leased.map((l) => l.lease),
-    );
-    await this.queue.addBulk(
-      deliverJobs(leased.map((l) => ({ id: l.target.id, webhookId: l.target.webhookId }))),
-    );
+  /**
+   * Gives up the leases taken for this worker as the deliveries were stored, then queues them
+   * for any worker, in that order (the worker that takes them must be able to claim them).
+   * Best effort: what fails here is pending in PostgreSQL, and the sweeper queues it once its
+   * lease lapses.
+   */
+  private handBack(leased: LeasedDelivery[]): void {
+    if (leased.length === 0) return;
+    const routes = leased.map((l) => ({ id: l.target.id, webhookId: l.target.webhookId }));
+    void this.releaseLeases(leased)
+      .then(() => this.queue.addBulk(deliverJobs(routes)))
+      .catch((error: Error) =>
+        this.logger.warn(
+          `${leased.length} deliveries leased as they were stored not handed back ` +
+            `(${error.message}); the sweeper queues them once their leases lapse`,
+        ),
+      );
   }
 
   onModuleInit(): void {
     this.local.attach(this);
   }
 
-  /** Back in the queue until their lane has room again, jittered so they do not all come back together. */
-  private async queueOverflow(overflow: DeliveryRoute[]): Promise<void> {
-    if (overflow.length === 0) return;
-    const delayMs = Math.round(this.lanes.drainMs(overflow) * (1 + Math.random() / 2));
-    await this.queue.addBulk(deliverJobs(overflow, delayMs));
-  }
-
   /**
-   * Takes nothing more (take hands this process's publishes to the queue from now on, leases
-   * given up first), claims nothing more, waits for the attempts in flight to be recorded, and hands what was waiting back to
-   * the queue (best effort: it is pending in PostgreSQL for the sweeper).
+   * Takes nothing more (take hands this process's publishes back from now on, leases given up
+   * first), starts nothing more, waits for the attempts in flight to be recorded, gives their
+   * slots back, and hands what was waiting back to the queue (best effort: it is pending in
+   * PostgreSQL for the sweeper).
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
-    const waiting = this.lanes.close();
+    const waiting = this.scheduler.close();
     await Promise.all(this.running);
+    await this.scheduler
+      .flush()
+      .catch((error: Error) =>
+        this.logger.warn(`slots not given back at shutdown (${error.message}); they lapse`),
+      );
     if (waiting.length === 0) return;
     const held = waiting.flatMap((route) => this.preLeased.get(route.id) ?? []);
     this.preLeased.clear();
     if (held.length > 0) {
       // Before they are queued: the worker that takes them must be able to claim them.
-      await this.store
-        .release(
-          held.map((h) => h.target.id),
-          held.map((h) => h.lease),
-        )
-        .catch((error: Error) =>
-          this.logger.warn(
-            `${held.length} leases not given up at shutdown (${error.message}); ` +
-              'those deliveries wait for their leases to lapse',
-          ),
-        );
+      await this.releaseLeases(held).catch((error: Error) =>
+        this.logger.warn(
+          `${held.length} leases not given up at shutdown (${error.message}); ` +
+            'those deliveries wait for their leases to lapse',
+        ),
+      );
     }
     try {
       await this.queue.addBulk(deliverJobs(waiting));
@@ -261,12 +295,14 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
     }
   }
 
-  private start(target: DeliveryTarget, release: () => void): void {
+  private start(target: DeliveryTarget, done: () => void): void {
     const running = this.attempts
-      .attempt(target, release)
+      .attempt(target, done)
       .then(async (outcome) => {
         if (outcome.next === 'retry') {
           await this.queueRetry(target.id, target.webhookId, outcome.delayMs);
+        } else {
+          this.scheduler.submit(this.gate.ended(target));
         }
       })
       .catch((error: Error) =>
@@ -275,7 +311,11 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
             're-queues the delivery once its lease lapses',
         ),
       )
-      .finally(() => this.running.delete(running));
+      .finally(() => {
+        // Whatever happened, the slot goes back (attempt() gives it back as its request ends).
+        done();
+        this.running.delete(running);
+      });
     this.running.add(running);
   }
 

@@ -6,6 +6,7 @@ import { preparedQuery, query } from '../database/query';
 import type { Destination } from '../webhooks/destination';
 import { EventKind } from '../webhooks/subscription-events';
 import { AttemptResult } from './delivery-sender.service';
+import type { WebhookLimit } from './delivery-scheduler';
 import { DeliveryStatus } from './delivery.entity';
 
 /** A delivery and the webhook it goes to. */
@@ -156,6 +157,21 @@ const ROUTE_SQL = `
     AND next_attempt_at <= now() + interval '1 second'
     AND (lease_until IS NULL OR lease_until <= now())`;
 
+// The limits of SPEC §9 of the given webhooks; max_in_flight null is the default ($2).
+const LIMITS_SQL = `
+  SELECT id, coalesce(max_in_flight, $2) AS max_in_flight, rate_limit FROM webhooks
+  WHERE id = ANY($1::uuid[])`;
+
+// A webhook's pending, due, unleased deliveries, oldest first, but those already waiting in
+// the scheduler ($3): what a lane that let a backlog go reads back as it drains. The partial
+// index deliveries_due_idx holds pending deliveries only.
+const DUE_SQL = `
+  SELECT id FROM deliveries
+  WHERE webhook_id = $1 AND status = 'pending' AND next_attempt_at <= now()
+    AND (lease_until IS NULL OR lease_until <= now()) AND NOT (id = ANY($3::uuid[]))
+  ORDER BY next_attempt_at
+  LIMIT $2`;
+
 export interface AttemptRecord {
   deliveryId: string;
   attempt: number;
@@ -192,6 +208,15 @@ export abstract class DeliveryStore {
 
   /** Ends a pending delivery as failed without sending it; false when it was not pending. */
   abstract cancel(deliveryId: string, reason: string): Promise<boolean>;
+
+  /** The webhooks' limits (SPEC §9), max_in_flight unset being `defaultMaxInFlight`. */
+  abstract limits(
+    webhookIds: string[],
+    defaultMaxInFlight: number,
+  ): Promise<Map<string, WebhookLimit>>;
+
+  /** Up to `limit` of the webhook's pending, due, unleased deliveries not in `excluding`. */
+  abstract due(webhookId: string, limit: number, excluding: string[]): Promise<string[]>;
 }
 
 /**
@@ -267,5 +292,24 @@ export class PgDeliveryStore extends DeliveryStore {
   async cancel(deliveryId: string, reason: string): Promise<boolean> {
     const rows = await query<{ id: string }>(this.db, CANCEL_SQL, [deliveryId, reason]);
     return rows.length > 0;
+  }
+
+  async limits(
+    webhookIds: string[],
+    defaultMaxInFlight: number,
+  ): Promise<Map<string, WebhookLimit>> {
+    const rows = await query<{ id: string; max_in_flight: number; rate_limit: number | null }>(
+      this.db,
+      LIMITS_SQL,
+      [webhookIds, defaultMaxInFlight],
+    );
+    return new Map(
+      rows.map((r) => [r.id, { maxInFlight: r.max_in_flight, rateLimit: r.rate_limit }]),
+    );
+  }
+
+  async due(webhookId: string, limit: number, excluding: string[]): Promise<string[]> {
+    const rows = await query<{ id: string }>(this.db, DUE_SQL, [webhookId, limit, excluding]);
+    return rows.map((r) => r.id);
   }
 }

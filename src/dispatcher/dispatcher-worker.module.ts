@@ -9,6 +9,7 @@ import { DestinationsModule } from './destinations/destinations.module';
 import { DispatcherModule } from './dispatcher.module';
 import { ReceiverHealthService } from './receiver-health.service';
 import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.store';
+import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
 
 /**
  * Worker role: the deliveries processor and the sweeper. SecretCipherService is provided here rather
@@ -26,6 +27,7 @@ import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.st
     ReceiverHealthService,
     { provide: ReceiverHealthStore, useClass: PgReceiverHealthStore },
     SecretCipherService,
+    { provide: WebhookSlots, useClass: RedisWebhookSlots },
   ],
 })
 export class DispatcherWorkerModule {}

@@ -10,7 +10,8 @@ import { EventSource, deliveryBody, toJsonb } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
 import { DeliveryRoute, routesOf } from './delivery.store';
-import { eventBodyJsonb, filterMatches } from './fan-out-filter';
+import { eventBodyJsonb } from './fan-out-filter';
+import { receivesSql } from './fan-out-rule';
 
 /** An event about to be published; `deliveryBody` of it is what its deliveries send. */
 export interface NewEvent {
@@ -54,13 +55,10 @@ export abstract class EventStore {
 }
 
 // One statement (one round trip, one implicit transaction) for a batch of events: each event
-// and a delivery per active webhook subscribed to its kind, or for a platform event (zoom.…)
-// to zoom.* (the partial GIN index webhooks_active_events_idx serves `active AND events &&
-// array`; one row per webhook, however many of its subscriptions match). An event whose
-// idempotency key is taken inserts nothing and is missing from the result. The body is stored
-// once, on the event, whatever the number of its deliveries. Webhooks of API clients no longer
-// in AUTH_CLIENTS ($8) get nothing (SPEC §9); they are kept, and receive again if it returns.
-// A webhook with a filter gets only the events whose body matches it (fan-out-filter.ts).
+// and a delivery per webhook that receives it (fan-out-rule.ts, filters included; $8 the API
+// clients). An event
+// whose idempotency key is taken inserts nothing and is missing from the result. The body is
+// stored once, on the event, whatever the number of its deliveries.
 const FAN_OUT_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[],
@@ -77,10 +75,12 @@ const FAN_OUT_SQL = `
     INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at)
     SELECT w.id, i.id, i.kind, now()
     FROM ev JOIN input i ON i.id = ev.id
-    JOIN webhooks w ON w.active AND w.events && (
-      CASE WHEN i.kind LIKE 'zoom.%' THEN ARRAY[i.kind, 'zoom.*'] ELSE ARRAY[i.kind] END)
-      AND w.owner_client_id = ANY($8::text[])
-      AND ${filterMatches('w', eventBodyJsonb('i'))}
+    JOIN webhooks w ON ${receivesSql({
+      webhook: 'w',
+      kind: 'i.kind',
+      clients: '$8::text[]',
+      body: eventBodyJsonb('i'),
+    })}
     RETURNING id, event_id, webhook_id
   )
   SELECT ev.id, array_remove(array_agg(d.id::text), NULL) AS delivery_ids,

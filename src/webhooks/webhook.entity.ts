@@ -22,6 +22,8 @@ export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
   'webhooks_previous_secret_ck',
   '(previous_secret_encrypted IS NULL) = (previous_secret_expires_at IS NULL)',
 )
+@Check('webhooks_max_in_flight_ck', 'max_in_flight BETWEEN 1 AND 100')
+@Check('webhooks_rate_limit_ck', 'rate_limit BETWEEN 1 AND 10000')
 @Check('webhooks_disabled_reason_check', `disabled_reason IN ('gone', 'failing')`)
 @Check('webhooks_destination_url_ck', `(destination->>'type' = 'http') = (url IS NOT NULL)`)
 @Check(
@@ -93,6 +95,14 @@ export class WebhookEntity {
 
   @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
   disabledAt: Date | null;
+
+  /** Most attempts in flight to it across all workers; null: DELIVERY_CONCURRENCY_PER_WEBHOOK. */
+  @Column({ name: 'max_in_flight', type: 'integer', nullable: true })
+  maxInFlight: number | null;
+
+  /** Most attempts started to it in any second across all workers; null: no rate limit. */
+  @Column({ name: 'rate_limit', type: 'integer', nullable: true })
+  rateLimit: number | null;
 
   /** Deliveries (tests aside) that ended failed since the last one that succeeded. */
   @Column({ name: 'consecutive_failures', type: 'integer', default: 0 })

@@ -7,7 +7,14 @@ import { WebhookEntity } from './webhook.entity';
 /** What a new subscription is stored with; id and timestamps come from the database. */
 export type NewWebhook = Pick<
   WebhookEntity,
-  'ownerClientId' | 'url' | 'events' | 'secretEncrypted' | 'secretHint' | 'active'
+  | 'ownerClientId'
+  | 'url'
+  | 'events'
+  | 'secretEncrypted'
+  | 'secretHint'
+  | 'active'
+  | 'maxInFlight'
+  | 'rateLimit'
 > &
   Partial<Pick<WebhookEntity, DestinationFields>>;
 
@@ -33,6 +40,8 @@ export type WebhookChanges = Partial<
     | 'disabledAt'
     | 'consecutiveFailures'
     | DestinationFields
+    | 'maxInFlight'
+    | 'rateLimit'
   >
 > & {
   secret?: SecretReplacement;

@@ -28,6 +28,8 @@ const UPDATABLE = [
   'events',
   'secret',
   'active',
+  'max_in_flight',
+  'rate_limit',
   'destination',
   'filter',
   'headers',
@@ -70,6 +72,8 @@ export class WebhooksService {
         destination,
         ...this.filterColumns(dto.filter ?? null),
         ...this.headerColumns(dto.headers ?? null),
+        maxInFlight: dto.max_in_flight ?? null,
+        rateLimit: dto.rate_limit ?? null,
       },
       limit,
     );
@@ -80,7 +84,7 @@ export class WebhooksService {
       );
     }
     this.logger.log(`webhook ${webhook.id} created by ${ownerClientId}`);
-    return webhook;
+    return this.withDefaults(webhook);
   }
 
   /** Newest first, by (created_at, id) so that rows of the same millisecond keep one order. */
@@ -91,7 +95,7 @@ export class WebhooksService {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const after = decodeCursor(query.cursor);
     const rows = await this.webhooks.page(ownerClientId, after, limit);
-    return toPage(rows, limit, (webhook) => WebhookResponse.from(webhook));
+    return toPage(rows, limit, (webhook) => WebhookResponse.from(this.withDefaults(webhook)));
   }
 
   /** The caller's webhook `id`; 404 when it is absent or belongs to another client. */
@@ -99,7 +103,7 @@ export class WebhooksService {
     if (!UUID_PATTERN.test(id)) throw notFound();
     const webhook = await this.webhooks.findOwned(ownerClientId, id);
     if (!webhook) throw notFound();
-    return webhook;
+    return this.withDefaults(webhook);
   }
 
   async update(ownerClientId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookEntity> {
@@ -127,6 +131,8 @@ export class WebhooksService {
       ...(dto.events !== undefined && { events: dto.events }),
       ...(secret && { secret }),
       ...(dto.active !== undefined && { active: dto.active }),
+      ...(dto.max_in_flight !== undefined && { maxInFlight: dto.max_in_flight }),
+      ...(dto.rate_limit !== undefined && { rateLimit: dto.rate_limit }),
       // Enabling clears why the service disabled it and starts the failure count afresh.
       ...(dto.active === true && {
         disabledReason: null,
@@ -167,6 +173,14 @@ export class WebhooksService {
     return {
       ...this.sealSecret(secret),
       previousUntil: current !== null && graceMs > 0 ? new Date(Date.now() + graceMs) : null,
+    };
+  }
+
+  /** As shown: a max_in_flight never set is the service default, whatever it is now. */
+  private withDefaults(webhook: WebhookEntity): WebhookEntity {
+    return {
+      ...webhook,
+      maxInFlight: webhook.maxInFlight ?? this.config.delivery.concurrencyPerWebhook,
     };
   }
 

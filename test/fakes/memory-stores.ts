@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { deliveryBody } from '../../src/dispatcher/delivery-body';
+import type { WebhookLimit } from '../../src/dispatcher/delivery-scheduler';
+import { receives } from '../../src/dispatcher/fan-out-rule';
 import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
 import {
   AttemptRecord,
@@ -21,11 +23,7 @@ import {
   RecordingDownload,
   RecordingDownloadStore,
 } from '../../src/recordings/recording-download.store';
-import {
-  isPublishedKind,
-  platformEventKind,
-  subscriptionsFor,
-} from '../../src/webhooks/subscription-events';
+import { isPublishedKind, platformEventKind } from '../../src/webhooks/subscription-events';
 import { WebhookDisabledReason, WebhookEntity } from '../../src/webhooks/webhook.entity';
 import { ReceiverHealthStore } from '../../src/dispatcher/receiver-health.store';
 import {
@@ -49,6 +47,18 @@ export class MemoryTables {
   readonly inboundEvents = new Map<string, InboundEventEntity>();
   /** recording_downloads by JSON [meeting key, file ref]. */
   readonly recordingDownloads = new Map<string, RecordingDownload>();
+  /** The API clients (AUTH_CLIENTS) whose webhooks receive; null: every owner's. */
+  clientIds: string[] | null = null;
+
+  /**
+   * Whether the webhook gets an event of `kind` (whose notification body is `body`, matched
+   * against its filter; absent: the subscription alone): the fan-out's rule (fan-out-rule.ts).
+   */
+  receives(webhook: WebhookEntity | ReplayTarget, kind: string, body?: string): boolean {
+    const row = this.webhooks.get(webhook.id);
+    const parsed: unknown = body === undefined ? undefined : JSON.parse(body);
+    return !!row && receives(row, kind, this.clientIds ?? [row.ownerClientId], parsed);
+  }
 
   addWebhook(fields: Partial<WebhookEntity> = {}): WebhookEntity {
     // Distinct creation times, as the keyset order assumes nothing about ties.
@@ -72,6 +82,8 @@ export class MemoryTables {
       disabledReason: null,
       disabledAt: null,
       consecutiveFailures: 0,
+      maxInFlight: null,
+      rateLimit: null,
       createdAt,
       updatedAt: createdAt,
       ...fields,
@@ -210,6 +222,30 @@ export class MemoryDeliveryStore extends DeliveryStore {
     return Promise.resolve();
   }
 
+  limits(webhookIds: string[], defaultMaxInFlight: number): Promise<Map<string, WebhookLimit>> {
+    const limits = new Map<string, WebhookLimit>();
+    for (const id of webhookIds) {
+      const webhook = this.tables.webhooks.get(id);
+      if (webhook) {
+        const maxInFlight = webhook.maxInFlight ?? defaultMaxInFlight;
+        limits.set(id, { maxInFlight, rateLimit: webhook.rateLimit });
+      }
+    }
+    return Promise.resolve(limits);
+  }
+
+  due(webhookId: string, limit: number, excluding: string[]): Promise<string[]> {
+    const now = Date.now();
+    const skip = new Set(excluding);
+    return Promise.resolve(
+      [...this.tables.deliveries.values()]
+        .filter((d) => d.webhookId === webhookId && !skip.has(d.id) && claimable(d, now - 1000))
+        .sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime())
+        .slice(0, limit)
+        .map((d) => d.id),
+    );
+  }
+
   route(deliveryIds: string[]): Promise<DeliveryRoute[]> {
     const now = Date.now();
     const routes: DeliveryRoute[] = [];
@@ -324,7 +360,11 @@ export class MemoryDeliveryControlStore extends DeliveryControlStore {
     );
     const missed = [...this.tables.events.values()].filter(
       (e) =>
-        webhook.events.some((kind) => subscriptionsFor(e.kind).includes(kind)) &&
+        this.tables.receives(
+          this.tables.webhooks.get(webhook.id) ?? webhook,
+          e.kind,
+          deliveryBody(e),
+        ) &&
         inWindow(e.createdAt, window) &&
         e.createdAt >= webhook.createdAt &&
         !received.has(e.id),
@@ -382,11 +422,7 @@ export class MemoryEventStore extends EventStore {
     this.tables.events.set(event.id, event);
     const body = deliveryBody(event);
     const deliveries = [...this.tables.webhooks.values()]
-      .filter(
-        (webhook) =>
-          webhook.active &&
-          webhook.events.some((kind) => subscriptionsFor(event.kind).includes(kind)),
-      )
+      .filter((webhook) => this.tables.receives(webhook, event.kind, body))
       .map((webhook) => ({
         id: this.tables.addDelivery(webhook.id, { eventId: event.id, event: event.kind, body }).id,
         webhookId: webhook.id,
@@ -428,14 +464,15 @@ export class MemoryInboundEventStore extends InboundEventStore {
     if (rows.some((r) => r.identityKey === row.identityKey)) return Promise.resolve(null);
     const { plan, payload, leaseMs, ...fields } = row;
     const inline = plan.then === 'publish' ? plan.event : null;
-    const active = [...this.tables.webhooks.values()].filter((webhook) => webhook.active);
-    const reach = inline ? active.filter((webhook) => webhook.events.includes(inline.kind)) : [];
+    const webhooks = [...this.tables.webhooks.values()];
+    const reach = inline
+      ? webhooks.filter((webhook) => this.tables.receives(webhook, inline.kind))
+      : [];
     const publish = inline !== null && reach.length <= INLINE_FANOUT_MAX;
     // As the SQL does: an event a webhook takes as it is is left to the inbound job.
     const asIs = platformEventKind(row.event);
     const watched =
-      asIs !== null &&
-      active.some((webhook) => webhook.events.some((e) => e === asIs || e === 'zoom.*'));
+      asIs !== null && webhooks.some((webhook) => this.tables.receives(webhook, asIs));
     const processed = (plan.then === 'done' || publish) && !watched;
     const stored = this.tables.addInboundEvent({
       ...fields,
@@ -457,11 +494,13 @@ export class MemoryInboundEventStore extends InboundEventStore {
         source: inline.source,
         idempotencyKey: `inbound:${stored.id}:${inline.kind}`,
       });
+      const body = deliveryBody(inline);
       for (const webhook of reach) {
+        if (!this.tables.receives(webhook, inline.kind, body)) continue;
         const delivery = this.tables.addDelivery(webhook.id, {
           eventId: inline.id,
           event: inline.kind,
-          body: deliveryBody(inline),
+          body,
           leaseUntil: leaseMs === null ? null : new Date(Date.now() + leaseMs),
         });
         deliveries.push({ id: delivery.id, webhookId: webhook.id });

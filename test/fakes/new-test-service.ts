@@ -26,6 +26,8 @@ import { SecretCipherService } from '../../src/webhooks/secret-cipher.service';
 import { WebhookStore } from '../../src/webhooks/webhook.store';
 import { WebhooksService } from '../../src/webhooks/webhooks.service';
 import { DeliveryControlStore } from '../../src/dispatcher/delivery-control.store';
+import { WebhookSlots } from '../../src/dispatcher/webhook-slots';
+import { MemoryWebhookSlots } from './memory-slots';
 import {
   MemoryDeliveryControlStore,
   MemoryDeliveryStore,
@@ -117,6 +119,8 @@ export interface TestContext<T> {
   tables: MemoryTables;
   /** The DeliveryStore the service was given. */
   deliveryStore: MemoryDeliveryStore;
+  /** The webhook slots behind the service's WebhookSlots. */
+  slots: MemoryWebhookSlots;
   sender: ScriptedSender;
   deliveriesQueue: RecordingQueue;
   zoom: FakeZoomClient;
@@ -144,7 +148,9 @@ export async function newTestService<T>(
   const zoom = new FakeZoomClient();
   const deliveryStore = new MemoryDeliveryStore(tables);
   const config = loadConfig(env);
+  const slots = new MemoryWebhookSlots();
   const providers = [
+    { provide: WebhookSlots, useValue: slots.forProcess() },
     { provide: APP_CONFIG, useValue: config },
     { provide: DeliveryStore, useValue: deliveryStore },
     { provide: EventStore, useValue: new MemoryEventStore(tables) },
@@ -175,6 +181,7 @@ export async function newTestService<T>(
     sut: module.get(service),
     tables,
     deliveryStore,
+    slots,
     sender,
     deliveriesQueue,
     zoom,

@@ -7,6 +7,8 @@ import {
   WebhookEvents,
   WebhookFilter,
   WebhookHeaders,
+  WebhookMaxInFlight,
+  WebhookRateLimit,
   WebhookSecret,
 } from './webhook-fields';
 
@@ -30,4 +32,10 @@ export class CreateWebhookDto {
 
   @WebhookHeaders({ required: false })
   headers?: CustomHeaders | null;
+
+  @WebhookMaxInFlight({ required: false })
+  max_in_flight?: number;
+
+  @WebhookRateLimit({ required: false })
+  rate_limit?: number | null;
 }

@@ -7,6 +7,8 @@ import {
   WebhookEvents,
   WebhookFilter,
   WebhookHeaders,
+  WebhookMaxInFlight,
+  WebhookRateLimit,
   WebhookSecret,
   WebhookUrl,
 } from './webhook-fields';
@@ -33,4 +35,10 @@ export class UpdateWebhookDto {
 
   @WebhookHeaders({ required: false })
   headers?: CustomHeaders | null;
+
+  @WebhookMaxInFlight({ required: false })
+  max_in_flight?: number;
+
+  @WebhookRateLimit({ required: false })
+  rate_limit?: number | null;
 }

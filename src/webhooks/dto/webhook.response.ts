@@ -113,6 +113,27 @@ export class WebhookResponse {
   })
   headers: CustomHeaders;
 
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: 100,
+    description:
+      'Most attempts in flight to it at once, across every worker process: its own, or the ' +
+      'service default (DELIVERY_CONCURRENCY_PER_WEBHOOK) when never set',
+    example: 10,
+  })
+  max_in_flight: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: 10000,
+    nullable: true,
+    description: 'Most attempts started to it in any second; null for no rate limit',
+    example: null,
+  })
+  rate_limit: number | null;
+
   static from(webhook: WebhookEntity, now = new Date()): WebhookResponse {
     return {
       id: webhook.id,
@@ -128,6 +149,9 @@ export class WebhookResponse {
       destination: webhook.destination,
       filter: webhook.filter,
       headers: webhook.headersMasked ?? {},
+      // WebhooksService fills in the default of one never set.
+      max_in_flight: webhook.maxInFlight!,
+      rate_limit: webhook.rateLimit,
     };
   }
 }

@@ -1,0 +1,543 @@
+import type { AttemptResult, DeliveryRequest } from './delivery-sender.service';
+import type { DeliveryTarget } from './delivery.store';
+import type { SlotAnswer, SlotRequest, SlotToken, WebhookSlots } from './webhook-slots';
+
+/*
+ * The delivery scheduler: how a delivery goes from "ready" to "being sent" (SPEC §9).
+ *
+ * The plug-in points, all in this file:
+ *  - A delivery is handed to the scheduler with `DeliveryScheduler.submit`, as a
+ *    ScheduledDelivery, once it is ready to be sent: pending, due, and (for a gate, such as
+ *    the order of an ordered webhook's deliveries) allowed to go. What is not ready yet is
+ *    held by whoever decides so (a DeliveryGate) and submitted when it becomes ready.
+ *  - The scheduler sends through a SendStep: one attempt at one destination (HTTP POST; a
+ *    broker's publish), given the signed request, answering with the attempt's result. It
+ *    never throws: every outcome is an AttemptResult to record.
+ *  - Between them: a submitted delivery waits in its webhook's lane until a slot of its
+ *    webhook (held in WebhookSlots, across every worker process) and a slot of this process
+ *    are both free, and then at once, with nothing re-queued on a guess: a slot given back
+ *    here, or announced by another process, or the rate window moving on, is what wakes it.
+ */
+
+/** A delivery handed to the scheduler: ready to be sent as soon as its webhook has a slot. */
+export interface ScheduledDelivery {
+  id: string;
+  webhookId: string;
+}
+
+/** One attempt at one destination; see DeliverySenderService (HTTP). Never rejects. */
+export interface SendStep {
+  send(request: DeliveryRequest): Promise<AttemptResult>;
+}
+
+/**
+ * Decides which deliveries may be submitted now (for example: an ordered webhook's delivery
+ * only once its key's predecessor ended). `admit` returns those ready now and keeps the rest;
+ * `ended` is told of each delivery that ended (succeeded or failed for good) and returns those
+ * it now lets go. The default admits everything.
+ */
+export interface DeliveryGate {
+  admit(deliveries: ScheduledDelivery[]): ScheduledDelivery[];
+  ended(delivery: ScheduledDelivery): ScheduledDelivery[];
+}
+
+export const OPEN_GATE: DeliveryGate = {
+  admit: (deliveries) => deliveries,
+  ended: () => [],
+};
+
+/** A webhook's limits (SPEC §9), as the scheduler applies them. */
+export interface WebhookLimit {
+  maxInFlight: number;
+  /** Attempts started per second at most; null: none. */
+  rateLimit: number | null;
+}
+
+export interface SchedulerLimits {
+  /** Attempts in flight in this process (DELIVERY_CONCURRENCY). */
+  capacity: number;
+  /** Deliveries of one webhook kept waiting in memory; past it they stay in PostgreSQL. */
+  waitingPerWebhook: number;
+}
+
+/** What the scheduler needs of the rest of the worker. */
+export interface SchedulerWork {
+  /** The limits of these webhooks (those gone: any value, their claims find nothing). */
+  limits(webhookIds: string[]): Promise<Map<string, WebhookLimit>>;
+  /** Leases the deliveries (DeliveryStore.claim); those it does not return are not sent. */
+  claim(deliveryIds: string[]): Promise<DeliveryTarget[]>;
+  /**
+   * Whether claiming the delivery needs no statement (it was leased to this worker as it was
+   * stored): then a slot kept for it is used at once, not with the next round's claims.
+   */
+  leased(deliveryId: string): boolean;
+  /** Starts the attempt of a leased delivery; `done` is called once its request is over. */
+  start(target: DeliveryTarget, done: () => void): void;
+  /** A claim failed: its deliveries stay pending and unleased in PostgreSQL. */
+  claimFailed(deliveryIds: string[], error: Error): void;
+  /** Talking to WebhookSlots failed; the scheduler tries again after `retryInMs`. */
+  slotsFailed(error: Error, retryInMs: number): void;
+  /**
+   * Up to `limit` ids of the webhook's pending, due, unleased deliveries other than `waiting`,
+   * oldest first: what a lane that let deliveries go (a backlog past waitingPerWebhook) takes
+   * back as it drains.
+   */
+  refill(webhookId: string, limit: number, waiting: string[]): Promise<string[]>;
+}
+
+/** How long a webhook's limits are used before they are read again (a PATCH takes this long). */
+export const LIMITS_TTL_MS = 5000;
+/** After WebhookSlots failed (Redis unreachable), the next try. */
+const SLOTS_RETRY_MS = 1000;
+
+interface Lane {
+  waiting: Set<string>;
+  /** Taken from `waiting` and not over yet: claimed, or being sent. */
+  sending: Set<string>;
+  /** Slots of this webhook this process holds (claims and attempts). */
+  busy: number;
+  /** Some of its deliveries were let go (waitingPerWebhook): refill as it drains. */
+  spilled: boolean;
+  refilling: boolean;
+  /** Waiting for a slot another process holds: asked again when one is announced free. */
+  parked: boolean;
+  /** When the earliest slot it waits for lapses, should nobody announce one free before. */
+  lapseAt: number;
+  /** Not asked again before then (rate limit; a lapsing lease), ms since the epoch. */
+  wakeAt: number;
+  /** Until then its slots are given back, not kept: another process waits for one. */
+  contendedUntil: number;
+}
+
+/** A delivery holding a slot, from the grant until its attempt's request is over. */
+interface Holding {
+  id: string;
+  webhookId: string;
+  token: string;
+  /** When the slot was taken from WebhookSlots (kept slots keep it). */
+  since: number;
+}
+
+/** How long a process that learnt another waits for a webhook's slot counts it as contended. */
+const CONTENDED_MS = 1000;
+/**
+ * How long a slot of a contended webhook is kept for this process's next deliveries before it
+ * goes back for the other process: handing a slot over costs a few round trips, so processes
+ * take turns by the second, not by the attempt.
+ */
+const KEEP_CONTENDED_MS = 1000;
+
+/**
+ * Sends submitted deliveries as slots allow (see the top of this file). Every round is one
+ * call to WebhookSlots, which gives back the slots of the attempts over since the last and
+ * takes slots for every lane at once; only one round is in flight, and what happens meanwhile
+ * gathers into the next. Lanes share this process's capacity in turn, one slot each at a
+ * time, so a webhook with a long backlog or a slow receiver holds at most its own slots while
+ * the others go on.
+ *
+ * A waiting delivery is only in this process's memory; its record is pending and unleased, so
+ * if the process dies the sweeper queues it again, and if another worker got it first, the
+ * claim (which leases only what no one holds) skips it and its slot is given back.
+ */
+export class DeliveryScheduler {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly limitCache = new Map<string, { limit: WebhookLimit; at: number }>();
+  private loadingLimits = false;
+  private released: SlotToken[] = [];
+  /** Slots kept for a next delivery of the same webhook, to renew in the next round. */
+  private renewed: SlotToken[] = [];
+  /** Deliveries that took a kept slot, to claim on the next turn. */
+  private reused: Holding[] = [];
+  private used = 0;
+  private waitingTotal = 0;
+  private exchanging = false;
+  private pumpScheduled = false;
+  private closed = false;
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt = Infinity;
+  /** Where the next round starts handing out this process's capacity. */
+  private turn = 0;
+
+  constructor(
+    private readonly limits: SchedulerLimits,
+    private readonly defaults: WebhookLimit,
+    private readonly slots: WebhookSlots,
+    private readonly work: SchedulerWork,
+  ) {
+    slots.onFreed((webhookId) => {
+      const lane = this.lanes.get(webhookId);
+      if (lane?.parked) {
+        lane.parked = false;
+        this.schedulePump();
+      }
+    });
+  }
+
+  /**
+   * Puts the deliveries in their lanes; they are sent as slots allow. Returns those it let go
+   * (a lane past waitingPerWebhook): they stay pending in PostgreSQL, and the lane takes them
+   * back as it drains.
+   */
+  submit(deliveries: ScheduledDelivery[]): ScheduledDelivery[] {
+    const spilled: ScheduledDelivery[] = [];
+    if (this.closed) return deliveries;
+    for (const delivery of deliveries) {
+      const lane = this.lane(delivery.webhookId);
+      if (lane.waiting.has(delivery.id) || lane.sending.has(delivery.id)) continue;
+      if (lane.waiting.size >= this.limits.waitingPerWebhook) {
+        lane.spilled = true;
+        spilled.push(delivery);
+        continue;
+      }
+      lane.waiting.add(delivery.id);
+      this.waitingTotal++;
+    }
+    this.schedulePump();
+    return spilled;
+  }
+
+  /** Deliveries waiting for a slot. */
+  get waitingCount(): number {
+    return this.waitingTotal;
+  }
+
+  /** Slots this process holds: attempts (and their claims) not over. */
+  get inFlight(): number {
+    return this.used;
+  }
+
+  /** Takes nothing more; returns what was waiting, left to whoever queues it next. */
+  close(): ScheduledDelivery[] {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    const left = [...this.lanes].flatMap(([webhookId, lane]) =>
+      [...lane.waiting].map((id) => ({ id, webhookId })),
+    );
+    for (const lane of this.lanes.values()) lane.waiting.clear();
+    this.waitingTotal = 0;
+    return left;
+  }
+
+  /** Gives back the slots of the attempts over since the last round (at shutdown). */
+  async flush(): Promise<void> {
+    if (this.released.length === 0) return;
+    const released = this.released;
+    this.released = [];
+    await this.slots.exchange({ released, renewed: [], requests: [] });
+  }
+
+  private lane(webhookId: string): Lane {
+    let lane = this.lanes.get(webhookId);
+    if (!lane) {
+      lane = {
+        waiting: new Set(),
+        sending: new Set(),
+        busy: 0,
+        spilled: false,
+        refilling: false,
+        parked: false,
+        lapseAt: 0,
+        wakeAt: 0,
+        contendedUntil: 0,
+      };
+      this.lanes.set(webhookId, lane);
+    }
+    return lane;
+  }
+
+  /**
+   * Runs a round on the next turn of the event loop: the slots freed by all the responses read
+   * in this one go into one round, not one each.
+   */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.reused.length > 0) {
+      const reused = this.reused;
+      this.reused = [];
+      this.claim(reused);
+    }
+    if (this.exchanging) return; // the round in flight pumps again when it ends
+    const requests = this.closed ? [] : this.requests();
+    if (requests.length === 0 && this.released.length === 0 && this.renewed.length === 0) return;
+    const { released, renewed } = this;
+    this.released = [];
+    this.renewed = [];
+    this.exchanging = true;
+    this.slots
+      .exchange({ released, renewed, requests })
+      .then(
+        (answer) => this.granted(requests, answer),
+        (error: Error) => {
+          // Given back again in the next round; until then they lapse at worst.
+          this.released = released.concat(this.released);
+          this.work.slotsFailed(error, SLOTS_RETRY_MS);
+          this.wakeAt(Date.now() + SLOTS_RETRY_MS);
+        },
+      )
+      .finally(() => {
+        this.exchanging = false;
+        if (this.released.length > 0 || this.hasAskable()) this.schedulePump();
+      });
+  }
+
+  /** How many slots to ask for, per lane: this process's free capacity, in turn. */
+  private requests(): SlotRequest[] {
+    const now = Date.now();
+    let free = this.limits.capacity - this.used;
+    if (free <= 0) return [];
+    const open: {
+      webhookId: string;
+      lane: Lane;
+      room: number;
+      want: number;
+      limit: WebhookLimit;
+    }[] = [];
+    const unknown: string[] = [];
+    const stale: string[] = [];
+    const entries = [...this.lanes];
+    for (let i = 0; i < entries.length; i++) {
+      const [webhookId, lane] = entries[(i + this.turn) % entries.length];
+      if (lane.waiting.size === 0) {
+        if (lane.busy === 0 && !lane.spilled) this.lanes.delete(webhookId);
+        continue;
+      }
+      const cached = this.limitCache.get(webhookId);
+      if (!cached) {
+        unknown.push(webhookId);
+        continue;
+      }
+      if (now - cached.at > LIMITS_TTL_MS) stale.push(webhookId);
+      if (lane.parked || lane.wakeAt > now) continue;
+      const room = Math.min(cached.limit.maxInFlight - lane.busy, lane.waiting.size);
+      if (room > 0) open.push({ webhookId, lane, room, want: 0, limit: cached.limit });
+    }
+    if (open.length > 0) this.turn++;
+    if (unknown.length > 0 || stale.length > 0) this.loadLimits(unknown.concat(stale));
+    // One slot to each open lane, round and round: fair when this process's slots are few.
+    let asking = open;
+    while (free > 0 && asking.length > 0) {
+      for (const entry of asking) {
+        if (free === 0) break;
+        entry.want++;
+        free--;
+      }
+      asking = asking.filter((entry) => entry.want < entry.room);
+    }
+    return open
+      .filter((entry) => entry.want > 0)
+      .map(({ webhookId, want, limit }) => ({
+        webhookId,
+        want,
+        maxInFlight: limit.maxInFlight,
+        rateLimit: limit.rateLimit,
+      }));
+  }
+
+  private hasAskable(): boolean {
+    if (this.renewed.length > 0) return true;
+    if (this.closed || this.used >= this.limits.capacity) return false;
+    const now = Date.now();
+    for (const [webhookId, lane] of this.lanes) {
+      const limit = this.limitCache.get(webhookId)?.limit;
+      if (!limit || lane.waiting.size === 0 || lane.parked || lane.wakeAt > now) continue;
+      if (lane.busy < limit.maxInFlight) return true;
+    }
+    return false;
+  }
+
+  private loadLimits(webhookIds: string[]): void {
+    if (this.loadingLimits) return;
+    this.loadingLimits = true;
+    this.work
+      .limits(webhookIds)
+      .then(
+        (found) => {
+          const at = Date.now();
+          for (const id of webhookIds) {
+            this.limitCache.set(id, { limit: found.get(id) ?? this.defaults, at });
+          }
+          // Webhooks no longer scheduled here are forgotten, so a deleted one leaves nothing.
+          for (const id of this.limitCache.keys())
+            if (!this.lanes.has(id)) this.limitCache.delete(id);
+        },
+        (error: Error) => {
+          this.work.slotsFailed(error, SLOTS_RETRY_MS);
+          this.wakeAt(Date.now() + SLOTS_RETRY_MS);
+        },
+      )
+      .finally(() => {
+        this.loadingLimits = false;
+        this.schedulePump();
+      });
+  }
+
+  private granted(requests: SlotRequest[], { grants, contended }: SlotAnswer): void {
+    const now = Date.now();
+    for (const webhookId of contended) {
+      const lane = this.lanes.get(webhookId);
+      if (lane) lane.contendedUntil = now + CONTENDED_MS;
+    }
+    const batch: Holding[] = [];
+    requests.forEach((request, i) => {
+      const grant = grants[i];
+      const lane = this.lanes.get(request.webhookId) ?? this.lane(request.webhookId);
+      const ids = lane.waiting.values();
+      for (const token of grant.tokens) {
+        const next = ids.next();
+        if (next.done || this.closed) {
+          // Closed, or taken by close() meanwhile: nothing to send on it.
+          this.released.push({ webhookId: request.webhookId, token });
+          continue;
+        }
+        lane.waiting.delete(next.value);
+        lane.sending.add(next.value);
+        this.waitingTotal--;
+        lane.busy++;
+        this.used++;
+        batch.push({ id: next.value, webhookId: request.webhookId, token, since: now });
+      }
+      if (grant.tokens.length < request.want) {
+        const at = now + (grant.retryInMs ?? 0);
+        if (grant.rateBound) lane.wakeAt = at;
+        else {
+          // Another process's slot given back wakes it; a lapsing one, only this timer.
+          lane.parked = true;
+          lane.lapseAt = grant.retryInMs === null ? Infinity : at;
+        }
+        if (grant.retryInMs !== null) this.wakeAt(at);
+      }
+      if (lane.spilled) this.refill(request.webhookId, lane);
+    });
+    if (batch.length > 0) this.claim(batch);
+  }
+
+  private claim(batch: Holding[]): void {
+    const ids = batch.map((entry) => entry.id);
+    this.work.claim(ids).then(
+      (targets) => {
+        const byId = new Map(targets.map((target) => [target.id, target]));
+        for (const entry of batch) {
+          const target = byId.get(entry.id);
+          // Taken by another worker, final, not due or gone: its slot goes back.
+          if (!target) this.give(entry);
+          else this.work.start(target, this.releaser(entry));
+        }
+      },
+      (error: Error) => {
+        for (const entry of batch) this.give(entry);
+        this.work.claimFailed(ids, error);
+      },
+    );
+  }
+
+  private releaser(entry: Holding): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (!this.reuse(entry)) this.give(entry);
+    };
+  }
+
+  /**
+   * Keeps the slot of an attempt that is over for the next delivery waiting in its lane, with
+   * no round trip (its lease renewed in the next round): unless another process has waited for
+   * this webhook's slots and this one has kept it for KEEP_CONTENDED_MS already, the webhook
+   * has a rate limit (each start must be counted), or the process's other lanes wait for its
+   * capacity.
+   */
+  private reuse(entry: Holding): boolean {
+    const lane = this.lanes.get(entry.webhookId);
+    const limit = this.limitCache.get(entry.webhookId)?.limit;
+    if (
+      this.closed ||
+      !lane ||
+      !limit ||
+      lane.waiting.size === 0 ||
+      limit.rateLimit !== null ||
+      lane.busy > limit.maxInFlight ||
+      (lane.contendedUntil > Date.now() && Date.now() - entry.since >= KEEP_CONTENDED_MS) ||
+      (this.used >= this.limits.capacity && this.waitingTotal > lane.waiting.size)
+    ) {
+      return false;
+    }
+    const next = lane.waiting.values().next().value as string;
+    lane.sending.delete(entry.id);
+    lane.waiting.delete(next);
+    lane.sending.add(next);
+    this.waitingTotal--;
+    this.renewed.push({ webhookId: entry.webhookId, token: entry.token });
+    const holding = { ...entry, id: next };
+    // Started from this very callback: a busy event loop would otherwise hold the slot idle
+    // for a turn, and at 10 in flight the turn, not the receiver, would set the pace.
+    if (this.work.leased(next)) this.claim([holding]);
+    else this.reused.push(holding);
+    if (lane.spilled) this.refill(entry.webhookId, lane);
+    this.schedulePump();
+    return true;
+  }
+
+  private give(entry: Holding): void {
+    this.used--;
+    this.released.push({ webhookId: entry.webhookId, token: entry.token });
+    const lane = this.lanes.get(entry.webhookId);
+    if (lane) {
+      lane.busy--;
+      lane.sending.delete(entry.id);
+      // A slot of its own given back: its lane may ask again (the round gives it back first).
+      lane.parked = false;
+    }
+    this.schedulePump();
+  }
+
+  /** A lane that let deliveries go takes them back from PostgreSQL once half drained. */
+  private refill(webhookId: string, lane: Lane): void {
+    const cap = this.limits.waitingPerWebhook;
+    if (lane.refilling || this.closed || lane.waiting.size > cap / 2) return;
+    lane.refilling = true;
+    const limit = cap - lane.waiting.size;
+    this.work
+      .refill(webhookId, limit, [...lane.waiting, ...lane.sending])
+      .then(
+        (ids) => {
+          if (ids.length < limit) lane.spilled = false;
+          this.submit(ids.map((id) => ({ id, webhookId })));
+        },
+        // Still spilled: the next round that drains it tries again.
+        () => undefined,
+      )
+      .finally(() => (lane.refilling = false));
+  }
+
+  /** Runs a round at `at` (the earliest of those asked for). */
+  private wakeAt(at: number): void {
+    if (this.closed || at >= this.timerAt) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.timerAt = Infinity;
+        const now = Date.now();
+        let next = Infinity;
+        for (const lane of this.lanes.values()) {
+          if (lane.parked && lane.lapseAt <= now) lane.parked = false;
+          if (lane.parked) next = Math.min(next, lane.lapseAt);
+          if (lane.wakeAt > now) next = Math.min(next, lane.wakeAt);
+        }
+        if (next !== Infinity) this.wakeAt(next);
+        this.schedulePump();
+      },
+      Math.max(0, at - Date.now()),
+    );
+    this.timer.unref();
+  }
+}
