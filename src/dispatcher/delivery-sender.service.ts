@@ -30,6 +30,8 @@ export interface DeliveryRequest {
   /** The webhook's custom headers, sealed; null or absent when it has none. */
   headersEncrypted?: string | null;
   attempt: number;
+  /** W3C traceparent of the attempt's span, sent so the receiver continues the trace. */
+  traceparent?: string | null;
 }
 
 export interface AttemptResult extends TransportResult {
@@ -124,6 +126,7 @@ export class DeliverySenderService implements OnApplicationBootstrap {
         'x-service-delivery': req.deliveryId,
         'x-service-attempt': String(req.attempt),
         'user-agent': USER_AGENT,
+        ...(req.traceparent ? { traceparent: req.traceparent } : {}),
       },
     };
 

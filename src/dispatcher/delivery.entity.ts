@@ -93,4 +93,8 @@ export class DeliveryEntity {
   /** Until when a worker holds the delivery (claimed, attempt under way); see DeliveryStore. */
   @Column({ name: 'lease_until', type: 'timestamptz', nullable: true, select: false })
   leaseUntil?: Date | null;
+
+  /** W3C traceparent its attempts' spans continue (SPEC §12); null while tracing was off. */
+  @Column({ name: 'trace_context', type: 'text', nullable: true, select: false })
+  traceContext?: string | null;
 }

@@ -41,6 +41,8 @@ export interface DeliveryTarget {
   previousSecretExpiresAt: Date | null;
   active: boolean;
   consecutiveFailures: number;
+  /** W3C traceparent its attempts' spans continue (SPEC §12); null or absent when none. */
+  traceContext?: string | null;
 }
 
 /** A delivery leased as it was stored, for the worker of the process that stored it. */
@@ -66,6 +68,7 @@ interface DeliveryTargetRow {
   previous_secret_expires_at: Date | null;
   active: boolean;
   consecutive_failures: number;
+  trace_context: string | null;
 }
 
 function toTarget(row: DeliveryTargetRow): DeliveryTarget {
@@ -85,6 +88,7 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
     previousSecretExpiresAt: row.previous_secret_expires_at,
     active: row.active,
     consecutiveFailures: row.consecutive_failures,
+    traceContext: row.trace_context,
   };
 }
 
@@ -104,7 +108,8 @@ const CLAIM_SQL = `
          OR d.lease_until = ANY($3::timestamptz[]))
   RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
     d.series_start, d.webhook_id, w.destination, w.url, w.secret_encrypted, w.headers_encrypted,
-    w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures`;
+    w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures,
+    d.trace_context`;
 
 // The attempt rows and the deliveries' new states, for a batch of attempts, in one statement.
 // An update only applies while its delivery is pending at the attempt count the worker started

@@ -21,6 +21,8 @@ export interface NewEvent {
   data: Record<string, unknown>;
   source: EventSource | null;
   idempotencyKey: string | null;
+  /** W3C traceparent its deliveries' attempts continue (SPEC §12); absent or null: none. */
+  traceContext?: string | null;
 }
 
 /**
@@ -62,8 +64,8 @@ export abstract class EventStore {
 const FAN_OUT_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[],
-                         $6::timestamptz[], $7::text[])
-      AS i(id, kind, data, source, idempotency_key, created_at, body)
+                         $6::timestamptz[], $7::text[], $9::text[])
+      AS i(id, kind, data, source, idempotency_key, created_at, body, trace_context)
   ),
   ev AS (
     INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body)
@@ -72,8 +74,8 @@ const FAN_OUT_SQL = `
     RETURNING id
   ),
   d AS (
-    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at)
-    SELECT w.id, i.id, i.kind, now()
+    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, trace_context)
+    SELECT w.id, i.id, i.kind, now(), i.trace_context
     FROM ev JOIN input i ON i.id = ev.id
     JOIN webhooks w ON ${receivesSql({
       webhook: 'w',
@@ -121,8 +123,8 @@ const TEST_SQL = `
     SELECT $2, $3, $4, NULL, $5, $6 FROM w
     RETURNING id
   )
-  INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at)
-  SELECT $1, ev.id, $3, now() FROM ev
+  INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, trace_context)
+  SELECT $1, ev.id, $3, now(), $7 FROM ev
   RETURNING ${DELIVERY_COLUMNS}`;
 
 @Injectable()
@@ -159,6 +161,7 @@ export class PgEventStore extends EventStore {
       column((e) => e.createdAt),
       column((e) => deliveryBody(e)),
       this.clientIds,
+      column((e) => e.traceContext ?? null),
     ]);
     const inserted = new Map(rows.map((r) => [r.id, routesOf(r)]));
     return events.map((e) => inserted.get(e.id) ?? null);
@@ -178,6 +181,7 @@ export class PgEventStore extends EventStore {
       JSON.stringify(event.data),
       event.createdAt,
       deliveryBody(event),
+      event.traceContext ?? null,
     ]);
     return row ? toDelivery(row) : null;
   }

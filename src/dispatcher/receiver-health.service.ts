@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
@@ -6,6 +6,7 @@ import type { DestinationType } from '../webhooks/destination';
 import { TEST_EVENT } from '../webhooks/subscription-events';
 import { WebhookDisabledReason } from '../webhooks/webhook.entity';
 import { DeliveryStatus } from './delivery.entity';
+import { OperationalEventsService } from './operational-events.service';
 import { ReceiverHealthStore } from './receiver-health.store';
 
 /** What the health rules need of a delivery whose attempt was just recorded. */
@@ -40,6 +41,7 @@ export class ReceiverHealthService {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly store: ReceiverHealthStore,
     private readonly metrics: MetricsService,
+    @Optional() private readonly operational?: OperationalEventsService,
   ) {
     this.disableAfter = config.webhooks.disableAfterFailures;
   }
@@ -47,7 +49,7 @@ export class ReceiverHealthService {
   /** Applies the rules after one recorded attempt. */
   async afterAttempt(delivery: AttemptedDelivery): Promise<void> {
     if (delivery.statusCode === 410) {
-      await this.disable(delivery, 'gone', 0);
+      await this.disable(delivery.webhookId, 'gone', 0, delivery.event, delivery.destination);
       return;
     }
     // A test is the owner checking the receiver, not the receiver's record.
@@ -59,14 +61,22 @@ export class ReceiverHealthService {
     if (delivery.status !== 'failed') return;
     const failures = await this.store.countFailure(delivery.webhookId);
     if (this.disableAfter > 0 && failures >= this.disableAfter) {
-      await this.disable(delivery, 'failing', failures);
+      await this.disable(
+        delivery.webhookId,
+        'failing',
+        failures,
+        delivery.event,
+        delivery.destination,
+      );
     }
   }
 
   private async disable(
-    { webhookId, destination = 'http' }: AttemptedDelivery,
+    webhookId: string,
     reason: WebhookDisabledReason,
     failures: number,
+    cause: string,
+    destination: DestinationType = 'http',
   ): Promise<void> {
     const error = disabledError(reason, failures);
     const ended = await this.store.disable(webhookId, reason, error);
@@ -77,5 +87,6 @@ export class ReceiverHealthService {
       `webhook ${webhookId} disabled (${reason}): ${error}; ${ended} pending deliveries ended ` +
         'failed (PATCH active: true enables it, a replay recovers them)',
     );
+    await this.operational?.webhookDisabled(webhookId, reason, cause);
   }
 }

@@ -1,44 +1,35 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import getRawBody from 'raw-body';
 import { parse as parseQuery } from 'node:querystring';
 import { errorAnswer } from '../common/all-exceptions.filter';
 import { CompletionLine, ServedRequest, completionLevel, requestIdFor } from '../common/logging';
-import { bodyParserError } from '../common/request-body';
+import { BODY_LIMIT_BYTES, bodyParserError } from '../common/request-body';
 import { MetricsService } from '../metrics/metrics.service';
-import { isZoomEventsRequest } from './inbound.controller';
+import { Tracing, traceFields } from '../telemetry/tracing';
+import { ZOOM_EVENTS_PATH, isZoomEventsRequest } from './inbound.controller';
 import { InboundService } from './inbound.service';
 
-/** body-parser's limit on every other route (BODY_LIMIT, 1 MiB). */
-const BODY_LIMIT_BYTES = 1024 * 1024;
 /** The route label Express gives these requests in http_requests_total. */
-const ROUTE = '/zoom/events';
+const ROUTE = `/${ZOOM_EVENTS_PATH}`;
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** A failure to read the body, as body-parser reports it (its status and type). */
-const readFailure = (status: number, type: string) =>
-  Object.assign(new Error(type), { status, type });
-
 /**
- * The body, up to the limit. Past it (or past a Content-Length over it) the rest is read and
- * dropped, as body-parser does, so that the 413 reaches a client still sending.
+ * The body, read by raw-body with the options body-parser gives it on the Express path (the
+ * limit, Content-Length checked), so both fail alike. On a failure the rest is read and
+ * dropped, as body-parser does, so that the answer (a 413) reaches a client still sending.
  */
 function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > BODY_LIMIT_BYTES) tooLarge = true;
-      if (!tooLarge) chunks.push(chunk);
+  return getRawBody(req, {
+    length: req.headers['content-length'],
+    limit: BODY_LIMIT_BYTES,
+  }).catch((error: unknown) => {
+    req.resume();
+    return new Promise<Buffer>((_resolve, reject) => {
+      if (req.complete || req.destroyed) reject(error as Error);
+      else
+        req.once('end', () => reject(error as Error)).once('close', () => reject(error as Error));
     });
-    req.on('end', () =>
-      tooLarge
-        ? reject(readFailure(413, 'entity.too.large'))
-        : resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)),
-    );
-    req.on('aborted', () => reject(readFailure(400, 'request.aborted')));
-    req.on('error', reject);
   });
 }
 
@@ -56,6 +47,7 @@ export function zoomEventsRoute(
   metrics: MetricsService,
   logLine: CompletionLine,
   next: RequestListener,
+  tracing: Tracing = Tracing.off,
 ): RequestListener {
   return (req, res) => {
     const encoding = req.headers['content-encoding'];
@@ -64,6 +56,8 @@ export function zoomEventsRoute(
       return;
     }
     const started = Date.now();
+    // The root span of the event's trace (SPEC §12); null while tracing is off.
+    const span = tracing.startInbound();
     const url = req.url ?? '';
     const q = url.indexOf('?');
     // What the request logger's line reads off an Express request.
@@ -81,18 +75,20 @@ export function zoomEventsRoute(
       res.setHeader('content-length', Buffer.byteLength(body));
       res.statusCode = status;
       res.end(body);
+      tracing.endServer(span, status);
       metrics.httpRequests.inc({ method: 'POST', route: ROUTE, status: String(status) });
       const responseTime = Date.now() - started;
       const level = completionLevel(status);
+      const ids = traceFields(span);
       if (status >= 500) {
         const err = new Error(`failed with status code ${status}`);
-        logLine(level, served, res, { responseTime, err }, 'request errored');
+        logLine(level, served, res, { responseTime, err, ...ids }, 'request errored');
       } else {
-        logLine(level, served, res, { responseTime }, 'request completed');
+        logLine(level, served, res, { responseTime, ...ids }, 'request completed');
       }
     };
     readBody(req)
-      .then((raw) => inbound.receive(req.headers, raw))
+      .then((raw) => inbound.receive(req.headers, raw, span))
       .then(
         (result) => answer(200, JSON.stringify(result)),
         (error: unknown) => {

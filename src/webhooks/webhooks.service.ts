@@ -10,7 +10,7 @@ import { CustomHeaders, maskHeaders } from './custom-headers';
 import { Destination, HTTP_DESTINATION, brokerProblem } from './destination';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
-import { characters } from './dto/webhook-fields';
+import { secretHint } from './dto/webhook-fields';
 import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
 import { compileFilter } from './event-filter';
 import { SecretCipherService } from './secret-cipher.service';
@@ -199,7 +199,7 @@ export class WebhooksService {
   private sealSecret(secret: string): Pick<WebhookEntity, 'secretEncrypted' | 'secretHint'> {
     return {
       secretEncrypted: this.cipher.encrypt(secret),
-      secretHint: characters(secret).slice(-4).join(''),
+      secretHint: secretHint(secret),
     };
   }
 

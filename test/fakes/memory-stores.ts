@@ -12,6 +12,7 @@ import {
 } from '../../src/dispatcher/delivery.store';
 import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.store';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
+import { inboundEventKey } from '../../src/inbound/inbound-job';
 import {
   INLINE_FANOUT_MAX,
   InboundEventStore,
@@ -47,8 +48,11 @@ export class MemoryTables {
   readonly inboundEvents = new Map<string, InboundEventEntity>();
   /** recording_downloads by JSON [meeting key, file ref]. */
   readonly recordingDownloads = new Map<string, RecordingDownload>();
-  /** The API clients (AUTH_CLIENTS) whose webhooks receive; null: every owner's. */
-  clientIds: string[] | null = null;
+  /**
+   * @param clientIds the API clients configured (AUTH_CLIENTS): as in the SQL, a webhook of
+   * any other owner gets nothing. Null: every owner counts.
+   */
+  constructor(public clientIds: readonly string[] | null = null) {}
 
   /**
    * Whether the webhook gets an event of `kind` (whose notification body is `body`, matched
@@ -143,6 +147,7 @@ export class MemoryTables {
       receivedAt: new Date(),
       processedAt: null,
       processError: null,
+      traceContext: null,
       ...fields,
     };
     this.inboundEvents.set(row.id, row);
@@ -482,6 +487,7 @@ export class MemoryInboundEventStore extends InboundEventStore {
         : payload,
       downloadTokenEncrypted: processed ? null : row.downloadTokenEncrypted,
       processedAt: processed ? new Date() : null,
+      traceContext: row.traceContext ?? null,
     });
     const deliveries: DeliveryRoute[] = [];
     const leased: LeasedDelivery[] = [];
@@ -492,7 +498,7 @@ export class MemoryInboundEventStore extends InboundEventStore {
         createdAt: inline.createdAt,
         data: inline.data,
         source: inline.source,
-        idempotencyKey: `inbound:${stored.id}:${inline.kind}`,
+        idempotencyKey: inboundEventKey(stored.id, inline.kind),
       });
       const body = deliveryBody(inline);
       for (const webhook of reach) {
