@@ -7,6 +7,7 @@ import { DeliveryLease1764100000017 } from './migrations/1764100000017-delivery-
 import { EventBody1764100000018 } from './migrations/1764100000018-event-body';
 import { DeliveryEventKey1764100000019 } from './migrations/1764100000019-delivery-event-key';
 import { WebhookDeliveryLimits1765000001000 } from './migrations/1765000001000-webhook-delivery-limits';
+import { DeliveryOrdering1765000007000 } from './migrations/1765000007000-delivery-ordering';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   EventBody1764100000018,
   DeliveryEventKey1764100000019,
   WebhookDeliveryLimits1765000001000,
+  DeliveryOrdering1765000007000,
 ];

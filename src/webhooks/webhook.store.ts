@@ -7,7 +7,7 @@ import { WebhookEntity } from './webhook.entity';
 /** What a new subscription is stored with; id and timestamps come from the database. */
 export type NewWebhook = Pick<
   WebhookEntity,
-  'ownerClientId' | 'url' | 'events' | 'secretEncrypted' | 'secretHint' | 'active'
+  'ownerClientId' | 'url' | 'events' | 'secretEncrypted' | 'secretHint' | 'active' | 'ordering'
 >;
 
 /** A new secret, sealed; the one it replaces keeps signing until `previousUntil` (SPEC §10). */
@@ -21,7 +21,13 @@ export interface SecretReplacement {
 export type WebhookChanges = Partial<
   Pick<
     WebhookEntity,
-    'url' | 'events' | 'active' | 'disabledReason' | 'disabledAt' | 'consecutiveFailures'
+    | 'url'
+    | 'events'
+    | 'active'
+    | 'disabledReason'
+    | 'disabledAt'
+    | 'consecutiveFailures'
+    | 'ordering'
   >
 > & {
   secret?: SecretReplacement;

@@ -15,7 +15,7 @@ import { UrlPolicyError, checkWebhookUrl } from './ssrf-policy';
 import { WebhookEntity } from './webhook.entity';
 import { SecretReplacement, WebhookChanges, WebhookStore } from './webhook.store';
 
-const UPDATABLE = ['url', 'events', 'secret', 'active'] as const;
+const UPDATABLE = ['url', 'events', 'secret', 'active', 'ordering'] as const;
 
 const notFound = () => new ApiError(HttpStatus.NOT_FOUND, 'Webhook not found');
 
@@ -50,6 +50,7 @@ export class WebhooksService {
         events: dto.events,
         ...this.sealSecret(dto.secret),
         active: true,
+        ordering: dto.ordering ?? 'none',
       },
       limit,
     );
@@ -97,6 +98,7 @@ export class WebhooksService {
       ...(dto.events !== undefined && { events: dto.events }),
       ...(secret && { secret }),
       ...(dto.active !== undefined && { active: dto.active }),
+      ...(dto.ordering !== undefined && { ordering: dto.ordering }),
       // Enabling clears why the service disabled it and starts the failure count afresh.
       ...(dto.active === true && {
         disabledReason: null,

@@ -69,6 +69,7 @@ export class MemoryTables {
       consecutiveFailures: 0,
       maxInFlight: null,
       rateLimit: null,
+      ordering: 'none',
       createdAt,
       updatedAt: createdAt,
       ...fields,

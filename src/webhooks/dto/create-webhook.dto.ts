@@ -1,5 +1,6 @@
 import { Subscription } from '../subscription-events';
-import { WebhookEvents, WebhookSecret, WebhookUrl } from './webhook-fields';
+import { WebhookEvents, WebhookOrderingField, WebhookSecret, WebhookUrl } from './webhook-fields';
+import { WebhookOrdering } from '../webhook.entity';
 
 /** Body of POST /api/webhooks. Any other field is refused. */
 export class CreateWebhookDto {
@@ -11,4 +12,7 @@ export class CreateWebhookDto {
 
   @WebhookSecret({ required: true })
   secret: string;
+
+  @WebhookOrderingField({ required: false })
+  ordering?: WebhookOrdering;
 }

@@ -1,5 +1,12 @@
 import { Subscription } from '../subscription-events';
-import { WebhookActive, WebhookEvents, WebhookSecret, WebhookUrl } from './webhook-fields';
+import {
+  WebhookActive,
+  WebhookEvents,
+  WebhookOrderingField,
+  WebhookSecret,
+  WebhookUrl,
+} from './webhook-fields';
+import { WebhookOrdering } from '../webhook.entity';
 
 /** Body of PATCH /api/webhooks/:id: at least one of these; null is not a value. */
 export class UpdateWebhookDto {
@@ -14,4 +21,7 @@ export class UpdateWebhookDto {
 
   @WebhookActive({ required: false })
   active?: boolean;
+
+  @WebhookOrderingField({ required: false })
+  ordering?: WebhookOrdering;
 }

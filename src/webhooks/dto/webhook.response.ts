@@ -1,8 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Subscription } from '../subscription-events';
 import { previousSecretExpiry } from '../secret-rotation';
-import { WEBHOOK_DISABLED_REASONS, WebhookDisabledReason, WebhookEntity } from '../webhook.entity';
-import { WEBHOOK_EVENTS_SCHEMA, WEBHOOK_URL_EXAMPLE } from './webhook-fields';
+import {
+  WEBHOOK_DISABLED_REASONS,
+  WEBHOOK_ORDERINGS,
+  WebhookDisabledReason,
+  WebhookEntity,
+  WebhookOrdering,
+} from '../webhook.entity';
+import { ORDERING_DESCRIPTION, WEBHOOK_EVENTS_SCHEMA, WEBHOOK_URL_EXAMPLE } from './webhook-fields';
 
 /** A webhook as the API shows it: everything but the secret. */
 export class WebhookResponse {
@@ -53,6 +59,9 @@ export class WebhookResponse {
   @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null })
   disabled_at: string | null;
 
+  @ApiProperty({ enum: WEBHOOK_ORDERINGS, description: ORDERING_DESCRIPTION, example: 'none' })
+  ordering: WebhookOrdering;
+
   static from(webhook: WebhookEntity, now = new Date()): WebhookResponse {
     return {
       id: webhook.id,
@@ -65,6 +74,7 @@ export class WebhookResponse {
       previous_secret_expires_at: previousSecretExpiry(webhook, now)?.toISOString() ?? null,
       disabled_reason: webhook.disabledReason,
       disabled_at: webhook.disabledAt?.toISOString() ?? null,
+      ordering: webhook.ordering,
     };
   }
 }
