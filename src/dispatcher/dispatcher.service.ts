@@ -19,6 +19,8 @@ export interface PublishInput {
   source?: EventSource | null;
   /** Same key => the same event, no second fan-out (events.idempotency_key is UNIQUE). */
   idempotencyKey?: string;
+  /** The platform object's uuid, which ordered webhooks keep the order of (SPEC §15). */
+  orderKey?: string | null;
 }
 
 export interface PublishResult {
@@ -74,6 +76,7 @@ export class DispatcherService {
       data: input.data,
       source: input.source ?? null,
       idempotencyKey: input.idempotencyKey ?? null,
+      orderKey: input.orderKey ?? null,
     };
     const deliveries = await this.events.fanOut(event);
     if (deliveries === null) {

@@ -18,6 +18,8 @@ export interface InlineEvent {
   createdAt: Date;
   data: EventData;
   source: EventSource;
+  /** The platform object's uuid: its deliveries to ordered webhooks keep its order (SPEC §15). */
+  orderKey?: string | null;
 }
 
 /**
@@ -82,13 +84,16 @@ export const INLINE_FANOUT_MAX = 100;
 // the one the inbound job would publish under (publishKey), so a later run of the job adds
 // nothing. The download token is kept only on an event left unprocessed. Webhooks of API
 // clients no longer in AUTH_CLIENTS ($3) count for nothing and get nothing, as in the
-// dispatcher's fan-out (SPEC §9).
+// dispatcher's fan-out (SPEC §9). A delivery to a webhook with ordering 'meeting' of an event
+// with an ordering key carries the key and is never leased here: it goes only when its turn
+// comes, which the claim checks (SPEC §15).
 const INGEST_SQL = `
   WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
       AS i(id uuid, event text, identity_key text, event_ts bigint, account_id text, payload jsonb,
            tracking_id text, download_token_encrypted text, as_is text, plan text, event_id uuid,
-           kind text, data jsonb, source jsonb, created_at timestamptz, body text, lease_ms int)
+           kind text, data jsonb, source jsonb, created_at timestamptz, body text, lease_ms int,
+           order_key text, order_ts bigint)
   ),
   reach AS (
     SELECT k.kind, (
@@ -122,19 +127,24 @@ const INGEST_SQL = `
     RETURNING id, processed_at
   ),
   ev AS (
-    INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body)
+    INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,
+                        order_ts)
     SELECT i.event_id, i.kind, i.data, i.source, 'inbound:' || i.id || ':' || i.kind,
-      i.created_at, i.body
+      i.created_at, i.body, i.order_key, i.order_ts
     FROM stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id
     WHERE p.publish
     RETURNING id
   ),
   d AS (
-    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until)
-    SELECT w.id, i.event_id, i.kind, now(), now() + make_interval(secs => i.lease_ms / 1000.0)
+    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until, order_key,
+                            order_ts)
+    SELECT w.id, i.event_id, i.kind, now(),
+      CASE WHEN NOT o.ordered THEN now() + make_interval(secs => i.lease_ms / 1000.0) END,
+      CASE WHEN o.ordered THEN i.order_key END, CASE WHEN o.ordered THEN i.order_ts END
     FROM ev JOIN input i ON i.event_id = ev.id
     JOIN webhooks w ON w.active AND w.events @> ARRAY[i.kind]
       AND w.owner_client_id = ANY($3::text[])
+    CROSS JOIN LATERAL (SELECT w.ordering = 'meeting' AND i.order_key IS NOT NULL AS ordered) o
     RETURNING id, event_id, webhook_id, lease_until
   )
   SELECT s.id, s.processed_at IS NOT NULL AS processed,
@@ -251,7 +261,9 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
         `"data":${jsonbOfSerialised(event.data, data)},` +
         `"source":${jsonbOfSerialised(event.source, source)},` +
         `"created_at":"${event.createdAt.toISOString()}",` +
-        `"body":${JSON.stringify(published.body)},"lease_ms":${jsonOrNull(row.leaseMs)}`;
+        `"body":${JSON.stringify(published.body)},"lease_ms":${jsonOrNull(row.leaseMs)},` +
+        `"order_key":${jsonOrNull(event.orderKey ?? null)},` +
+        `"order_ts":${jsonOrNull(event.orderKey ? event.source.event_ts : null)}`;
     }
     return {
       id: row.id,

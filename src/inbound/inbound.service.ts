@@ -20,6 +20,7 @@ import { dedupeKey } from './dedupe-key';
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { DispatcherService } from '../dispatcher/dispatcher.service';
+import { orderKeyOf } from '../dispatcher/order-key';
 import { asRecord, routeOf } from './event-mapping';
 import {
   InboundEventStore,
@@ -84,13 +85,15 @@ function ingestPlan(
   if (!route) return { then: 'done' };
   if ('automation' in route || route.approval) return { then: 'queue' };
   const createdAt = new Date();
+  const object = asRecord(envelope.payload.object);
   return {
     then: 'publish',
     event: {
       id: randomUUID(),
       kind: route.kind,
       createdAt,
-      data: route.data(asRecord(envelope.payload.object)),
+      data: route.data(object),
+      orderKey: orderKeyOf(object),
       // As sourceOf() gives it for a stored event, the time of arrival standing in for event_ts.
       source: {
         platform: 'zoom',

@@ -2,6 +2,7 @@ import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import { AppConfig } from '../../config/config.types';
 import { DispatcherService } from '../../dispatcher/dispatcher.service';
+import { orderKeyOf } from '../../dispatcher/order-key';
 import { RecordingDownloadStore } from '../../recordings/recording-download.store';
 import { FILE_LISTS, fileRef, recordingFilesOf } from '../../zoom/zoom-recordings';
 import { ZoomClient } from '../../zoom/zoom.client';
@@ -61,7 +62,12 @@ export class RecordingAutomationService {
     if (earlier) this.logger.log(`${what}: ${earlier.kind} was published before; it stands`);
     const outcome = earlier ?? (await this.decide(row, finalAttempt, what));
     // With an earlier outcome nothing is added: publish only queues its deliveries again.
-    await this.dispatcher.publish({ ...outcome, source: sourceOf(row), idempotencyKey: key });
+    await this.dispatcher.publish({
+      ...outcome,
+      source: sourceOf(row),
+      idempotencyKey: key,
+      orderKey: orderKeyOf(platformObjectOf(row)),
+    });
     // A run of the same event may have published in between: whichever came first stands.
     const kept = earlier ?? (await this.dispatcher.published(key)) ?? outcome;
     const error = kept.kind === 'operation.failed' ? String(kept.data.error) : null;
