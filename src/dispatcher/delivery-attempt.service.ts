@@ -64,6 +64,7 @@ export class DeliveryAttemptService {
         secretEncrypted: target.secretEncrypted,
         previousSecretEncrypted: previousSecretInGrace(target, new Date()),
         attempt,
+        late: target.late,
       });
     } finally {
       sent();

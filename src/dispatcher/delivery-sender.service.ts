@@ -25,7 +25,12 @@ export interface DeliveryRequest {
   /** The replaced secret while it is in its grace, else null: it then signs too (SPEC §10). */
   previousSecretEncrypted: string | null;
   attempt: number;
+  /** Older than an event of its ordering key already delivered (SPEC §15). */
+  late?: boolean;
 }
+
+/** Marks a delivery of an ordered webhook sent after a newer event of its meeting. */
+export const ORDERING_HEADER = 'x-service-ordering';
 
 export interface AttemptResult {
   ok: boolean;
@@ -183,6 +188,7 @@ export class DeliverySenderService implements OnApplicationShutdown {
             'x-service-event': req.event,
             'x-service-delivery': req.deliveryId,
             'x-service-attempt': String(req.attempt),
+            ...(req.late && { [ORDERING_HEADER]: 'late' }),
             'user-agent': USER_AGENT,
           },
           body,

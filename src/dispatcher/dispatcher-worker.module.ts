@@ -5,6 +5,7 @@ import { DeliveriesSweeper } from './deliveries.sweeper';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, PgDeliveryStore } from './delivery.store';
+import { DeliveryOrderStore, PgDeliveryOrderStore } from './delivery-order.store';
 import { DispatcherModule } from './dispatcher.module';
 import { ReceiverHealthService } from './receiver-health.service';
 import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.store';
@@ -23,6 +24,7 @@ import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
     DeliveryAttemptService,
     DeliverySenderService,
     { provide: DeliveryStore, useClass: PgDeliveryStore },
+    { provide: DeliveryOrderStore, useClass: PgDeliveryOrderStore },
     ReceiverHealthService,
     { provide: ReceiverHealthStore, useClass: PgReceiverHealthStore },
     SecretCipherService,
