@@ -4,11 +4,10 @@ import { TestApp, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
 
-const SLOW_MS = 5000;
-
 /**
  * SPEC §9 fairness: a receiver that holds every request does not take the worker's delivery
- * slots from other webhooks (DELIVERY_CONCURRENCY_PER_WEBHOOK, default 10, of 50).
+ * slots from other webhooks (DELIVERY_CONCURRENCY_PER_WEBHOOK, default 10, of 50). How fast the
+ * others go meanwhile is measured in bench/, not here.
  */
 describe('fairness between webhooks', () => {
   let t: TestApp;
@@ -16,17 +15,18 @@ describe('fairness between webhooks', () => {
 
   beforeAll(async () => {
     [t, receiver] = await Promise.all([
-      // The attempt timeout above the slow receiver's delay: its requests stay in flight.
-      startTestApp({ env: { DELIVERY_TIMEOUT_MS: '10000' } }),
+      // A long attempt deadline: the held requests stay in flight throughout.
+      startTestApp({ env: { DELIVERY_TIMEOUT_MS: '60000' } }),
       startReceiver(),
     ]);
   });
   afterAll(() => Promise.all([receiver.close(), t.close()]));
 
-  it("serves another webhook's deliveries promptly while 100 wait on a receiver that holds each for 5 s", async () => {
+  it("serves another webhook's deliveries while 100 wait on a receiver that holds every request", async () => {
     const dispatcher = t.app.get(DispatcherService);
-    const slow = receiver.route({ delaysMs: [SLOW_MS] }, 'slow');
+    const slow = receiver.route({}, 'slow');
     const fast = receiver.route({}, 'fast');
+    receiver.hold(slow.path);
     await createWebhook(t, { url: slow.url, events: ['job.started'] });
     await createWebhook(t, { url: fast.url, events: ['job.completed'] });
 
@@ -37,23 +37,15 @@ describe('fairness between webhooks', () => {
     );
     await waitFor(() => receiver.requests(slow.path).length >= 10, { what: '10 slow requests' });
 
-    const latencies: number[] = [];
+    // Every one of the other webhook's deliveries arrives while the slow receiver still holds
+    // its ten: they never waited for a slot of the slow webhook.
     for (let n = 0; n < 20; n++) {
-      const sentAt = Date.now();
       await dispatcher.publish({ kind: 'job.completed', data: { n } });
-      const arrived = await waitFor(() => receiver.requests(fast.path)[n], {
-        what: `fast delivery ${n}`,
-      });
-      latencies.push(arrived.receivedAt - sentAt);
+      await waitFor(() => receiver.requests(fast.path)[n], { what: `fast delivery ${n}` });
     }
-    latencies.sort((a, b) => a - b);
-    const p99 = latencies[Math.ceil(0.99 * latencies.length) - 1];
-    expect(p99).toBeLessThan(1500);
-
-    // No more than 10 requests to the slow receiver were ever in flight at once: the 11th
-    // can only have started once one of the first ten was answered.
-    const slowRequests = receiver.requests(slow.path);
-    const first = slowRequests[0].receivedAt;
-    expect(slowRequests.filter((r) => r.receivedAt < first + SLOW_MS - 100)).toHaveLength(10);
+    // No more than 10 requests to the slow receiver were ever in flight at once: none of them
+    // has been answered, and no 11th arrived.
+    expect(receiver.requests(slow.path)).toHaveLength(10);
+    receiver.release(slow.path);
   });
 });

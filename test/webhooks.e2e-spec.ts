@@ -79,8 +79,10 @@ describe('subscription API (webhooks)', () => {
         'disabled_reason',
         'events',
         'id',
+        'max_in_flight',
         'ordering',
         'previous_secret_expires_at',
+        'rate_limit',
         'secret_hint',
         'updated_at',
         'url',
@@ -569,7 +571,7 @@ describe('subscription API (webhooks)', () => {
         expect(schema.required ?? []).toEqual(required);
         const fields = Object.entries(schema.properties as Record<string, Json>);
         expect(fields.map(([name]) => name).sort()).toEqual(
-          ['url', 'events', 'secret', ...extra].sort(),
+          ['url', 'events', 'secret', 'max_in_flight', 'rate_limit', ...extra].sort(),
         );
         for (const [name, field] of fields) {
           expect({ name, example: field.example !== undefined }).toEqual({ name, example: true });

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/config.types';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { query } from '../database/query';
@@ -6,6 +8,7 @@ import { EventKind } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
+import { receivesSql } from './fan-out-rule';
 
 /** Deliveries created in [since, until) (until null: up to now) with `status`. */
 export interface ReplayWindow {
@@ -39,15 +42,14 @@ const REPLAY_SQL = `
     AND ($4::timestamptz IS NULL OR created_at < $4)
   RETURNING id`;
 
-// Events of the webhook's kinds in the window (platform events through zoom.* too, as the
-// fan-out matches them), published after it was created, that it has no delivery of (it was
+// Events in the window that the webhook receives by the fan-out's rule (fan-out-rule.ts; $2
+// the API clients), published after it was created, that it has no delivery of (it was
 // inactive or disabled then). Keyset-paged by (created_at, id). has_body: the event carries
 // the body its deliveries send (every event since the body moved there).
 const MISSED_SQL = `
   SELECT e.id, e.kind, e.data, e.source, e.created_at, e.body IS NOT NULL AS has_body
-  FROM events e
-  WHERE $2::text[] && (
-      CASE WHEN e.kind LIKE 'zoom.%' THEN ARRAY[e.kind, 'zoom.*'] ELSE ARRAY[e.kind] END)
+  FROM events e JOIN webhooks w ON w.id = $1
+  WHERE ${receivesSql({ webhook: 'w', kind: 'e.kind', clients: '$2::text[]' })}
     AND e.created_at >= greatest($3::timestamptz, $4::timestamptz)
     AND ($5::timestamptz IS NULL OR e.created_at < $5)
     AND ($6::timestamptz IS NULL OR (e.created_at, e.id) > ($6::timestamptz, $7::uuid))
@@ -106,8 +108,14 @@ export abstract class DeliveryControlStore {
 
 @Injectable()
 export class PgDeliveryControlStore extends DeliveryControlStore {
-  constructor(@InjectDataSource() private readonly db: DataSource) {
+  private readonly clientIds: string[];
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
     super();
+    this.clientIds = config.auth.clients.map((c) => c.clientId);
   }
 
   async redeliver(
@@ -140,7 +148,7 @@ export class PgDeliveryControlStore extends DeliveryControlStore {
     for (;;) {
       const events: MissedEventRow[] = await query<MissedEventRow>(this.db, MISSED_SQL, [
         webhook.id,
-        webhook.events,
+        this.clientIds,
         window.since,
         webhook.createdAt,
         window.until,

@@ -87,6 +87,8 @@ const SLOTS_RETRY_MS = 1000;
 
 interface Lane {
   waiting: Set<string>;
+  /** Taken from `waiting` and not over yet: claimed, or being sent. */
+  sending: Set<string>;
   /** Slots of this webhook this process holds (claims and attempts). */
   busy: number;
   /** Some of its deliveries were let go (waitingPerWebhook): refill as it drains. */
@@ -152,7 +154,7 @@ export class DeliveryScheduler {
     if (this.closed) return deliveries;
     for (const delivery of deliveries) {
       const lane = this.lane(delivery.webhookId);
-      if (lane.waiting.has(delivery.id)) continue;
+      if (lane.waiting.has(delivery.id) || lane.sending.has(delivery.id)) continue;
       if (lane.waiting.size >= this.limits.waitingPerWebhook) {
         lane.spilled = true;
         spilled.push(delivery);
@@ -200,6 +202,7 @@ export class DeliveryScheduler {
     if (!lane) {
       lane = {
         waiting: new Set(),
+        sending: new Set(),
         busy: 0,
         spilled: false,
         refilling: false,
@@ -354,6 +357,7 @@ export class DeliveryScheduler {
           continue;
         }
         lane.waiting.delete(next.value);
+        lane.sending.add(next.value);
         this.waitingTotal--;
         lane.busy++;
         this.used++;
@@ -393,7 +397,7 @@ export class DeliveryScheduler {
     );
   }
 
-  private releaser(entry: SlotToken): () => void {
+  private releaser(entry: SlotToken & { id: string }): () => void {
     let released = false;
     return () => {
       if (released) return;
@@ -402,12 +406,13 @@ export class DeliveryScheduler {
     };
   }
 
-  private give(entry: SlotToken): void {
+  private give(entry: SlotToken & { id: string }): void {
     this.used--;
     this.released.push({ webhookId: entry.webhookId, token: entry.token });
     const lane = this.lanes.get(entry.webhookId);
     if (lane) {
       lane.busy--;
+      lane.sending.delete(entry.id);
       // A slot of its own given back: its lane may ask again (the round gives it back first).
       lane.parked = false;
     }
@@ -421,7 +426,7 @@ export class DeliveryScheduler {
     lane.refilling = true;
     const limit = cap - lane.waiting.size;
     this.work
-      .refill(webhookId, limit, [...lane.waiting])
+      .refill(webhookId, limit, [...lane.waiting, ...lane.sending])
       .then(
         (ids) => {
           if (ids.length < limit) lane.spilled = false;

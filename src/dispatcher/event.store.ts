@@ -10,6 +10,7 @@ import { EventSource, deliveryBody, toJsonb } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
 import { DeliveryRoute, routesOf } from './delivery.store';
+import { receivesSql } from './fan-out-rule';
 
 /** An event about to be published; `deliveryBody` of it is what its deliveries send. */
 export interface NewEvent {
@@ -55,12 +56,9 @@ export abstract class EventStore {
 }
 
 // One statement (one round trip, one implicit transaction) for a batch of events: each event
-// and a delivery per active webhook subscribed to its kind, or for a platform event (zoom.…)
-// to zoom.* (the partial GIN index webhooks_active_events_idx serves `active AND events &&
-// array`; one row per webhook, however many of its subscriptions match). An event whose
-// idempotency key is taken inserts nothing and is missing from the result. The body is stored
-// once, on the event, whatever the number of its deliveries. Webhooks of API clients no longer
-// in AUTH_CLIENTS ($8) get nothing (SPEC §9); they are kept, and receive again if it returns.
+// and a delivery per webhook that receives it (fan-out-rule.ts; $8 the API clients). An event
+// whose idempotency key is taken inserts nothing and is missing from the result. The body is
+// stored once, on the event, whatever the number of its deliveries.
 // A delivery to a webhook with ordering 'meeting' keeps the event's ordering key (SPEC §15).
 const FAN_OUT_SQL = `
   WITH input AS (
@@ -82,9 +80,7 @@ const FAN_OUT_SQL = `
       CASE WHEN w.ordering = 'meeting' THEN i.order_key END,
       CASE WHEN w.ordering = 'meeting' AND i.order_key IS NOT NULL THEN i.order_ts END
     FROM ev JOIN input i ON i.id = ev.id
-    JOIN webhooks w ON w.active AND w.events && (
-      CASE WHEN i.kind LIKE 'zoom.%' THEN ARRAY[i.kind, 'zoom.*'] ELSE ARRAY[i.kind] END)
-      AND w.owner_client_id = ANY($8::text[])
+    JOIN webhooks w ON ${receivesSql({ webhook: 'w', kind: 'i.kind', clients: '$8::text[]' })}
     RETURNING id, event_id, webhook_id
   )
   SELECT ev.id, array_remove(array_agg(d.id::text), NULL) AS delivery_ids,

@@ -17,10 +17,10 @@ describe('OrderingGate', () => {
     private counted<T>(answer: Promise<T>): Promise<T> {
       return answer.finally(() => reads++);
     }
-    heads(ids: string[]) {
+    override heads(ids: string[]) {
       return this.counted(super.heads(ids));
     }
-    next(ids: string[]) {
+    override next(ids: string[]) {
       return this.counted(super.next(ids));
     }
   }

@@ -53,15 +53,21 @@ export abstract class WebhookSlots {
   abstract onFreed(listener: (webhookId: string) => void): void;
 }
 
+/** How long a slot given back stays for another process that waits for it (see EXCHANGE_LUA). */
+export const RESERVE_MS = 250;
+
 /**
  * Gives back, then takes, in one script: atomic against every other worker's exchange, with
  * Redis's clock for every lease (the workers' clocks never meet).
  *
  * Keys per webhook: `slots` (a sorted set: token → when its lease lapses), `starts` (token →
  * when it was taken, the last second's only: the rate window) and `waiters` (the ids of the
- * processes that asked for more than they got). A slot given back is announced on the channel
- * only when another process waits for that webhook, so a receiver that keeps up costs no
- * messages at all.
+ * processes that asked for more than they got). A slot given back while another process waits
+ * for that webhook becomes a reservation (`r|<holder>|…`) for RESERVE_MS that only another
+ * process may take, and is announced on the channel: so processes take turns instead of the
+ * one that gives a slot back taking it again at once, and a waiter that died holds it up for
+ * no longer than the reservation. With no one waiting, nothing is announced: a receiver that
+ * keeps up costs no messages at all.
  */
 const EXCHANGE_LUA = `
 local t = redis.call('TIME')
@@ -69,20 +75,25 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local lease = tonumber(ARGV[1])
 local holder = ARGV[2]
 local channel = ARGV[3]
-local k, a = 1, 5
+local reserve = tonumber(ARGV[4])
+local k, a = 1, 6
 local announced = {}
-for i = 1, tonumber(ARGV[4]) do
+for i = 1, tonumber(ARGV[5]) do
   local slots, waiters, webhook, token = KEYS[k], KEYS[k + 1], ARGV[a], ARGV[a + 1]
   k, a = k + 2, a + 2
-  if redis.call('ZREM', slots, token) == 1 and not announced[webhook] then
+  if redis.call('ZREM', slots, token) == 1 then
     local n = redis.call('SCARD', waiters)
     if n > 1 or (n == 1 and redis.call('SISMEMBER', waiters, holder) == 0) then
-      redis.call('PUBLISH', channel, webhook)
-      announced[webhook] = true
+      redis.call('ZADD', slots, now + reserve, 'r|' .. holder .. '|' .. token)
+      if not announced[webhook] then
+        redis.call('PUBLISH', channel, webhook)
+        announced[webhook] = true
+      end
     end
   end
 end
 local out = {}
+local own = 'r|' .. holder .. '|'
 local requests = tonumber(ARGV[a])
 a = a + 1
 for i = 1, requests do
@@ -91,7 +102,18 @@ for i = 1, requests do
     tonumber(ARGV[a + 3])
   k, a = k + 3, a + 4
   redis.call('ZREMRANGEBYSCORE', slots, '-inf', now)
-  local grant = math.max(0, math.min(want, max - redis.call('ZCARD', slots)))
+  local free = max - redis.call('ZCARD', slots)
+  local grant = math.max(0, math.min(want, free))
+  if grant < want and free >= 0 then
+    -- Slots reserved for waiters by other processes: this one is such a waiter.
+    for _, member in ipairs(redis.call('ZRANGE', slots, 0, -1)) do
+      if grant >= want then break end
+      if string.sub(member, 1, 2) == 'r|' and string.sub(member, 1, #own) ~= own then
+        redis.call('ZREM', slots, member)
+        grant = grant + 1
+      end
+    end
+  end
   local retry, rateBound = -1, 0
   if grant < want then
     local first = redis.call('ZRANGE', slots, 0, 0, 'WITHSCORES')
@@ -165,7 +187,13 @@ export class RedisWebhookSlots extends WebhookSlots implements OnModuleDestroy {
 
   async exchange(released: SlotToken[], requests: SlotRequest[]): Promise<SlotGrant[]> {
     const keys: string[] = [];
-    const args: (string | number)[] = [this.leaseMs, this.holder, this.channel, released.length];
+    const args: (string | number)[] = [
+      this.leaseMs,
+      this.holder,
+      this.channel,
+      RESERVE_MS,
+      released.length,
+    ];
     for (const { webhookId, token } of released) {
       keys.push(this.key(webhookId, 'slots'), this.key(webhookId, 'waiters'));
       args.push(webhookId, token);
@@ -207,9 +235,9 @@ export class RedisWebhookSlots extends WebhookSlots implements OnModuleDestroy {
     await this.subscriber?.quit().catch(() => undefined);
   }
 
-  // A hash tag per webhook: in a Redis Cluster its keys share a slot, as the script needs.
+  // One round touches many webhooks' keys: a single Redis (or primary) serves them, not a Cluster.
   private key(webhookId: string, what: string): string {
-    return `${this.prefix}:{${webhookId}}:${what}`;
+    return `${this.prefix}:${webhookId}:${what}`;
   }
 }
 

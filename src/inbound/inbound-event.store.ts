@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../dispatcher/delivery-body';
 import { DeliveryRoute, LeasedDelivery, routesOf } from '../dispatcher/delivery.store';
+import { receivesSql } from '../dispatcher/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
 import { EventData } from './event-mapping';
@@ -76,17 +77,16 @@ export const INLINE_FANOUT_MAX = 100;
 
 // One statement (one round trip, one commit) for a batch of events: the inbound rows and, for
 // those published here, their events and a delivery per active webhook subscribed to the kind
-// (the partial GIN index webhooks_active_events_idx serves `active AND events @> ARRAY[kind]`),
-// all from one snapshot. A redelivery (taken identity) inserts nothing at all. `reach` counts
+// (the dispatcher's rule, fan-out-rule.ts), all from one snapshot. A redelivery (taken identity) inserts nothing at all. `reach` counts
 // each kind's webhooks only up to the cap; `watched` holds the platform kinds (zoom.<event>)
 // some active webhook takes as they are, directly or through zoom.*: such an event stays
 // unprocessed for the inbound job, which publishes it as it is. The event's idempotency key is
 // the one the inbound job would publish under (publishKey), so a later run of the job adds
-// nothing. The download token is kept only on an event left unprocessed. Webhooks of API
-// clients no longer in AUTH_CLIENTS ($3) count for nothing and get nothing, as in the
-// dispatcher's fan-out (SPEC §9). A delivery to a webhook with ordering 'meeting' of an event
-// with an ordering key carries the key and is never leased here: it goes only when its turn
-// comes, which the claim checks (SPEC §15).
+// nothing. The download token is kept only on an event left unprocessed. $3: the API clients
+// (AUTH_CLIENTS) whose webhooks count.
+// A delivery to a webhook with ordering 'meeting' of an event with an ordering key carries
+// the key and is never leased here: it goes only when its turn comes, which the claim checks
+// (SPEC §15).
 const INGEST_SQL = `
   WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
@@ -99,7 +99,7 @@ const INGEST_SQL = `
     SELECT k.kind, (
       SELECT count(*) FROM (
         SELECT 1 FROM webhooks w
-        WHERE w.active AND w.events @> ARRAY[k.kind] AND w.owner_client_id = ANY($3::text[])
+        WHERE ${receivesSql({ webhook: 'w', kind: 'k.kind', clients: '$3::text[]' })}
         LIMIT $2 + 1
       ) capped
     ) AS webhooks
@@ -108,8 +108,8 @@ const INGEST_SQL = `
   watched AS (
     SELECT a.as_is FROM (SELECT DISTINCT as_is FROM input WHERE as_is IS NOT NULL) a
     WHERE EXISTS (
-      SELECT 1 FROM webhooks w WHERE w.active AND w.events && ARRAY[a.as_is, 'zoom.*']
-        AND w.owner_client_id = ANY($3::text[]))
+      SELECT 1 FROM webhooks w
+      WHERE ${receivesSql({ webhook: 'w', kind: 'a.as_is', clients: '$3::text[]' })})
   ),
   planned AS (
     SELECT i.id, i.plan = 'publish' AND r.webhooks <= $2 AS publish,
@@ -142,8 +142,7 @@ const INGEST_SQL = `
       CASE WHEN NOT o.ordered THEN now() + make_interval(secs => i.lease_ms / 1000.0) END,
       CASE WHEN o.ordered THEN i.order_key END, CASE WHEN o.ordered THEN i.order_ts END
     FROM ev JOIN input i ON i.event_id = ev.id
-    JOIN webhooks w ON w.active AND w.events @> ARRAY[i.kind]
-      AND w.owner_client_id = ANY($3::text[])
+    JOIN webhooks w ON ${receivesSql({ webhook: 'w', kind: 'i.kind', clients: '$3::text[]' })}
     CROSS JOIN LATERAL (SELECT w.ordering = 'meeting' AND i.order_key IS NOT NULL AS ordered) o
     RETURNING id, event_id, webhook_id, lease_until
   )

@@ -7,7 +7,15 @@ import { WebhookEntity } from './webhook.entity';
 /** What a new subscription is stored with; id and timestamps come from the database. */
 export type NewWebhook = Pick<
   WebhookEntity,
-  'ownerClientId' | 'url' | 'events' | 'secretEncrypted' | 'secretHint' | 'active' | 'ordering'
+  | 'ownerClientId'
+  | 'url'
+  | 'events'
+  | 'secretEncrypted'
+  | 'secretHint'
+  | 'active'
+  | 'maxInFlight'
+  | 'rateLimit'
+  | 'ordering'
 >;
 
 /** A new secret, sealed; the one it replaces keeps signing until `previousUntil` (SPEC §10). */
@@ -27,6 +35,8 @@ export type WebhookChanges = Partial<
     | 'disabledReason'
     | 'disabledAt'
     | 'consecutiveFailures'
+    | 'maxInFlight'
+    | 'rateLimit'
     | 'ordering'
   >
 > & {

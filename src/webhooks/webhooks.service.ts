@@ -15,7 +15,15 @@ import { UrlPolicyError, checkWebhookUrl } from './ssrf-policy';
 import { WebhookEntity } from './webhook.entity';
 import { SecretReplacement, WebhookChanges, WebhookStore } from './webhook.store';
 
-const UPDATABLE = ['url', 'events', 'secret', 'active', 'ordering'] as const;
+const UPDATABLE = [
+  'url',
+  'events',
+  'secret',
+  'active',
+  'max_in_flight',
+  'rate_limit',
+  'ordering',
+] as const;
 
 const notFound = () => new ApiError(HttpStatus.NOT_FOUND, 'Webhook not found');
 
@@ -50,6 +58,8 @@ export class WebhooksService {
         events: dto.events,
         ...this.sealSecret(dto.secret),
         active: true,
+        maxInFlight: dto.max_in_flight ?? null,
+        rateLimit: dto.rate_limit ?? null,
         ordering: dto.ordering ?? 'none',
       },
       limit,
@@ -61,7 +71,7 @@ export class WebhooksService {
       );
     }
     this.logger.log(`webhook ${webhook.id} created by ${ownerClientId}`);
-    return webhook;
+    return this.withDefaults(webhook);
   }
 
   /** Newest first, by (created_at, id) so that rows of the same millisecond keep one order. */
@@ -72,7 +82,7 @@ export class WebhooksService {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const after = decodeCursor(query.cursor);
     const rows = await this.webhooks.page(ownerClientId, after, limit);
-    return toPage(rows, limit, (webhook) => WebhookResponse.from(webhook));
+    return toPage(rows, limit, (webhook) => WebhookResponse.from(this.withDefaults(webhook)));
   }
 
   /** The caller's webhook `id`; 404 when it is absent or belongs to another client. */
@@ -80,7 +90,7 @@ export class WebhooksService {
     if (!UUID_PATTERN.test(id)) throw notFound();
     const webhook = await this.webhooks.findOwned(ownerClientId, id);
     if (!webhook) throw notFound();
-    return webhook;
+    return this.withDefaults(webhook);
   }
 
   async update(ownerClientId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookEntity> {
@@ -98,6 +108,8 @@ export class WebhooksService {
       ...(dto.events !== undefined && { events: dto.events }),
       ...(secret && { secret }),
       ...(dto.active !== undefined && { active: dto.active }),
+      ...(dto.max_in_flight !== undefined && { maxInFlight: dto.max_in_flight }),
+      ...(dto.rate_limit !== undefined && { rateLimit: dto.rate_limit }),
       ...(dto.ordering !== undefined && { ordering: dto.ordering }),
       // Enabling clears why the service disabled it and starts the failure count afresh.
       ...(dto.active === true && {
@@ -139,6 +151,14 @@ export class WebhooksService {
     return {
       ...this.sealSecret(secret),
       previousUntil: current !== null && graceMs > 0 ? new Date(Date.now() + graceMs) : null,
+    };
+  }
+
+  /** As shown: a max_in_flight never set is the service default, whatever it is now. */
+  private withDefaults(webhook: WebhookEntity): WebhookEntity {
+    return {
+      ...webhook,
+      maxInFlight: webhook.maxInFlight ?? this.config.delivery.concurrencyPerWebhook,
     };
   }
 

@@ -1,4 +1,5 @@
 import {
+  RESERVE_MS,
   SlotGrant,
   SlotRequest,
   SlotToken,
@@ -8,7 +9,7 @@ import {
 /**
  * WebhookSlots in memory, shared by the schedulers given the same instance (as the workers of
  * one Redis are): the limits and the rate window as the Redis script applies them, on this
- * process's clock. `freed` announces a slot given back to the waiters other than its holder.
+ * process's clock, a slot given back reserved for a waiting process and announced to it.
  */
 export class MemoryWebhookSlots {
   private readonly held = new Map<string, Map<string, number>>();
@@ -22,7 +23,7 @@ export class MemoryWebhookSlots {
 
   constructor(private readonly leaseMs = 15000) {}
 
-  /** Slots of the webhook held now, by anyone. */
+  /** Slots of the webhook held now, by anyone (reservations for a waiter included). */
   heldBy(webhookId: string): number {
     this.expire(webhookId, Date.now());
     return this.held.get(webhookId)?.size ?? 0;
@@ -43,16 +44,31 @@ export class MemoryWebhookSlots {
     const now = Date.now();
     this.exchanges.push(requests);
     for (const { webhookId, token } of released) {
-      if (!this.held.get(webhookId)?.delete(token)) continue;
-      for (const waiter of this.waiters.get(webhookId) ?? []) {
-        if (waiter !== holder) queueMicrotask(() => this.listeners.get(waiter)?.(webhookId));
+      const held = this.held.get(webhookId);
+      if (!held?.delete(token)) continue;
+      const others = [...(this.waiters.get(webhookId) ?? [])].filter((w) => w !== holder);
+      if (others.length === 0) continue;
+      // Reserved for another process for RESERVE_MS, as the script does.
+      held.set(`r|${holder}|${token}`, now + RESERVE_MS);
+      for (const waiter of others) {
+        queueMicrotask(() => this.listeners.get(waiter)?.(webhookId));
       }
     }
     return requests.map((r) => {
       this.expire(r.webhookId, now);
       const held = this.held.get(r.webhookId) ?? new Map<string, number>();
       this.held.set(r.webhookId, held);
-      let grant = Math.max(0, Math.min(r.want, r.maxInFlight - held.size));
+      const free = r.maxInFlight - held.size;
+      let grant = Math.max(0, Math.min(r.want, free));
+      if (grant < r.want && free >= 0) {
+        for (const member of [...held.keys()]) {
+          if (grant >= r.want) break;
+          if (member.startsWith('r|') && !member.startsWith(`r|${holder}|`)) {
+            held.delete(member);
+            grant++;
+          }
+        }
+      }
       let retryInMs: number | null = grant < r.want ? Math.min(...held.values()) - now : null;
       let rateBound = false;
       const starts = (this.starts.get(r.webhookId) ?? []).filter((at) => at > now - 1000);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { orderAllowsIn } from './memory-order';
 import { deliveryBody } from '../../src/dispatcher/delivery-body';
 import type { WebhookLimit } from '../../src/dispatcher/delivery-scheduler';
+import { receives } from '../../src/dispatcher/fan-out-rule';
 import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
 import {
   AttemptRecord,
@@ -23,11 +24,7 @@ import {
   RecordingDownload,
   RecordingDownloadStore,
 } from '../../src/recordings/recording-download.store';
-import {
-  isPublishedKind,
-  platformEventKind,
-  subscriptionsFor,
-} from '../../src/webhooks/subscription-events';
+import { isPublishedKind, platformEventKind } from '../../src/webhooks/subscription-events';
 import { WebhookDisabledReason, WebhookEntity } from '../../src/webhooks/webhook.entity';
 import { ReceiverHealthStore } from '../../src/dispatcher/receiver-health.store';
 import {
@@ -51,6 +48,14 @@ export class MemoryTables {
   readonly inboundEvents = new Map<string, InboundEventEntity>();
   /** recording_downloads by JSON [meeting key, file ref]. */
   readonly recordingDownloads = new Map<string, RecordingDownload>();
+  /** The API clients (AUTH_CLIENTS) whose webhooks receive; null: every owner's. */
+  clientIds: string[] | null = null;
+
+  /** Whether the webhook gets an event of `kind`: the fan-out's rule (fan-out-rule.ts). */
+  receives(webhook: WebhookEntity | ReplayTarget, kind: string): boolean {
+    const row = this.webhooks.get(webhook.id);
+    return !!row && receives(row, kind, this.clientIds ?? [row.ownerClientId]);
+  }
 
   addWebhook(fields: Partial<WebhookEntity> = {}): WebhookEntity {
     // Distinct creation times, as the keyset order assumes nothing about ties.
@@ -364,7 +369,7 @@ export class MemoryDeliveryControlStore extends DeliveryControlStore {
     );
     const missed = [...this.tables.events.values()].filter(
       (e) =>
-        webhook.events.some((kind) => subscriptionsFor(e.kind).includes(kind)) &&
+        this.tables.receives(this.tables.webhooks.get(webhook.id) ?? webhook, e.kind) &&
         inWindow(e.createdAt, window) &&
         e.createdAt >= webhook.createdAt &&
         !received.has(e.id),
@@ -422,11 +427,7 @@ export class MemoryEventStore extends EventStore {
     this.tables.events.set(event.id, event);
     const body = deliveryBody(event);
     const deliveries = [...this.tables.webhooks.values()]
-      .filter(
-        (webhook) =>
-          webhook.active &&
-          webhook.events.some((kind) => subscriptionsFor(event.kind).includes(kind)),
-      )
+      .filter((webhook) => this.tables.receives(webhook, event.kind))
       .map((webhook) => {
         // As the SQL: a delivery to an ordered webhook keeps the event's key and event_ts.
         const ordered = webhook.ordering === 'meeting' && !!event.orderKey && !!event.source;
@@ -473,14 +474,15 @@ export class MemoryInboundEventStore extends InboundEventStore {
     if (rows.some((r) => r.identityKey === row.identityKey)) return Promise.resolve(null);
     const { plan, payload, leaseMs, ...fields } = row;
     const inline = plan.then === 'publish' ? plan.event : null;
-    const active = [...this.tables.webhooks.values()].filter((webhook) => webhook.active);
-    const reach = inline ? active.filter((webhook) => webhook.events.includes(inline.kind)) : [];
+    const webhooks = [...this.tables.webhooks.values()];
+    const reach = inline
+      ? webhooks.filter((webhook) => this.tables.receives(webhook, inline.kind))
+      : [];
     const publish = inline !== null && reach.length <= INLINE_FANOUT_MAX;
     // As the SQL does: an event a webhook takes as it is is left to the inbound job.
     const asIs = platformEventKind(row.event);
     const watched =
-      asIs !== null &&
-      active.some((webhook) => webhook.events.some((e) => e === asIs || e === 'zoom.*'));
+      asIs !== null && webhooks.some((webhook) => this.tables.receives(webhook, asIs));
     const processed = (plan.then === 'done' || publish) && !watched;
     const stored = this.tables.addInboundEvent({
       ...fields,

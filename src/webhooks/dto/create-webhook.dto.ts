@@ -1,5 +1,12 @@
 import { Subscription } from '../subscription-events';
-import { WebhookEvents, WebhookOrderingField, WebhookSecret, WebhookUrl } from './webhook-fields';
+import {
+  WebhookEvents,
+  WebhookMaxInFlight,
+  WebhookOrderingField,
+  WebhookRateLimit,
+  WebhookSecret,
+  WebhookUrl,
+} from './webhook-fields';
 import { WebhookOrdering } from '../webhook.entity';
 
 /** Body of POST /api/webhooks. Any other field is refused. */
@@ -12,6 +19,12 @@ export class CreateWebhookDto {
 
   @WebhookSecret({ required: true })
   secret: string;
+
+  @WebhookMaxInFlight({ required: false })
+  max_in_flight?: number;
+
+  @WebhookRateLimit({ required: false })
+  rate_limit?: number | null;
 
   @WebhookOrderingField({ required: false })
   ordering?: WebhookOrdering;

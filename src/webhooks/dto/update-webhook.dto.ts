@@ -2,7 +2,9 @@ import { Subscription } from '../subscription-events';
 import {
   WebhookActive,
   WebhookEvents,
+  WebhookMaxInFlight,
   WebhookOrderingField,
+  WebhookRateLimit,
   WebhookSecret,
   WebhookUrl,
 } from './webhook-fields';
@@ -21,6 +23,12 @@ export class UpdateWebhookDto {
 
   @WebhookActive({ required: false })
   active?: boolean;
+
+  @WebhookMaxInFlight({ required: false })
+  max_in_flight?: number;
+
+  @WebhookRateLimit({ required: false })
+  rate_limit?: number | null;
 
   @WebhookOrderingField({ required: false })
   ordering?: WebhookOrdering;

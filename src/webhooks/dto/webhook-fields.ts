@@ -158,6 +158,51 @@ export const WebhookActive = (options: FieldOptions): PropertyDecorator =>
     rule(activeRule, options),
   );
 
+/** Range of `max_in_flight` (SPEC §9). */
+export const MAX_IN_FLIGHT_MIN = 1;
+export const MAX_IN_FLIGHT_MAX = 100;
+/** Range of `rate_limit`: attempts started per second. */
+export const RATE_LIMIT_MIN = 1;
+export const RATE_LIMIT_MAX = 10000;
+
+const integerIn =
+  (min: number, max: number, nullable: boolean): FieldRule =>
+  (value, field) =>
+    (nullable && value === null) ||
+    (Number.isInteger(value) && (value as number) >= min && (value as number) <= max)
+      ? null
+      : `${field} must be an integer from ${min} to ${max}${nullable ? ', or null' : ''}`;
+
+export const WebhookMaxInFlight = (options: FieldOptions): PropertyDecorator =>
+  applyDecorators(
+    property(options)({
+      type: 'integer',
+      minimum: MAX_IN_FLIGHT_MIN,
+      maximum: MAX_IN_FLIGHT_MAX,
+      description:
+        'Most attempts in flight to this webhook at once, across every worker process. When ' +
+        'never set, the service default (DELIVERY_CONCURRENCY_PER_WEBHOOK, 10 unless ' +
+        'configured) applies.',
+      example: 10,
+    }),
+    rule(integerIn(MAX_IN_FLIGHT_MIN, MAX_IN_FLIGHT_MAX, false), options),
+  );
+
+export const WebhookRateLimit = (options: FieldOptions): PropertyDecorator =>
+  applyDecorators(
+    property(options)({
+      type: 'integer',
+      minimum: RATE_LIMIT_MIN,
+      maximum: RATE_LIMIT_MAX,
+      nullable: true,
+      description:
+        'Most attempts started to this webhook in any second, across every worker process; ' +
+        'null (the default) for no rate limit.',
+      example: null,
+    }),
+    rule(integerIn(RATE_LIMIT_MIN, RATE_LIMIT_MAX, true), options),
+  );
+
 const orderingRule: FieldRule = (value, field) =>
   WEBHOOK_ORDERINGS.includes(value as WebhookOrdering)
     ? null

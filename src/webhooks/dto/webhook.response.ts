@@ -59,6 +59,27 @@ export class WebhookResponse {
   @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null })
   disabled_at: string | null;
 
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: 100,
+    description:
+      'Most attempts in flight to it at once, across every worker process: its own, or the ' +
+      'service default (DELIVERY_CONCURRENCY_PER_WEBHOOK) when never set',
+    example: 10,
+  })
+  max_in_flight: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: 10000,
+    nullable: true,
+    description: 'Most attempts started to it in any second; null for no rate limit',
+    example: null,
+  })
+  rate_limit: number | null;
+
   @ApiProperty({ enum: WEBHOOK_ORDERINGS, description: ORDERING_DESCRIPTION, example: 'none' })
   ordering: WebhookOrdering;
 
@@ -74,6 +95,9 @@ export class WebhookResponse {
       previous_secret_expires_at: previousSecretExpiry(webhook, now)?.toISOString() ?? null,
       disabled_reason: webhook.disabledReason,
       disabled_at: webhook.disabledAt?.toISOString() ?? null,
+      // WebhooksService fills in the default of one never set.
+      max_in_flight: webhook.maxInFlight!,
+      rate_limit: webhook.rateLimit,
       ordering: webhook.ordering,
     };
   }

@@ -1,0 +1,53 @@
+import { ALL_PLATFORM_EVENTS, subscriptionsFor } from '../webhooks/subscription-events';
+
+/*
+ * Which webhooks get an event: the one rule of fan-out (SPEC §3, §9), in SQL for the
+ * statements that create deliveries (publish(), the ingest statement, the replay of missed
+ * events) and in TypeScript for the in-memory stores of the unit specs. A webhook gets an
+ * event when it is active, its owner is still an API client (AUTH_CLIENTS), and it subscribes
+ * to the event's kind, or, for a platform event (`zoom.<event>`), to `zoom.*`: one delivery
+ * however many of its subscriptions match. A per-webhook condition on the event itself (a
+ * filter) belongs here too, in both forms.
+ */
+
+/** SQL names of what the rule reads: the webhooks row, the event's kind, the client ids. */
+export interface FanOutTerms {
+  /** Alias of a `webhooks` row. */
+  webhook: string;
+  /** SQL expression of the event's kind. */
+  kind: string;
+  /** SQL expression of the text[] of API client ids. */
+  clients: string;
+}
+
+/**
+ * The rule as a SQL condition. `events && …` is served by the partial GIN index
+ * webhooks_active_events_idx (`WHERE active`), for one kind or a whole batch's.
+ */
+export function receivesSql({ webhook: w, kind, clients }: FanOutTerms): string {
+  return (
+    `(${w}.active AND ${w}.owner_client_id = ANY(${clients}) AND ${w}.events && ` +
+    `CASE WHEN ${kind} LIKE 'zoom.%' THEN ARRAY[${kind}, '${ALL_PLATFORM_EVENTS}'] ` +
+    `ELSE ARRAY[${kind}] END)`
+  );
+}
+
+/** What the rule reads of a webhook. */
+export interface FanOutWebhook {
+  active: boolean;
+  ownerClientId: string;
+  events: readonly string[];
+}
+
+/** The rule in TypeScript, as receivesSql has it. */
+export function receives(
+  webhook: FanOutWebhook,
+  kind: string,
+  clientIds: readonly string[],
+): boolean {
+  return (
+    webhook.active &&
+    clientIds.includes(webhook.ownerClientId) &&
+    subscriptionsFor(kind).some((subscription) => webhook.events.includes(subscription))
+  );
+}
