@@ -7,7 +7,7 @@ import { EventKind } from '../webhooks/subscription-events';
 import { AttemptResult } from './delivery-sender.service';
 import type { WebhookLimit } from './delivery-scheduler';
 import { DeliveryStatus } from './delivery.entity';
-import { orderAllows, orderHeadOf, orderLate } from './delivery-order.store';
+import { orderAllows, orderLate } from './delivery-order.store';
 
 /** A delivery and the webhook it goes to. */
 export interface DeliveryRoute {
@@ -172,10 +172,10 @@ const LIMITS_SQL = `
 // index deliveries_due_idx holds pending deliveries only. Of a key of an ordered webhook,
 // only its head (SPEC §15).
 const DUE_SQL = `
-  SELECT d.id FROM deliveries d
+  SELECT d.id FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
   WHERE d.webhook_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= now()
     AND (d.lease_until IS NULL OR d.lease_until <= now()) AND NOT (d.id = ANY($3::uuid[]))
-    AND (d.order_key IS NULL OR d.id = ${orderHeadOf('d')})
+    AND ${orderAllows('d', 'w')}
   ORDER BY d.next_attempt_at
   LIMIT $2`;
 
