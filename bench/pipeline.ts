@@ -43,39 +43,25 @@
  * heap or GC); figures taken with it are not the deployed app's.
  */
 import Redis from 'ioredis';
-import { ChildProcess, execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { IncomingMessage, Server, createServer } from 'node:http';
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
-import ts from 'typescript';
 import { Client } from 'pg';
-import { Pool } from 'undici';
 import { SecretCipherService } from '../src/webhooks/secret-cipher.service';
 import type { AppConfig } from '../src/config/config.types';
-import { meetingStarted } from '../scripts/platform/zoom-events';
-import { freePort } from '../test/support/spawn-app';
+import { TEST_REDIS_URL } from '../test/support/test-app';
+import { TestDatabase } from '../test/support/test-db';
 import {
-  CLIENTS,
-  TEST_REDIS_URL,
-  ZOOM_SECRET_TOKEN,
-  deleteRedisKeys,
-} from '../test/support/test-app';
-import { TestDatabase, createTestDatabase } from '../test/support/test-db';
-import {
-  cpuSecondsOf,
-  now,
-  percentile,
-  sampleRss,
-  spawnNode,
-  stopChild,
-  subscribe,
-  waitReady,
-  zoomHeaders,
-} from './support';
+  BENCH_CLIENT,
+  ENCRYPTION_KEY,
+  SUBSCRIBER_SECRET,
+  Side,
+  build,
+  startApp,
+  startMinimal,
+} from './sides';
+import { cpuSecondsOf, now, percentile, sampleRss } from './support';
 
 const EVENTS = Math.min(Number(process.argv[2] ?? 5000), 100_000);
 const CONCURRENCY = Math.min(Number(process.argv[3] ?? 50), 512);
@@ -87,36 +73,6 @@ const FAN_OUT_RECEIVERS = 4;
 const FAN_OUT_TRIES = 3;
 /** Longest wait for one burst's arrivals. */
 const ARRIVAL_TIMEOUT_MS = 180_000;
-const SUBSCRIBER_SECRET = 'bench-subscriber-secret-0123';
-const ENCRYPTION_KEY = randomBytes(32);
-const ROOT = join(__dirname, '..');
-const BASELINE_DIR = 'dist/bench';
-
-/**
- * Every side runs as compiled JavaScript on plain node, as deployed (`npm run build`, then
- * `node dist/main.js`): under ts-node the compiler alone would add some 100 MB to each RSS.
- * The baselines are transpiled beside it. BENCH_NO_BUILD=1 reuses an earlier build;
- * BENCH_APP_ENTRY=<file> runs another build of the app (an earlier commit's, for a before/after).
- */
-function build(): void {
-  if (process.env.BENCH_NO_BUILD) return;
-  execFileSync(
-    process.execPath,
-    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', 'dist'],
-    { cwd: ROOT, stdio: 'inherit' },
-  );
-  mkdirSync(join(ROOT, BASELINE_DIR), { recursive: true });
-  for (const name of ['minimal-pipeline', 'minimal-sql', 'support']) {
-    const { outputText } = ts.transpileModule(readFileSync(join(__dirname, `${name}.ts`), 'utf8'), {
-      compilerOptions: {
-        module: ts.ModuleKind.CommonJS,
-        target: ts.ScriptTarget.ES2022,
-        esModuleInterop: true,
-      },
-    });
-    writeFileSync(join(ROOT, BASELINE_DIR, `${name}.js`), outputText);
-  }
-}
 
 // ---------------------------------------------------------------- the subscriber
 
@@ -176,209 +132,40 @@ class Subscriber {
   }
 }
 
-// ---------------------------------------------------------------- the sides
-
-interface Sent {
-  uuid: string;
-  sentAt: number;
-  answeredAt: number;
-  status: number;
-}
-
-interface Side {
-  name: string;
-  /** False for the raw chain: its events are Bull jobs added in its own process, not POSTs. */
-  http: boolean;
-  pid: number;
-  database: TestDatabase | null;
-  /** Sends `count` unique events, CONCURRENCY at a time. */
-  burst(tag: string, count: number): Promise<Sent[]>;
-  close(): Promise<void>;
-}
-
-/** POSTs signed meeting.started events to `url` (/zoom/events of the app or a baseline). */
-async function httpBurst(pool: Pool, tag: string, count: number): Promise<Sent[]> {
-  const sent: Sent[] = [];
-  let next = 0;
-  const nonce = randomBytes(6).toString('base64url');
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < count) {
-        const uuid = `${tag}-${nonce}-${next++}`;
-        const body = JSON.stringify(meetingStarted(uuid, Date.now()));
-        const sentAt = now();
-        const res = await pool.request({
-          path: '/zoom/events',
-          method: 'POST',
-          headers: zoomHeaders(body, ZOOM_SECRET_TOKEN),
-          body,
-        });
-        await res.body.dump();
-        sent.push({ uuid, sentAt, answeredAt: now(), status: res.statusCode });
-      }
-    }),
-  );
-  return sent;
-}
-
-function httpSide(
-  name: string,
-  child: ChildProcess,
-  url: string,
-  database: TestDatabase,
-  prefix: string,
-): Side {
-  const pool = new Pool(url, { connections: CONCURRENCY, pipelining: 1 });
-  return {
-    name,
-    http: true,
-    pid: child.pid!,
-    database,
-    burst: (tag, count) => httpBurst(pool, tag, count),
-    async close() {
-      await pool.close();
-      await stopChild(child);
-      if (process.env.BENCH_TRACE) await traceTables(database);
-      await database.drop();
-      await deleteRedisKeys(prefix);
-    },
-  };
-}
-
-/**
- * The client the bench subscribes with: the scopes it needs and no more, which every build of
- * the app knows (so BENCH_BEFORE_ENTRY can run one from before a scope was added).
- */
-const BENCH_CLIENT = { ...CLIENTS.alpha, scopes: 'webhooks:read webhooks:write' };
-
-/** Node's flags in `npm run start:prod`, which is also the image's command (docker/Dockerfile). */
-const DEPLOYED_NODE_FLAGS = (
-  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  }
-).scripts['start:prod']
-  .split(' ')
-  .filter((word) => word.startsWith('--'))
-  .concat(process.env.BENCH_NODE_EXTRA ? process.env.BENCH_NODE_EXTRA.split(' ') : []);
-
 /** BENCH_BEFORE_ENTRY=<file>: an earlier build of the app, measured as one more side. */
 const BEFORE = process.env.BENCH_BEFORE_ENTRY;
 /** BENCH_BEFORE_NODE_FLAGS: that side's node flags, when they are not the deployed ones. */
 const BEFORE_NODE_FLAGS = process.env.BENCH_BEFORE_NODE_FLAGS?.split(' ').filter(Boolean);
 const BEFORE_LABEL = 'app before';
 
-/** The app in its own process (src/main.ts), as deployed. */
-async function startApp(
+/** The app as the e2e and ingest phases run it (see startApp: DELIVERY_CONCURRENCY 50 …). */
+const appSide = (
   role: 'all' | 'api',
   subscriberUrls: string[],
-  entry = process.env.BENCH_APP_ENTRY ?? 'dist/main.js',
+  entry?: string,
   label = 'app',
   env: Record<string, string> = {},
-): Promise<Side> {
-  const database = await createTestDatabase();
-  const prefix = `mebbench:${randomBytes(4).toString('hex')}`;
-  const port = await freePort();
-  const flags =
-    label === BEFORE_LABEL && BEFORE_NODE_FLAGS ? BEFORE_NODE_FLAGS : DEPLOYED_NODE_FLAGS;
-  const child = spawnNode([...flags, entry], ROOT, {
-    NODE_ENV: 'production',
-    PORT: String(port),
-    APP_ROLE: role,
-    LOG_LEVEL: 'info',
-    DATABASE_URL: database.url,
-    REDIS_URL: TEST_REDIS_URL,
-    QUEUE_PREFIX: prefix,
-    AUTH_TOKEN_SECRET: randomBytes(32).toString('hex'),
-    AUTH_CLIENTS: JSON.stringify([BENCH_CLIENT]),
-    SECRETS_ENCRYPTION_KEY: ENCRYPTION_KEY.toString('base64'),
-    ZOOM_WEBHOOK_SECRET_TOKEN: ZOOM_SECRET_TOKEN,
-    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-    DELIVERY_CONCURRENCY: '50',
-    // The baselines keep DELIVERY_CONCURRENCY requests in flight to their one receiver; so does
-    // the app, whose only webhook may then take every slot. SPEC §9's default of 10 per webhook
-    // caps one webhook at 10 in flight, measured as a side of its own (DEFAULT_LIMIT_ENV).
-    DELIVERY_CONCURRENCY_PER_WEBHOOK: '50',
-    ...env,
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitReady(`${url}/health/ready`, child, 120_000);
-  for (const hook of subscriberUrls) {
-    await subscribe(url, BENCH_CLIENT, {
-      url: hook,
-      events: ['job.started'],
-      secret: SUBSCRIBER_SECRET,
-    });
-  }
-  return httpSide(`${label} (APP_ROLE=${role})`, child, url, database, prefix);
-}
-
-/** A baseline of bench/minimal-pipeline.ts in its own process. */
-async function startMinimal(mode: 'durable' | 'ingest' | 'chain', receiverUrl: string) {
-  const database = await createTestDatabase();
-  const prefix = `mebbench:${randomBytes(4).toString('hex')}`;
-  const child = spawnNode(
-    [`${BASELINE_DIR}/minimal-pipeline.js`, mode],
-    ROOT,
-    {
-      DATABASE_URL: database.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      ZOOM_SECRET_TOKEN,
-      RECEIVER_URL: receiverUrl,
-      SUBSCRIBER_SECRET,
+): Promise<Side> =>
+  startApp({
+    role,
+    subscriberUrls,
+    concurrency: CONCURRENCY,
+    entry,
+    label,
+    flags: label === BEFORE_LABEL && BEFORE_NODE_FLAGS ? BEFORE_NODE_FLAGS : undefined,
+    env: {
       DELIVERY_CONCURRENCY: '50',
+      // The baselines keep DELIVERY_CONCURRENCY requests in flight to their one receiver; so
+      // does the app, whose only webhook may then take every slot. SPEC §9's default of 10 per
+      // webhook is measured as a side of its own (DEFAULT_LIMIT_ENV), and by bench/deployed.ts.
+      DELIVERY_CONCURRENCY_PER_WEBHOOK: '50',
+      ...env,
     },
-    ['ignore', 'ignore', 'inherit', 'ipc'],
-  );
-  const [message] = (await once(child, 'message')) as [{ port?: number }];
-  if (mode !== 'chain') {
-    const name =
-      mode === 'durable'
-        ? 'minimal durable pipeline'
-        : 'minimal durable ingest (verify, insert, 200)';
-    return httpSide(name, child, `http://127.0.0.1:${message.port}`, database, prefix);
-  }
-  const side: Side = {
-    name: 'raw Bull chain (job → sign → POST)',
-    http: false,
-    pid: child.pid!,
-    database: null,
-    async burst(tag, count) {
-      child.send({
-        burst: {
-          tag: `${tag}-${randomBytes(6).toString('base64url')}`,
-          count,
-          concurrency: CONCURRENCY,
-        },
-      });
-      const [{ sent }] = (await once(child, 'message')) as [{ sent: [string, number][] }];
-      return sent.map(([uuid, sentAt]) => ({ uuid, sentAt, answeredAt: sentAt, status: 200 }));
-    },
-    async close() {
-      await stopChild(child);
-      await database.drop();
-      await deleteRedisKeys(prefix);
-    },
-  };
-  return side;
-}
+  });
+const minimalSide = (mode: 'durable' | 'ingest' | 'chain', receiverUrl: string) =>
+  startMinimal(mode, receiverUrl, CONCURRENCY);
 
 // ---------------------------------------------------------------- what is measured
-
-/** BENCH_TRACE=1: rows written and updated per table, and how many updates were HOT. */
-async function traceTables(database: TestDatabase): Promise<void> {
-  const client = new Client({ connectionString: database.url });
-  await client.connect();
-  try {
-    const { rows } = await client.query(
-      `SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del
-       FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0 ORDER BY relname`,
-    );
-    console.log(rows.map((r) => JSON.stringify(r)).join('\n'));
-  } finally {
-    await client.end();
-  }
-}
 
 /** CPU seconds so far of the PostgreSQL backends serving `database`. */
 async function postgresCpuSeconds(database: TestDatabase | null): Promise<number> {
@@ -534,11 +321,11 @@ const SIDE = { app: 0, durable: 1, chain: 2, defaultLimit: 3, before: 4 } as con
 async function endToEnd(subscriber: Subscriber): Promise<Figures[][]> {
   const hook = `${subscriber.urls[0]}/hook`;
   const starters: (() => Promise<Side>)[] = [
-    () => startApp('all', [hook]),
-    () => startMinimal('durable', hook),
-    () => startMinimal('chain', hook),
-    () => startApp('all', [hook], undefined, 'app, 10 per webhook', DEFAULT_LIMIT_ENV),
-    ...(BEFORE ? [() => startApp('all', [hook], BEFORE, BEFORE_LABEL)] : []),
+    () => appSide('all', [hook]),
+    () => minimalSide('durable', hook),
+    () => minimalSide('chain', hook),
+    () => appSide('all', [hook], undefined, 'app, 10 per webhook', DEFAULT_LIMIT_ENV),
+    ...(BEFORE ? [() => appSide('all', [hook], BEFORE, BEFORE_LABEL)] : []),
   ];
   const rounds: Figures[][] = [];
   for (let round = 1; round <= ROUNDS; round++) {
@@ -565,9 +352,9 @@ async function ingest(subscriber: Subscriber): Promise<Figures[][]> {
     rounds.push(
       await measureEach(
         [
-          () => startApp('api', [hook]),
-          () => startMinimal('ingest', hook),
-          ...(BEFORE ? [() => startApp('api', [hook], BEFORE, BEFORE_LABEL)] : []),
+          () => appSide('api', [hook]),
+          () => minimalSide('ingest', hook),
+          ...(BEFORE ? [() => appSide('api', [hook], BEFORE, BEFORE_LABEL)] : []),
         ],
         subscriber,
         false,
@@ -584,7 +371,7 @@ async function fanOut(
 ): Promise<{ answerMs: number; firstMs: number; allMs: number }[]> {
   const receivers = new Subscriber();
   await receivers.start(FAN_OUT_RECEIVERS);
-  const side = await startApp('all', [], entry, label);
+  const side = await appSide('all', [], entry, label);
   try {
     const cipher = new SecretCipherService({ secretsEncryptionKey: ENCRYPTION_KEY } as AppConfig);
     const paths = Array.from({ length: FAN_OUT }, (_, i) => `/fan/${i}`);
@@ -652,7 +439,7 @@ async function main(): Promise<void> {
     if (PHASES.includes('e2e') || PHASES.includes('ingest')) {
       console.log('bench warm-up (not counted): the minimal durable pipeline, once');
       await measureEach(
-        [() => startMinimal('durable', `${subscriber.urls[0]}/hook`)],
+        [() => minimalSide('durable', `${subscriber.urls[0]}/hook`)],
         subscriber,
         true,
       );

@@ -31,9 +31,14 @@ const LEASE_MARGIN_MS = 5000;
 const WAITING_PER_WEBHOOK = 5000;
 /**
  * Deliveries are leased as they are stored only while fewer than this many times
- * DELIVERY_CONCURRENCY wait in the lanes: a lease taken then is used within moments.
+ * DELIVERY_CONCURRENCY wait in the scheduler. Such a delivery starts with no claim statement
+ * the moment a slot frees (a slot kept from the attempt before it, in the same callback), which
+ * is what lets 10 in flight keep up with a burst on a busy machine; one that waited longer
+ * than its lease allows is claimed by its own lease instead, so a long backlog costs what it
+ * did without. What it risks: a process that dies leaves that many leased for up to two
+ * attempts' leases (then the sweeper), and other workers cannot take them meanwhile.
  */
-const PRE_LEASE_BACKLOG = 4;
+const PRE_LEASE_BACKLOG = 40;
 
 /** A delivery leased to this worker as it was stored, not yet started. */
 interface PreLeased {
@@ -93,6 +98,7 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
       {
         limits: (ids) => this.store.limits(ids, defaultMaxInFlight),
         claim: (ids) => this.claim(ids),
+        leased: (id) => this.preLeased.has(id),
         start: (target, done) => this.start(target, done),
         claimFailed: (ids, error) => this.claimFailed(ids.length, error),
         slotsFailed: (error, retryInMs) => this.slotsFailed(error, retryInMs),

@@ -1,6 +1,6 @@
 import type { AttemptResult, DeliveryRequest } from './delivery-sender.service';
 import type { DeliveryTarget } from './delivery.store';
-import type { SlotGrant, SlotRequest, SlotToken, WebhookSlots } from './webhook-slots';
+import type { SlotAnswer, SlotRequest, SlotToken, WebhookSlots } from './webhook-slots';
 
 /*
  * The delivery scheduler: how a delivery goes from "ready" to "being sent" (SPEC §9).
@@ -66,6 +66,11 @@ export interface SchedulerWork {
   limits(webhookIds: string[]): Promise<Map<string, WebhookLimit>>;
   /** Leases the deliveries (DeliveryStore.claim); those it does not return are not sent. */
   claim(deliveryIds: string[]): Promise<DeliveryTarget[]>;
+  /**
+   * Whether claiming the delivery needs no statement (it was leased to this worker as it was
+   * stored): then a slot kept for it is used at once, not with the next round's claims.
+   */
+  leased(deliveryId: string): boolean;
   /** Starts the attempt of a leased delivery; `done` is called once its request is over. */
   start(target: DeliveryTarget, done: () => void): void;
   /** A claim failed: its deliveries stay pending and unleased in PostgreSQL. */
@@ -100,7 +105,19 @@ interface Lane {
   lapseAt: number;
   /** Not asked again before then (rate limit; a lapsing lease), ms since the epoch. */
   wakeAt: number;
+  /** Until then its slots are given back, not kept: another process waits for one. */
+  contendedUntil: number;
 }
+
+/** A delivery holding a slot, from the grant until its attempt's request is over. */
+interface Holding {
+  id: string;
+  webhookId: string;
+  token: string;
+}
+
+/** How long a process that learnt another waits for a webhook's slot gives its slots back. */
+const CONTENDED_MS = 1000;
 
 /**
  * Sends submitted deliveries as slots allow (see the top of this file). Every round is one
@@ -119,6 +136,10 @@ export class DeliveryScheduler {
   private readonly limitCache = new Map<string, { limit: WebhookLimit; at: number }>();
   private loadingLimits = false;
   private released: SlotToken[] = [];
+  /** Slots kept for a next delivery of the same webhook, to renew in the next round. */
+  private renewed: SlotToken[] = [];
+  /** Deliveries that took a kept slot, to claim on the next turn. */
+  private reused: Holding[] = [];
   private used = 0;
   private waitingTotal = 0;
   private exchanging = false;
@@ -194,7 +215,7 @@ export class DeliveryScheduler {
     if (this.released.length === 0) return;
     const released = this.released;
     this.released = [];
-    await this.slots.exchange(released, []);
+    await this.slots.exchange({ released, renewed: [], requests: [] });
   }
 
   private lane(webhookId: string): Lane {
@@ -209,6 +230,7 @@ export class DeliveryScheduler {
         parked: false,
         lapseAt: 0,
         wakeAt: 0,
+        contendedUntil: 0,
       };
       this.lanes.set(webhookId, lane);
     }
@@ -229,16 +251,22 @@ export class DeliveryScheduler {
   }
 
   private pump(): void {
+    if (this.reused.length > 0) {
+      const reused = this.reused;
+      this.reused = [];
+      this.claim(reused);
+    }
     if (this.exchanging) return; // the round in flight pumps again when it ends
     const requests = this.closed ? [] : this.requests();
-    if (requests.length === 0 && this.released.length === 0) return;
-    const released = this.released;
+    if (requests.length === 0 && this.released.length === 0 && this.renewed.length === 0) return;
+    const { released, renewed } = this;
     this.released = [];
+    this.renewed = [];
     this.exchanging = true;
     this.slots
-      .exchange(released, requests)
+      .exchange({ released, renewed, requests })
       .then(
-        (grants) => this.granted(requests, grants),
+        (answer) => this.granted(requests, answer),
         (error: Error) => {
           // Given back again in the next round; until then they lapse at worst.
           this.released = released.concat(this.released);
@@ -306,6 +334,7 @@ export class DeliveryScheduler {
   }
 
   private hasAskable(): boolean {
+    if (this.renewed.length > 0) return true;
     if (this.closed || this.used >= this.limits.capacity) return false;
     const now = Date.now();
     for (const [webhookId, lane] of this.lanes) {
@@ -342,9 +371,13 @@ export class DeliveryScheduler {
       });
   }
 
-  private granted(requests: SlotRequest[], grants: SlotGrant[]): void {
+  private granted(requests: SlotRequest[], { grants, contended }: SlotAnswer): void {
     const now = Date.now();
-    const batch: { id: string; webhookId: string; token: string }[] = [];
+    for (const webhookId of contended) {
+      const lane = this.lanes.get(webhookId);
+      if (lane) lane.contendedUntil = now + CONTENDED_MS;
+    }
+    const batch: Holding[] = [];
     requests.forEach((request, i) => {
       const grant = grants[i];
       const lane = this.lanes.get(request.webhookId) ?? this.lane(request.webhookId);
@@ -378,7 +411,7 @@ export class DeliveryScheduler {
     if (batch.length > 0) this.claim(batch);
   }
 
-  private claim(batch: { id: string; webhookId: string; token: string }[]): void {
+  private claim(batch: Holding[]): void {
     const ids = batch.map((entry) => entry.id);
     this.work.claim(ids).then(
       (targets) => {
@@ -397,16 +430,53 @@ export class DeliveryScheduler {
     );
   }
 
-  private releaser(entry: SlotToken & { id: string }): () => void {
+  private releaser(entry: Holding): () => void {
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.give(entry);
+      if (!this.reuse(entry)) this.give(entry);
     };
   }
 
-  private give(entry: SlotToken & { id: string }): void {
+  /**
+   * Keeps the slot of an attempt that is over for the next delivery waiting in its lane, with
+   * no round trip (its lease renewed in the next round): while nobody else needs it, that is,
+   * no other process waits for this webhook's slots, the webhook has no rate limit (each start
+   * must be counted), and the process's other lanes are not waiting for its capacity.
+   */
+  private reuse(entry: Holding): boolean {
+    const lane = this.lanes.get(entry.webhookId);
+    const limit = this.limitCache.get(entry.webhookId)?.limit;
+    if (
+      this.closed ||
+      !lane ||
+      !limit ||
+      lane.waiting.size === 0 ||
+      limit.rateLimit !== null ||
+      lane.busy > limit.maxInFlight ||
+      lane.contendedUntil > Date.now() ||
+      (this.used >= this.limits.capacity && this.waitingTotal > lane.waiting.size)
+    ) {
+      return false;
+    }
+    const next = lane.waiting.values().next().value as string;
+    lane.sending.delete(entry.id);
+    lane.waiting.delete(next);
+    lane.sending.add(next);
+    this.waitingTotal--;
+    this.renewed.push({ webhookId: entry.webhookId, token: entry.token });
+    const holding = { id: next, webhookId: entry.webhookId, token: entry.token };
+    // Started from this very callback: a busy event loop would otherwise hold the slot idle
+    // for a turn, and at 10 in flight the turn, not the receiver, would set the pace.
+    if (this.work.leased(next)) this.claim([holding]);
+    else this.reused.push(holding);
+    if (lane.spilled) this.refill(entry.webhookId, lane);
+    this.schedulePump();
+    return true;
+  }
+
+  private give(entry: Holding): void {
     this.used--;
     this.released.push({ webhookId: entry.webhookId, token: entry.token });
     const lane = this.lanes.get(entry.webhookId);

@@ -34,6 +34,22 @@ export interface SlotGrant {
   rateBound: boolean;
 }
 
+/** One round with WebhookSlots. */
+export interface SlotRound {
+  /** Slots given back. */
+  released: SlotToken[];
+  /** Slots kept for the next attempt of the same webhook: their leases start again. */
+  renewed: SlotToken[];
+  requests: SlotRequest[];
+}
+
+export interface SlotAnswer {
+  /** One per request, in order. */
+  grants: SlotGrant[];
+  /** Webhooks of `renewed` slots that another process waits for: give those back instead. */
+  contended: string[];
+}
+
 /**
  * The per-webhook slots of every worker process together (SPEC §9): at most `maxInFlight`
  * held at once, at most `rateLimit` taken in any second. A slot lapses after the lease (one
@@ -41,10 +57,10 @@ export interface SlotGrant {
  */
 export abstract class WebhookSlots {
   /**
-   * Gives back `released`, then takes what it can of `requests`, atomically for all of them:
-   * one round trip per call.
+   * Gives back `released`, renews `renewed`, then takes what it can of `requests`, atomically
+   * for all of them: one round trip per call.
    */
-  abstract exchange(released: SlotToken[], requests: SlotRequest[]): Promise<SlotGrant[]>;
+  abstract exchange(round: SlotRound): Promise<SlotAnswer>;
 
   /**
    * Calls `listener` with a webhook some other process gave a slot of back while this process
@@ -92,6 +108,19 @@ for i = 1, tonumber(ARGV[5]) do
     end
   end
 end
+local contended = {}
+for i = 1, tonumber(ARGV[a]) do
+  local slots, waiters, webhook, token = KEYS[k], KEYS[k + 1], ARGV[a + 1], ARGV[a + 2]
+  k, a = k + 2, a + 2
+  redis.call('ZADD', slots, 'XX', now + lease, token)
+  local n = redis.call('SCARD', waiters)
+  if not contended[webhook] and
+      (n > 1 or (n == 1 and redis.call('SISMEMBER', waiters, holder) == 0)) then
+    contended[webhook] = true
+    contended[#contended + 1] = webhook
+  end
+end
+a = a + 1
 local out = {}
 local own = 'r|' .. holder .. '|'
 local requests = tonumber(ARGV[a])
@@ -145,10 +174,15 @@ for i = 1, requests do
   end
   out[i] = { grant, retry, rateBound }
 end
-return out
+local list = {}
+for _, webhook in ipairs(contended) do list[#list + 1] = webhook end
+return { out, list }
 `;
 
-type ExchangeAnswer = [grant: number, retryInMs: number, rateBound: number][];
+type ExchangeAnswer = [
+  grants: [grant: number, retryInMs: number, rateBound: number][],
+  contended: string[],
+];
 
 interface SlotsRedis extends Redis {
   webhookSlotsExchange(...args: (string | number)[]): Promise<ExchangeAnswer>;
@@ -185,7 +219,7 @@ export class RedisWebhookSlots extends WebhookSlots implements OnModuleDestroy {
     }
   }
 
-  async exchange(released: SlotToken[], requests: SlotRequest[]): Promise<SlotGrant[]> {
+  async exchange({ released, renewed, requests }: SlotRound): Promise<SlotAnswer> {
     const keys: string[] = [];
     const args: (string | number)[] = [
       this.leaseMs,
@@ -195,6 +229,11 @@ export class RedisWebhookSlots extends WebhookSlots implements OnModuleDestroy {
       released.length,
     ];
     for (const { webhookId, token } of released) {
+      keys.push(this.key(webhookId, 'slots'), this.key(webhookId, 'waiters'));
+      args.push(webhookId, token);
+    }
+    args.push(renewed.length);
+    for (const { webhookId, token } of renewed) {
       keys.push(this.key(webhookId, 'slots'), this.key(webhookId, 'waiters'));
       args.push(webhookId, token);
     }
@@ -210,12 +249,19 @@ export class RedisWebhookSlots extends WebhookSlots implements OnModuleDestroy {
       );
       args.push(base, r.want, r.maxInFlight, r.rateLimit ?? 0);
     }
-    const answer = await this.redis.webhookSlotsExchange(keys.length, ...keys, ...args);
-    return answer.map(([grant, retry, rateBound], i) => ({
-      tokens: Array.from({ length: grant }, (_, j) => `${bases[i]}:${j + 1}`),
-      retryInMs: retry < 0 ? null : retry,
-      rateBound: rateBound === 1,
-    }));
+    const [grants, contended] = await this.redis.webhookSlotsExchange(
+      keys.length,
+      ...keys,
+      ...args,
+    );
+    return {
+      grants: grants.map(([grant, retry, rateBound], i) => ({
+        tokens: Array.from({ length: grant }, (_, j) => `${bases[i]}:${j + 1}`),
+        retryInMs: retry < 0 ? null : retry,
+        rateBound: rateBound === 1,
+      })),
+      contended,
+    };
   }
 
   onFreed(listener: (webhookId: string) => void): void {

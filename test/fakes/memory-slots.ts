@@ -1,8 +1,8 @@
 import {
   RESERVE_MS,
-  SlotGrant,
+  SlotAnswer,
   SlotRequest,
-  SlotToken,
+  SlotRound,
   WebhookSlots,
 } from '../../src/dispatcher/webhook-slots';
 
@@ -33,14 +33,13 @@ export class MemoryWebhookSlots {
   forProcess(): WebhookSlots {
     const holder = ++this.holders;
     const slots = {
-      exchange: (released: SlotToken[], requests: SlotRequest[]) =>
-        Promise.resolve(this.exchange(holder, released, requests)),
+      exchange: (round: SlotRound) => Promise.resolve(this.exchange(holder, round)),
       onFreed: (listener: (webhookId: string) => void) => this.listeners.set(holder, listener),
     };
     return slots as WebhookSlots;
   }
 
-  private exchange(holder: number, released: SlotToken[], requests: SlotRequest[]): SlotGrant[] {
+  private exchange(holder: number, { released, renewed, requests }: SlotRound): SlotAnswer {
     const now = Date.now();
     this.exchanges.push(requests);
     for (const { webhookId, token } of released) {
@@ -54,7 +53,15 @@ export class MemoryWebhookSlots {
         queueMicrotask(() => this.listeners.get(waiter)?.(webhookId));
       }
     }
-    return requests.map((r) => {
+    const contended = new Set<string>();
+    for (const { webhookId, token } of renewed) {
+      const held = this.held.get(webhookId);
+      if (held?.has(token)) held.set(token, now + this.leaseMs);
+      if ([...(this.waiters.get(webhookId) ?? [])].some((w) => w !== holder)) {
+        contended.add(webhookId);
+      }
+    }
+    const grants = requests.map((r) => {
       this.expire(r.webhookId, now);
       const held = this.held.get(r.webhookId) ?? new Map<string, number>();
       this.held.set(r.webhookId, held);
@@ -92,6 +99,7 @@ export class MemoryWebhookSlots {
       else waiters.delete(holder);
       return { tokens, retryInMs, rateBound };
     });
+    return { grants, contended: [...contended] };
   }
 
   private expire(webhookId: string, now: number): void {

@@ -1,0 +1,315 @@
+/**
+ * The pipeline as deployed (SPEC §11, third round; issue 25): every delivery setting at its
+ * default (DELIVERY_CONCURRENCY 50, DELIVERY_CONCURRENCY_PER_WEBHOOK 10, no webhook limits
+ * set), NODE_ENV=production, the app compiled with start:prod's node flags, and every
+ * receiver in a process of its own (bench/receiver.ts), which also counts the most requests it
+ * had open at once. Each run measures its sides one after the other in the same run:
+ *
+ * - fast: EVENTS (5,000) meeting.started POSTed at concurrency 50 to one webhook whose receiver
+ *   answers at once. Sides: the app at its defaults; the app tuned as bench/pipeline.ts runs it
+ *   (DELIVERY_CONCURRENCY_PER_WEBHOOK=50); the minimal durable pipeline. Targets: all delivered
+ *   within 3 s of the last POST's answer, POST → arrival p99 under 2 s.
+ * - slow: 2,000 events to one webhook whose receiver takes 50 ms. Target: all within
+ *   1.2 × 10 s + 2 s of the first POST (10 s: 2,000 × 50 ms ÷ 10 in flight), never more than
+ *   10 in flight. Beside it the minimal durable pipeline (50 in flight, no per-receiver limit).
+ * - five: 3,000 events to five webhooks (15,000 deliveries), receivers answering at once.
+ *   Target: all within 10 s of the first POST. Beside it the minimal durable pipeline (one
+ *   delivery per event).
+ * - workers: one API process and two worker processes, 1,000 events to one webhook whose
+ *   receiver takes 100 ms. Target: never more than 10 in flight, all within 1.2 × 10 s + 3 s.
+ *
+ * BENCH_BEFORE_ENTRY=<file> adds an earlier build of the app, at the same defaults, as one more
+ * side of every run (a before/after in one run).
+ *
+ *   npx ts-node --transpile-only bench/deployed.ts [runs=fast,slow,five,workers]
+ */
+import { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { loadavg } from 'node:os';
+import { ROOT, BASELINE_DIR, Side, build, startApp, startMinimal } from './sides';
+import { now, percentile, spawnNode, stopChild } from './support';
+
+const RUNS = (process.argv[2] ?? 'fast,slow,five,workers').split(',');
+const CONCURRENCY = 50;
+const ARRIVAL_TIMEOUT_MS = 180_000;
+const BEFORE = process.env.BENCH_BEFORE_ENTRY;
+
+/** A bench/receiver.ts process. */
+class Receiver {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+  ) {}
+
+  static async start(delayMs: number): Promise<Receiver> {
+    const child = spawnNode(
+      [`${BASELINE_DIR}/receiver.js`],
+      ROOT,
+      { RECEIVER_DELAY_MS: String(delayMs) },
+      ['ignore', 'ignore', 'inherit', 'ipc'],
+    );
+    const [{ port }] = (await once(child, 'message')) as [{ port: number }];
+    return new Receiver(child, `http://127.0.0.1:${port}`);
+  }
+
+  private ask<T>(cmd: string): Promise<T> {
+    const answer = once(this.child, 'message') as Promise<[T]>;
+    this.child.send({ cmd });
+    return answer.then(([message]) => message);
+  }
+
+  async waitFor(count: number, what: string): Promise<void> {
+    const deadline = Date.now() + ARRIVAL_TIMEOUT_MS;
+    for (;;) {
+      const { count: arrived } = await this.ask<{ count: number }>('count');
+      if (arrived >= count) return;
+      if (Date.now() > deadline) throw new Error(`${what}: ${count - arrived} never arrived`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  report() {
+    return this.ask<{ arrivals: [string, number][]; duplicates: number; peakOpen: number }>(
+      'report',
+    );
+  }
+
+  reset() {
+    return this.ask('reset');
+  }
+
+  close(): Promise<void> {
+    return stopChild(this.child);
+  }
+}
+
+interface Figures {
+  side: string;
+  deliveries: number;
+  /** First POST → last arrival, s. */
+  totalS: number;
+  /** Last POST's answer → last arrival, s. */
+  tailS: number;
+  p50: number;
+  p99: number;
+  peakInFlight: number;
+  duplicates: number;
+}
+
+const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '-');
+const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
+
+/** Warm-up (delivered, not counted), then `events` POSTed and waited for at `paths`. */
+async function measure(
+  side: Side,
+  receiver: Receiver,
+  events: number,
+  warmup: number,
+  paths: string[],
+): Promise<Figures> {
+  await side.burst('warm', warmup);
+  await receiver.waitFor(warmup * paths.length, `${side.name} warm-up`);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await receiver.reset();
+
+  const start = now();
+  const sent = await side.burst('burst', events);
+  const lastAnswer = Math.max(...sent.map((s) => s.answeredAt));
+  await receiver.waitFor(events * paths.length, `${side.name} burst`);
+  const { arrivals, duplicates, peakOpen } = await receiver.report();
+  const at = new Map(arrivals);
+  const spans: number[] = [];
+  let last = 0;
+  for (const s of sent) {
+    for (const path of paths) {
+      const arrived = at.get(`${s.uuid} ${path}`)!;
+      spans.push(arrived - s.sentAt);
+      last = Math.max(last, arrived);
+    }
+  }
+  const figures = {
+    side: side.name,
+    deliveries: spans.length,
+    totalS: (last - start) / 1000,
+    tailS: (last - lastAnswer) / 1000,
+    p50: percentile(spans, 0.5),
+    p99: percentile(spans, 0.99),
+    peakInFlight: peakOpen,
+    duplicates,
+  };
+  console.log(
+    `  ${figures.side}: ${figures.deliveries} deliveries in ${f2(figures.totalS)} s ` +
+      `(${f0(figures.deliveries / figures.totalS)}/s), last arrival ${f2(figures.tailS)} s after ` +
+      `the last answer; POST → arrival p50 ${f0(figures.p50)} ms p99 ${f0(figures.p99)} ms; ` +
+      `most in flight at the receiver ${figures.peakInFlight}` +
+      (duplicates > 0 ? `; ${duplicates} duplicate arrivals` : ''),
+  );
+  return figures;
+}
+
+async function measureEach(
+  starters: (() => Promise<Side>)[],
+  receiver: Receiver,
+  events: number,
+  warmup: number,
+  paths: string[],
+): Promise<Figures[]> {
+  const figures: Figures[] = [];
+  for (const start of starters) {
+    const side = await start();
+    try {
+      figures.push(await measure(side, receiver, events, warmup, paths));
+    } finally {
+      await side.close();
+    }
+  }
+  return figures;
+}
+
+const deployed = (
+  subscriberUrls: string[],
+  extra: { entry?: string; label?: string; env?: Record<string, string>; workers?: number } = {},
+  role: 'all' | 'api' = 'all',
+) => startApp({ role, subscriberUrls, concurrency: CONCURRENCY, ...extra });
+const before = (subscriberUrls: string[], role: 'all' | 'api' = 'all', workers = 0) =>
+  BEFORE
+    ? [() => deployed(subscriberUrls, { entry: BEFORE, label: 'app before', workers }, role)]
+    : [];
+
+const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+
+async function fast(): Promise<string[]> {
+  const receiver = await Receiver.start(0);
+  try {
+    const hook = `${receiver.url}/hook`;
+    console.log('fast: 5000 events to one webhook, receiver answers at once');
+    const [app, tuned, durable] = await measureEach(
+      [
+        () => deployed([hook], { label: 'app, defaults' }),
+        () =>
+          deployed([hook], {
+            label: 'app, tuned (50 per webhook)',
+            env: { DELIVERY_CONCURRENCY_PER_WEBHOOK: '50' },
+          }),
+        () => startMinimal('durable', hook, CONCURRENCY),
+        ...before([hook]),
+      ],
+      receiver,
+      5000,
+      1000,
+      ['/hook'],
+    );
+    return [
+      `fast: defaults ${f0(app.deliveries / app.totalS)}/s, tail ${f2(app.tailS)} s (target ≤ 3 s: ` +
+        `${verdict(app.tailS <= 3)}), p99 ${f0(app.p99)} ms (target < 2000: ${verdict(app.p99 < 2000)}), ` +
+        `peak ${app.peakInFlight} in flight; tuned ${f0(tuned.deliveries / tuned.totalS)}/s ` +
+        `(defaults ÷ tuned ${(tuned.totalS / app.totalS).toFixed(2)}x); minimal durable ` +
+        `${f0(durable.deliveries / durable.totalS)}/s`,
+    ];
+  } finally {
+    await receiver.close();
+  }
+}
+
+async function slow(): Promise<string[]> {
+  const receiver = await Receiver.start(50);
+  try {
+    const hook = `${receiver.url}/hook`;
+    console.log(
+      'slow: 2000 events to one webhook, receiver takes 50 ms (floor 10 s at 10 in flight)',
+    );
+    const [app, durable] = await measureEach(
+      [
+        () => deployed([hook], { label: 'app, defaults' }),
+        () => startMinimal('durable', hook, CONCURRENCY),
+        ...before([hook]),
+      ],
+      receiver,
+      2000,
+      200,
+      ['/hook'],
+    );
+    return [
+      `slow: defaults ${f2(app.totalS)} s (target ≤ 14 s: ${verdict(app.totalS <= 14)}), ` +
+        `peak ${app.peakInFlight} in flight (target ≤ 10: ${verdict(app.peakInFlight <= 10)}); ` +
+        `minimal durable (50 in flight) ${f2(durable.totalS)} s`,
+    ];
+  } finally {
+    await receiver.close();
+  }
+}
+
+async function five(): Promise<string[]> {
+  const receiver = await Receiver.start(0);
+  try {
+    const paths = Array.from({ length: 5 }, (_, i) => `/hook/${i}`);
+    const hooks = paths.map((p) => `${receiver.url}${p}`);
+    console.log('five: 3000 events to five webhooks (15,000 deliveries), receivers answer at once');
+    const [app] = await measureEach(
+      [() => deployed(hooks, { label: 'app, defaults' }), ...before(hooks)],
+      receiver,
+      3000,
+      500,
+      paths,
+    );
+    const [durable] = await measureEach(
+      [() => startMinimal('durable', `${receiver.url}/hook`, CONCURRENCY)],
+      receiver,
+      3000,
+      500,
+      ['/hook'],
+    );
+    return [
+      `five: defaults ${f2(app.totalS)} s for 15,000 (target ≤ 10 s: ${verdict(app.totalS <= 10)}), ` +
+        `${f0(app.deliveries / app.totalS)} deliveries/s, p99 ${f0(app.p99)} ms; minimal durable ` +
+        `${f0(durable.deliveries / durable.totalS)} deliveries/s (one per event)`,
+    ];
+  } finally {
+    await receiver.close();
+  }
+}
+
+async function workers(): Promise<string[]> {
+  const receiver = await Receiver.start(100);
+  try {
+    const hook = `${receiver.url}/hook`;
+    console.log('workers: 1 API + 2 workers, 1000 events, receiver takes 100 ms (floor 10 s)');
+    const [app] = await measureEach(
+      [
+        () => deployed([hook], { label: 'app, defaults', workers: 2 }, 'api'),
+        ...before([hook], 'api', 2),
+      ],
+      receiver,
+      1000,
+      100,
+      ['/hook'],
+    );
+    return [
+      `workers: defaults ${f2(app.totalS)} s (target ≤ 15 s: ${verdict(app.totalS <= 15)}), ` +
+        `peak ${app.peakInFlight} in flight (target ≤ 10: ${verdict(app.peakInFlight <= 10)})`,
+    ];
+  } finally {
+    await receiver.close();
+  }
+}
+
+async function main(): Promise<void> {
+  build(['receiver']);
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
+  console.log(`bench/deployed.ts: load average ${load()} at start, ${new Date().toISOString()}\n`);
+  const runs: Record<string, () => Promise<string[]>> = { fast, slow, five, workers };
+  const summary: string[] = [];
+  for (const run of RUNS) summary.push(...(await runs[run]()));
+  console.log(`\nsummary\n  ${summary.join('\n  ')}\nload average ${load()} at end`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
