@@ -52,16 +52,17 @@ class Receiver {
     return new Receiver(child, `http://127.0.0.1:${port}`);
   }
 
-  private ask<T>(cmd: string): Promise<T> {
+  private ask<T>(cmd: string, prefix?: string): Promise<T> {
     const answer = once(this.child, 'message') as Promise<[T]>;
-    this.child.send({ cmd });
+    this.child.send({ cmd, prefix });
     return answer.then(([message]) => message);
   }
 
-  async waitFor(count: number, what: string): Promise<void> {
+  /** Waits until `count` notifications of events whose uuids start with `tag` have arrived. */
+  async waitFor(tag: string, count: number, what: string): Promise<void> {
     const deadline = Date.now() + ARRIVAL_TIMEOUT_MS;
     for (;;) {
-      const { count: arrived } = await this.ask<{ count: number }>('count');
+      const { count: arrived } = await this.ask<{ count: number }>('count', `${tag}-`);
       if (arrived >= count) return;
       if (Date.now() > deadline) throw new Error(`${what}: ${count - arrived} never arrived`);
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -108,14 +109,14 @@ async function measure(
   paths: string[],
 ): Promise<Figures> {
   await side.burst('warm', warmup);
-  await receiver.waitFor(warmup * paths.length, `${side.name} warm-up`);
+  await receiver.waitFor('warm', warmup * paths.length, `${side.name} warm-up`);
   await new Promise((resolve) => setTimeout(resolve, 1000));
   await receiver.reset();
 
   const start = now();
   const sent = await side.burst('burst', events);
   const lastAnswer = Math.max(...sent.map((s) => s.answeredAt));
-  await receiver.waitFor(events * paths.length, `${side.name} burst`);
+  await receiver.waitFor('burst', events * paths.length, `${side.name} burst`);
   const { arrivals, duplicates, peakOpen } = await receiver.report();
   const at = new Map(arrivals);
   const spans: number[] = [];

@@ -3,7 +3,8 @@
  * request answered 200 after RECEIVER_DELAY_MS (0: at once). It records each notification's
  * arrival time by the meeting uuid it carries and the path it came to, and the most requests
  * it had open at once (received, not yet answered). Reports its port over IPC, then answers
- * the parent's messages: `count` (distinct arrivals so far), `report` (all of it), `reset`.
+ * the parent's messages: `count` (distinct arrivals so far whose uuid starts with `prefix`),
+ * `report` (all of it), `reset`.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,9 +41,13 @@ server.listen(0, '127.0.0.1', () => {
   process.send!({ port: (server.address() as AddressInfo).port });
 });
 
-process.on('message', (message: { cmd: 'count' | 'report' | 'reset' }) => {
-  if (message.cmd === 'count') process.send!({ count: arrivals.size });
-  else if (message.cmd === 'report') {
+process.on('message', (message: { cmd: 'count' | 'report' | 'reset'; prefix?: string }) => {
+  if (message.cmd === 'count') {
+    // Only the burst's: a warm-up's late arrivals must not stand in for it.
+    let count = 0;
+    for (const key of arrivals.keys()) if (key.startsWith(message.prefix ?? '')) count++;
+    process.send!({ count });
+  } else if (message.cmd === 'report') {
     process.send!({ arrivals: [...arrivals], duplicates, peakOpen });
   } else {
     arrivals.clear();

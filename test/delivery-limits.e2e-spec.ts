@@ -59,6 +59,19 @@ describe('per-webhook max_in_flight and rate_limit (role all)', () => {
       ...fields,
     });
 
+  /** Publishes 12 job.started events and waits until the webhook's deliveries succeeded. */
+  const publishAndDeliver = async (created: { body: Json }) => {
+    const dispatcher = t.app.get(DispatcherService);
+    await Promise.all(
+      Array.from({ length: 12 }, (_, n) =>
+        dispatcher.publish({ kind: 'job.started', data: { n } }),
+      ),
+    );
+    await waitFor(async () => (await succeededCount(t, created.body.id)) === 12, {
+      what: 'the 12 deliveries to succeed',
+    });
+  };
+
   it('shows the default max_in_flight and no rate limit on a webhook that set neither', async () => {
     const created = await newWebhook();
     expect(created.status).toBe(201);
@@ -116,31 +129,13 @@ describe('per-webhook max_in_flight and rate_limit (role all)', () => {
   it('never has more than max_in_flight attempts open at the receiver', async () => {
     const answerMs = 300;
     const route = receiver.route({ delaysMs: [answerMs] }, 'narrow');
-    const created = await newWebhook({ url: route.url, max_in_flight: 2 });
-    const dispatcher = t.app.get(DispatcherService);
-    await Promise.all(
-      Array.from({ length: 12 }, (_, n) =>
-        dispatcher.publish({ kind: 'job.started', data: { n } }),
-      ),
-    );
-    await waitFor(async () => (await succeededCount(t, created.body.id)) === 12, {
-      what: 'the 12 deliveries to succeed',
-    });
+    await publishAndDeliver(await newWebhook({ url: route.url, max_in_flight: 2 }));
     expect(peakInFlight(receiver.requests(route.path), answerMs - 20)).toBe(2);
   });
 
   it('starts no more than rate_limit attempts in any second', async () => {
     const route = receiver.route({}, 'rated');
-    const created = await newWebhook({ url: route.url, rate_limit: 4 });
-    const dispatcher = t.app.get(DispatcherService);
-    await Promise.all(
-      Array.from({ length: 12 }, (_, n) =>
-        dispatcher.publish({ kind: 'job.started', data: { n } }),
-      ),
-    );
-    await waitFor(async () => (await succeededCount(t, created.body.id)) === 12, {
-      what: 'the 12 deliveries to succeed',
-    });
+    await publishAndDeliver(await newWebhook({ url: route.url, rate_limit: 4 }));
     // Arrival times stand in for start times: a little less than a second allows their jitter.
     expect(peakWithin(receiver.requests(route.path), 900)).toBeLessThanOrEqual(4);
   });

@@ -229,23 +229,26 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
     setTimeout(() => (this.slotsFailing = false), 60_000).unref();
   }
 
+  /** Ends leases taken for this worker as the deliveries were stored. */
+  private releaseLeases(leased: { target: DeliveryTarget; lease: string }[]): Promise<void> {
+    return this.store.release(
+      leased.map((l) => l.target.id),
+      leased.map((l) => l.lease),
+    );
+  }
+
   /**
    * Gives up the leases taken for this worker as the deliveries were stored. Best effort: what
    * fails here is pending in PostgreSQL, claimable once its lease lapses.
    */
   private giveUp(leased: { target: DeliveryTarget; lease: string }[]): void {
     if (leased.length === 0) return;
-    void this.store
-      .release(
-        leased.map((l) => l.target.id),
-        leased.map((l) => l.lease),
-      )
-      .catch((error: Error) =>
-        this.logger.warn(
-          `${leased.length} deliveries leased as they were stored not given up ` +
-            `(${error.message}); they wait for their leases to lapse`,
-        ),
-      );
+    void this.releaseLeases(leased).catch((error: Error) =>
+      this.logger.warn(
+        `${leased.length} deliveries leased as they were stored not given up ` +
+          `(${error.message}); they wait for their leases to lapse`,
+      ),
+    );
   }
 
   /**
@@ -257,11 +260,7 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
   private handBack(leased: LeasedDelivery[]): void {
     if (leased.length === 0) return;
     const routes = leased.map((l) => ({ id: l.target.id, webhookId: l.target.webhookId }));
-    void this.store
-      .release(
-        routes.map((r) => r.id),
-        leased.map((l) => l.lease),
-      )
+    void this.releaseLeases(leased)
       .then(() => this.queue.addBulk(deliverJobs(routes)))
       .catch((error: Error) =>
         this.logger.warn(
@@ -295,17 +294,12 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
     this.preLeased.clear();
     if (held.length > 0) {
       // Before they are queued: the worker that takes them must be able to claim them.
-      await this.store
-        .release(
-          held.map((h) => h.target.id),
-          held.map((h) => h.lease),
-        )
-        .catch((error: Error) =>
-          this.logger.warn(
-            `${held.length} leases not given up at shutdown (${error.message}); ` +
-              'those deliveries wait for their leases to lapse',
-          ),
-        );
+      await this.releaseLeases(held).catch((error: Error) =>
+        this.logger.warn(
+          `${held.length} leases not given up at shutdown (${error.message}); ` +
+            'those deliveries wait for their leases to lapse',
+        ),
+      );
     }
     try {
       await this.queue.addBulk(deliverJobs(waiting));

@@ -114,10 +114,18 @@ interface Holding {
   id: string;
   webhookId: string;
   token: string;
+  /** When the slot was taken from WebhookSlots (kept slots keep it). */
+  since: number;
 }
 
-/** How long a process that learnt another waits for a webhook's slot gives its slots back. */
+/** How long a process that learnt another waits for a webhook's slot counts it as contended. */
 const CONTENDED_MS = 1000;
+/**
+ * How long a slot of a contended webhook is kept for this process's next deliveries before it
+ * goes back for the other process: handing a slot over costs a few round trips, so processes
+ * take turns by the second, not by the attempt.
+ */
+const KEEP_CONTENDED_MS = 1000;
 
 /**
  * Sends submitted deliveries as slots allow (see the top of this file). Every round is one
@@ -394,7 +402,7 @@ export class DeliveryScheduler {
         this.waitingTotal--;
         lane.busy++;
         this.used++;
-        batch.push({ id: next.value, webhookId: request.webhookId, token });
+        batch.push({ id: next.value, webhookId: request.webhookId, token, since: now });
       }
       if (grant.tokens.length < request.want) {
         const at = now + (grant.retryInMs ?? 0);
@@ -441,9 +449,10 @@ export class DeliveryScheduler {
 
   /**
    * Keeps the slot of an attempt that is over for the next delivery waiting in its lane, with
-   * no round trip (its lease renewed in the next round): while nobody else needs it, that is,
-   * no other process waits for this webhook's slots, the webhook has no rate limit (each start
-   * must be counted), and the process's other lanes are not waiting for its capacity.
+   * no round trip (its lease renewed in the next round): unless another process has waited for
+   * this webhook's slots and this one has kept it for KEEP_CONTENDED_MS already, the webhook
+   * has a rate limit (each start must be counted), or the process's other lanes wait for its
+   * capacity.
    */
   private reuse(entry: Holding): boolean {
     const lane = this.lanes.get(entry.webhookId);
@@ -455,7 +464,7 @@ export class DeliveryScheduler {
       lane.waiting.size === 0 ||
       limit.rateLimit !== null ||
       lane.busy > limit.maxInFlight ||
-      lane.contendedUntil > Date.now() ||
+      (lane.contendedUntil > Date.now() && Date.now() - entry.since >= KEEP_CONTENDED_MS) ||
       (this.used >= this.limits.capacity && this.waitingTotal > lane.waiting.size)
     ) {
       return false;
@@ -466,7 +475,7 @@ export class DeliveryScheduler {
     lane.sending.add(next);
     this.waitingTotal--;
     this.renewed.push({ webhookId: entry.webhookId, token: entry.token });
-    const holding = { id: next, webhookId: entry.webhookId, token: entry.token };
+    const holding = { ...entry, id: next };
     // Started from this very callback: a busy event loop would otherwise hold the slot idle
     // for a turn, and at 10 in flight the turn, not the receiver, would set the pace.
     if (this.work.leased(next)) this.claim([holding]);
