@@ -246,6 +246,50 @@ describe('ordered delivery per meeting (one process)', () => {
     });
   }, 240000);
 
+  it('composes with max_in_flight and rate_limit: at most max_in_flight meetings at once, each in order', async () => {
+    const route = receiver.route({ delaysMs: [15], respond: flaky(11) }, 'limited');
+    const webhook = await createWebhook(t, {
+      url: route.url,
+      events: ['follower.gained'],
+      ordering: 'meeting',
+    });
+    const patched = await request(t.baseUrl, 'PATCH', `/api/webhooks/${webhook.id}`, {
+      token: await t.token(),
+      body: { max_in_flight: 3, rate_limit: 50 },
+    });
+    expect(patched.body).toMatchObject({ ordering: 'meeting', max_in_flight: 3, rate_limit: 50 });
+    const meetings = 8;
+    await postAll(t.baseUrl, interleaved(meetings, 5, seeded(23)));
+    const distinct = () =>
+      new Set(
+        arrivalsOf(receiver.requests(route.path))
+          .filter((a) => a.request.status === 200)
+          .map((a) => a.delivery),
+      ).size;
+    await waitFor(() => distinct() === meetings * 5, {
+      timeoutMs: 120000,
+      what: 'every delivery to the limited webhook',
+    });
+    const arrivals = arrivalsOf(receiver.requests(route.path));
+    for (const [uuid, list] of byMeeting(arrivals)) {
+      expect({
+        uuid,
+        ordered: isIncreasing(firstSuccesses(list)),
+        overlaps: overlaps(list),
+      }).toEqual({ uuid, ordered: true, overlaps: 0 });
+    }
+    // Requests open at once, across meetings: never more than max_in_flight.
+    const open = arrivals.map(
+      (a) =>
+        arrivals.filter(
+          (b) =>
+            b.request.receivedAt <= a.request.receivedAt &&
+            (b.request.answeredAt ?? Infinity) > a.request.receivedAt,
+        ).length,
+    );
+    expect(Math.max(...open)).toBeLessThanOrEqual(3);
+  }, 180000);
+
   it('sends a late event marked x-service-ordering: late, and a replay in event_ts order', async () => {
     const route = receiver.route({}, 'late');
     const webhook = await createWebhook(t, {
