@@ -362,7 +362,8 @@ describe('ordered delivery per meeting across worker processes and a SIGKILL', (
     workers.push(worker);
     await waitFor(
       async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200,
-      { timeoutMs: 60000, what: `the worker on :${port} to be ready` },
+      // ts-node compiles the whole app in the child first: slow on a loaded machine.
+      { timeoutMs: 150000, what: `the worker on :${port} to be ready` },
     );
     return worker;
   };
@@ -423,5 +424,5 @@ describe('ordered delivery per meeting across worker processes and a SIGKILL', (
       .get(DataSource)
       .query(`SELECT count(*)::int AS pending FROM deliveries WHERE status = 'pending'`);
     expect(pending).toBe(0);
-  }, 240000);
+  }, 480000);
 });
