@@ -12,6 +12,7 @@ export default tseslint.config(
       'coverage/**',
       'eslint.config.mjs',
       'jest.config.js',
+      'test/support/progress-reporter.js',
     ],
   },
   eslint.configs.recommended,

@@ -5,7 +5,12 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule, AppModuleOptions } from './app.module';
 import { hardenHttpServer } from './common/http-server';
 import { AppLogger, completionLine, requestLogger } from './common/logging';
-import { answerBodyParserErrors, documentJsonBodies, requireJsonBody } from './common/request-body';
+import {
+  BODY_LIMIT_BYTES,
+  answerBodyParserErrors,
+  documentJsonBodies,
+  requireJsonBody,
+} from './common/request-body';
 import { limitJsonDepth } from './common/json-depth';
 import { isMultipartUpload } from './platform-api/platform-operations';
 import { createValidationPipe } from './common/validation';
@@ -16,8 +21,6 @@ import { isZoomEventsRequest } from './inbound/inbound.controller';
 import { InboundService } from './inbound/inbound.service';
 import { RequestListener, zoomEventsRoute } from './inbound/zoom-events.route';
 import { MetricsService } from './metrics/metrics.service';
-
-export const BODY_LIMIT = '1mb';
 
 // queues:admin is left out: no documented route takes it, and with it listed, "select all"
 // in the Authorize dialog would ask every API client for a scope it lacks (invalid_scope).
@@ -100,14 +103,14 @@ export async function createApp(
   // Platform webhooks are verified over their exact bytes before anything parses them, so that
   // route takes its body raw (whatever the content type) and the parsers below then skip it:
   // a forged request is 401 whatever its body, and only a verified one can be 400 for bad JSON.
-  app.useBodyParser('raw', { limit: BODY_LIMIT, type: isZoomEventsRequest });
+  app.useBodyParser('raw', { limit: BODY_LIMIT_BYTES, type: isZoomEventsRequest });
   app.use(
     '/api',
     requireJsonBody((req) => isMultipartUpload(req.method, req.originalUrl)),
   );
-  app.useBodyParser('json', { limit: BODY_LIMIT });
+  app.useBodyParser('json', { limit: BODY_LIMIT_BYTES });
   // The token endpoint also takes the form body of RFC 6749.
-  app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
+  app.useBodyParser('urlencoded', { limit: BODY_LIMIT_BYTES, extended: false });
   app.use(answerBodyParserErrors);
   app.use(limitJsonDepth);
   app.useGlobalPipes(createValidationPipe());

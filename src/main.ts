@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { createApp } from './bootstrap';
 import { ConfigError, loadConfigFromProcess } from './config/load-config';
 import { AppConfig } from './config/config.types';
 
@@ -18,6 +17,8 @@ function readConfig(): AppConfig {
 
 async function main(): Promise<void> {
   const config = readConfig();
+  // Loaded once the configuration is valid: a bad one is reported before the whole app loads.
+  const { createApp } = await import('./bootstrap');
   const app = await createApp(config);
   const logger = new Logger('Bootstrap');
 

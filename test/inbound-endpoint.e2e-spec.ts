@@ -366,7 +366,10 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
             timeoutMs: 30000,
             what: `every one of the ${routes.length} webhooks notified`,
           });
-          expect(routes.map((r) => target.requests(r.path).length)).toEqual(routes.map(() => 1));
+          // One delivery each (an attempt cut short on a loaded machine may be retried).
+          const deliveriesAt = (path: string) =>
+            new Set(target.requests(path).map((r) => r.headers['x-service-delivery'])).size;
+          expect(routes.map((r) => deliveriesAt(r.path))).toEqual(routes.map(() => 1));
           expect(await published(uuid, 'meeting.ended')).toEqual([
             { processed: true, kind: 'job.completed', deliveries: routes.length },
           ]);

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { postZoomEvent } from '../scripts/platform/zoom-sender';
 import { zoomHeaders } from '../scripts/platform/zoom-events';
-import { ACCOUNT_ID } from './fixtures/zoom-events/fixture';
+import { ACCOUNT_ID } from '../src/inbound/sample-events/sample-event';
 import { FakeMeeting, FakeRecordingFile, FakeZoom } from './support/fake-zoom';
 import { Json, request } from './support/http';
 import { ReceivedRequest, Receiver, startReceiver } from './support/receiver';
@@ -18,7 +18,7 @@ import {
 } from './support/zoom-fixtures';
 
 /**
- * SPEC §5 inbound fidelity, end to end from signed platform events (test/fixtures/zoom-events)
+ * SPEC §5 inbound fidelity, end to end from signed platform events (src/inbound/sample-events)
  * to a local receiver: data as the platform sent it, tracking ids, the approval rules, every
  * recording file with a working link in an event-only deployment, several secret tokens,
  * platform events as they are (zoom.* subscriptions) and exact de-duplication.

@@ -135,7 +135,17 @@ describe('meeting passthrough (SPEC §6)', () => {
       const answers = await Promise.all(Array.from({ length: 20 }, () => api('GET', '/api/users')));
       expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
       expect(fake.tokenRequests).toBe(before + 1);
-      expect(fake.apiRequests().length - apiBefore).toBe(40);
+      // How many calls met the revoked token depends on when the renewal landed; each of those
+      // was retried once with the fresh token, and every call ended on the fresh token.
+      const byToken = new Map<string, number>();
+      for (const call of fake.apiRequests().slice(apiBefore)) {
+        const auth = String(call.headers.authorization);
+        byToken.set(auth, (byToken.get(auth) ?? 0) + 1);
+      }
+      const [stale, fresh] = [...byToken.values()];
+      expect(byToken.size).toBe(2);
+      expect(fresh).toBe(20);
+      expect(stale).toBeGreaterThanOrEqual(1);
     });
 
     it('gives up after one renewal: a platform refusing every token gives 502 with its 401', async () => {

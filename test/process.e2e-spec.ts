@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { FakeZoom } from './support/fake-zoom';
 import { waitFor } from './support/wait-for';
 import { createTestDatabase } from './support/test-db';
-import { freePort, spawnApp } from './support/spawn-app';
+import { freePort, spawnApp, spawnTestMs, waitUntilReady } from './support/spawn-app';
 import { CLIENTS, TEST_REDIS_URL } from './support/test-app';
 
 /** Whether a new TCP connection to the port is refused (not merely slow or reset). */
@@ -32,94 +32,96 @@ describe('the process', () => {
     expect(app.output()).toMatch(new RegExp(`- ${name} `));
   });
 
-  it('drains and exits 0 on SIGTERM', async () => {
-    const db = await createTestDatabase();
-    const port = String(await freePort());
-    const app = spawnApp({
-      PORT: port,
-      REDIS_URL: TEST_REDIS_URL,
-      DATABASE_URL: db.url,
-      QUEUE_PREFIX: `mebtest:sigterm${port}`,
-    });
-    try {
-      await waitFor(
-        async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200,
-        { timeoutMs: 30000, what: 'the spawned app to be ready' },
-      );
-      app.child.kill('SIGTERM');
-      const { code, signal } = await app.exit;
-      expect({ code, signal }).toEqual({ code: 0, signal: null });
-      expect(app.output()).toContain('drained: exiting');
-      await expect(fetch(`http://127.0.0.1:${port}/health/live`)).rejects.toThrow();
-    } finally {
-      app.child.kill('SIGKILL');
-      await db.drop();
-    }
-  });
-
-  it('on SIGTERM refuses new connections, answers the request in flight, then exits 0', async () => {
-    const db = await createTestDatabase();
-    const fake = await FakeZoom.start();
-    const user = fake.addUser({ email: 'in-flight@example.com' });
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const app = spawnApp({
-      APP_ROLE: 'api',
-      PORT: String(port),
-      DATABASE_URL: db.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: `mebtest:drain${port}`,
-      AUTH_CLIENTS: JSON.stringify([CLIENTS.alpha]),
-      SHUTDOWN_TIMEOUT_MS: '20000',
-      ZOOM_TIMEOUT_MS: '30000',
-      ...fake.env(),
-    });
-    try {
-      await waitFor(async () => (await fetch(`${base}/health/ready`)).status === 200, {
-        timeoutMs: 30000,
-        what: 'the spawned app to be ready',
+  it(
+    'drains and exits 0 on SIGTERM',
+    async () => {
+      const db = await createTestDatabase();
+      const port = String(await freePort());
+      const app = spawnApp({
+        PORT: port,
+        REDIS_URL: TEST_REDIS_URL,
+        DATABASE_URL: db.url,
+        QUEUE_PREFIX: `mebtest:sigterm${port}`,
       });
-      const token = await fetch(`${base}/oauth/token`, {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from(`${CLIENTS.alpha.client_id}:${CLIENTS.alpha.client_secret}`).toString('base64')}`,
-        },
-        body: new URLSearchParams({ grant_type: 'client_credentials' }),
-      }).then(async (res) => ((await res.json()) as { access_token: string }).access_token);
+      try {
+        await waitUntilReady(`http://127.0.0.1:${port}`);
+        app.child.kill('SIGTERM');
+        const { code, signal } = await app.exit;
+        expect({ code, signal }).toEqual({ code: 0, signal: null });
+        expect(app.output()).toContain('drained: exiting');
+        await expect(fetch(`http://127.0.0.1:${port}/health/live`)).rejects.toThrow();
+      } finally {
+        app.child.kill('SIGKILL');
+        await db.drop();
+      }
+    },
+    spawnTestMs(),
+  );
 
-      // The platform holds its answer, so the app's request stays in flight across the signal.
-      fake.holdNext(1, (r) => r.apiPath === '/users');
-      let settled = false;
-      const inFlight = fetch(`${base}/api/users`, {
-        headers: { authorization: `Bearer ${token}` },
-      }).then(async (res) => {
-        settled = true;
-        return { status: res.status, body: (await res.json()) as { users: { email: string }[] } };
+  it(
+    'on SIGTERM refuses new connections, answers the request in flight, then exits 0',
+    async () => {
+      const db = await createTestDatabase();
+      const fake = await FakeZoom.start();
+      const user = fake.addUser({ email: 'in-flight@example.com' });
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      const app = spawnApp({
+        APP_ROLE: 'api',
+        PORT: String(port),
+        DATABASE_URL: db.url,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: `mebtest:drain${port}`,
+        AUTH_CLIENTS: JSON.stringify([CLIENTS.alpha]),
+        SHUTDOWN_TIMEOUT_MS: '20000',
+        ZOOM_TIMEOUT_MS: '30000',
+        ...fake.env(),
       });
-      await waitFor(() => fake.heldCount === 1, { what: 'the app to call the platform' });
+      try {
+        await waitUntilReady(base);
+        const token = await fetch(`${base}/oauth/token`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`${CLIENTS.alpha.client_id}:${CLIENTS.alpha.client_secret}`).toString('base64')}`,
+          },
+          body: new URLSearchParams({ grant_type: 'client_credentials' }),
+        }).then(async (res) => ((await res.json()) as { access_token: string }).access_token);
 
-      app.child.kill('SIGTERM');
-      await waitFor(() => refuses(port), { timeoutMs: 20000, what: 'new connections refused' });
-      // Log lines are buffered for up to 100 ms (src/common/logging.ts).
-      await waitFor(() => app.output().includes('SIGTERM received: draining'), {
-        what: 'the draining line',
-      });
-      expect(settled).toBe(false);
-      expect(app.child.exitCode).toBeNull();
+        // The platform holds its answer, so the app's request stays in flight across the signal.
+        fake.holdNext(1, (r) => r.apiPath === '/users');
+        let settled = false;
+        const inFlight = fetch(`${base}/api/users`, {
+          headers: { authorization: `Bearer ${token}` },
+        }).then(async (res) => {
+          settled = true;
+          return { status: res.status, body: (await res.json()) as { users: { email: string }[] } };
+        });
+        await waitFor(() => fake.heldCount === 1, { what: 'the app to call the platform' });
 
-      fake.releaseHeld();
-      const answer = await inFlight;
-      expect(answer.status).toBe(200);
-      expect(answer.body.users.map((u) => u.email)).toContain(user.email);
+        app.child.kill('SIGTERM');
+        await waitFor(() => refuses(port), { timeoutMs: 20000, what: 'new connections refused' });
+        // Log lines are buffered for up to 100 ms (src/common/logging.ts).
+        await waitFor(() => app.output().includes('SIGTERM received: draining'), {
+          what: 'the draining line',
+        });
+        expect(settled).toBe(false);
+        expect(app.child.exitCode).toBeNull();
 
-      const { code, signal } = await app.exit;
-      expect({ code, signal }).toEqual({ code: 0, signal: null });
-      expect(app.output()).toContain('drained: exiting');
-      expect(await refuses(port)).toBe(true);
-    } finally {
-      app.child.kill('SIGKILL');
-      await fake.close();
-      await db.drop();
-    }
-  });
+        fake.releaseHeld();
+        const answer = await inFlight;
+        expect(answer.status).toBe(200);
+        expect(answer.body.users.map((u) => u.email)).toContain(user.email);
+
+        const { code, signal } = await app.exit;
+        expect({ code, signal }).toEqual({ code: 0, signal: null });
+        expect(app.output()).toContain('drained: exiting');
+        expect(await refuses(port)).toBe(true);
+      } finally {
+        app.child.kill('SIGKILL');
+        await fake.close();
+        await db.drop();
+      }
+    },
+    spawnTestMs(),
+  );
 });

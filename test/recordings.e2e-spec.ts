@@ -313,7 +313,7 @@ describe('recording passthrough (SPEC §6)', () => {
       // only that it never grows by the file's size (the buffering version: +94 MB).
       expect(read.peakLiveBytes).toBeLessThan(20 * MB);
       expect(read.peakRssBytes).toBeLessThan(50 * MB);
-    });
+    }, 180_000); // 50 MB through the bridge, on a loaded machine
 
     it('answers HEAD with the headers only, without pulling the file', async () => {
       const before = fake.transfers.length;
@@ -389,9 +389,9 @@ describe('recording passthrough (SPEC §6)', () => {
 });
 
 describe('recording download when the platform stalls', () => {
-  const TIMEOUT_MS = 500;
-  // Generous against a loaded machine, far below a hang (the default ZOOM_TIMEOUT_MS is 15 s).
-  const PROMPTLY_MS = 5000;
+  // A stall here lasts until the test releases it: an answer can only come from the timeout,
+  // so the tests need no clock of their own.
+  const TIMEOUT_MS = 1500;
   let fake: FakeZoom;
   let t: TestApp;
   let token: string;
@@ -413,7 +413,6 @@ describe('recording download when the platform stalls', () => {
 
   it('answers 504 when the platform sends no headers within ZOOM_TIMEOUT_MS', async () => {
     fake.stallNext(1, (r) => r.rawPath === `/rec/download/${mp4.id}`);
-    const started = Date.now();
     try {
       const res = await download();
       expect(res.status).toBe(504);
@@ -422,7 +421,6 @@ describe('recording download when the platform stalls', () => {
         error: 'Gateway Timeout',
         message: `The meeting platform did not answer within ${TIMEOUT_MS} ms`,
       });
-      expect(Date.now() - started).toBeLessThan(PROMPTLY_MS);
     } finally {
       fake.release();
     }
@@ -431,13 +429,11 @@ describe('recording download when the platform stalls', () => {
   it('cuts the response short when the body stalls after streaming began, then recovers', async () => {
     const before = fake.transfers.length;
     fake.stallFileNext(mp4.id as string, 256 * 1024);
-    const started = Date.now();
     const res = await download();
     // The status line went out with the first bytes: a truncated body is all that can say so.
     expect(res.status).toBe(200);
     expect(res.headers.get('content-length')).toBe(String(mp4.file_size));
     await expect(res.arrayBuffer()).rejects.toThrow();
-    expect(Date.now() - started).toBeLessThan(PROMPTLY_MS);
     // The bridge let go of the platform's connection too, rather than waiting on it.
     const transfer = await waitFor(
       () => fake.transfers.slice(before).find((x) => x.state !== 'streaming'),

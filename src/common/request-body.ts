@@ -6,6 +6,12 @@ import { ApiError } from './api-error';
 import { ErrorResponse, errorBody } from './error-response';
 import { quote } from './field-rule';
 
+/**
+ * The most a request body may hold, on every route (the body parsers and /zoom/events' own
+ * reader alike): SPEC §7's 1 MiB.
+ */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
 /** What body-parser (and raw-body under it) failed on, as said to the client. */
 interface ParserError {
   status?: number;

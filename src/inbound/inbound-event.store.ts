@@ -11,6 +11,7 @@ import { preparedQuery, query } from '../database/query';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
 import { EventData } from './event-mapping';
 import { InboundEventEntity } from './inbound-event.entity';
+import { inboundEventKey } from './inbound-job';
 
 /** A notification published in the statement that stores its inbound event. */
 export interface InlineEvent {
@@ -76,14 +77,14 @@ export interface StoredInboundEvent {
 export const INLINE_FANOUT_MAX = 100;
 
 // One statement (one round trip, one commit) for a batch of events: the inbound rows and, for
-// those published here, their events and a delivery per active webhook subscribed to the kind
-// (the dispatcher's rule, fan-out-rule.ts), all from one snapshot. A redelivery (taken identity) inserts nothing at all. `reach` counts
-// each kind's webhooks only up to the cap; `watched` holds the platform kinds (zoom.<event>)
-// some active webhook takes as they are, directly or through zoom.*: such an event stays
-// unprocessed for the inbound job, which publishes it as it is. The event's idempotency key is
-// the one the inbound job would publish under (publishKey), so a later run of the job adds
-// nothing. The download token is kept only on an event left unprocessed. $3: the API clients
-// (AUTH_CLIENTS) whose webhooks count.
+// those published here, their events and a delivery per webhook the dispatcher's fan-out rule
+// (fan-out-rule.ts) selects, all from one snapshot. A redelivery (taken identity) inserts nothing
+// at all. `reach` counts each kind's webhooks only up to the cap; `watched` holds the platform
+// kinds (zoom.<event>) some active webhook takes as they are, directly or through zoom.*: such an
+// event stays unprocessed for the inbound job, which publishes it as it is. The event's
+// idempotency key (inboundEventKey, in the input) is the one the inbound job would publish under,
+// so a later run of the job adds nothing. The download token is kept only on an event left
+// unprocessed. $3: the API clients (AUTH_CLIENTS) whose webhooks count.
 // A delivery to a webhook with ordering 'meeting' of an event with an ordering key carries
 // the key and is never leased here: it goes only when its turn comes, which the claim checks
 // (SPEC §15).
@@ -92,8 +93,8 @@ const INGEST_SQL = `
     SELECT * FROM jsonb_to_recordset($1::jsonb)
       AS i(id uuid, event text, identity_key text, event_ts bigint, account_id text, payload jsonb,
            tracking_id text, download_token_encrypted text, as_is text, plan text, event_id uuid,
-           kind text, data jsonb, source jsonb, created_at timestamptz, body text, lease_ms int,
-           order_key text, order_ts bigint)
+           kind text, data jsonb, source jsonb, idempotency_key text, created_at timestamptz, body text,
+           lease_ms int, order_key text, order_ts bigint)
   ),
   reach AS (
     SELECT k.kind, (
@@ -129,8 +130,8 @@ const INGEST_SQL = `
   ev AS (
     INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,
                         order_ts)
-    SELECT i.event_id, i.kind, i.data, i.source, 'inbound:' || i.id || ':' || i.kind,
-      i.created_at, i.body, i.order_key, i.order_ts
+    SELECT i.event_id, i.kind, i.data, i.source, i.idempotency_key, i.created_at, i.body,
+      i.order_key, i.order_ts
     FROM stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id
     WHERE p.publish
     RETURNING id
@@ -259,6 +260,7 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
         `,"event_id":${JSON.stringify(event.id)},"kind":${JSON.stringify(event.kind)},` +
         `"data":${jsonbOfSerialised(event.data, data)},` +
         `"source":${jsonbOfSerialised(event.source, source)},` +
+        `"idempotency_key":${JSON.stringify(inboundEventKey(row.id, event.kind))},` +
         `"created_at":"${event.createdAt.toISOString()}",` +
         `"body":${JSON.stringify(published.body)},"lease_ms":${jsonOrNull(row.leaseMs)},` +
         `"order_key":${jsonOrNull(event.orderKey ?? null)},` +

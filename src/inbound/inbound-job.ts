@@ -19,28 +19,62 @@ export function platformObjectOf(row: InboundEventEntity): PlatformObject {
   return asRecord(platformPayloadOf(row).object);
 }
 
-/** `source` of the notifications an inbound event causes (SPEC §4). */
-export function sourceOf(row: InboundEventEntity): EventSource {
-  return {
-    platform: 'zoom',
-    event: row.event,
-    event_ts: row.eventTs === null ? row.receivedAt.getTime() : Number(row.eventTs),
-    account_id: row.accountId ?? '',
-    tracking_id: row.trackingId,
-  };
+/** What a notification's `source` is made of: the platform event as it arrived. */
+export interface SourceFacts {
+  event: string;
+  eventTs: number | null;
+  accountId: string | null;
+  trackingId: string | null;
+  /** When it arrived: stands in for an event_ts the platform did not send. */
+  receivedAt: Date;
 }
 
 /**
- * One notification per inbound event and kind, however often its job runs: publish() with the
- * same key is the same event, with no second fan-out.
+ * `source` of the notifications an inbound event causes (SPEC §4): the one builder, whether
+ * the notification is published as the event is stored or later by its job.
  */
+export function notificationSource(facts: SourceFacts): EventSource {
+  return {
+    platform: 'zoom',
+    event: facts.event,
+    event_ts: facts.eventTs ?? facts.receivedAt.getTime(),
+    account_id: facts.accountId ?? '',
+    tracking_id: facts.trackingId,
+  };
+}
+
+/** `source` of the notifications a stored inbound event causes. */
+export function sourceOf(row: InboundEventEntity): EventSource {
+  return notificationSource({
+    event: row.event,
+    eventTs: row.eventTs === null ? null : Number(row.eventTs),
+    accountId: row.accountId,
+    trackingId: row.trackingId,
+    receivedAt: row.receivedAt,
+  });
+}
+
+/**
+ * The idempotency key of a notification an inbound event causes: one per event and `what`
+ * (a kind it maps to, `as-is` for the platform event as it is, `operation` for the recording
+ * automation's outcome), however often its job runs: publish() with the same key is the same
+ * event, with no second fan-out. The ingest statement, the inbound job and the fakes all use it.
+ */
+export function inboundEventKey(
+  inboundEventId: string,
+  what: SubscriptionEvent | 'as-is' | 'operation',
+): string {
+  return `inbound:${inboundEventId}:${what}`;
+}
+
+/** The key of the notification of `kind` an inbound event maps to. */
 export function publishKey(row: InboundEventEntity, kind: SubscriptionEvent): string {
-  return `inbound:${row.id}:${kind}`;
+  return inboundEventKey(row.id, kind);
 }
 
 /** The platform event as it is (`zoom.<event>`): one per inbound event. */
 export function asIsKey(row: InboundEventEntity): string {
-  return `inbound:${row.id}:as-is`;
+  return inboundEventKey(row.id, 'as-is');
 }
 
 /**
@@ -49,7 +83,7 @@ export function asIsKey(row: InboundEventEntity): string {
  * (the event re-queued because marking it processed failed) adds nothing: the first stands.
  */
 export function automationOutcomeKey(row: InboundEventEntity): string {
-  return `inbound:${row.id}:operation`;
+  return inboundEventKey(row.id, 'operation');
 }
 
 /** The inbound queue's job for a stored event, under the event's id. */

@@ -24,11 +24,13 @@ import { PLATFORM_EVENT_EXAMPLES } from './dto/zoom-event.examples';
 import { EVENT_MAPPING } from './event-mapping';
 import { InboundAck, InboundService, UrlValidationAnswer } from './inbound.service';
 
-const ZOOM_EVENTS_PATH = /^\/zoom\/events\/?(?:\?|$)/i;
+/** The platform's event endpoint: served by this controller and by the fast path alike. */
+export const ZOOM_EVENTS_PATH = 'zoom/events';
+const ZOOM_EVENTS_URL = /^\/zoom\/events\/?(?:\?|$)/i;
 
 /** The body parser for this route keeps raw bytes (src/bootstrap.ts); matched as Express routes. */
 export const isZoomEventsRequest = (req: IncomingMessage): boolean =>
-  req.method === 'POST' && ZOOM_EVENTS_PATH.test(req.url ?? '');
+  req.method === 'POST' && ZOOM_EVENTS_URL.test(req.url ?? '');
 
 const MAPPING_TABLE = Object.entries(EVENT_MAPPING)
   .map(
@@ -42,7 +44,7 @@ const MAPPING_TABLE = Object.entries(EVENT_MAPPING)
 export class InboundController {
   constructor(private readonly inbound: InboundService) {}
 
-  @Post('zoom/events')
+  @Post(ZOOM_EVENTS_PATH)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Event notification endpoint of the platform (Zoom) app',

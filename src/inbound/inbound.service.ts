@@ -28,7 +28,7 @@ import {
   StoredInboundEvent,
   isDataException,
 } from './inbound-event.store';
-import { InboundJobData, inboundJob } from './inbound-job';
+import { InboundJobData, inboundJob, notificationSource } from './inbound-job';
 import { PlatformEnvelope, URL_VALIDATION_EVENT, parseEnvelope } from './platform-envelope';
 
 export interface UrlValidationAnswer {
@@ -94,14 +94,13 @@ function ingestPlan(
       createdAt,
       data: route.data(object),
       orderKey: orderKeyOf(object),
-      // As sourceOf() gives it for a stored event, the time of arrival standing in for event_ts.
-      source: {
-        platform: 'zoom',
+      source: notificationSource({
         event: envelope.event,
-        event_ts: eventTs ?? createdAt.getTime(),
-        account_id: accountId ?? '',
-        tracking_id: trackingId,
-      },
+        eventTs,
+        accountId,
+        trackingId,
+        receivedAt: createdAt,
+      }),
     },
   };
 }

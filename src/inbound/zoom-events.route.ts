@@ -1,44 +1,34 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import getRawBody from 'raw-body';
 import { parse as parseQuery } from 'node:querystring';
 import { errorAnswer } from '../common/all-exceptions.filter';
 import { CompletionLine, ServedRequest, completionLevel, requestIdFor } from '../common/logging';
-import { bodyParserError } from '../common/request-body';
+import { BODY_LIMIT_BYTES, bodyParserError } from '../common/request-body';
 import { MetricsService } from '../metrics/metrics.service';
-import { isZoomEventsRequest } from './inbound.controller';
+import { ZOOM_EVENTS_PATH, isZoomEventsRequest } from './inbound.controller';
 import { InboundService } from './inbound.service';
 
-/** body-parser's limit on every other route (BODY_LIMIT, 1 MiB). */
-const BODY_LIMIT_BYTES = 1024 * 1024;
 /** The route label Express gives these requests in http_requests_total. */
-const ROUTE = '/zoom/events';
+const ROUTE = `/${ZOOM_EVENTS_PATH}`;
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** A failure to read the body, as body-parser reports it (its status and type). */
-const readFailure = (status: number, type: string) =>
-  Object.assign(new Error(type), { status, type });
-
 /**
- * The body, up to the limit. Past it (or past a Content-Length over it) the rest is read and
- * dropped, as body-parser does, so that the 413 reaches a client still sending.
+ * The body, read by raw-body with the options body-parser gives it on the Express path (the
+ * limit, Content-Length checked), so both fail alike. On a failure the rest is read and
+ * dropped, as body-parser does, so that the answer (a 413) reaches a client still sending.
  */
 function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > BODY_LIMIT_BYTES) tooLarge = true;
-      if (!tooLarge) chunks.push(chunk);
+  return getRawBody(req, {
+    length: req.headers['content-length'],
+    limit: BODY_LIMIT_BYTES,
+  }).catch((error: unknown) => {
+    req.resume();
+    return new Promise<Buffer>((_resolve, reject) => {
+      if (req.complete || req.destroyed) reject(error as Error);
+      else
+        req.once('end', () => reject(error as Error)).once('close', () => reject(error as Error));
     });
-    req.on('end', () =>
-      tooLarge
-        ? reject(readFailure(413, 'entity.too.large'))
-        : resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)),
-    );
-    req.on('aborted', () => reject(readFailure(400, 'request.aborted')));
-    req.on('error', reject);
   });
 }
 

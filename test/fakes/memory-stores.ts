@@ -13,6 +13,7 @@ import {
 } from '../../src/dispatcher/delivery.store';
 import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.store';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
+import { inboundEventKey } from '../../src/inbound/inbound-job';
 import {
   INLINE_FANOUT_MAX,
   InboundEventStore,
@@ -48,8 +49,11 @@ export class MemoryTables {
   readonly inboundEvents = new Map<string, InboundEventEntity>();
   /** recording_downloads by JSON [meeting key, file ref]. */
   readonly recordingDownloads = new Map<string, RecordingDownload>();
-  /** The API clients (AUTH_CLIENTS) whose webhooks receive; null: every owner's. */
-  clientIds: string[] | null = null;
+  /**
+   * @param clientIds the API clients configured (AUTH_CLIENTS): as in the SQL, a webhook of
+   * any other owner gets nothing. Null: every owner counts.
+   */
+  constructor(public clientIds: readonly string[] | null = null) {}
 
   /** Whether the webhook gets an event of `kind`: the fan-out's rule (fan-out-rule.ts). */
   receives(webhook: WebhookEntity | ReplayTarget, kind: string): boolean {
@@ -502,7 +506,7 @@ export class MemoryInboundEventStore extends InboundEventStore {
         createdAt: inline.createdAt,
         data: inline.data,
         source: inline.source,
-        idempotencyKey: `inbound:${stored.id}:${inline.kind}`,
+        idempotencyKey: inboundEventKey(stored.id, inline.kind),
       });
       for (const webhook of reach) {
         const delivery = this.tables.addDelivery(webhook.id, {

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { waitFor } from './wait-for';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -30,6 +31,22 @@ export function spawnApp(env: Record<string, string>): SpawnedApp {
     signal: signal as NodeJS.Signals | null,
   }));
   return { child, output: () => text, exit };
+}
+
+/**
+ * How long a spawned app may take to answer /health/ready: it transpiles the whole app with
+ * ts-node before it listens, which takes over a minute on a loaded 2-core machine.
+ */
+export const SPAWN_READY_MS = 120_000;
+/** The budget of a test that spawns `apps` apps in turn: their starts, then a minute of work. */
+export const spawnTestMs = (apps = 1): number => apps * SPAWN_READY_MS + 60_000;
+
+/** Waits until the app at `baseUrl` answers /health/ready with 200. */
+export async function waitUntilReady(baseUrl: string, what = 'the spawned app'): Promise<void> {
+  await waitFor(async () => (await fetch(`${baseUrl}/health/ready`)).status === 200, {
+    timeoutMs: SPAWN_READY_MS,
+    what: `${what} to be ready`,
+  });
 }
 
 /** A port the kernel just handed out and released, for a spawned app to listen on. */

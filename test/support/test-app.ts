@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import Redis from 'ioredis';
@@ -93,6 +94,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const app = await createApp(config, { logStream });
   await app.listen(0, '127.0.0.1');
+  // Longer than the tests' own fetch keeps an idle connection (undici: 4 s, its timers coarse
+  // under load), so the server never closes one just as a test sends on it: a reset.
+  (app.getHttpServer() as Server).keepAliveTimeout = 30_000;
   const { port } = app.getHttpServer().address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
 

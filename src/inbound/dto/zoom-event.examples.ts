@@ -1,80 +1,14 @@
 import type { ExamplesObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { SUBSCRIPTION_EVENTS, SubscriptionEvent } from '../../webhooks/subscription-events';
-import { routeOf } from '../event-mapping';
+import { EventData, meetingData, routeOf } from '../event-mapping';
+import { notificationSource } from '../inbound-job';
+import { sampleEvent } from '../sample-events';
 
 /** Example bodies for Swagger only: what the platform sends, and what subscribers receive. */
 
-const ACCOUNT_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
-const MEETING = {
-  id: '85746065432',
-  uuid: '4444AAAiAAAAAiAiAiiAii==',
-  host_id: 'x1yCzABCDEfg23HiJKl4mN',
-  topic: 'Bridge test',
-  type: 2,
-  start_time: '2025-01-01T10:00:05Z',
-  timezone: 'UTC',
-  duration: 30,
-};
-const PARTICIPANT = {
-  user_id: '16778240',
-  user_name: 'Jill Chill',
-  id: '',
-  participant_uuid: '55FF8A1B-0000-4E3F-9D1B-000000000001',
-  email: 'jchill@example.com',
-  registrant_id: '',
-  participant_user_id: '',
-  customer_key: 'crm-contact-349',
-  phone_number: '+18001234567',
-};
-const REGISTRANT = {
-  id: '9tboDiHUQAeOnbmudzWa01',
-  first_name: 'Jill',
-  last_name: 'Chill',
-  email: 'jchill@example.com',
-  address: '1800 Amphibious Blvd.',
-  city: 'Mountain View',
-  country: 'US',
-  zip: '94045',
-  state: 'CA',
-  phone: '5550100',
-  org: 'Cooking Org',
-  job_title: 'Chef',
-  custom_questions: [{ title: 'What do you hope to learn from this?', value: 'Make food' }],
-  status: 'approved',
-};
 const TRACKING_ID = 'v=2.0;clid=aw1;rid=WEB_4f1e3bd0c0e5a';
-const RECORDING_FILE = {
-  meeting_id: MEETING.uuid,
-  recording_start: '2025-01-01T10:00:10Z',
-  recording_end: '2025-01-01T10:29:50Z',
-  status: 'completed',
-};
-const RECORDING_FILES = {
-  MP4: {
-    ...RECORDING_FILE,
-    id: 'a1b2c3d4-0001',
-    file_type: 'MP4',
-    file_extension: 'MP4',
-    file_size: 3400000,
-    download_url: 'https://example.zoom.us/rec/download/x',
-    recording_type: 'shared_screen_with_speaker_view',
-  },
-  TRANSCRIPT: {
-    ...RECORDING_FILE,
-    id: 'a1b2c3d4-0002',
-    file_type: 'TRANSCRIPT',
-    file_extension: 'VTT',
-    file_size: 95663,
-    download_url: 'https://example.zoom.us/rec/download/y',
-    recording_type: 'audio_transcript',
-  },
-};
 
 type Example = { summary: string; value: unknown };
-
-function platformEvent(event: string, eventTs: number, object: Record<string, unknown>) {
-  return { event, event_ts: eventTs, payload: { account_id: ACCOUNT_ID, object } };
-}
 
 /** "meeting.started → job.started", read from the mapping so the two cannot drift apart. */
 function summaryOf(event: string): string {
@@ -90,134 +24,74 @@ function summaryOf(event: string): string {
     : `${event} → recording automation → operation.complete / operation.failed`;
 }
 
-type MeetingObject = typeof MEETING;
-
-/**
- * The meeting and follower events: event suffix, time, and the object's fields beyond the
- * meeting's. Webinar events have the same shapes on a webinar object (`type` 5), so each row
- * gives both the meeting.* and the webinar.* example.
- */
-const MEETING_LIKE_EVENTS: [string, number, (base: MeetingObject) => Record<string, unknown>][] = [
-  ['started', 1735725605123, () => ({})],
-  ['ended', 1735727405123, () => ({ end_time: '2025-01-01T10:30:05Z' })],
-  [
-    'participant_joined',
-    1735725700456,
-    () => ({ participant: { ...PARTICIPANT, join_time: '2025-01-01T10:01:40Z' } }),
-  ],
-  [
-    'participant_left',
-    1735726800789,
-    () => ({
-      participant: {
-        ...PARTICIPANT,
-        leave_time: '2025-01-01T10:20:00Z',
-        leave_reason: 'left the meeting',
-      },
-    }),
-  ],
-  // Registration events carry the id as a number, and the registrant's personal join link.
-  [
-    'registration_created',
-    1735700000000,
-    (base) => ({
-      id: Number(base.id),
-      registrant: { ...REGISTRANT, join_url: `https://example.zoom.us/w/${base.id}?tk=…` },
-    }),
-  ],
-  [
-    'registration_approved',
-    1735705000000,
-    (base) => ({ id: Number(base.id), registrant: { ...REGISTRANT, status: undefined } }),
-  ],
-  [
-    'registration_denied',
-    1735705000000,
-    (base) => ({ id: Number(base.id), registrant: { ...REGISTRANT, status: undefined } }),
-  ],
-  [
-    'registration_cancelled',
-    1735710000000,
-    (base) => ({ id: Number(base.id), registrant: REGISTRANT }),
-  ],
+/** The meeting and registration events; the webinar.* ones have the same shapes. */
+const MEETING_LIKE_EVENTS = [
+  'started',
+  'ended',
+  'participant_joined',
+  'participant_left',
+  'registration_created',
+  'registration_approved',
+  'registration_denied',
+  'registration_cancelled',
 ];
-const WEBINAR: MeetingObject = {
-  ...MEETING,
-  id: '93451234567',
-  uuid: 'WbnR8xKSQ0ix7BrZkNTqVw==',
-  topic: 'Bridge webinar',
-  type: 5,
-};
 
-const meetingLikeExamples = (prefix: 'meeting' | 'webinar', base: MeetingObject) =>
-  MEETING_LIKE_EVENTS.map(([suffix, eventTs, extra]): [string, Example] => {
-    const event = `${prefix}.${suffix}`;
-    return [
-      event,
-      {
-        summary: summaryOf(event),
-        value: platformEvent(event, eventTs, { ...base, ...extra(base) }),
-      },
-    ];
-  });
+/** The platform events the Swagger page shows, from the sample-event corpus. */
+const EXAMPLE_EVENTS = [
+  'endpoint.url_validation',
+  ...MEETING_LIKE_EVENTS.map((suffix) => `meeting.${suffix}`),
+  ...MEETING_LIKE_EVENTS.map((suffix) => `webinar.${suffix}`),
+  'recording.completed',
+  'recording.transcript_completed',
+];
 
-/** A recording event: the meeting, the files it names, and the top-level download_token. */
-function recordingExample(event: string, eventTs: number, files: object[]): Example {
-  const sizes = files.map((f) => (f as { file_size: number }).file_size);
-  return {
-    summary: summaryOf(event),
-    value: {
-      ...platformEvent(event, eventTs, {
-        ...MEETING,
-        id: 85746065432,
-        total_size: sizes.reduce((a, b) => a + b, 0),
-        recording_count: files.length,
-        recording_files: files,
-      }),
-      download_token: 'eyJ0eXAiOiJKV1Qi…',
+const examples: Record<string, Example> = Object.fromEntries(
+  EXAMPLE_EVENTS.map((event) => [
+    event,
+    {
+      summary:
+        event === 'endpoint.url_validation'
+          ? 'URL validation (answered with plainToken and encryptedToken)'
+          : summaryOf(event),
+      value: sampleEvent(event),
     },
-  };
-}
-
-const examples: Record<string, Example> = {
-  'endpoint.url_validation': {
-    summary: 'URL validation (answered with plainToken and encryptedToken)',
-    value: {
-      event: 'endpoint.url_validation',
-      event_ts: 1735725605123,
-      payload: { plainToken: 'qgg8vlvZRS6UYooatFL8Aw' },
-    },
-  },
-  ...Object.fromEntries(meetingLikeExamples('meeting', MEETING)),
-  ...Object.fromEntries(meetingLikeExamples('webinar', WEBINAR)),
-  'recording.completed': recordingExample('recording.completed', 1735729800000, [
-    RECORDING_FILES.MP4,
-    RECORDING_FILES.TRANSCRIPT,
   ]),
-  // Names only the new transcript; the automation narrows the API's file list to it.
-  'recording.transcript_completed': recordingExample(
-    'recording.transcript_completed',
-    1735731000000,
-    [RECORDING_FILES.TRANSCRIPT],
-  ),
-};
+);
 
 export const PLATFORM_EVENT_EXAMPLES: ExamplesObject = examples;
 
-const DOWNLOAD_BASE =
-  'https://bridge.example.com/api/meetings/4444AAAiAAAAAiAiAiiAii%3D%3D/recordings';
-const MEETING_DATA = {
-  id: MEETING.id,
-  uuid: MEETING.uuid,
-  topic: MEETING.topic,
-  host_id: MEETING.host_id,
-  type: MEETING.type,
-  duration: MEETING.duration,
-  timezone: MEETING.timezone,
-  start_time: MEETING.start_time,
+const objectOf = (event: string) => sampleEvent(event).payload.object;
+const ACCOUNT_ID = sampleEvent('meeting.started').payload.account_id;
+/** `data` of a mapped event's sample, as the mapping makes it. */
+const mappedData = (event: string): EventData => {
+  const route = routeOf(event);
+  if (!route || !('kind' in route)) throw new Error(`${event} is not mapped to a kind`);
+  return route.data(objectOf(event));
 };
+const MEETING = objectOf('meeting.started');
+const MEETING_DATA = meetingData(MEETING);
+const RECORDING_FILES = Object.fromEntries(
+  (objectOf('recording.completed').recording_files as RecordingFile[])
+    .concat(objectOf('recording.transcript_completed').recording_files as RecordingFile[])
+    .map((file) => [file.file_type, file]),
+) as Record<'MP4' | 'TRANSCRIPT', RecordingFile>;
+
+interface RecordingFile {
+  id: string;
+  file_type: string;
+  file_extension: string;
+  file_size: number;
+  recording_type: string;
+  recording_start: string;
+  recording_end: string;
+  status: string;
+}
+
+const DOWNLOAD_BASE = `https://bridge.example.com/api/meetings/${encodeURIComponent(
+  String(MEETING.uuid),
+)}/recordings`;
 /** A file as operation.complete lists it: the platform's fields, this service's link. */
-const notified = (file: typeof RECORDING_FILES.MP4, ref: string | null) => ({
+const notified = (file: RecordingFile, ref: string | null) => ({
   id: file.id,
   file_type: file.file_type,
   file_extension: file.file_extension,
@@ -228,24 +102,22 @@ const notified = (file: typeof RECORDING_FILES.MP4, ref: string | null) => ({
   status: file.status,
   download_url: `${DOWNLOAD_BASE}/${ref ?? file.id}/download`,
 });
-const SOURCE_EVENTS: Record<SubscriptionEvent, [string, number]> = {
-  'job.started': ['meeting.started', 1735725605123],
-  'job.completed': ['meeting.ended', 1735727405123],
-  'follower.gained': ['meeting.participant_joined', 1735725700456],
-  'follower.lost': ['meeting.registration_cancelled', 1735710000000],
-  'operation.complete': ['recording.completed', 1735729800000],
-  'operation.failed': ['recording.completed', 1735729800000],
+/** The platform event each kind's example comes from. */
+const SOURCE_EVENTS: Record<SubscriptionEvent, string> = {
+  'job.started': 'meeting.started',
+  'job.completed': 'meeting.ended',
+  'follower.gained': 'meeting.participant_joined',
+  'follower.lost': 'meeting.registration_cancelled',
+  'operation.complete': 'recording.completed',
+  'operation.failed': 'recording.completed',
 };
 
 /** `data` of each subscription event kind, as this service builds it (SPEC §4, §5). */
 export const NOTIFICATION_DATA_EXAMPLES: Record<SubscriptionEvent, Record<string, unknown>> = {
-  'job.started': MEETING_DATA,
-  'job.completed': { ...MEETING_DATA, end_time: '2025-01-01T10:30:05Z' },
-  'follower.gained': {
-    ...MEETING_DATA,
-    participant: { ...PARTICIPANT, join_time: '2025-01-01T10:01:40Z' },
-  },
-  'follower.lost': { ...MEETING_DATA, registrant: REGISTRANT },
+  'job.started': mappedData('meeting.started'),
+  'job.completed': mappedData('meeting.ended'),
+  'follower.gained': mappedData('meeting.participant_joined'),
+  'follower.lost': mappedData('meeting.registration_cancelled'),
   'operation.complete': {
     ...MEETING_DATA,
     files: [
@@ -273,19 +145,19 @@ export const NOTIFICATION_DATA_EXAMPLES: Record<SubscriptionEvent, Record<string
 };
 
 export function notificationExample(kind: SubscriptionEvent) {
-  const [event, eventTs] = SOURCE_EVENTS[kind];
+  const sample = sampleEvent(SOURCE_EVENTS[kind]);
   return {
     id: '0f8fad5b-d9cb-469f-a165-70867728950e',
     event: kind,
     created_at: '2025-01-01T10:00:05.412Z',
     data: NOTIFICATION_DATA_EXAMPLES[kind],
-    source: {
-      platform: 'zoom',
-      event,
-      event_ts: eventTs,
-      account_id: ACCOUNT_ID,
-      tracking_id: TRACKING_ID,
-    },
+    source: notificationSource({
+      event: sample.event,
+      eventTs: sample.event_ts,
+      accountId: sample.payload.account_id,
+      trackingId: TRACKING_ID,
+      receivedAt: new Date(sample.event_ts),
+    }),
   };
 }
 

@@ -1,0 +1,81 @@
+import { DeliveryRoute } from '../../src/dispatcher/delivery.store';
+import { AttemptResult } from '../../src/dispatcher/delivery-sender.service';
+import {
+  StoreBackend,
+  addWebhook,
+  describeContract,
+  newEvent,
+  quietEarlierWebhooks,
+} from '../support/store-backends';
+
+const failed = (): AttemptResult => ({
+  ok: false,
+  startedAt: new Date(),
+  durationMs: 12,
+  statusCode: 500,
+  error: 'HTTP 500',
+  responseBody: 'no',
+});
+
+/** One fresh pending delivery to a fresh webhook. */
+async function oneDelivery(b: StoreBackend): Promise<DeliveryRoute> {
+  await quietEarlierWebhooks(b);
+  const webhook = await addWebhook(b, { events: ['job.started'] });
+  const [route] = (await b.stores.events.fanOut(newEvent('job.started')))!;
+  expect(route.webhookId).toBe(webhook.id);
+  return route;
+}
+
+describeContract('DeliveryStore', (backend) => {
+  it('leases a pending, due delivery to one claim at a time, with its webhook', async () => {
+    const b = backend();
+    const route = await oneDelivery(b);
+    expect(await b.stores.deliveries.route([route.id])).toEqual([route]);
+    const [target] = await b.stores.deliveries.claim([route.id], 60_000);
+    expect(target).toMatchObject({
+      id: route.id,
+      webhookId: route.webhookId,
+      event: 'job.started',
+      status: 'pending',
+      attemptCount: 0,
+      active: true,
+    });
+    expect(JSON.parse(target.body)).toMatchObject({ event: 'job.started', data: { n: 1 } });
+    expect(await b.stores.deliveries.claim([route.id], 60_000)).toEqual([]);
+    expect(await b.stores.deliveries.route([route.id])).toEqual([]);
+  });
+
+  it('records an attempt only at the attempt count it started from', async () => {
+    const b = backend();
+    const route = await oneDelivery(b);
+    await b.stores.deliveries.claim([route.id], 60_000);
+    const record = {
+      deliveryId: route.id,
+      attempt: 1,
+      result: failed(),
+      status: 'pending' as const,
+      nextAttemptAt: new Date(Date.now() + 60_000),
+    };
+    expect(await b.stores.deliveries.recordAttempt(record)).toBe(true);
+    expect(await b.stores.deliveries.recordAttempt(record)).toBe(false);
+    expect(await b.delivery(route.id)).toEqual({
+      status: 'pending',
+      attemptCount: 1,
+      lastError: 'HTTP 500',
+    });
+    // Not due for a minute: nothing to claim.
+    expect(await b.stores.deliveries.claim([route.id], 60_000)).toEqual([]);
+  });
+
+  it('cancels a pending delivery once: it ends failed, unsent', async () => {
+    const b = backend();
+    const route = await oneDelivery(b);
+    expect(await b.stores.deliveries.cancel(route.id, 'webhook is inactive')).toBe(true);
+    expect(await b.stores.deliveries.cancel(route.id, 'again')).toBe(false);
+    expect(await b.delivery(route.id)).toEqual({
+      status: 'failed',
+      attemptCount: 0,
+      lastError: 'webhook is inactive',
+    });
+  });
+});
