@@ -1,6 +1,8 @@
 /**
- * Three projects: unit specs beside the code, store contracts in test/stores (PostgreSQL and
- * the fakes), end-to-end specs in test/ against real PostgreSQL and Redis.
+ * Four projects: unit specs beside the code, store contracts in test/stores (PostgreSQL and
+ * the fakes), the web console's own logic (console/src, no browser: its pages are driven in
+ * Chromium by test/console.e2e-spec.ts), and end-to-end specs in test/ against real
+ * PostgreSQL and Redis.
  */
 const tsJest = ['ts-jest', {}];
 
@@ -26,6 +28,30 @@ module.exports = {
       rootDir: '.',
       testRegex: 'test/stores/.*\\.spec\\.ts$',
       transform: { '^.+\\.ts$': tsJest },
+    },
+    {
+      displayName: 'console',
+      testEnvironment: 'node',
+      rootDir: 'console',
+      testRegex: 'src/.*\\.spec\\.ts$',
+      // The console's tsconfig is for the bundler (ES modules, DOM); Jest runs CommonJS.
+      transform: {
+        '^.+\\.tsx?$': [
+          'ts-jest',
+          {
+            tsconfig: {
+              module: 'commonjs',
+              moduleResolution: 'node',
+              target: 'ES2022',
+              lib: ['ES2022', 'DOM'],
+              strict: true,
+              esModuleInterop: true,
+              isolatedModules: true,
+              types: ['node', 'jest'],
+            },
+          },
+        ],
+      },
     },
     {
       displayName: 'e2e',

@@ -27,6 +27,10 @@
  *     minimal      bench/minimal-pipeline.ts ingest: verify, one batched INSERT, 200
  * - fanout: the app (APP_ROLE=all) with FAN_OUT webhooks subscribed: one event POSTed, time to
  *   its 200 and until every webhook has it; a few times, after one warm-up event.
+ * - tracing (not in the default phases): e2e (APP_ROLE=all) and ingest (APP_ROLE=api) with
+ *   tracing off, then on (OTEL_EXPORTER_OTLP_ENDPOINT at a local OTLP/HTTP sink in a process of
+ *   its own, the default http/protobuf, every trace sampled), alternating round by round; the
+ *   summary gives on ÷ off per round and the median (SPEC §11: at least 0.9).
  *
  * The app and the baselines run compiled, on plain node (see build()).
  *
@@ -55,13 +59,14 @@ import { TestDatabase } from '../test/support/test-db';
 import {
   BENCH_CLIENT,
   ENCRYPTION_KEY,
+  ROOT,
   SUBSCRIBER_SECRET,
   Side,
   build,
   startApp,
   startMinimal,
 } from './sides';
-import { cpuSecondsOf, now, percentile, sampleRss } from './support';
+import { cpuSecondsOf, now, percentile, sampleRss, spawnNode } from './support';
 
 const EVENTS = Math.min(Number(process.argv[2] ?? 5000), 100_000);
 const CONCURRENCY = Math.min(Number(process.argv[3] ?? 50), 512);
@@ -423,6 +428,74 @@ async function fanOut(
   }
 }
 
+// ---------------------------------------------------------------- tracing on and off
+
+/** A local OTLP/HTTP collector stand-in: answers every export 200 and counts what it got. */
+const OTLP_SINK = `
+const http = require('node:http');
+let requests = 0, bytes = 0;
+const server = http.createServer((req, res) => {
+  req.on('data', (c) => (bytes += c.length));
+  req.on('end', () => { requests++; res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(); });
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+process.on('message', () => process.send({ requests, bytes }));`;
+
+async function startSink(): Promise<{
+  url: string;
+  counts: () => Promise<string>;
+  stop: () => void;
+}> {
+  const child = spawnNode(['-e', OTLP_SINK], ROOT, {}, ['ignore', 'ignore', 'inherit', 'ipc']);
+  const [{ port }] = (await once(child, 'message')) as [{ port: number }];
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async counts() {
+      child.send('counts');
+      const [c] = (await once(child, 'message')) as [{ requests: number; bytes: number }];
+      return `${c.requests} exports, ${(c.bytes / 1e6).toFixed(1)} MB`;
+    },
+    stop: () => child.kill('SIGKILL'),
+  };
+}
+
+/** Per round: [e2e off, e2e on, ingest off, ingest on]. */
+async function tracingOnOff(subscriber: Subscriber): Promise<Figures[][]> {
+  const hook = `${subscriber.urls[0]}/hook`;
+  const sink = await startSink();
+  const on = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
+  const rounds: Figures[][] = [];
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      console.log(
+        `tracing round ${round}: off, then on; ${WARMUP} warm-up events, then ${EVENTS} at concurrency ${CONCURRENCY}`,
+      );
+      const e2e = await measureEach(
+        [
+          () => appSide('all', [hook], undefined, 'app, tracing off'),
+          () => appSide('all', [hook], undefined, 'app, tracing on', on),
+        ],
+        subscriber,
+        true,
+      );
+      const alone = await measureEach(
+        [
+          () => appSide('api', [hook], undefined, 'app, tracing off'),
+          () => appSide('api', [hook], undefined, 'app, tracing on', on),
+        ],
+        subscriber,
+        false,
+      );
+      console.log(`  the sink has received ${await sink.counts()} so far`);
+      rounds.push([...e2e, ...alone]);
+    }
+  } finally {
+    sink.stop();
+  }
+  return rounds;
+}
+
 async function main(): Promise<void> {
   build();
   console.log(
@@ -449,6 +522,7 @@ async function main(): Promise<void> {
     const ing = PHASES.includes('ingest') ? await ingest(subscriber) : [];
     const fan = PHASES.includes('fanout') ? await fanOut() : [];
     const fanBefore = PHASES.includes('fanout') && BEFORE ? await fanOut(BEFORE, BEFORE_LABEL) : [];
+    const traced = PHASES.includes('tracing') ? await tracingOnOff(subscriber) : [];
 
     console.log('\nsummary' + (ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''));
     const lines: string[] = [];
@@ -525,6 +599,26 @@ async function main(): Promise<void> {
       lines.push(
         `  fan-out to ${FAN_OUT}, app before: slowest of ${fanBefore.length} ` +
           `${f0(Math.max(...fanBefore.map((r) => r.allMs)))} ms`,
+      );
+    }
+    if (traced.length > 0) {
+      const onOff = (on: number, off: number, pick: (f: Figures) => number, name: string) => {
+        const perRound = traced.map((r) => pick(r[on]) / pick(r[off]));
+        const m = median(perRound);
+        return (
+          `  tracing, ${name}: off ${f0(median(traced.map((r) => pick(r[off]))))}/s, on ` +
+          `${f0(median(traced.map((r) => pick(r[on]))))}/s; on ÷ off per round ` +
+          `${perRound.map((r) => `${r.toFixed(2)}x`).join(', ')}, median ${m.toFixed(2)}x ` +
+          `(target ≥ 0.9x: ${m >= 0.9 ? 'met' : 'MISSED'})`
+        );
+      };
+      lines.push(
+        onOff(1, 0, (f) => f.deliveriesPerSecond, 'e2e deliveries (APP_ROLE=all)'),
+        onOff(3, 2, (f) => f.ingestPerSecond, 'ingest (APP_ROLE=api)'),
+        `  tracing, CPU per event of the process: e2e off ${f3(median(traced.map((r) => r[0].cpuMsPerEvent.process)))} ms, ` +
+          `on ${f3(median(traced.map((r) => r[1].cpuMsPerEvent.process)))} ms; ingest off ` +
+          `${f3(median(traced.map((r) => r[2].cpuMsPerEvent.process)))} ms, on ` +
+          `${f3(median(traced.map((r) => r[3].cpuMsPerEvent.process)))} ms`,
       );
     }
     console.log(lines.join('\n'));

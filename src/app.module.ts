@@ -4,10 +4,12 @@ import type { DestinationStream } from 'pino';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { ConfigModule } from './config/config.module';
+import { ConsoleModule } from './console/console.module';
 import { AppConfig } from './config/config.types';
 import { DatabaseModule } from './database/database.module';
 import { DeliveryLogModule } from './dispatcher/delivery-log.module';
 import { DispatcherWorkerModule } from './dispatcher/dispatcher-worker.module';
+import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { InboundWorkerModule } from './inbound/inbound-worker.module';
 import { InboundModule } from './inbound/inbound.module';
@@ -19,6 +21,7 @@ import { QueueModule } from './queue/queue.module';
 import { RecordingAutomationModule } from './inbound/recording-automation/recording-automation.module';
 import { RecordingsModule } from './recordings/recordings.module';
 import { RetentionModule } from './retention/retention.module';
+import { TelemetryModule } from './telemetry/telemetry.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
@@ -28,9 +31,11 @@ const API_MODULES: Type[] = [
   AuthModule,
   WebhooksModule,
   DeliveryLogModule,
+  EventsModule,
   MeetingsModule,
   RecordingsModule,
   QueueDashboardModule,
+  ConsoleModule,
 ];
 
 /** Modules that run job handlers and the sweepers (role worker or all). */
@@ -59,6 +64,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        TelemetryModule.forRoot(config.telemetry),
         DatabaseModule,
         QueueModule,
         MetricsModule,

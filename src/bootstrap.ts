@@ -21,6 +21,7 @@ import { isZoomEventsRequest } from './inbound/inbound.controller';
 import { InboundService } from './inbound/inbound.service';
 import { RequestListener, zoomEventsRoute } from './inbound/zoom-events.route';
 import { MetricsService } from './metrics/metrics.service';
+import { Tracing } from './telemetry/tracing';
 
 // queues:admin is left out: no documented route takes it, and with it listed, "select all"
 // in the Authorize dialog would ask every API client for a scope it lacks (invalid_scope).
@@ -96,6 +97,7 @@ export async function createApp(
         app.get(MetricsService),
         completionLine(config, options.logStream),
         express,
+        app.get(Tracing),
       ),
     );
   }

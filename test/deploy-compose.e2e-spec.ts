@@ -105,4 +105,19 @@ describe('docker/compose.yml', () => {
       );
     }
   });
+
+  it('sends the traces of the api and worker to a Jaeger service over OTLP/HTTP, its UI published', () => {
+    const jaeger = services.jaeger;
+    expect(jaeger?.image).toMatch(/^jaegertracing\/all-in-one:\d+\.\d+\.\d+$/);
+    expect(env(jaeger).COLLECTOR_OTLP_ENABLED).toBe('true');
+    expect(jaeger.ports).toContainEqual(expect.stringMatching(/(^|:)16686:16686$/));
+    for (const [, service] of longRunning) {
+      const config = loadConfig({ ...env(service), NODE_ENV: 'production' });
+      expect(config.telemetry).toMatchObject({
+        endpoint: 'http://jaeger:4318',
+        protocol: 'http/protobuf',
+      });
+      expect(service.depends_on?.jaeger?.condition).toBe('service_started');
+    }
+  });
 });

@@ -37,6 +37,18 @@ describe('docker/Dockerfile', () => {
     expect(run).toMatch(/\bnpm prune --omit=dev\b/);
   });
 
+  it('builds the web console in the same npm run build, from console/ (dist/console-app)', () => {
+    const copied = args(build, 'COPY').flatMap((copy) => copy.split(/\s+/).slice(0, -1));
+    expect(copied).toContain('console');
+    const scripts = (
+      JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+        scripts: Record<string, string>;
+      }
+    ).scripts;
+    expect(scripts.build).toMatch(/\bnpm run build:console\b/);
+    expect(scripts['build:console']).toMatch(/^vite build\b/);
+  });
+
   it('ships only package.json, production node_modules and dist in the final stage', () => {
     const copies = args(runtime, 'COPY');
     expect(copies.length).toBeGreaterThan(0);

@@ -328,7 +328,7 @@ describe('inbound events mapped and delivered (role all, event-only recordings)'
     ).toEqual([]);
   });
 
-  it('publishes operation.failed with the reason once its retries are spent', async () => {
+  it('publishes operation.failed at once when the event makes the failure certain (no retry)', async () => {
     const uuid = meetingUuid();
     const broken = recordingCompleted(uuid);
     (broken.payload.object as Record<string, unknown>).recording_files = 'not a list';
@@ -357,7 +357,7 @@ describe('inbound events mapped and delivered (role all, event-only recordings)'
     });
     expect(row.process_error).toMatch(/no recording_files list/);
     const lines = t.logs.filter((l) => l.includes(row.id));
-    expect(lines.filter((l) => l.includes('will retry'))).toHaveLength(2);
+    expect(lines.filter((l) => l.includes('will retry'))).toHaveLength(0);
     expect(lines.filter((l) => l.includes('final: publishing operation.failed'))).toHaveLength(1);
     expect(
       receiver

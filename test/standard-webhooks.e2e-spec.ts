@@ -84,7 +84,7 @@ describe('Standard Webhooks signatures, secret rotation and the event catalog (S
   };
 
   describe('GET /api/event-types', () => {
-    it('lists the six kinds, webhook.test and zoom.*, each with a description and a 2020-12 schema', async () => {
+    it('lists the six kinds, webhook.test, zoom.* and the operational events, each with a description and a 2020-12 schema', async () => {
       const res = await api('GET', '/api/event-types');
       expect(res.status).toBe(200);
       expect(res.body.data.map((e: Json) => e.name)).toEqual([
@@ -96,6 +96,8 @@ describe('Standard Webhooks signatures, secret rotation and the event catalog (S
         'operation.failed',
         'webhook.test',
         'zoom.*',
+        'bridge.webhook.disabled',
+        'bridge.delivery.failed',
       ]);
       for (const entry of res.body.data) {
         expect(Object.keys(entry).sort()).toEqual(['description', 'name', 'schema']);

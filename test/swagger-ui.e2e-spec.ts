@@ -1,36 +1,15 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, Page, chromium } from 'playwright-core';
+import { Browser, Page } from 'playwright-core';
+import { haveChromium, launchChromium } from './support/chromium';
 import { request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
 import { CLIENTS, TestApp, startTestApp } from './support/test-app';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** Screenshots land here; CI keeps reports/ as the run's artifacts. */
 const ARTIFACTS = join(__dirname, '..', 'reports', 'swagger-ui');
 
-// .ci/run installs Debian's Chromium and sets CI, so there a missing browser is a failure; on a
-// developer machine without it the suite is skipped with a notice instead of failing `npm test`.
-const haveBrowser = existsSync(CHROMIUM);
-if (!haveBrowser && process.env.CI) {
-  throw new Error(`${CHROMIUM} is missing: .ci/run installs the Debian package chromium`);
-}
-if (!haveBrowser) {
-  process.stderr.write(
-    `swagger-ui browser test skipped: no ${CHROMIUM} (apt-get install chromium)\n`,
-  );
-}
-
-// The machine has no route out: without these Chromium keeps dialling Google's services.
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const haveBrowser = haveChromium('swagger-ui browser test');
 
 /** Opens an operation of the webhooks tag, presses "Try it out" and returns its block. */
 async function tryItOut(page: Page, operationId: string) {
@@ -63,11 +42,7 @@ async function execute(page: Page, block: ReturnType<Page['locator']>, method: s
     mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestApp();
     receiver = await startReceiver();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
   });
   afterAll(async () => {

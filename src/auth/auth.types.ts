@@ -4,6 +4,8 @@ import { Scope } from '../config/config.types';
 export interface AuthenticatedClient {
   clientId: string;
   scopes: Scope[];
+  /** The token came from a portal link (SPEC §13), not from the client's own credentials. */
+  portal?: true;
 }
 
 export const SCOPES_KEY = 'meb:scopes';

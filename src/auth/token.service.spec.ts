@@ -37,3 +37,30 @@ describe('TokenService: revocation through AUTH_CLIENTS', () => {
     expect(after.verify(token)).toEqual({ clientId: 'ops', scopes: ['webhooks:read'] });
   });
 });
+
+describe('TokenService: portal link tokens', () => {
+  const tokens = tokensFor(client('ops', 'webhooks:read webhooks:write meetings:read'));
+  afterEach(() => jest.useRealTimers());
+
+  it('marks them, so the session they open can be told from the client itself', () => {
+    const { token, expiresIn } = tokens.issue('ops', ['webhooks:read'], {
+      ttlSeconds: 120,
+      portal: true,
+    });
+    expect(expiresIn).toBe(120);
+    expect(tokens.verify(token)).toEqual({
+      clientId: 'ops',
+      scopes: ['webhooks:read'],
+      portal: true,
+    });
+  });
+
+  it('refuses them once their own lifetime is over, whatever AUTH_TOKEN_TTL_SECONDS says', () => {
+    jest.useFakeTimers({ now: Date.parse('2026-03-01T12:00:00Z') });
+    const { token } = tokens.issue('ops', ['webhooks:read'], { ttlSeconds: 60, portal: true });
+    jest.setSystemTime(Date.parse('2026-03-01T12:00:59Z'));
+    expect(tokens.verify(token)).not.toBeNull();
+    jest.setSystemTime(Date.parse('2026-03-01T12:01:00Z'));
+    expect(tokens.verify(token)).toBeNull();
+  });
+});

@@ -9,6 +9,15 @@ const AUDIENCE = 'meeting-event-bridge';
 interface TokenClaims {
   sub: string;
   scope: string;
+  /** Set on the tokens of portal links (src/console/portal-links.service.ts). */
+  portal?: true;
+}
+
+export interface IssueOptions {
+  /** Lifetime instead of AUTH_TOKEN_TTL_SECONDS. */
+  ttlSeconds?: number;
+  /** A portal link's session: it may not mint further links (which would outlive it). */
+  portal?: boolean;
 }
 
 /**
@@ -27,9 +36,15 @@ export class TokenService {
     this.currentScopes = new Map(config.auth.clients.map((c) => [c.clientId, new Set(c.scopes)]));
   }
 
-  issue(clientId: string, scopes: Scope[]): { token: string; expiresIn: number } {
-    const expiresIn = this.config.auth.tokenTtlSeconds;
-    const token = this.jwt.sign({ sub: clientId, scope: scopes.join(' ') } satisfies TokenClaims, {
+  issue(
+    clientId: string,
+    scopes: Scope[],
+    options: IssueOptions = {},
+  ): { token: string; expiresIn: number } {
+    const expiresIn = options.ttlSeconds ?? this.config.auth.tokenTtlSeconds;
+    const claims: TokenClaims = { sub: clientId, scope: scopes.join(' ') };
+    if (options.portal) claims.portal = true;
+    const token = this.jwt.sign(claims, {
       secret: this.config.auth.tokenSecret,
       algorithm: 'HS256',
       audience: AUDIENCE,
@@ -59,7 +74,9 @@ export class TokenService {
         .filter(
           (s): s is Scope => (SCOPES as readonly string[]).includes(s) && current.has(s as Scope),
         );
-      return { clientId: claims.sub, scopes };
+      return claims.portal === true
+        ? { clientId: claims.sub, scopes, portal: true }
+        : { clientId: claims.sub, scopes };
     } catch {
       return null;
     }

@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorBody } from './error-response';
 
@@ -9,6 +10,8 @@ export interface HttpServerLimits {
   headersTimeoutMs: number;
   /** Longest wait for a whole request, body included, from its first byte. */
   requestTimeoutMs: number;
+  /** Most connections open at once (HTTP_MAX_CONNECTIONS); past it, 503 with Retry-After. */
+  maxConnections: number;
 }
 
 // Node finds expired requests by polling (every 30 s by default, which let a body sent at
@@ -24,7 +27,11 @@ const MAX_HEADER_BYTES = 16 * 1024;
 interface ClientErrorAnswer {
   status: number;
   message: string;
+  headers?: Record<string, string>;
 }
+
+/** Seconds a client turned away by the connection cap is told to wait. */
+const FULL_RETRY_AFTER_SECONDS = 1;
 
 function answerFor(error: NodeJS.ErrnoException, limits: HttpServerLimits): ClientErrorAnswer {
   switch (error.code) {
@@ -48,15 +55,56 @@ function answerFor(error: NodeJS.ErrnoException, limits: HttpServerLimits): Clie
 }
 
 /** The answer as raw bytes, for when there is no ServerResponse to write it with. */
-function rawAnswer({ status, message }: ClientErrorAnswer): string {
+function rawAnswer({ status, message, headers = {} }: ClientErrorAnswer): string {
   const body = JSON.stringify(errorBody(status, message));
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +
+    Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('') +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     'Connection: close\r\n\r\n' +
     body
   );
+}
+
+/**
+ * Caps the open connections (HTTP_MAX_CONNECTIONS). Node's own server.maxConnections drops the
+ * connection past the cap without a word, which the client sees as a reset and cannot tell
+ * from a crash; here it gets a 503 with Retry-After and the connection is closed, never handed
+ * to the HTTP parser. What the server listens with for 'connection' (Node's HTTP parser) is
+ * called only for connections within the cap.
+ */
+function capConnections(server: Server, max: number, logger: LoggerService): void {
+  const serve = server.listeners('connection') as ((socket: Socket) => void)[];
+  server.removeAllListeners('connection');
+  let open = 0;
+  let refusedSinceLog = 0;
+  const answer: ClientErrorAnswer = {
+    status: 503,
+    message: `The server has ${max} connections open, its limit; retry shortly`,
+    headers: { 'Retry-After': String(FULL_RETRY_AFTER_SECONDS) },
+  };
+  const full = rawAnswer(answer);
+  server.on('connection', (socket: Socket) => {
+    if (open >= max) {
+      // One line per burst, not per connection: a flood must not flood the log too.
+      if (refusedSinceLog++ === 0) {
+        logger.warn(`answered 503 before the application: ${answer.message}`, 'HttpServer');
+      }
+      socket.on('error', () => socket.destroy());
+      socket.end(full);
+      lingerThenClose(socket);
+      return;
+    }
+    open += 1;
+    refusedSinceLog = 0;
+    socket.once('close', () => {
+      open -= 1;
+    });
+    for (const listener of serve) listener.call(server, socket);
+  });
 }
 
 function lingerThenClose(socket: Duplex): void {
@@ -82,6 +130,7 @@ export function hardenHttpServer(
   // The createServer option, also read from the server when it starts listening (untyped).
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
     TIMEOUT_CHECK_INTERVAL_MS;
+  capConnections(server, limits.maxConnections, logger);
 
   // The response in flight on each socket: a request that times out while its body is still
   // arriving is answered through it, so that the application cannot write a second answer.

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { AppConfig } from '../config/config.types';
-import { AppLogger } from './logging';
+import { AppLogger, redactUrl } from './logging';
 
 /** An AppLogger writing to an array of parsed lines. */
 function capture(logLevel = 'info') {
@@ -54,5 +54,44 @@ describe('AppLogger (Nest lines as pino lines)', () => {
     expect(lines).toEqual([
       expect.objectContaining({ level: 30, deliveries: 3, context: 'Dispatcher' }),
     ]);
+  });
+});
+
+describe('redactUrl (credentials in query strings, by name)', () => {
+  it.each([
+    [
+      '/oauth/token?client_secret=s3cr3t&grant_type=x',
+      '/oauth/token?client_secret=[redacted]&grant_type=x',
+    ],
+    ['/api/x?access_token=eyJhbGciOi.x.y', '/api/x?access_token=[redacted]'],
+    [
+      '/a?page_size=3&token=t&refresh_token=r',
+      '/a?page_size=3&token=[redacted]&refresh_token=[redacted]',
+    ],
+    [
+      '/a?Password=p&api_key=k&x-amz-signature=z',
+      '/a?Password=[redacted]&api_key=[redacted]&x-amz-signature=[redacted]',
+    ],
+    ['/a?client%5Fsecret=s', '/a?client%5Fsecret=[redacted]'],
+    [
+      'POST https://hooks.example/x?secret=abc failed: HTTP 500',
+      'POST https://hooks.example/x?secret=[redacted] failed: HTTP 500',
+    ],
+  ])('%s', (url, expected) => {
+    expect(redactUrl(url)).toBe(expected);
+  });
+
+  it('leaves text without such parameters alone', () => {
+    expect(redactUrl('/api/webhooks?limit=5&cursor=abc')).toBe('/api/webhooks?limit=5&cursor=abc');
+    expect(redactUrl('no url here')).toBe('no url here');
+  });
+
+  it('masks them in AppLogger lines, errors included', () => {
+    const { logger, lines } = capture();
+    logger.warn('delivery to https://h.example/?token=tok1 failed', 'Dispatcher');
+    logger.error(new Error('GET /x?access_token=tok2 refused'), 'Dispatcher');
+    const text = JSON.stringify(lines);
+    expect(text).not.toMatch(/tok1|tok2/);
+    expect(text).toContain('token=[redacted]');
   });
 });

@@ -19,26 +19,88 @@ export function requestIdFor(req: IncomingMessage, res: ServerResponse): string 
 export const completionLevel = (status: number, err?: unknown): 'error' | 'warn' | 'info' =>
   err || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
 
-/** Request headers that can carry a credential: their values never reach the log. */
-const SECRET_REQUEST_HEADERS = ['authorization', 'cookie', 'x-zm-signature'];
-const SECRET_RESPONSE_HEADERS = ['set-cookie'];
 const CENSOR = '[redacted]';
 
 /**
+ * Header names that can carry a credential, by rule rather than by list, so a header the code
+ * never heard of (Proxy-Authorization, X-Access-Token, X-Api-Key, X-Zm-Signature, Set-Cookie)
+ * is masked too.
+ */
+const SECRET_HEADER = /authorization|token|secret|cookie|signature|passw|api[-_]?key|session/i;
+/**
+ * Query parameter names that can carry a credential: client_secret, access_token, token,
+ * refresh_token, secret, password, api_key, signature, code (an OAuth code), …
+ */
+const SECRET_PARAM =
+  /secret|token|passw|pwd|signature|^sig$|credential|api[-_]?key|^key$|^auth|^code$|session/i;
+// A query parameter in a URL anywhere in a text: its name and value.
+const QUERY_PARAM = /([?&;])([^=&#\s"'?;]+)=([^&#\s"';]*)/g;
+
+/** A URL (or any text holding URLs) with the values of credential-bearing parameters masked. */
+export function redactUrl(text: string): string {
+  if (!text.includes('=')) return text;
+  return text.replace(QUERY_PARAM, (whole, sep: string, name: string) =>
+    SECRET_PARAM.test(safeDecode(name)) ? `${sep}${name}=${CENSOR}` : whole,
+  );
+}
+
+function safeDecode(name: string): string {
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}
+
+/** A parsed query with the values of credential-bearing parameters masked. */
+function redactQuery(query: unknown): unknown {
+  if (typeof query !== 'object' || query === null) return query;
+  const names = Object.keys(query);
+  if (!names.some((name) => SECRET_PARAM.test(name))) return query;
+  const copy: Record<string, unknown> = {};
+  for (const name of names) {
+    copy[name] = SECRET_PARAM.test(name) ? CENSOR : (query as Record<string, unknown>)[name];
+  }
+  return copy;
+}
+
+/** Headers with the values of credential-bearing ones masked (the same object when none is). */
+function redactHeaders<T extends object>(headers: T): T {
+  const names = Object.keys(headers);
+  if (!names.some((name) => SECRET_HEADER.test(name))) return headers;
+  const copy = { ...headers } as Record<string, unknown>;
+  for (const name of names) if (SECRET_HEADER.test(name)) copy[name] = CENSOR;
+  return copy as T;
+}
+
+/** A request as the log line holds it, its credentials masked. */
+function redactRequest<T extends { url?: unknown; query?: unknown; headers?: unknown }>(req: T): T {
+  return {
+    ...req,
+    url: typeof req.url === 'string' ? redactUrl(req.url) : req.url,
+    query: redactQuery(req.query),
+    headers:
+      typeof req.headers === 'object' && req.headers !== null
+        ? redactHeaders(req.headers)
+        : req.headers,
+  };
+}
+
+/**
  * One JSON line per request, with a request id (taken from x-request-id when sane) echoed in
- * the response. Credentials never reach the log: redaction covers every header that can carry
- * one, and bodies are not logged at all.
+ * the response. Credentials never reach the log: every header and query parameter whose name
+ * says it can carry one is masked (in the URL too), whatever the answer, and bodies are not
+ * logged at all.
  */
 function httpLoggerOptions(config: AppConfig): Options {
   return {
     level: config.logLevel,
     base: { service: 'meeting-event-bridge', role: config.role.name },
-    redact: {
-      paths: [
-        ...SECRET_REQUEST_HEADERS.map((name) => `req.headers["${name}"]`),
-        ...SECRET_RESPONSE_HEADERS.map((name) => `res.headers["${name}"]`),
-      ],
-      censor: CENSOR,
+    // pino-http hands these its standard serialisation of the request and response.
+    serializers: {
+      req: (req: Record<string, unknown>) => redactRequest(req),
+      res: (res: { headers?: object }) =>
+        res.headers ? { ...res, headers: redactHeaders(res.headers) } : res,
     },
     genReqId: requestIdFor,
     // Health probes and scrapes would drown the useful lines.
@@ -73,7 +135,8 @@ export type CompletionLine = (
   level: 'error' | 'warn' | 'info',
   req: ServedRequest,
   res: ServerResponse,
-  fields: { responseTime: number; err?: Error },
+  /** trace_id and span_id: the request's span, while tracing is on (SPEC §12). */
+  fields: { responseTime: number; err?: Error; trace_id?: string; span_id?: string },
   msg: string,
 ) => void;
 
@@ -91,19 +154,19 @@ export function completionLine(config: AppConfig, stream?: DestinationStream): C
     const socket = req.socket;
     log[lineLevel](
       {
-        req: {
+        req: redactRequest({
           id: req.id,
           method: req.method,
           url: req.url,
           query: req.query,
           params: req.params,
-          headers: censored(req.headers, SECRET_REQUEST_HEADERS),
+          headers: req.headers,
           remoteAddress: socket?.remoteAddress,
           remotePort: socket?.remotePort,
-        },
+        }),
         res: {
           statusCode: res.headersSent ? res.statusCode : null,
-          headers: censored(res.getHeaders(), SECRET_RESPONSE_HEADERS),
+          headers: redactHeaders(res.getHeaders()),
         },
         ...fields,
       },
@@ -112,11 +175,15 @@ export function completionLine(config: AppConfig, stream?: DestinationStream): C
   };
 }
 
-function censored<T extends object>(headers: T, secret: readonly string[]): T {
-  if (!secret.some((name) => name in headers)) return headers;
-  const copy = { ...headers } as Record<string, unknown>;
-  for (const name of secret) if (name in copy) copy[name] = CENSOR;
-  return copy as T;
+/** An error whose message or stack quotes a URL with a credential: a masked copy. */
+function redactError(error: Error): Error {
+  const message = redactUrl(error.message);
+  const stack = error.stack === undefined ? undefined : redactUrl(error.stack);
+  if (message === error.message && stack === error.stack) return error;
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(error) as object) as Error, error);
+  copy.message = message;
+  copy.stack = stack;
+  return copy;
 }
 
 type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
@@ -162,7 +229,7 @@ export class AppLogger implements LoggerService {
     const rest = params.slice(0, -1);
     if (params.length > 0) fields.context = params[params.length - 1];
     if (message instanceof Error) {
-      this.pino[level]({ ...fields, err: message }, ...(rest as []));
+      this.pino[level]({ ...fields, err: redactError(message) }, ...(rest as []));
     } else if (typeof message === 'object' && message !== null) {
       this.pino[level]({ ...fields, ...message }, ...(rest as []));
     } else if (
@@ -172,11 +239,12 @@ export class AppLogger implements LoggerService {
       typeof rest[0] === 'string' &&
       /\n\s*at /.test(rest[0])
     ) {
-      const err = new Error(String(message));
-      err.stack = rest[0];
+      const err = new Error(redactUrl(String(message)));
+      err.stack = redactUrl(rest[0]);
       this.pino.error({ ...fields, err });
     } else {
-      this.pino[level](fields, String(message), ...(rest as []));
+      // A message may quote a URL (a webhook's, the platform's) with a credential in its query.
+      this.pino[level](fields, redactUrl(String(message)), ...(rest as []));
     }
   }
 }

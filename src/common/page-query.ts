@@ -44,3 +44,12 @@ export function PageCursor(): PropertyDecorator {
     }),
   );
 }
+
+/** `next_cursor` of a page's answer (toPage). */
+export const NextCursor = (): PropertyDecorator =>
+  ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Pass as `cursor` for the next page; null on the last page',
+  });

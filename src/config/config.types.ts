@@ -19,6 +19,30 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** OTEL_TRACES_SAMPLER values, as the OpenTelemetry specification names them. */
+export const TRACE_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+export type TraceSamplerName = (typeof TRACE_SAMPLERS)[number];
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
+/** SPEC §12: traces, exported only while `endpoint` is set. */
+export interface TelemetryConfig {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT without its trailing slash; null: tracing off. */
+  endpoint: string | null;
+  protocol: OtlpProtocol;
+  serviceName: string;
+  sampler: TraceSamplerName;
+  /** The ratio of the *traceidratio samplers (OTEL_TRACES_SAMPLER_ARG), 0 to 1. */
+  samplerRatio: number;
+}
+
 export interface ApiClientConfig {
   clientId: string;
   clientSecret: string;
@@ -33,7 +57,7 @@ export interface AppConfig {
   logLevel: string;
   shutdownTimeoutMs: number;
   /** Slow clients are cut off (408): headers, and the whole request, must arrive within these. */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number };
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnections: number };
   /** Express `trust proxy`: false, or how many proxy hops to trust for the client address. */
   trustProxy: false | number;
   database: { url: string; migrationsRun: boolean };
@@ -80,4 +104,11 @@ export interface AppConfig {
   webhookSecretGraceSeconds: number;
   /** Base URL clients use to reach this service (download links in notifications). */
   publicBaseUrl: string;
+  telemetry: TelemetryConfig;
+  /** The web console at /console (SPEC §13). */
+  console: {
+    enabled: boolean;
+    /** Origins allowed to frame the console (CSP frame-ancestors); empty: none. */
+    frameAncestors: string[];
+  };
 }

@@ -45,13 +45,17 @@ describe('loadConfig', () => {
     expect(config.webhookAllowPrivateUrls).toBe(false);
     expect(config.webhookSecretGraceSeconds).toBe(86400);
     expect(config.trustProxy).toBe(false);
-    expect(config.http).toEqual({ headersTimeoutMs: 10000, requestTimeoutMs: 30000 });
+    expect(config.http).toEqual({
+      headersTimeoutMs: 10000,
+      requestTimeoutMs: 30000,
+      maxConnections: 1000,
+    });
   });
 
   it('reads the HTTP timeouts and refuses a headers limit above the request limit', () => {
     expect(
       loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '5000' }).http,
-    ).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
+    ).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 5000, maxConnections: 1000 });
     expect(
       problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '6000', HTTP_REQUEST_TIMEOUT_MS: '5000' }),
     ).toEqual(['HTTP_HEADERS_TIMEOUT_MS (6000) must not exceed HTTP_REQUEST_TIMEOUT_MS (5000)']);
@@ -116,10 +120,27 @@ describe('loadConfig', () => {
     [{ WEBHOOK_SECRET_GRACE_SECONDS: '-1' }, 'WEBHOOK_SECRET_GRACE_SECONDS'],
     [{ WEBHOOK_SECRET_GRACE_SECONDS: '2592001' }, 'WEBHOOK_SECRET_GRACE_SECONDS'],
     [{ TRUST_PROXY_HOPS: 'all' }, 'TRUST_PROXY_HOPS'],
+    [{ CONSOLE_ENABLED: 'perhaps' }, 'CONSOLE_ENABLED'],
+    [{ CONSOLE_FRAME_ANCESTORS: "'self'" }, 'CONSOLE_FRAME_ANCESTORS'],
+    [{ CONSOLE_FRAME_ANCESTORS: 'https://a.example.com/path' }, 'CONSOLE_FRAME_ANCESTORS'],
+    [{ CONSOLE_FRAME_ANCESTORS: 'https://a.example.com; script-src *' }, 'CONSOLE_FRAME_ANCESTORS'],
   ])('rejects %j naming %s', (env, name) => {
     const problems = problemsOf(env as Record<string, string>);
     expect(problems).toHaveLength(1);
     expect(problems[0].startsWith(`${name} `)).toBe(true);
+  });
+
+  it('serves the console framed by no one unless CONSOLE_FRAME_ANCESTORS lists origins', () => {
+    expect(loadConfig({}).console).toEqual({ enabled: true, frameAncestors: [] });
+    expect(
+      loadConfig({
+        CONSOLE_ENABLED: 'false',
+        CONSOLE_FRAME_ANCESTORS: ' https://portal.example.com  http://localhost:8080/ ',
+      }).console,
+    ).toEqual({
+      enabled: false,
+      frameAncestors: ['https://portal.example.com', 'http://localhost:8080'],
+    });
   });
 
   it('requires both secrets in production, naming each', () => {

@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { APP_ROLES, ApiClientConfig, AppConfig, AppRoleName, SCOPES, Scope } from './config.types';
+import {
+  APP_ROLES,
+  ApiClientConfig,
+  AppConfig,
+  AppRoleName,
+  OTLP_PROTOCOLS,
+  SCOPES,
+  Scope,
+  TRACE_SAMPLERS,
+  TelemetryConfig,
+} from './config.types';
 
 export type Env = Record<string, string | undefined>;
 
@@ -201,7 +211,10 @@ function httpTimeouts(reader: Reader): AppConfig['http'] {
       `HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
     );
   }
-  return { headersTimeoutMs, requestTimeoutMs };
+  // Each open connection holds a file descriptor and some memory; past this many, new ones are
+  // answered 503 with Retry-After (src/common/http-server.ts) instead of piling up.
+  const maxConnections = reader.int('HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000);
+  return { headersTimeoutMs, requestTimeoutMs, maxConnections };
 }
 
 /**
@@ -217,6 +230,62 @@ function parseSecretTokens(reader: Reader, name: string): string[] {
     return [];
   }
   return tokens;
+}
+
+/**
+ * Space-separated origins (scheme, host, optional port; nothing else). Each lands verbatim in
+ * a Content-Security-Policy header, so anything that could end or extend the directive (a
+ * `;`, a keyword such as 'self', a bare `*`, a path) is refused rather than passed on; a
+ * host wildcard (https://*.example.com) is a CSP source of its own and is kept.
+ */
+function parseOrigins(reader: Reader, name: string): string[] {
+  const value = reader.raw(name);
+  if (value === undefined) return [];
+  const origins: string[] = [];
+  for (const entry of value.split(/\s+/)) {
+    let origin: string | null = null;
+    try {
+      const url = new URL(entry);
+      if (['http:', 'https:'].includes(url.protocol) && url.origin === entry.replace(/\/$/, '')) {
+        origin = url.origin;
+      }
+    } catch {
+      origin = null;
+    }
+    if (origin === null) {
+      reader.problems.push(
+        `${name} must be origins separated by spaces (like https://portal.example.com), got "${entry}"`,
+      );
+      return [];
+    }
+    origins.push(origin);
+  }
+  return origins;
+}
+
+function parseTelemetry(reader: Reader): TelemetryConfig {
+  const sampler = reader.oneOf('OTEL_TRACES_SAMPLER', TRACE_SAMPLERS, 'parentbased_always_on');
+  const arg = reader.raw('OTEL_TRACES_SAMPLER_ARG');
+  let samplerRatio = 1;
+  if (arg !== undefined) {
+    // Only the ratio samplers take an argument; for the others it is ignored, as the
+    // specification says, but a ratio that is not one is still refused.
+    const ratio = Number(arg);
+    if (!/^\d+(\.\d+)?$/.test(arg) || ratio > 1) {
+      reader.problems.push(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got "${arg}"`);
+    } else {
+      samplerRatio = ratio;
+    }
+  }
+  return {
+    endpoint: reader.raw('OTEL_EXPORTER_OTLP_ENDPOINT')
+      ? reader.url('OTEL_EXPORTER_OTLP_ENDPOINT', '', ['http:', 'https:'])
+      : null,
+    protocol: reader.oneOf('OTEL_EXPORTER_OTLP_PROTOCOL', OTLP_PROTOCOLS, 'http/protobuf'),
+    serviceName: reader.string('OTEL_SERVICE_NAME', 'meeting-event-bridge'),
+    sampler,
+    samplerRatio,
+  };
 }
 
 /** Reads and validates every variable of SPEC §1 from the given environment. */
@@ -303,6 +372,11 @@ export function loadConfig(env: Env): AppConfig {
     webhookAllowPrivateUrls: r.bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookSecretGraceSeconds: r.int('WEBHOOK_SECRET_GRACE_SECONDS', 86400, 0, 30 * 86400),
     publicBaseUrl: r.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
+    telemetry: parseTelemetry(r),
+    console: {
+      enabled: r.bool('CONSOLE_ENABLED', true),
+      frameAncestors: parseOrigins(r, 'CONSOLE_FRAME_ANCESTORS'),
+    },
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;

@@ -7,6 +7,8 @@ import { DeliveryLease1764100000017 } from './migrations/1764100000017-delivery-
 import { EventBody1764100000018 } from './migrations/1764100000018-event-body';
 import { DeliveryEventKey1764100000019 } from './migrations/1764100000019-delivery-event-key';
 import { WebhookDeliveryLimits1765000001000 } from './migrations/1765000001000-webhook-delivery-limits';
+import { InboundRawBody1765000003000 } from './migrations/1765000003000-inbound-raw-body';
+import { TraceContext1765000004000 } from './migrations/1765000004000-trace-context';
 import { DeliveryOrdering1765000007000 } from './migrations/1765000007000-delivery-ordering';
 
 /** Every migration, in order. New migrations are appended here. */
@@ -20,5 +22,7 @@ export const MIGRATIONS = [
   EventBody1764100000018,
   DeliveryEventKey1764100000019,
   WebhookDeliveryLimits1765000001000,
+  InboundRawBody1765000003000,
+  TraceContext1765000004000,
   DeliveryOrdering1765000007000,
 ];

@@ -1,7 +1,8 @@
 import { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
-import { Agent } from 'undici';
+import { Agent, buildConnector } from 'undici';
+import { skipInterimResponses } from './interim-responses';
 import { checkWebhookUrl } from '../webhooks/ssrf-policy';
 
 export type ResolveAll = (hostname: string) => Promise<LookupAddress[]>;
@@ -43,7 +44,7 @@ export function guardedLookup(
 /**
  * The keep-alive connection pool deliveries go through: one pool per receiver origin, at most
  * `connections` sockets each, every connection made through guardedLookup. undici follows no
- * redirects unless told to, so a 3xx comes back as it is.
+ * redirects unless told to, so a 3xx comes back as it is. Interim (1xx) answers are skipped.
  */
 export function createDeliveryAgent(options: {
   allowPrivate: boolean;
@@ -57,9 +58,20 @@ export function createDeliveryAgent(options: {
     keepAliveMaxTimeout: 60_000,
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
-    connect: {
-      timeout: options.timeoutMs,
-      lookup: guardedLookup(options.allowPrivate, options.resolveAll),
-    },
+    connect: interimTolerant(
+      buildConnector({
+        timeout: options.timeoutMs,
+        lookup: guardedLookup(options.allowPrivate, options.resolveAll),
+      }),
+    ),
   });
+}
+
+/** Every connection made skips the receiver's interim (1xx) answers (see skipInterimResponses). */
+function interimTolerant(connect: buildConnector.connector): buildConnector.connector {
+  return (options, callback) =>
+    connect(options, (...args) => {
+      if (args[0] === null) skipInterimResponses(args[1]);
+      callback(...args);
+    });
 }

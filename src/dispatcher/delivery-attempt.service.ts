@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { Span } from '@opentelemetry/api';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
@@ -6,8 +7,10 @@ import { deliveryRetry } from '../queue/queue.constants';
 import { previousSecretInGrace } from '../webhooks/secret-rotation';
 import { AttemptResult, DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, DeliveryTarget } from './delivery.store';
+import { OperationalEventsService } from './operational-events.service';
 import { ReceiverHealthService } from './receiver-health.service';
 import { retryAfterMs } from './retry-after';
+import { Tracing, traceFields, traceparentOf } from '../telemetry/tracing';
 
 export const INACTIVE_WEBHOOK_ERROR = 'webhook is inactive: delivery cancelled, not sent';
 
@@ -32,6 +35,8 @@ export class DeliveryAttemptService {
     private readonly sender: DeliverySenderService,
     private readonly metrics: MetricsService,
     private readonly health: ReceiverHealthService,
+    @Optional() private readonly tracing: Tracing = Tracing.off,
+    @Optional() private readonly operational?: OperationalEventsService,
   ) {
     this.retry = deliveryRetry(config);
   }
@@ -41,10 +46,23 @@ export class DeliveryAttemptService {
    * records it; `sent` is called as soon as the request is over, before the record is written.
    * One whose webhook is inactive is ended as failed, unsent. Throws only when the record
    * cannot be written: nothing was recorded then, and the lease lapses for the sweeper.
+   * Each attempt is a span of the trace its delivery was published in (SPEC §12).
    */
-  async attempt(
+  attempt(target: DeliveryTarget, sent: () => void = () => undefined): Promise<AttemptOutcome> {
+    if (!target.active || !this.tracing.enabled) return this.attemptIn(null, target, sent);
+    const span = this.tracing.startAttempt(target, target.attemptCount + 1);
+    return this.attemptIn(span, target, sent)
+      .catch((error: unknown) => {
+        this.tracing.failed(span, error);
+        throw error;
+      })
+      .finally(() => span?.end());
+  }
+
+  private async attemptIn(
+    span: Span | null,
     target: DeliveryTarget,
-    sent: () => void = () => undefined,
+    sent: () => void,
   ): Promise<AttemptOutcome> {
     const deliveryId = target.id;
     if (!target.active) {
@@ -65,6 +83,7 @@ export class DeliveryAttemptService {
         previousSecretEncrypted: previousSecretInGrace(target, new Date()),
         attempt,
         late: target.late,
+        traceparent: traceparentOf(span),
       });
     } finally {
       sent();
@@ -74,6 +93,7 @@ export class DeliveryAttemptService {
     const final = result.ok || result.statusCode === 410 || inSeries >= this.retry.attempts;
     const delayMs = final ? null : this.retryDelayMs(inSeries, result);
     const status = result.ok ? 'succeeded' : final ? 'failed' : 'pending';
+    this.tracing.attemptResult(span, result, status);
     const recorded = await this.store.recordAttempt({
       deliveryId,
       attempt,
@@ -118,11 +138,22 @@ export class DeliveryAttemptService {
         : `/${this.retry.attempts}`);
     if (delayMs === null) {
       this.metrics.deliveries.inc({ outcome: 'failed' });
-      this.logger.warn(`${what} failed: ${result.error}; final, delivery marked failed`);
+      this.warn(span, `${what} failed: ${result.error}; final, delivery marked failed`);
+      await this.operational?.deliveryFailed({
+        deliveryId,
+        webhookId: target.webhookId,
+        event: target.event,
+        traceContext: traceparentOf(span),
+      });
       return DONE;
     }
-    this.logger.warn(`${what} failed: ${result.error}; will retry in ${delayMs} ms`);
+    this.warn(span, `${what} failed: ${result.error}; will retry in ${delayMs} ms`);
     return { next: 'retry', delayMs };
+  }
+
+  /** A warning with the attempt span's trace_id and span_id, while tracing is on. */
+  private warn(span: Span | null, message: string): void {
+    this.logger.warn(span === null ? message : { msg: message, ...traceFields(span) });
   }
 
   /** The backoff, or the receiver's Retry-After on 429/503 when that is longer (SPEC §9). */

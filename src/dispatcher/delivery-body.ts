@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { holdsImpreciseNumber, storableCopy, stringifyPrecise } from '../common/precise-json';
 
 export interface EventSource {
   platform: 'zoom';
@@ -20,7 +21,7 @@ export function deliveryBody(event: {
   data: Record<string, unknown>;
   source: EventSource | null;
 }): string {
-  return bodyOfSerialised(event, JSON.stringify(event.data), JSON.stringify(event.source));
+  return bodyOfSerialised(event, stringifyPrecise(event.data), JSON.stringify(event.source));
 }
 
 /**
@@ -39,20 +40,21 @@ export function bodyOfSerialised(
 }
 
 /**
- * JSON for a jsonb column. jsonb cannot hold U+0000, which a meeting topic or a name may carry;
- * the record keeps U+FFFD there, while the body (text) sends the exact characters.
+ * JSON for a jsonb column. jsonb cannot hold U+0000 or an unpaired surrogate, which a meeting
+ * topic or a name may carry, nor a number past numeric's range; the record keeps U+FFFD (and
+ * such a number as a string) there, while the body (text) sends the exact characters and digits.
  */
 export function toJsonb(value: unknown): string {
-  return jsonbOfSerialised(value, JSON.stringify(value));
+  return jsonbOfSerialised(value, stringifyPrecise(value));
 }
 
-/** toJsonb() of a value whose JSON.stringify is `json` already. */
+/** toJsonb() of a value whose stringifyPrecise is `json` already. */
 export function jsonbOfSerialised(value: unknown, json: string): string {
-  // JSON spells U+0000 as \u0000; only a text with that spelling needs the replacing pass.
-  if (!json.includes('\\u0000')) return json;
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === 'string' ? v.replaceAll('\u0000', '\uFFFD') : v,
-  );
+  // JSON.stringify spells U+0000 and unpaired surrogates as escapes (and writes any other text
+  // as it is); past numeric's range can only be a PreciseNumber. Only then the replacing pass.
+  if (!json.includes('\\u') && !holdsImpreciseNumber(value)) return json;
+  const { value: storable, changed } = storableCopy(value);
+  return changed ? stringifyPrecise(storable) : json;
 }
 
 /** x-service-signature: lowercase hex HMAC-SHA256 with the webhook's secret over the exact body bytes. */

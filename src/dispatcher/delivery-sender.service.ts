@@ -27,6 +27,8 @@ export interface DeliveryRequest {
   attempt: number;
   /** Older than an event of its ordering key already delivered (SPEC §15). */
   late?: boolean;
+  /** W3C traceparent of the attempt's span, sent so the receiver continues the trace. */
+  traceparent?: string | null;
 }
 
 /** Marks a delivery of an ordered webhook sent after a newer event of its meeting. */
@@ -190,6 +192,7 @@ export class DeliverySenderService implements OnApplicationShutdown {
             'x-service-attempt': String(req.attempt),
             ...(req.late && { [ORDERING_HEADER]: 'late' }),
             'user-agent': USER_AGENT,
+            ...(req.traceparent ? { traceparent: req.traceparent } : {}),
           },
           body,
         });

@@ -104,4 +104,8 @@ export class DeliveryEntity {
 
   @Column({ name: 'order_ts', type: 'bigint', nullable: true, select: false })
   orderTs?: string | null;
+
+  /** W3C traceparent its attempts' spans continue (SPEC §12); null while tracing was off. */
+  @Column({ name: 'trace_context', type: 'text', nullable: true, select: false })
+  traceContext?: string | null;
 }

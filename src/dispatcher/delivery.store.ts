@@ -41,6 +41,8 @@ export interface DeliveryTarget {
   orderKey?: string | null;
   /** An event of its key newer than its own was delivered already: sent marked as late. */
   late?: boolean;
+  /** W3C traceparent its attempts' spans continue (SPEC §12); null or absent when none. */
+  traceContext?: string | null;
 }
 
 /** A delivery leased as it was stored, for the worker of the process that stored it. */
@@ -66,6 +68,7 @@ interface DeliveryTargetRow {
   consecutive_failures: number;
   order_key: string | null;
   late: boolean;
+  trace_context: string | null;
 }
 
 function toTarget(row: DeliveryTargetRow): DeliveryTarget {
@@ -85,6 +88,7 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
     consecutiveFailures: row.consecutive_failures,
     orderKey: row.order_key,
     late: row.late,
+    traceContext: row.trace_context,
   };
 }
 
@@ -107,7 +111,7 @@ const CLAIM_SQL = `
     AND ${orderAllows('d', 'w')}
   RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
     d.series_start, d.webhook_id, w.url, w.secret_encrypted, w.previous_secret_encrypted,
-    w.previous_secret_expires_at, w.active, w.consecutive_failures,
+    w.previous_secret_expires_at, w.active, w.consecutive_failures, d.trace_context,
     CASE WHEN w.ordering = 'meeting' THEN d.order_key END AS order_key,
     ${orderLate('d', 'w')} AS late`;
 

@@ -6,6 +6,8 @@ import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, PgDeliveryStore } from './delivery.store';
 import { DeliveryOrderStore, PgDeliveryOrderStore } from './delivery-order.store';
+import { OperationalEventsService } from './operational-events.service';
+import { OperationalEventStore, PgOperationalEventStore } from './operational-events.store';
 import { DispatcherModule } from './dispatcher.module';
 import { ReceiverHealthService } from './receiver-health.service';
 import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.store';
@@ -29,6 +31,8 @@ import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
     { provide: ReceiverHealthStore, useClass: PgReceiverHealthStore },
     SecretCipherService,
     { provide: WebhookSlots, useClass: RedisWebhookSlots },
+    OperationalEventsService,
+    { provide: OperationalEventStore, useClass: PgOperationalEventStore },
   ],
 })
 export class DispatcherWorkerModule {}

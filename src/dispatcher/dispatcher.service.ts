@@ -1,5 +1,6 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { SpanKind } from '@opentelemetry/api';
 import type { Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
 import { MicroBatcher } from '../common/micro-batch';
@@ -12,6 +13,7 @@ import { DeliveryEntity } from './delivery.entity';
 import type { DeliveryRoute, LeasedDelivery } from './delivery.store';
 import { EventStore, NewEvent } from './event.store';
 import { LocalDeliveries } from './local-deliveries';
+import { SPAN_ATTRIBUTES, Tracing, traceparentOf } from '../telemetry/tracing';
 
 export interface PublishInput {
   kind: PublishedKind;
@@ -21,6 +23,8 @@ export interface PublishInput {
   idempotencyKey?: string;
   /** The platform object's uuid, which ordered webhooks keep the order of (SPEC §15). */
   orderKey?: string | null;
+  /** W3C traceparent the deliveries' attempts continue (SPEC §12): the publishing span. */
+  traceContext?: string | null;
 }
 
 export interface PublishResult {
@@ -60,6 +64,7 @@ export class DispatcherService {
     private readonly events: EventStore,
     @InjectQueue(QUEUES.deliveries) private readonly queue: Pick<Queue, 'addBulk'>,
     private readonly local: LocalDeliveries,
+    @Optional() private readonly tracing: Tracing = Tracing.off,
   ) {}
 
   async publish(input: PublishInput): Promise<PublishResult> {
@@ -78,7 +83,22 @@ export class DispatcherService {
       idempotencyKey: input.idempotencyKey ?? null,
       orderKey: input.orderKey ?? null,
     };
-    const deliveries = await this.events.fanOut(event);
+    // Publishing for a traced event (the inbound job) is a span of its trace, and its
+    // deliveries' attempts continue it.
+    const span = input.traceContext
+      ? this.tracing.fromStored(input.traceContext, 'bridge.publish', SpanKind.INTERNAL, {
+          [SPAN_ATTRIBUTES.event]: input.kind,
+          [SPAN_ATTRIBUTES.eventId]: event.id,
+        })
+      : null;
+    event.traceContext = traceparentOf(span) ?? input.traceContext ?? null;
+    const deliveries = await this.events
+      .fanOut(event)
+      .then((created) => {
+        span?.setAttribute(SPAN_ATTRIBUTES.deliveries, created?.length ?? 0);
+        return created;
+      })
+      .finally(() => span?.end());
     if (deliveries === null) {
       const existing = await this.events.findByIdempotencyKey(input.idempotencyKey!);
       if (!existing) throw new Error('publish: idempotency key conflict, but no event holds it');
@@ -114,6 +134,10 @@ export class DispatcherService {
    * null when the webhook is not (or no longer) active.
    */
   async publishTest(webhook: { id: string }): Promise<DeliveryEntity | null> {
+    // A test starts a trace of its own (SPEC §12): no platform event caused it.
+    const span = this.tracing.root('bridge.webhook.test', {
+      [SPAN_ATTRIBUTES.webhookId]: webhook.id,
+    });
     const delivery = await this.events.insertTest(webhook.id, {
       id: randomUUID(),
       kind: TEST_EVENT,
@@ -124,7 +148,9 @@ export class DispatcherService {
       },
       source: null,
       idempotencyKey: null,
+      traceContext: traceparentOf(span),
     });
+    span?.end();
     if (delivery === null) return null;
     await this.queued([{ id: delivery.id, webhookId: delivery.webhookId }]);
     return delivery;

@@ -5,6 +5,8 @@ import { EventKind } from '../webhooks/subscription-events';
 @Unique('events_idempotency_key_uq', ['idempotencyKey'])
 // Made by a migration; the retention job reads it.
 @Index('events_created_idx', { synchronize: false })
+// Made by a migration: the event lookup by tracking id (GET /api/events).
+@Index('events_tracking_id_idx', { synchronize: false })
 @Entity('events')
 export class EventEntity {
   @PrimaryGeneratedColumn('uuid')

@@ -22,6 +22,8 @@ export interface NewEvent {
   idempotencyKey: string | null;
   /** The platform object's uuid, for ordered webhooks (SPEC §15); ordered by source.event_ts. */
   orderKey?: string | null;
+  /** W3C traceparent its deliveries' attempts continue (SPEC §12); absent or null: none. */
+  traceContext?: string | null;
 }
 
 /**
@@ -63,8 +65,9 @@ export abstract class EventStore {
 const FAN_OUT_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[],
-                         $6::timestamptz[], $7::text[], $9::text[], $10::bigint[])
-      AS i(id, kind, data, source, idempotency_key, created_at, body, order_key, order_ts)
+                         $6::timestamptz[], $7::text[], $9::text[], $10::text[], $11::bigint[])
+      AS i(id, kind, data, source, idempotency_key, created_at, body, trace_context, order_key,
+           order_ts)
   ),
   ev AS (
     INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,
@@ -75,8 +78,9 @@ const FAN_OUT_SQL = `
     RETURNING id
   ),
   d AS (
-    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, order_key, order_ts)
-    SELECT w.id, i.id, i.kind, now(),
+    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, trace_context,
+                            order_key, order_ts)
+    SELECT w.id, i.id, i.kind, now(), i.trace_context,
       CASE WHEN w.ordering = 'meeting' THEN i.order_key END,
       CASE WHEN w.ordering = 'meeting' AND i.order_key IS NOT NULL THEN i.order_ts END
     FROM ev JOIN input i ON i.id = ev.id
@@ -121,8 +125,8 @@ const TEST_SQL = `
     SELECT $2, $3, $4, NULL, $5, $6 FROM w
     RETURNING id
   )
-  INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at)
-  SELECT $1, ev.id, $3, now() FROM ev
+  INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, trace_context)
+  SELECT $1, ev.id, $3, now(), $7 FROM ev
   RETURNING ${DELIVERY_COLUMNS}`;
 
 /** An event's ordering key and its place in it: only with both is the event ordered. */
@@ -165,6 +169,7 @@ export class PgEventStore extends EventStore {
       column((e) => e.createdAt),
       column((e) => deliveryBody(e)),
       this.clientIds,
+      column((e) => e.traceContext ?? null),
       column((e) => orderOf(e)?.key ?? null),
       column((e) => orderOf(e)?.ts ?? null),
     ]);
@@ -186,6 +191,7 @@ export class PgEventStore extends EventStore {
       JSON.stringify(event.data),
       event.createdAt,
       deliveryBody(event),
+      event.traceContext ?? null,
     ]);
     return row ? toDelivery(row) : null;
   }

@@ -1,10 +1,11 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
 import { TEST_EVENT } from '../webhooks/subscription-events';
 import { WebhookDisabledReason } from '../webhooks/webhook.entity';
 import { DeliveryStatus } from './delivery.entity';
+import { OperationalEventsService } from './operational-events.service';
 import { ReceiverHealthStore } from './receiver-health.store';
 
 /** What the health rules need of a delivery whose attempt was just recorded. */
@@ -37,6 +38,7 @@ export class ReceiverHealthService {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly store: ReceiverHealthStore,
     private readonly metrics: MetricsService,
+    @Optional() private readonly operational?: OperationalEventsService,
   ) {
     this.disableAfter = config.webhooks.disableAfterFailures;
   }
@@ -44,7 +46,7 @@ export class ReceiverHealthService {
   /** Applies the rules after one recorded attempt. */
   async afterAttempt(delivery: AttemptedDelivery): Promise<void> {
     if (delivery.statusCode === 410) {
-      await this.disable(delivery.webhookId, 'gone', 0);
+      await this.disable(delivery.webhookId, 'gone', 0, delivery.event);
       return;
     }
     // A test is the owner checking the receiver, not the receiver's record.
@@ -56,7 +58,7 @@ export class ReceiverHealthService {
     if (delivery.status !== 'failed') return;
     const failures = await this.store.countFailure(delivery.webhookId);
     if (this.disableAfter > 0 && failures >= this.disableAfter) {
-      await this.disable(delivery.webhookId, 'failing', failures);
+      await this.disable(delivery.webhookId, 'failing', failures, delivery.event);
     }
   }
 
@@ -64,6 +66,7 @@ export class ReceiverHealthService {
     webhookId: string,
     reason: WebhookDisabledReason,
     failures: number,
+    cause: string,
   ): Promise<void> {
     const error = disabledError(reason, failures);
     const ended = await this.store.disable(webhookId, reason, error);
@@ -74,5 +77,6 @@ export class ReceiverHealthService {
       `webhook ${webhookId} disabled (${reason}): ${error}; ${ended} pending deliveries ended ` +
         'failed (PATCH active: true enables it, a replay recovers them)',
     );
+    await this.operational?.webhookDisabled(webhookId, reason, cause);
   }
 }

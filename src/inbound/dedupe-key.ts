@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { stringifyPrecise } from '../common/precise-json';
 import { fileRef, recordingFilesOf } from '../zoom/zoom-recordings';
 import { ZoomMeetingRecording } from '../zoom/zoom.types';
 import { IdentityRule, asRecord, asText, occurrenceIds, routeOf } from './event-mapping';
@@ -73,7 +74,7 @@ export function dedupeKey(envelope: PlatformEnvelope): string {
   const parts = [envelope.event, ...own, ...occurrenceParts(route?.identity ?? 'object', object)];
   const eventTs = asText(envelope.event_ts) ?? '';
   if (own.length === 0)
-    parts.push('ts', eventTs, 'payload', sha256(JSON.stringify(envelope.payload)));
+    parts.push('ts', eventTs, 'payload', sha256(stringifyPrecise(envelope.payload)));
   else if (!route) parts.push('ts', eventTs);
   const key = JSON.stringify(parts);
   return key.length <= MAX_READABLE_KEY ? key : `sha256:${sha256(key)}`;

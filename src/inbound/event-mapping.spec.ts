@@ -7,7 +7,13 @@ import {
   registrationCreated,
 } from '../../scripts/platform/zoom-events';
 import { SUBSCRIPTION_EVENTS } from '../webhooks/subscription-events';
-import { EVENT_MAPPING, approvalStep, gainingEventsOf, routeOf } from './event-mapping';
+import {
+  EVENT_MAPPING,
+  approvalStep,
+  gainingEventsOf,
+  routeOf,
+  unmappableReason,
+} from './event-mapping';
 
 const UUID = '4444AAAiAAAAAiAiAiiAii==';
 const MEETING = {
@@ -186,5 +192,32 @@ describe('EVENT_MAPPING', () => {
       host_id: null,
       participant: {},
     });
+  });
+});
+
+describe('unmappableReason', () => {
+  const route = (event: string) => routeOf(event)!;
+  it('names what the event lacks, or null when it can be mapped', () => {
+    expect(unmappableReason(route('meeting.started'), { object: { uuid: 'u' } })).toBeNull();
+    expect(unmappableReason(route('meeting.started'), { object: null })).toBe(
+      'payload.object is not an object',
+    );
+    expect(unmappableReason(route('meeting.ended'), { object: { topic: 'x' } })).toBe(
+      'payload.object has neither a uuid nor an id',
+    );
+    expect(
+      unmappableReason(route('meeting.participant_joined'), {
+        object: { id: 1, participant: null },
+      }),
+    ).toBe('payload.object.participant is not an object');
+    expect(
+      unmappableReason(route('meeting.registration_created'), {
+        object: { id: 1, registrant: [] },
+      }),
+    ).toBe('payload.object.registrant is not an object');
+    expect(unmappableReason(route('recording.completed'), { object: { id: 1 } })).toBeNull();
+    expect(unmappableReason(route('recording.completed'), 'not even an object')).toBe(
+      'payload.object is not an object',
+    );
   });
 });

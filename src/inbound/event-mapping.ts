@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { SubscriptionEvent } from '../webhooks/subscription-events';
+import { PlatformObject, asRecord, asText, isRecord, recordsOf } from './platform-reader';
 
-/** `payload.object` of a platform event: shapes vary by event, so fields are read defensively. */
-export type PlatformObject = Record<string, unknown>;
+/** `payload.object` of a platform event: shapes vary by event, so fields are read through platform-reader. */
+export type { PlatformObject } from './platform-reader';
+export { asRecord, asText } from './platform-reader';
 export type EventData = Record<string, unknown>;
 
 /**
@@ -30,14 +32,6 @@ export type InboundRoute =
     }
   /** Handed to the recording automation, which publishes operation.complete or .failed. */
   | { automation: 'recording'; identity: 'recording' };
-
-export const asText = (value: unknown): string | null =>
-  typeof value === 'string' || typeof value === 'number' ? String(value) : null;
-
-export const asRecord = (value: unknown): PlatformObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as PlatformObject)
-    : {};
 
 /** The named fields that are present, in a fixed order (absent ones are left out, not nulled). */
 function pick(source: PlatformObject, keys: readonly string[]): EventData {
@@ -115,9 +109,8 @@ export function routeOf(event: string): InboundRoute | null {
 
 /** The occurrence ids a registration names (recurring meetings), sorted; [] when none. */
 export function occurrenceIds(object: PlatformObject): string[] {
-  const list = Array.isArray(object.occurrences) ? (object.occurrences as unknown[]) : [];
-  return list
-    .map((o) => asText(asRecord(o).occurrence_id))
+  return recordsOf(object.occurrences)
+    .map((o) => asText(o.occurrence_id))
     .filter((id): id is string => id !== null && id !== '')
     .sort();
 }
@@ -168,10 +161,30 @@ export function approvalStep(
   const gained = `registrant:follower.gained:${who}`;
   if (approval === 'withdrawn')
     return { key: `registrant:follower.lost:${who}`, onlyAfter: gained };
-  if (
-    approval === 'created' &&
-    !['approved', undefined, null].includes(registrant.status as string)
-  )
+  const status = registrant.status;
+  if (approval === 'created' && status !== 'approved' && status !== undefined && status !== null)
     return null;
   return { key: gained };
+}
+
+/**
+ * Why a mapped event cannot be mapped, or null when it can: its object names no meeting (no
+ * `uuid` or `id`), or a follower event names no participant (registrant). Such an event is
+ * still kept and delivered as it came to `zoom.*` subscribers (SPEC §5), but its mapped
+ * notification would say nothing true, and no retry can change that.
+ */
+export function unmappableReason(route: InboundRoute, payload: unknown): string | null {
+  const object = asRecord(payload).object;
+  if (!isRecord(object)) return 'payload.object is not an object';
+  if (asText(object.uuid) === null && asText(object.id) === null) {
+    return 'payload.object has neither a uuid nor an id';
+  }
+  if ('automation' in route) return null;
+  if (route.identity === 'joined' || route.identity === 'left') {
+    if (!isRecord(object.participant)) return 'payload.object.participant is not an object';
+  }
+  if (route.identity === 'registrant' && !isRecord(object.registrant)) {
+    return 'payload.object.registrant is not an object';
+  }
+  return null;
 }

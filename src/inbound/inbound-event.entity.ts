@@ -24,6 +24,13 @@ export class InboundEventEntity {
   @Column({ type: 'jsonb' })
   payload: Record<string, unknown>;
 
+  /**
+   * The request's bytes, when `payload` could not hold them as they came (U+0000, unpaired
+   * surrogates, numbers past numeric's range, bytes not UTF-8); without a download token.
+   */
+  @Column({ name: 'raw_body', type: 'bytea', nullable: true, select: false })
+  rawBody?: Buffer | null;
+
   /** The platform's x-zm-trackingid: what its support asks for. */
   @Column({ name: 'tracking_id', type: 'text', nullable: true })
   trackingId: string | null;
@@ -40,4 +47,8 @@ export class InboundEventEntity {
 
   @Column({ name: 'process_error', type: 'text', nullable: true })
   processError: string | null;
+
+  /** W3C traceparent of the request that brought it, for the inbound job's spans (SPEC §12). */
+  @Column({ name: 'trace_context', type: 'text', nullable: true })
+  traceContext: string | null;
 }

@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan, Repository } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batch';
+import { parsePrecise, stringifyPrecise } from '../common/precise-json';
+import { storableText } from '../common/unicode';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../dispatcher/delivery-body';
@@ -47,11 +49,21 @@ export interface NewInboundEvent {
    * batch embeds it as it is).
    */
   payload: Record<string, unknown> | Buffer;
+  /**
+   * The request's bytes (without the download token) when `payload` is not them as they came:
+   * what jsonb could not hold is replaced there (storedPayload in inbound.service.ts).
+   */
+  rawBody?: Buffer | null;
   /** The platform's x-zm-trackingid header, when sent. */
   trackingId: string | null;
   /** The top-level download_token, already encrypted (never stored in the clear). */
   downloadTokenEncrypted: string | null;
   plan: IngestPlan;
+  /**
+   * W3C traceparent of the span its deliveries (and the inbound job) continue: the publish
+   * span, or the request's when nothing is published here. Null or absent while tracing is off.
+   */
+  traceContext?: string | null;
   /**
    * Lease the deliveries published here for this long, for this process's own worker (null: no
    * lease, they go through the queue). See DispatcherService.preLeaseMs.
@@ -94,7 +106,7 @@ const INGEST_SQL = `
       AS i(id uuid, event text, identity_key text, event_ts bigint, account_id text, payload jsonb,
            tracking_id text, download_token_encrypted text, as_is text, plan text, event_id uuid,
            kind text, data jsonb, source jsonb, idempotency_key text, created_at timestamptz, body text,
-           lease_ms int, order_key text, order_ts bigint)
+           lease_ms int, raw_body text, trace_context text, order_key text, order_ts bigint)
   ),
   reach AS (
     SELECT k.kind, (
@@ -119,10 +131,11 @@ const INGEST_SQL = `
   ),
   stored AS (
     INSERT INTO inbound_events (id, event, identity_key, event_ts, account_id, payload,
-                                tracking_id, download_token_encrypted, processed_at)
+                                tracking_id, download_token_encrypted, processed_at, raw_body,
+                                trace_context)
     SELECT i.id, i.event, i.identity_key, i.event_ts, i.account_id, i.payload, i.tracking_id,
       CASE WHEN p.done THEN NULL ELSE i.download_token_encrypted END,
-      CASE WHEN p.done THEN now() END
+      CASE WHEN p.done THEN now() END, decode(i.raw_body, 'base64'), i.trace_context
     FROM input i JOIN planned p ON p.id = i.id
     ON CONFLICT (identity_key) DO NOTHING
     RETURNING id, processed_at
@@ -137,11 +150,12 @@ const INGEST_SQL = `
     RETURNING id
   ),
   d AS (
-    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until, order_key,
-                            order_ts)
+    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until,
+                            trace_context, order_key, order_ts)
     SELECT w.id, i.event_id, i.kind, now(),
       CASE WHEN NOT o.ordered THEN now() + make_interval(secs => i.lease_ms / 1000.0) END,
-      CASE WHEN o.ordered THEN i.order_key END, CASE WHEN o.ordered THEN i.order_ts END
+      i.trace_context, CASE WHEN o.ordered THEN i.order_key END,
+      CASE WHEN o.ordered THEN i.order_ts END
     FROM ev JOIN input i ON i.event_id = ev.id
     JOIN webhooks w ON ${receivesSql({ webhook: 'w', kind: 'i.kind', clients: '$3::text[]' })}
     CROSS JOIN LATERAL (SELECT w.ordering = 'meeting' AND i.order_key IS NOT NULL AS ordered) o
@@ -197,6 +211,7 @@ function leasedOf(row: StoredRow, event: SerialisedEvent): LeasedDelivery[] {
       previousSecretExpiresAt: previousExpiresAt === null ? null : new Date(previousExpiresAt),
       active: true,
       consecutiveFailures: failures,
+      traceContext: event.traceContext,
     },
   }));
 }
@@ -224,6 +239,7 @@ interface SerialisedEvent {
   json: Buffer[];
   /** The notification it publishes here, if any: what a leased delivery of it sends. */
   published: { kind: SubscriptionEvent; body: string } | null;
+  traceContext: string | null;
 }
 
 const jsonOrNull = (value: string | number | null): string =>
@@ -241,19 +257,22 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
   try {
     const payload = Buffer.isBuffer(row.payload)
       ? row.payload
-      : Buffer.from(JSON.stringify(row.payload), 'utf8');
+      : Buffer.from(stringifyPrecise(row.payload), 'utf8');
+    // The event name and account id are the platform's text too; the key is JSON (escaped).
     const head =
-      `{"id":${JSON.stringify(row.id)},"event":${JSON.stringify(row.event)},` +
+      `{"id":${JSON.stringify(row.id)},"event":${JSON.stringify(storableText(row.event))},` +
       `"identity_key":${JSON.stringify(row.identityKey)},"event_ts":${jsonOrNull(row.eventTs)},` +
-      `"account_id":${jsonOrNull(row.accountId)},"payload":`;
+      `"account_id":${jsonOrNull(row.accountId && storableText(row.accountId))},"payload":`;
     let tail =
       `,"tracking_id":${jsonOrNull(row.trackingId)},` +
       `"download_token_encrypted":${jsonOrNull(row.downloadTokenEncrypted)},` +
-      `"as_is":${jsonOrNull(platformEventKind(row.event))},"plan":"${plan.then}"`;
+      `"as_is":${jsonOrNull(platformEventKind(row.event))},"plan":"${plan.then}",` +
+      `"raw_body":${jsonOrNull(row.rawBody ? row.rawBody.toString('base64') : null)},` +
+      `"trace_context":${jsonOrNull(row.traceContext ?? null)}`;
     let published: SerialisedEvent['published'] = null;
     if (plan.then === 'publish') {
       const { event } = plan;
-      const data = JSON.stringify(event.data);
+      const data = stringifyPrecise(event.data);
       const source = JSON.stringify(event.source);
       published = { kind: event.kind, body: bodyOfSerialised(event, data, source) };
       tail +=
@@ -271,6 +290,7 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
       identityKey: row.identityKey,
       json: [Buffer.from(head, 'utf8'), payload, Buffer.from(`${tail}}`, 'utf8')],
       published,
+      traceContext: row.traceContext ?? null,
     };
   } catch (error) {
     throw new UnserialisableEventError(error);
@@ -291,6 +311,19 @@ function batchDocument(rows: SerialisedEvent[]): Buffer {
   });
   parts.push(ARRAY_CLOSE);
   return Buffer.concat(parts);
+}
+
+/** The stored envelope as it came: the kept bytes when there are some, else the jsonb text. */
+function payloadOf(payloadText: string, rawBody: Buffer | null): Record<string, unknown> | null {
+  try {
+    const parsed = parsePrecise(rawBody === null ? payloadText : rawBody.toString('utf8'));
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+      return parsed as Record<string, unknown>;
+    }
+  } catch {
+    // Kept bytes that do not parse are not what was accepted: the jsonb copy stands.
+  }
+  return null;
 }
 
 /**
@@ -393,14 +426,33 @@ export class PgInboundEventStore extends InboundEventStore {
     });
   }
 
-  findById(id: string): Promise<InboundEventEntity | null> {
-    return this.repo.findOneBy({ id });
+  /**
+   * The event with its payload as it came: parsed from the kept bytes when jsonb could not hold
+   * them, and with numbers a JavaScript number would change kept exact (PreciseNumber).
+   */
+  async findById(id: string): Promise<InboundEventEntity | null> {
+    const { entities, raw } = await this.repo
+      .createQueryBuilder('e')
+      .addSelect('e.payload::text', 'payload_text')
+      .addSelect('e.raw_body', 'raw_body')
+      .where('e.id = :id', { id })
+      .getRawAndEntities<{ payload_text: string; raw_body: Buffer | null }>();
+    const [row] = entities;
+    if (!row) return null;
+    const { payload_text: payloadText, raw_body: rawBody } = raw[0];
+    row.payload = payloadOf(payloadText, rawBody) ?? row.payload;
+    return row;
   }
 
   async markProcessed(id: string, error: string | null = null): Promise<void> {
     await this.repo.update(
       { id, processedAt: IsNull() },
-      { processedAt: new Date(), processError: error, downloadTokenEncrypted: null },
+      {
+        processedAt: new Date(),
+        // The reason may quote the event's own text.
+        processError: error === null ? null : storableText(error),
+        downloadTokenEncrypted: null,
+      },
     );
   }
 
@@ -416,7 +468,7 @@ export class PgInboundEventStore extends InboundEventStore {
   }
 
   async recordError(id: string, error: string): Promise<void> {
-    await this.repo.update({ id }, { processError: error });
+    await this.repo.update({ id }, { processError: storableText(error) });
   }
 
   /** Served by the partial index inbound_events_unprocessed_idx. */

@@ -1,4 +1,13 @@
-import { Controller, HttpCode, HttpStatus, Post, RawBodyRequest, Req } from '@nestjs/common';
+import {
+  Controller,
+  HttpCode,
+  HttpException,
+  HttpStatus,
+  Optional,
+  Post,
+  RawBodyRequest,
+  Req,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiCallbacks,
@@ -12,6 +21,7 @@ import {
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { ApiErrorResponse } from '../common/error-response';
+import { Tracing } from '../telemetry/tracing';
 import { SUBSCRIPTION_EVENTS } from '../webhooks/subscription-events';
 import { ZOOM_SIGNATURE_HEADER, ZOOM_TIMESTAMP_HEADER } from '../zoom/webhook-signature';
 import {
@@ -42,7 +52,10 @@ const MAPPING_TABLE = Object.entries(EVENT_MAPPING)
 @ApiTags('inbound')
 @Controller()
 export class InboundController {
-  constructor(private readonly inbound: InboundService) {}
+  constructor(
+    private readonly inbound: InboundService,
+    @Optional() private readonly tracing: Tracing = Tracing.off,
+  ) {}
 
   @Post(ZOOM_EVENTS_PATH)
   @HttpCode(HttpStatus.OK)
@@ -118,8 +131,20 @@ export class InboundController {
       expectedResponse: { status: 200, description: 'any 2xx within DELIVERY_TIMEOUT_MS' },
     })),
   )
-  receive(@Req() req: RawBodyRequest<Request>): Promise<UrlValidationAnswer | InboundAck> {
+  async receive(@Req() req: RawBodyRequest<Request>): Promise<UrlValidationAnswer | InboundAck> {
     const raw = Buffer.isBuffer(req.body) ? req.body : (req.rawBody ?? Buffer.alloc(0));
-    return this.inbound.receive(req.headers, raw);
+    // Compressed bodies come this way (src/inbound/zoom-events.route.ts): the same root span.
+    const span = this.tracing.startInbound();
+    try {
+      const answer = await this.inbound.receive(req.headers, raw, span);
+      this.tracing.endServer(span, HttpStatus.OK);
+      return answer;
+    } catch (error) {
+      this.tracing.endServer(
+        span,
+        error instanceof HttpException ? error.getStatus() : HttpStatus.INTERNAL_SERVER_ERROR,
+      );
+      throw error;
+    }
   }
 }

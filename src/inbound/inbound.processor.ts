@@ -8,7 +8,16 @@ import { OnJob } from '../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../queue/queue.constants';
 import { platformEventKind } from '../webhooks/subscription-events';
 import { dedupeKey } from './dedupe-key';
-import { InboundRoute, approvalStep, gainingEventsOf, routeOf } from './event-mapping';
+import {
+  ApprovalStep,
+  EventData,
+  InboundRoute,
+  approvalStep,
+  gainingEventsOf,
+  routeOf,
+  unmappableReason,
+} from './event-mapping';
+import { isDeterministicFailure } from './platform-reader';
 import { InboundEventEntity } from './inbound-event.entity';
 import { InboundEventStore } from './inbound-event.store';
 import {
@@ -22,6 +31,10 @@ import {
 } from './inbound-job';
 
 type PublishRoute = Exclude<InboundRoute, { automation: string }>;
+
+/** An inbound event as log lines name it: event, id and the platform's tracking id. */
+const describe = (row: InboundEventEntity): string =>
+  `inbound ${row.event} ${row.id} (tracking id ${row.trackingId})`;
 
 /**
  * Works the inbound queue (worker role): publishes every stored platform event as it is
@@ -54,15 +67,26 @@ export class InboundProcessor {
     const row = await this.store.findById(id);
     if (!row || row.processedAt) return;
     const route = routeOf(row.event);
-    if (route && 'automation' in route) {
+    // An event that cannot be mapped is delivered as it came and kept, never retried (SPEC §5).
+    const unmappable = route && unmappableReason(route, platformPayloadOf(row));
+    if (unmappable) {
+      this.logger.warn(
+        `${describe(row)} cannot be mapped (${unmappable}): kept, and delivered only as it came`,
+      );
+    }
+    if (route && 'automation' in route && !unmappable) {
       await this.publishAsIs(row);
       // The automation marks the event processed once it has published its outcome.
       await this.handOver(id);
       return;
     }
     // Unmapped events are delivered only as they are, and kept as the record (SPEC §5).
-    await Promise.all([this.publishAsIs(row), route && this.map(row, route)]);
-    await this.store.markProcessed(id);
+    const [, failure] = await Promise.all([
+      this.publishAsIs(row),
+      route && !unmappable && !('automation' in route) ? this.map(row, route) : null,
+    ]);
+    const error = unmappable ? `cannot be mapped: ${unmappable}` : failure;
+    await this.store.markProcessed(id, error ?? null);
   }
 
   /** `zoom.<event>` with the platform's payload (the download_token was never stored in it). */
@@ -75,6 +99,7 @@ export class InboundProcessor {
       source: sourceOf(row),
       idempotencyKey: asIsKey(row),
       orderKey: orderKeyOf(platformObjectOf(row)),
+      traceContext: row.traceContext,
     });
   }
 
@@ -82,28 +107,41 @@ export class InboundProcessor {
    * The mapped notification. Registration events follow the approval rules: keyed per
    * registrant and meeting rather than per event, and a loss only after a gain.
    */
-  private async map(row: InboundEventEntity, route: PublishRoute): Promise<void> {
+  private async map(row: InboundEventEntity, route: PublishRoute): Promise<string | null> {
     const object = platformObjectOf(row);
-    const step = route.approval
-      ? approvalStep(route.approval, object, row.accountId)
-      : { key: publishKey(row, route.kind) };
-    const what = `inbound ${row.event} ${row.id} (tracking id ${row.trackingId})`;
+    const what = describe(row);
+    let step: ApprovalStep | null;
+    let data: EventData;
+    try {
+      step = route.approval
+        ? approvalStep(route.approval, object, row.accountId)
+        : { key: publishKey(row, route.kind) };
+      data = route.data(object);
+    } catch (error) {
+      // What the event holds fails every run alike: recorded, not retried.
+      if (!isDeterministicFailure(error)) throw error;
+      const reason = `cannot be mapped: ${(error as Error).message}`;
+      this.logger.error(`${what} ${reason}: kept, and delivered only as it came`);
+      return reason;
+    }
     if (step === null || (step.onlyAfter && !(await this.dispatcher.published(step.onlyAfter)))) {
       // A registration and its cancellation may be worked at once: the loss waits for the gain.
       if (step !== null && (await this.gainPending(row))) {
         throw new Error(`${what}: the registration it withdraws is not processed yet; retrying`);
       }
       this.logger.log(`${what}: no ${route.kind} under the approval rules`);
-      return;
+      return null;
     }
     await this.dispatcher.publish({
       kind: route.kind,
-      data: route.data(object),
+      data,
       source: sourceOf(row),
       idempotencyKey: step.key,
       orderKey: orderKeyOf(object),
+      traceContext: row.traceContext,
     });
     this.logger.log(`${what}: published ${route.kind}`);
+    return null;
   }
 
   /** Whether an event that may gain this registrant is stored and not yet processed. */

@@ -1,9 +1,11 @@
 import { InjectQueue } from '@nestjs/bull';
-import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { Span } from '@opentelemetry/api';
 import type { Queue } from 'bull';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../common/api-error';
 import { MicroBatcher } from '../common/micro-batch';
+import { holdsImpreciseNumber, storableCopy, stringifyPrecise } from '../common/precise-json';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
@@ -21,15 +23,17 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { DispatcherService } from '../dispatcher/dispatcher.service';
 import { orderKeyOf } from '../dispatcher/order-key';
-import { asRecord, routeOf } from './event-mapping';
+import { asRecord, routeOf, unmappableReason } from './event-mapping';
 import {
   InboundEventStore,
   IngestPlan,
+  NewInboundEvent,
   StoredInboundEvent,
   isDataException,
 } from './inbound-event.store';
 import { InboundJobData, inboundJob, notificationSource } from './inbound-job';
 import { PlatformEnvelope, URL_VALIDATION_EVENT, parseEnvelope } from './platform-envelope';
+import { SPAN_ATTRIBUTES, Tracing, traceparentOf } from '../telemetry/tracing';
 
 export interface UrlValidationAnswer {
   plainToken: string;
@@ -39,7 +43,7 @@ export interface InboundAck {
   status: 'accepted' | 'duplicate';
 }
 
-type Outcome = 'accepted' | 'duplicate' | 'rejected' | 'unavailable';
+type Outcome = 'accepted' | 'duplicate' | 'unmappable' | 'rejected' | 'unavailable';
 // Label for requests whose event name cannot be trusted: unverified bodies must not mint labels.
 const UNVERIFIED = '(unverified)';
 
@@ -52,21 +56,43 @@ export function trackingIdOf(headers: IncomingHttpHeaders): string | null {
   return typeof value === 'string' && TRACKING_ID_FORMAT.test(value) ? value : null;
 }
 
+// U+0000 or a surrogate spelt as an escape (an escaped paired one too, harmlessly): jsonb
+// refuses both. Raw, they cannot come: U+0000 is not valid in JSON text, a lone surrogate not
+// in UTF-8.
+const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
+const holdsUnstorableEscape = (body: Buffer): boolean =>
+  body.includes('\\u') && UNSTORABLE_ESCAPE.test(body.toString('latin1'));
+
+/** What an event is stored as: the jsonb `payload`, and the request's bytes when it differs. */
+interface StoredForm {
+  payload: Record<string, unknown> | Buffer;
+  rawBody: Buffer | null;
+}
+
 /**
- * The envelope as stored: the request's own bytes, unless it carries the download token, a
- * credential for the recording files that is kept only encrypted beside the event (for the
- * links of an event-only deployment) and never passed on.
+ * The envelope as stored. Nearly always the request's own bytes, as they came. A body that
+ * carries the download token (a credential for the recording files, kept only encrypted beside
+ * the event and never passed on) is stored without it; one that holds what jsonb cannot hold
+ * (U+0000, unpaired surrogates, numbers past numeric's range, bytes that are not UTF-8) is
+ * stored as a copy with those replaced (U+FFFD; such a number as a string), and its bytes are
+ * kept beside it in `raw_body`: the request's own, or without the token its exact JSON
+ * (numbers by their own text, text escaped as it came). The workers read the event from
+ * those bytes, so what is delivered is what came.
  */
-function storedPayload(
-  envelope: Record<string, unknown>,
-  rawBody: Buffer,
-): Record<string, unknown> | Buffer {
-  // Bytes that are not UTF-8 were decoded with replacement characters to be parsed: stored as
-  // parsed, then, since PostgreSQL refuses such bytes.
-  if (!('download_token' in envelope) && isUtf8(rawBody)) return rawBody;
+function storedForm(envelope: Record<string, unknown>, rawBody: Buffer): StoredForm {
+  const utf8 = isUtf8(rawBody);
+  const hasToken = 'download_token' in envelope;
+  if (utf8 && !hasToken && !holdsUnstorableEscape(rawBody) && !holdsImpreciseNumber(envelope)) {
+    return { payload: rawBody, rawBody: null };
+  }
   const kept = { ...envelope };
   delete kept.download_token;
-  return kept;
+  const { value, changed } = storableCopy(kept);
+  const faithful = utf8 && !changed;
+  return {
+    payload: value as Record<string, unknown>,
+    rawBody: faithful ? null : hasToken ? Buffer.from(stringifyPrecise(kept), 'utf8') : rawBody,
+  };
 }
 
 /**
@@ -82,7 +108,8 @@ function ingestPlan(
   trackingId: string | null,
 ): IngestPlan {
   const route = routeOf(envelope.event);
-  if (!route) return { then: 'done' };
+  // Nothing to map (or nothing that can be): the record, and the as-it-came delivery.
+  if (!route || unmappableReason(route, envelope.payload) !== null) return { then: 'done' };
   if ('automation' in route || route.approval) return { then: 'queue' };
   const createdAt = new Date();
   const object = asRecord(envelope.payload.object);
@@ -124,15 +151,18 @@ export class InboundService {
     private readonly metrics: MetricsService,
     private readonly cipher: SecretCipherService,
     private readonly dispatcher: DispatcherService,
+    @Optional() private readonly tracing: Tracing = Tracing.off,
   ) {}
 
+  /** `span`: the request's span (SPEC §12), which gets the event's attributes; null: none. */
   async receive(
     headers: IncomingHttpHeaders,
     rawBody: Buffer,
+    span: Span | null = null,
   ): Promise<UrlValidationAnswer | InboundAck> {
     const secrets = this.config.zoom.webhookSecretTokens;
     if (secrets.length === 0) {
-      this.count(UNVERIFIED, 'unavailable');
+      this.count(UNVERIFIED, 'unavailable', span);
       throw new ApiError(
         HttpStatus.SERVICE_UNAVAILABLE,
         'Inbound events are refused until ZOOM_WEBHOOK_SECRET_TOKEN is configured',
@@ -147,8 +177,9 @@ export class InboundService {
       { secrets, toleranceSeconds: this.config.zoom.webhookToleranceSeconds },
     );
     const trackingId = trackingIdOf(headers);
+    if (trackingId !== null) span?.setAttribute(SPAN_ATTRIBUTES.zoomTrackingId, trackingId);
     if (!check.ok) {
-      this.count(UNVERIFIED, 'rejected');
+      this.count(UNVERIFIED, 'rejected', span);
       this.logger.warn(`inbound event refused: ${check.message} (tracking id ${trackingId})`);
       throw new ApiError(HttpStatus.UNAUTHORIZED, check.message);
     }
@@ -156,51 +187,108 @@ export class InboundService {
     try {
       envelope = parseEnvelope(rawBody);
     } catch (error) {
-      this.count('(malformed)', 'rejected');
+      this.count('(malformed)', 'rejected', span);
       throw error;
     }
+    span?.setAttribute(SPAN_ATTRIBUTES.zoomEvent, envelope.event);
     if (envelope.event === URL_VALIDATION_EVENT) {
-      this.count(envelope.event, 'accepted');
+      this.count(envelope.event, 'accepted', span);
       const plainToken = envelope.payload.plainToken as string;
       return answerCrcChallenge(check.secret, plainToken);
     }
-    return this.storeAndQueue(envelope, rawBody, trackingId);
+    return this.storeAndQueue(envelope, rawBody, trackingId, span);
   }
 
   private async storeAndQueue(
     envelope: PlatformEnvelope & Record<string, unknown>,
     rawBody: Buffer,
     trackingId: string | null,
+    span: Span | null,
   ): Promise<InboundAck> {
     const downloadToken = envelope.download_token;
     const eventTs = Number.isSafeInteger(envelope.event_ts) ? (envelope.event_ts as number) : null;
     const accountId =
       typeof envelope.payload.account_id === 'string' ? envelope.payload.account_id : null;
+    const route = routeOf(envelope.event);
+    const unmappable = route && unmappableReason(route, envelope.payload);
+    const id = randomUUID();
+    span?.setAttribute(SPAN_ATTRIBUTES.inboundId, id);
+    const mapping = this.tracing.child(span, 'bridge.map', {
+      [SPAN_ATTRIBUTES.zoomEvent]: envelope.event,
+    });
+    const plan = ingestPlan(envelope, eventTs, accountId, trackingId);
+    // The deliveries' attempts continue the publish span; an event left to the inbound job, the
+    // request's.
+    const publishing =
+      plan.then === 'publish'
+        ? this.tracing.child(span, 'bridge.publish', {
+            [SPAN_ATTRIBUTES.event]: plan.event.kind,
+            [SPAN_ATTRIBUTES.eventId]: plan.event.id,
+          })
+        : null;
+    if (mapping !== null) {
+      if (plan.then === 'publish') mapping.setAttribute(SPAN_ATTRIBUTES.event, plan.event.kind);
+      mapping.end();
+    }
+    let row: NewInboundEvent;
     let stored: StoredInboundEvent | null;
     try {
-      stored = await this.store.insert({
-        id: randomUUID(),
+      row = {
+        id,
         event: envelope.event,
         identityKey: dedupeKey(envelope),
         eventTs,
         accountId,
-        payload: storedPayload(envelope, rawBody),
+        ...storedForm(envelope, rawBody),
         trackingId,
         downloadTokenEncrypted:
           typeof downloadToken === 'string' && downloadToken !== ''
             ? this.cipher.encrypt(downloadToken, 'recording-download-token')
             : null,
-        plan: ingestPlan(envelope, eventTs, accountId, trackingId),
+        plan,
         leaseMs: this.dispatcher.preLeaseMs(),
+        traceContext: traceparentOf(publishing ?? span),
+      };
+      stored = await this.store.insert(row).catch((error: unknown) => {
+        if (!isDataException(error)) throw error;
+        // Nothing the platform sends may be refused (SPEC §5): what PostgreSQL still would not
+        // take is kept as its bytes alone, for an operator to look at.
+        this.logger.error(
+          `inbound ${envelope.event} ${id} (tracking id ${trackingId}) cannot be stored as ` +
+            `JSON (${(error as Error).message}): kept as its bytes only`,
+        );
+        return this.store.insert({
+          ...row,
+          payload: { event: envelope.event, payload: {} },
+          // Never the download token in the clear (undefined is left out).
+          rawBody:
+            'download_token' in envelope
+              ? Buffer.from(stringifyPrecise({ ...envelope, download_token: undefined }), 'utf8')
+              : rawBody,
+          downloadTokenEncrypted: null,
+          plan: { then: 'done' },
+        });
       });
     } catch (error) {
-      throw this.storeFailure(envelope.event, error);
+      this.tracing.failed(publishing, error);
+      publishing?.end();
+      throw this.storeFailure(envelope.event, error, span);
     }
+    publishing?.setAttribute(SPAN_ATTRIBUTES.deliveries, stored?.deliveries.length ?? 0);
+    publishing?.end();
     if (stored === null) {
-      this.count(envelope.event, 'duplicate');
+      this.count(envelope.event, 'duplicate', span);
       return { status: 'duplicate' };
     }
-    this.count(envelope.event, 'accepted');
+    if (unmappable) {
+      this.count(envelope.event, 'unmappable', span);
+      this.logger.warn(
+        `inbound ${envelope.event} ${id} (tracking id ${trackingId}) cannot be mapped ` +
+          `(${unmappable}): kept, and delivered only as it came`,
+      );
+    } else {
+      this.count(envelope.event, 'accepted', span);
+    }
     // An event left unprocessed may have published its notification already: both go on.
     if (stored.deliveries.length > 0) {
       void this.dispatcher.queueDeliveries(stored.deliveries, stored.leased);
@@ -228,14 +316,9 @@ export class InboundService {
     return ids.map(() => undefined);
   }
 
-  private storeFailure(event: string, error: unknown): ApiError {
-    // Bad data (e.g. \u0000 in a string, which jsonb refuses): retrying cannot help, so the
-    // platform is told so instead of being asked to retry.
-    if (isDataException(error)) {
-      this.count(event, 'rejected');
-      return new ApiError(HttpStatus.BAD_REQUEST, 'Event body holds values that cannot be stored');
-    }
-    this.count(event, 'unavailable');
+  /** Only PostgreSQL out of reach (or refusing) gets here: the platform is asked to retry. */
+  private storeFailure(event: string, error: unknown, span: Span | null): ApiError {
+    this.count(event, 'unavailable', span);
     this.logger.error(`could not store inbound ${event}: ${(error as Error).message}`);
     return new ApiError(
       HttpStatus.SERVICE_UNAVAILABLE,
@@ -243,7 +326,8 @@ export class InboundService {
     );
   }
 
-  private count(event: string, outcome: Outcome): void {
+  private count(event: string, outcome: Outcome, span: Span | null): void {
     this.metrics.inboundEvents.inc({ event, outcome });
+    span?.setAttribute(SPAN_ATTRIBUTES.outcome, outcome);
   }
 }

@@ -1,6 +1,7 @@
 import { HttpStatus } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
 import { exceedsJsonDepth, tooDeepError } from '../common/json-depth';
+import { parsePrecise } from '../common/precise-json';
 
 /** A verified platform event, as parsed from the request body. */
 export interface PlatformEnvelope {
@@ -21,7 +22,8 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 export function parseEnvelope(rawBody: Buffer): PlatformEnvelope & Record<string, unknown> {
   let body: unknown;
   try {
-    body = JSON.parse(rawBody.toString('utf8'));
+    // Numbers a JavaScript number would change (2^63, 1e400) are kept exact (PreciseNumber).
+    body = parsePrecise(rawBody.toString('utf8'));
   } catch {
     throw new ApiError(HttpStatus.BAD_REQUEST, 'Request body is not valid JSON');
   }

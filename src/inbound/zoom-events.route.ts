@@ -5,6 +5,7 @@ import { errorAnswer } from '../common/all-exceptions.filter';
 import { CompletionLine, ServedRequest, completionLevel, requestIdFor } from '../common/logging';
 import { BODY_LIMIT_BYTES, bodyParserError } from '../common/request-body';
 import { MetricsService } from '../metrics/metrics.service';
+import { Tracing, traceFields } from '../telemetry/tracing';
 import { ZOOM_EVENTS_PATH, isZoomEventsRequest } from './inbound.controller';
 import { InboundService } from './inbound.service';
 
@@ -46,6 +47,7 @@ export function zoomEventsRoute(
   metrics: MetricsService,
   logLine: CompletionLine,
   next: RequestListener,
+  tracing: Tracing = Tracing.off,
 ): RequestListener {
   return (req, res) => {
     const encoding = req.headers['content-encoding'];
@@ -54,6 +56,8 @@ export function zoomEventsRoute(
       return;
     }
     const started = Date.now();
+    // The root span of the event's trace (SPEC §12); null while tracing is off.
+    const span = tracing.startInbound();
     const url = req.url ?? '';
     const q = url.indexOf('?');
     // What the request logger's line reads off an Express request.
@@ -71,18 +75,20 @@ export function zoomEventsRoute(
       res.setHeader('content-length', Buffer.byteLength(body));
       res.statusCode = status;
       res.end(body);
+      tracing.endServer(span, status);
       metrics.httpRequests.inc({ method: 'POST', route: ROUTE, status: String(status) });
       const responseTime = Date.now() - started;
       const level = completionLevel(status);
+      const ids = traceFields(span);
       if (status >= 500) {
         const err = new Error(`failed with status code ${status}`);
-        logLine(level, served, res, { responseTime, err }, 'request errored');
+        logLine(level, served, res, { responseTime, err, ...ids }, 'request errored');
       } else {
-        logLine(level, served, res, { responseTime }, 'request completed');
+        logLine(level, served, res, { responseTime, ...ids }, 'request completed');
       }
     };
     readBody(req)
-      .then((raw) => inbound.receive(req.headers, raw))
+      .then((raw) => inbound.receive(req.headers, raw, span))
       .then(
         (result) => answer(200, JSON.stringify(result)),
         (error: unknown) => {

@@ -17,11 +17,13 @@ const body = (event: string, data: object, source: object | null = SOURCE, extra
   });
 
 describe('EVENT_TYPES', () => {
-  it('lists the six kinds, webhook.test and the zoom.* family, each described', () => {
+  it('lists the six kinds, webhook.test, the zoom.* family and the operational events, each described', () => {
     expect(EVENT_TYPES.map((t) => t.name)).toEqual([
       ...SUBSCRIPTION_EVENTS,
       'webhook.test',
       'zoom.*',
+      'bridge.webhook.disabled',
+      'bridge.delivery.failed',
     ]);
     for (const type of EVENT_TYPES) {
       expect(type.description.length).toBeGreaterThan(20);

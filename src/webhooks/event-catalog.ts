@@ -1,5 +1,10 @@
 import { JsonSchema } from '../common/json-schema';
-import { SUBSCRIPTION_EVENTS, SubscriptionEvent, TEST_EVENT } from './subscription-events';
+import {
+  OperationalEvent,
+  SUBSCRIPTION_EVENTS,
+  SubscriptionEvent,
+  TEST_EVENT,
+} from './subscription-events';
 
 export interface EventType {
   /** A subscription event kind, `webhook.test`, or `zoom.*` for the platform's events. */
@@ -282,11 +287,79 @@ const PLATFORM_FAMILY = notification(
   SOURCE,
 );
 
-/** GET /api/event-types, in this order: the six kinds, webhook.test, zoom.* (SPEC §10). */
+const NO_SOURCE: JsonSchema = {
+  type: 'null',
+  description: 'Always null: the service itself caused it, not a platform event',
+};
+const uuid = (description: string): JsonSchema => ({ type: 'string', format: 'uuid', description });
+const OPERATIONAL_NOTE =
+  " Sent to the same client's other webhooks that subscribe to it, never to the webhook " +
+  'concerned; a failed delivery of a `bridge.*` event causes no further event.';
+
+const OPERATIONAL: Record<OperationalEvent, [string, JsonSchema]> = {
+  'bridge.webhook.disabled': [
+    'The service disabled one of your webhooks: its receiver answered 410 Gone (`gone`), or ' +
+      'its last WEBHOOK_DISABLE_AFTER_FAILURES deliveries failed (`failing`). PATCH ' +
+      '`{"active": true}` enables it again; a replay recovers its deliveries.' +
+      OPERATIONAL_NOTE,
+    {
+      type: 'object',
+      description: 'The webhook disabled, and why',
+      required: ['webhook_id', 'url', 'reason', 'disabled_at'],
+      properties: {
+        webhook_id: uuid('The webhook disabled'),
+        url: text('Its URL'),
+        reason: { enum: ['gone', 'failing'], description: 'Why it was disabled' },
+        disabled_at: time('When it was disabled'),
+      },
+      additionalProperties: false,
+    },
+  ],
+  'bridge.delivery.failed': [
+    'A delivery to one of your webhooks ended `failed` after its retries.' + OPERATIONAL_NOTE,
+    {
+      type: 'object',
+      description: 'The delivery that failed, as its delivery log shows it',
+      required: [
+        'delivery_id',
+        'webhook_id',
+        'event',
+        'event_id',
+        'attempt_count',
+        'last_status_code',
+        'last_error',
+      ],
+      properties: {
+        delivery_id: uuid('The delivery that failed'),
+        webhook_id: uuid('The webhook it was for'),
+        event: text('Its event kind'),
+        event_id: uuid('Its event (GET /api/events/{id})'),
+        attempt_count: { type: 'integer', description: 'Attempts made' },
+        last_status_code: {
+          type: ['integer', 'null'],
+          description: "The receiver's last status code; null when it gave no answer",
+        },
+        last_error: textOrNull('What went wrong at the last attempt'),
+      },
+      additionalProperties: false,
+    },
+  ],
+};
+
+const OPERATIONAL_KINDS: EventType[] = Object.entries(OPERATIONAL).map(
+  ([kind, [description, data]]) =>
+    notification(kind, description, { const: kind }, data, NO_SOURCE),
+);
+
+/**
+ * GET /api/event-types, in this order: the six kinds, webhook.test, zoom.* (SPEC §10), then the
+ * operational events (SPEC §12).
+ */
 export const EVENT_TYPES: readonly EventType[] = [
   ...SUBSCRIPTION_KINDS,
   TEST_KIND,
   PLATFORM_FAMILY,
+  ...OPERATIONAL_KINDS,
 ];
 
 /** The catalog entry whose schema a delivered body of event `name` must satisfy. */

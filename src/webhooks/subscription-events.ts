@@ -9,6 +9,17 @@ export const SUBSCRIPTION_EVENTS = [
 ] as const;
 export type SubscriptionEvent = (typeof SUBSCRIPTION_EVENTS)[number];
 
+/**
+ * The service's own operational events (SPEC §12): about a client's webhooks, sent to that
+ * client's other webhooks that subscribe to them.
+ */
+export const OPERATIONAL_EVENTS = ['bridge.webhook.disabled', 'bridge.delivery.failed'] as const;
+export type OperationalEvent = (typeof OPERATIONAL_EVENTS)[number];
+
+export function isOperationalEvent(value: unknown): value is OperationalEvent {
+  return (OPERATIONAL_EVENTS as readonly unknown[]).includes(value);
+}
+
 /** Sent only by POST /api/webhooks/:id/test, whatever the webhook subscribes to. */
 export const TEST_EVENT = 'webhook.test';
 
@@ -35,11 +46,20 @@ export function platformEventKind(event: string): PlatformEventKind | null {
   return isPlatformEventKind(kind) ? kind : null;
 }
 
-/** What a webhook's `events` may list: a subscription event, `zoom.*` or `zoom.<event>`. */
-export type Subscription = SubscriptionEvent | typeof ALL_PLATFORM_EVENTS | PlatformEventKind;
+/**
+ * What a webhook's `events` may list: a subscription event, an operational event, `zoom.*` or
+ * `zoom.<event>`.
+ */
+export type Subscription =
+  SubscriptionEvent | OperationalEvent | typeof ALL_PLATFORM_EVENTS | PlatformEventKind;
 
 export function isSubscription(value: unknown): value is Subscription {
-  return isSubscriptionEvent(value) || value === ALL_PLATFORM_EVENTS || isPlatformEventKind(value);
+  return (
+    isSubscriptionEvent(value) ||
+    isOperationalEvent(value) ||
+    value === ALL_PLATFORM_EVENTS ||
+    isPlatformEventKind(value)
+  );
 }
 
 /** What publish() takes: a subscription event or a platform event as it is. */
@@ -57,5 +77,5 @@ export function subscriptionsFor(kind: string): string[] {
   return isPlatformEventKind(kind) ? [kind, ALL_PLATFORM_EVENTS] : [kind];
 }
 
-/** What an event (and its deliveries) can be: a published kind, or the test event. */
-export type EventKind = PublishedKind | typeof TEST_EVENT;
+/** What an event (and its deliveries) can be: a published kind, an operational one, or the test. */
+export type EventKind = PublishedKind | OperationalEvent | typeof TEST_EVENT;

@@ -38,6 +38,15 @@ describe('WebhooksService', () => {
     expect(t.cipher.decrypt(stored.secretEncrypted)).toBe(create.secret);
   });
 
+  it('keeps a secret with control characters whole; its hint shows them as U+FFFD', async () => {
+    const secret = 'control-chars-\u0007-end\u0000';
+    const webhook = await t.sut.create(OWNER, { ...create, secret });
+
+    const stored = t.tables.webhooks.get(webhook.id)!;
+    expect(stored.secretHint).toBe('end\uFFFD');
+    expect(t.cipher.decrypt(stored.secretEncrypted)).toBe(secret);
+  });
+
   it('refuses a private URL, naming the field, and stores nothing', async () => {
     const error = await apiErrorOf(
       t.sut.create(OWNER, { ...create, url: 'http://127.0.0.1/hook' }),

@@ -8,7 +8,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
-import { characters } from './dto/webhook-fields';
+import { secretHint } from './dto/webhook-fields';
 import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
 import { SecretCipherService } from './secret-cipher.service';
 import { UrlPolicyError, checkWebhookUrl } from './ssrf-policy';
@@ -177,7 +177,7 @@ export class WebhooksService {
   private sealSecret(secret: string): Pick<WebhookEntity, 'secretEncrypted' | 'secretHint'> {
     return {
       secretEncrypted: this.cipher.encrypt(secret),
-      secretHint: characters(secret).slice(-4).join(''),
+      secretHint: secretHint(secret),
     };
   }
 

@@ -1,8 +1,10 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { Agent, Dispatcher, request } from 'undici';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
+import { Tracing } from '../telemetry/tracing';
 import { ZoomApiError } from './zoom-error';
+import { ZOOM_TRACKING_HEADER } from './webhook-signature';
 
 export interface ZoomHttpRequest {
   method: Dispatcher.HttpMethod;
@@ -34,7 +36,10 @@ export class ZoomHttp implements OnApplicationShutdown {
   private readonly agent: Agent;
   readonly timeoutMs: number;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Optional() private readonly tracing: Tracing = Tracing.off,
+  ) {
     this.timeoutMs = config.zoom.timeoutMs;
     this.agent = new Agent({
       keepAliveTimeout: 10_000,
@@ -50,16 +55,22 @@ export class ZoomHttp implements OnApplicationShutdown {
     return AbortSignal.timeout(this.timeoutMs);
   }
 
+  /** One exchange; a client span of its own (SPEC §12) while tracing is on, to the headers. */
   async send(url: string, req: ZoomHttpRequest): Promise<ZoomHttpResponse> {
+    const span = this.tracing.startClient(req.method, url);
     try {
-      return await request(url, {
+      const res = await request(url, {
         dispatcher: this.agent,
         method: req.method,
         headers: req.headers,
         body: req.body,
         signal: req.signal,
       });
+      const tracking = res.headers[ZOOM_TRACKING_HEADER];
+      this.tracing.endClient(span, res.statusCode, typeof tracking === 'string' ? tracking : null);
+      return res;
     } catch (error) {
+      this.tracing.endClient(span, null, null, error);
       throw this.transportError(error, `${req.method} ${new URL(url).origin}`);
     }
   }

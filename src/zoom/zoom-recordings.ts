@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { stringifyPrecise } from '../common/precise-json';
 import { ZoomMeetingRecording, ZoomRecordingFile, ZoomRecordingList } from './zoom.types';
 
 /** The platform's recording file types (its documentation and OpenAPI document). */
@@ -28,7 +29,8 @@ export function filterRecordingFiles(
 ): ZoomMeetingRecording {
   if (types === null) return recording;
   const wanted = new Set(types.map((t) => t.toUpperCase()));
-  const keep = (file: ZoomRecordingFile) => wanted.has(String(file.file_type).toUpperCase());
+  const keep = (file: unknown) =>
+    isFile(file) && wanted.has(typeText(file.file_type).toUpperCase());
   const filtered: ZoomMeetingRecording = { ...recording };
   for (const list of FILE_LISTS) {
     const files = recording[list];
@@ -49,9 +51,22 @@ export function filterRecordingList(
   return { ...list, meetings };
 }
 
-/** Every file of a recording, from both lists. */
+/** A file type as text; anything but a string (null, an object) has none. */
+const typeText = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+const isFile = (file: unknown): file is ZoomRecordingFile =>
+  typeof file === 'object' && file !== null && !Array.isArray(file);
+
+/**
+ * Every file of a recording, from both lists. What the platform sent is not taken on trust: a
+ * list that is not an array counts as none, and an entry that is not an object (a null) is
+ * skipped.
+ */
 export function recordingFilesOf(recording: ZoomMeetingRecording): ZoomRecordingFile[] {
-  return FILE_LISTS.flatMap((list) => (Array.isArray(recording[list]) ? recording[list] : []));
+  return FILE_LISTS.flatMap((list) => {
+    const files: unknown = recording[list];
+    return Array.isArray(files) ? files.filter(isFile) : [];
+  });
 }
 
 /**
@@ -61,12 +76,10 @@ export function recordingFilesOf(recording: ZoomMeetingRecording): ZoomRecording
  */
 export function fileRef(file: ZoomRecordingFile): string {
   if (typeof file.id === 'string' && file.id !== '') return file.id;
-  const type = String(file.file_type ?? 'file')
-    .toLowerCase()
-    .replace(/[^a-z0-9_]/g, '');
+  const type = (typeText(file.file_type) || 'file').toLowerCase().replace(/[^a-z0-9_]/g, '');
   const digest = createHash('sha256')
     .update(
-      JSON.stringify([
+      stringifyPrecise([
         file.file_type ?? null,
         file.file_extension ?? null,
         file.recording_type ?? null,

@@ -139,6 +139,7 @@ export class MemoryTables {
       receivedAt: new Date(),
       processedAt: null,
       processError: null,
+      traceContext: null,
       ...fields,
     };
     this.inboundEvents.set(row.id, row);
@@ -496,6 +497,7 @@ export class MemoryInboundEventStore extends InboundEventStore {
         : payload,
       downloadTokenEncrypted: processed ? null : row.downloadTokenEncrypted,
       processedAt: processed ? new Date() : null,
+      traceContext: row.traceContext ?? null,
     });
     const deliveries: DeliveryRoute[] = [];
     const leased: LeasedDelivery[] = [];

@@ -3,10 +3,11 @@ import { FieldRule, Satisfies, quote } from '../../common/field-rule';
 
 const REPLAY_STATUSES = ['failed', 'succeeded'] as const;
 
-// An ISO 8601 UTC timestamp with Z, the wire format of every date of the API.
+// An ISO 8601 UTC timestamp with Z, the wire format of every date of the API (also the event
+// lookup's since and until).
 const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?Z$/;
 
-const timestampRule: FieldRule = (value, field) =>
+export const timestampRule: FieldRule = (value, field) =>
   typeof value === 'string' && UTC_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value))
     ? null
     : `${field} must be an ISO 8601 UTC timestamp such as 2026-01-01T09:30:00Z`;

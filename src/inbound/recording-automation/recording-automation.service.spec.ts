@@ -60,6 +60,31 @@ describe('RecordingAutomationService', () => {
     expect(row.processedAt).toBeNull();
   });
 
+  it('publishes operation.failed at once when the event itself makes the failure certain', async () => {
+    const event = recordingCompleted(UUID);
+    const object = event.payload.object as Record<string, unknown>;
+    delete object.recording_files;
+    const bare = t.tables.addInboundEvent({ event: event.event, payload: { ...event } });
+
+    await t.sut.complete(bare.id, false, WHAT);
+
+    expect(outcomes()).toEqual(['operation.failed']);
+    expect(bare.processError).toMatch(/has no recording_files list/);
+  });
+
+  it('skips what is not a file in the list (a null), keeping the others', async () => {
+    const event = recordingCompleted(UUID);
+    const object = event.payload.object as { recording_files: unknown[] };
+    object.recording_files = [null, 'x', ...object.recording_files, 7];
+    const odd = t.tables.addInboundEvent({ event: event.event, payload: { ...event } });
+
+    await t.sut.complete(odd.id, false, WHAT);
+
+    const published = await t.dispatcher.published(automationOutcomeKey(odd));
+    expect(published?.kind).toBe('operation.complete');
+    expect(published?.data.files).toHaveLength(5);
+  });
+
   it('publishes operation.failed with the reason on the last attempt', async () => {
     t.zoom.configured = true;
     t.zoom.recordings = () => Promise.reject(new Error('platform unavailable'));

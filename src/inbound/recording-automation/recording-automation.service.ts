@@ -8,10 +8,20 @@ import { FILE_LISTS, fileRef, recordingFilesOf } from '../../zoom/zoom-recording
 import { ZoomClient } from '../../zoom/zoom.client';
 import { ZoomMeetingRecording, ZoomRecordingFile } from '../../zoom/zoom.types';
 import { PlatformObject, meetingData } from '../event-mapping';
+import {
+  UnmappableEventError,
+  asString,
+  asText,
+  isDeterministicFailure,
+  isRecord,
+} from '../platform-reader';
+import { storableText } from '../../common/unicode';
 import { InboundEventEntity } from '../inbound-event.entity';
 import { InboundEventStore } from '../inbound-event.store';
 import { automationOutcomeKey, platformObjectOf, sourceOf } from '../inbound-job';
 import { NotifiedFile, notifiedFiles, wantedFiles } from './recording-files';
+
+const storable = (text: string): boolean => storableText(text) === text;
 
 /** How long the platform's download_token opens the files: "about 24 hours". */
 export const DOWNLOAD_TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
@@ -67,6 +77,7 @@ export class RecordingAutomationService {
       source: sourceOf(row),
       idempotencyKey: key,
       orderKey: orderKeyOf(platformObjectOf(row)),
+      traceContext: row.traceContext,
     });
     // A run of the same event may have published in between: whichever came first stands.
     const kept = earlier ?? (await this.dispatcher.published(key)) ?? outcome;
@@ -86,8 +97,10 @@ export class RecordingAutomationService {
       return { kind: 'operation.complete', data: { ...meetingData(object), files } };
     } catch (error) {
       const reason = reasonOf(error);
+      // What the event holds fails the same way on every run: final at once, not retried.
+      const final = finalAttempt || isDeterministicFailure(error);
       // The platform's status goes into the message the job runner logs and Bull keeps.
-      if (!finalAttempt) throw new Error(reason, { cause: error });
+      if (!final) throw new Error(reason, { cause: error });
       this.logger.error(`${what}: ${reason}; final: publishing operation.failed`);
       return { kind: 'operation.failed', data: { ...meetingData(object), error: reason } };
     }
@@ -96,11 +109,10 @@ export class RecordingAutomationService {
   /** The uuid names one occurrence of a (possibly recurring) meeting; the id is the fallback. */
   meetingKey(object: PlatformObject): string {
     for (const value of [object.uuid, object.id]) {
-      if ((typeof value === 'string' && value !== '') || typeof value === 'number') {
-        return String(value);
-      }
+      const key = asText(value);
+      if (key !== null && key !== '') return key;
     }
-    throw new Error('the recording event names no meeting uuid or id');
+    throw new UnmappableEventError('the recording event names no meeting uuid or id');
   }
 
   /**
@@ -121,7 +133,7 @@ export class RecordingAutomationService {
       return notifiedFiles(onlyNamedFiles(current, fromEvent), key, options);
     }
     if (!Array.isArray(fromEvent.recording_files)) {
-      throw new Error(`the ${row.event} event has no recording_files list`);
+      throw new UnmappableEventError(`the ${row.event} event has no recording_files list`);
     }
     await this.keepEventDownloads(row, key, fromEvent);
     return notifiedFiles(fromEvent, key, options);
@@ -137,12 +149,16 @@ export class RecordingAutomationService {
     meetingKey: string,
     recording: ZoomMeetingRecording,
   ): Promise<void> {
-    if (row.downloadTokenEncrypted === null) return;
-    const files = wantedFiles(recording, this.config.recordingFileTypes).flatMap((file) =>
-      typeof file.download_url === 'string' && file.download_url !== ''
-        ? [{ fileRef: fileRef(file), downloadUrl: file.download_url }]
-        : [],
-    );
+    // A key PostgreSQL's text cannot hold (U+0000) could never be looked up by a link either.
+    if (row.downloadTokenEncrypted === null || !storable(meetingKey)) return;
+    // One entry per file name (two files the platform sent alike would collide in one insert).
+    const byRef = new Map<string, string>();
+    for (const file of wantedFiles(recording, this.config.recordingFileTypes)) {
+      const url = asString(file.download_url);
+      const ref = fileRef(file);
+      if (url !== null && url !== '' && storable(url) && storable(ref)) byRef.set(ref, url);
+    }
+    const files = [...byRef].map(([ref, downloadUrl]) => ({ fileRef: ref, downloadUrl }));
     // Counted from the event's arrival: the platform sends the token with the event.
     const expiresAt = new Date(row.receivedAt.getTime() + DOWNLOAD_TOKEN_LIFETIME_MS);
     await this.downloads.save(meetingKey, files, row.downloadTokenEncrypted, expiresAt);
@@ -167,7 +183,7 @@ function onlyNamedFiles(
   const narrowed: ZoomMeetingRecording = { ...current };
   for (const list of FILE_LISTS) {
     const files = current[list];
-    if (Array.isArray(files)) narrowed[list] = files.filter(wanted);
+    if (Array.isArray(files)) narrowed[list] = files.filter((f) => isRecord(f) && wanted(f));
   }
   return narrowed;
 }

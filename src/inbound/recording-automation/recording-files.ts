@@ -1,3 +1,4 @@
+import { storableText } from '../../common/unicode';
 import { fileRef, filterRecordingFiles, recordingFilesOf } from '../../zoom/zoom-recordings';
 import { ZoomMeetingRecording, ZoomRecordingFile } from '../../zoom/zoom.types';
 
@@ -27,8 +28,11 @@ export interface FileListOptions {
 
 /** GET /api/meetings/:meetingId/recordings/:fileId/download on this service. */
 export function downloadUrl(publicBaseUrl: string, meetingKey: string, fileId: string): string {
-  return `${publicBaseUrl}/api/meetings/${encodeURIComponent(meetingKey)}/recordings/${encodeURIComponent(fileId)}/download`;
+  return `${publicBaseUrl}/api/meetings/${pathSegment(meetingKey)}/recordings/${pathSegment(fileId)}/download`;
 }
+
+/** encodeURIComponent throws on an unpaired surrogate, which a platform id may hold: U+FFFD. */
+const pathSegment = (text: string): string => encodeURIComponent(storableText(text));
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 

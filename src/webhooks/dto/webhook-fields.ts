@@ -2,9 +2,11 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { FieldRule, Satisfies, quote } from '../../common/field-rule';
+import { isWellFormed } from '../../common/unicode';
 import {
   ALL_PLATFORM_EVENTS,
   PLATFORM_EVENT_PATTERN,
+  OPERATIONAL_EVENTS,
   SUBSCRIPTION_EVENTS,
   isSubscription,
 } from '../subscription-events';
@@ -23,6 +25,16 @@ export const SECRET_MAX_LENGTH = 256;
 
 /** Secrets are measured in characters (code points), as secret_hint is cut. */
 export const characters = (value: string): string[] => Array.from(value);
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
+/**
+ * The last 4 characters of a secret, as `secret_hint` shows them: a control character (which
+ * a secret may hold, and PostgreSQL's text refuses as U+0000) shows as U+FFFD.
+ */
+export const secretHint = (secret: string): string =>
+  characters(secret).slice(-4).join('').replace(CONTROL_CHARACTERS, '\uFFFD');
 
 const required =
   (rule: FieldRule): FieldRule =>
@@ -60,7 +72,8 @@ const eventsRule: FieldRule = (value, field) => {
   if (unknown.length > 0) {
     return (
       `${field} has unknown event kind(s) ${unknown.slice(0, 3).map(quote).join(', ')}; ` +
-      `allowed: ${SUBSCRIPTION_EVENTS.join(', ')}, ${ALL_PLATFORM_EVENTS}, or zoom.<platform ` +
+      `allowed: ${[...SUBSCRIPTION_EVENTS, ...OPERATIONAL_EVENTS].join(', ')}, ` +
+      `${ALL_PLATFORM_EVENTS}, or zoom.<platform ` +
       `event> matching ${PLATFORM_EVENT_PATTERN.source}`
     );
   }
@@ -70,9 +83,13 @@ const eventsRule: FieldRule = (value, field) => {
   return null;
 };
 
-// Never quotes the value: this is the signing secret.
+// Never quotes the value: this is the signing secret. Control characters are kept whole (the
+// key is bytes to HMAC); an unpaired surrogate has no UTF-8 form, so it could not be.
 const secretRule: FieldRule = (value, field) => {
   if (typeof value !== 'string') return `${field} must be a string`;
+  if (!isWellFormed(value)) {
+    return `${field} must be valid Unicode text (it holds an unpaired surrogate)`;
+  }
   const length = characters(value).length;
   if (length < SECRET_MIN_LENGTH || length > SECRET_MAX_LENGTH) {
     return `${field} must be ${SECRET_MIN_LENGTH} to ${SECRET_MAX_LENGTH} characters long, got ${length}`;
@@ -113,7 +130,7 @@ export const WEBHOOK_EVENTS_SCHEMA: Pick<SchemaObject, 'items'> & { type: 'array
   items: {
     type: 'string',
     anyOf: [
-      { enum: [...SUBSCRIPTION_EVENTS, ALL_PLATFORM_EVENTS] },
+      { enum: [...SUBSCRIPTION_EVENTS, ...OPERATIONAL_EVENTS, ALL_PLATFORM_EVENTS] },
       { pattern: PLATFORM_EVENT_PATTERN.source },
     ],
   },
@@ -123,7 +140,9 @@ export const WebhookEvents = (options: FieldOptions): PropertyDecorator =>
   applyDecorators(
     property(options)({
       description:
-        'Event kinds to receive: at least one, each at most once. One of the six kinds, ' +
+        'Event kinds to receive: at least one, each at most once. One of the six kinds, the ' +
+        'operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the ' +
+        "client's other webhooks), " +
         '`zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` ' +
         '(`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both ' +
         '`zoom.*` and `zoom.<event>` gets one delivery per event.',

@@ -1,0 +1,51 @@
+/** The console's pages, addressed by the URL fragment so the service needs no route per page. */
+export type Route =
+  | { page: 'webhooks' }
+  | { page: 'new-webhook' }
+  | { page: 'webhook'; id: string }
+  | { page: 'delivery'; webhookId: string; deliveryId: string }
+  | { page: 'event-types' }
+  | { page: 'find-event'; query?: string }
+  | { page: 'not-found' };
+
+export function parseRoute(hash: string): Route {
+  const path = hash.replace(/^#/, '');
+  const [pathname, search = ''] = path.split('?');
+  const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts.length === 0 || (parts.length === 1 && parts[0] === 'webhooks')) {
+    return { page: 'webhooks' };
+  }
+  if (parts[0] === 'webhooks') {
+    if (parts.length === 2 && parts[1] === 'new') return { page: 'new-webhook' };
+    if (parts.length === 2) return { page: 'webhook', id: parts[1] };
+    if (parts.length === 4 && parts[2] === 'deliveries') {
+      return { page: 'delivery', webhookId: parts[1], deliveryId: parts[3] };
+    }
+  }
+  if (parts.length === 1 && parts[0] === 'event-types') return { page: 'event-types' };
+  if (parts.length === 1 && parts[0] === 'find-event') {
+    const query = new URLSearchParams(search).get('q') ?? undefined;
+    return query ? { page: 'find-event', query } : { page: 'find-event' };
+  }
+  return { page: 'not-found' };
+}
+
+export function href(route: Route): string {
+  const e = encodeURIComponent;
+  switch (route.page) {
+    case 'webhooks':
+      return '#/webhooks';
+    case 'new-webhook':
+      return '#/webhooks/new';
+    case 'webhook':
+      return `#/webhooks/${e(route.id)}`;
+    case 'delivery':
+      return `#/webhooks/${e(route.webhookId)}/deliveries/${e(route.deliveryId)}`;
+    case 'event-types':
+      return '#/event-types';
+    case 'find-event':
+      return route.query ? `#/find-event?q=${e(route.query)}` : '#/find-event';
+    case 'not-found':
+      return '#/webhooks';
+  }
+}

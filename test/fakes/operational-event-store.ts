@@ -1,0 +1,31 @@
+import type { DeliveryRoute } from '../../src/dispatcher/delivery.store';
+import {
+  DisabledWebhookFacts,
+  FailedDeliveryFacts,
+  NewOperationalEvent,
+  OperationalEventStore,
+} from '../../src/dispatcher/operational-events.store';
+
+/** OperationalEventStore in memory: the facts it is given, and the events fanned out. */
+export class MemoryOperationalEventStore extends OperationalEventStore {
+  readonly failed = new Map<string, FailedDeliveryFacts>();
+  readonly disabled = new Map<string, DisabledWebhookFacts>();
+  /** Per webhook, the other webhooks (same owner) subscribed to each operational kind. */
+  readonly subscribers = new Map<string, Record<string, string[]>>();
+  readonly published: NewOperationalEvent[] = [];
+
+  failedDelivery(deliveryId: string): Promise<FailedDeliveryFacts | null> {
+    return Promise.resolve(this.failed.get(deliveryId) ?? null);
+  }
+
+  disabledWebhook(webhookId: string): Promise<DisabledWebhookFacts | null> {
+    return Promise.resolve(this.disabled.get(webhookId) ?? null);
+  }
+
+  fanOut(event: NewOperationalEvent): Promise<DeliveryRoute[]> {
+    const targets = this.subscribers.get(event.aboutWebhookId)?.[event.kind] ?? [];
+    if (targets.length === 0) return Promise.resolve([]);
+    this.published.push(event);
+    return Promise.resolve(targets.map((webhookId, i) => ({ id: `${event.id}-${i}`, webhookId })));
+  }
+}
