@@ -59,6 +59,8 @@ module.exports = {
       rootDir: '.',
       testRegex: 'test/.*\\.e2e-spec\\.ts$',
       transform: { '^.+\\.ts$': tsJest },
+      // Every answer the apps give is checked against /docs-json after each file (SPEC §16).
+      setupFilesAfterEnv: ['<rootDir>/test/support/response-contract.setup.ts'],
     },
   ],
 };

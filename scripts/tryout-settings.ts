@@ -11,6 +11,11 @@ export const TRYOUT = {
   zoomSecretToken: 'tryout-zoom-secret-token-not-for-production',
   /** The secret to give the webhook you create; the receiver verifies signatures with it. */
   webhookSecret: 'tryout-webhook-secret-not-for-production',
+  /** What the try-out subscribes the receiver to. */
+  webhookEvents: ['job.started', 'follower.gained'],
   servicePort: 3000,
   receiverPort: 4000,
+  /** Its own database, apart from the `postgres` one `npm start` uses. */
+  databaseUrl: 'postgres://postgres@localhost:5432/meeting_event_bridge_tryout',
+  queuePrefix: 'meb-tryout',
 } as const;

@@ -1,11 +1,26 @@
 /**
- * `npm run tryout`: the service as `npm start` runs it, set up for trying it on one machine:
- * an API client holding every scope (queues:admin too), loopback receivers allowed, and a
- * platform secret token that `npm run send-event` signs with. PORT, DATABASE_URL, REDIS_URL,
- * QUEUE_PREFIX and LOG_LEVEL are taken from the environment when set.
+ * `npm run tryout [-- --reset] [-- --receiver-url …]`: the service as `npm start` runs it, set
+ * up for trying it on one machine: its own database (`meeting_event_bridge_tryout`, made when
+ * missing; `--reset` starts it empty) and Redis keys (`meb-tryout`), an API client holding every
+ * scope (queues:admin too), loopback receivers allowed, a platform secret token that
+ * `npm run send-event` signs with, and the receiver of `npm run receiver` subscribed — found
+ * again on every start, never subscribed twice. Logs warnings and errors only; a banner says
+ * what to do next. PORT, DATABASE_URL, REDIS_URL, QUEUE_PREFIX and LOG_LEVEL are taken from the
+ * environment when set.
  */
+import { parseArgs } from 'node:util';
+import Redis from 'ioredis';
+import { Client } from 'pg';
 import { SCOPES } from '../src/config/config.types';
 import { TRYOUT } from './tryout-settings';
+
+const { values } = parseArgs({
+  options: {
+    reset: { type: 'boolean', default: false },
+    'receiver-url': { type: 'string', default: `http://127.0.0.1:${TRYOUT.receiverPort}/hook` },
+  },
+});
+const receiverUrl = values['receiver-url'];
 
 const tryoutEnv: Record<string, string> = {
   // Development: the built-in keys for tokens and stored secrets are fine here.
@@ -19,32 +34,146 @@ const tryoutEnv: Record<string, string> = {
 };
 Object.assign(process.env, tryoutEnv);
 process.env.PORT ??= String(TRYOUT.servicePort);
+process.env.DATABASE_URL ??= TRYOUT.databaseUrl;
+process.env.QUEUE_PREFIX ??= TRYOUT.queuePrefix;
+process.env.REDIS_URL ??= 'redis://localhost:6379';
+// The ~225 route lines and the per-request lines are for operators; a try-out wants the banner.
+process.env.LOG_LEVEL ??= 'warn';
 const port = Number(process.env.PORT);
 const base = `http://localhost:${port}`;
+const databaseUrl = process.env.DATABASE_URL;
 
-async function announceWhenLive(): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health/live`)).ok) break;
-    } catch {
-      // Not listening yet: migrations and queues come first.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+/** Makes the try-out's database when missing; with --reset, drops it (and its Redis keys) first. */
+async function prepareDatabase(): Promise<string> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect().catch((error: Error) => {
+    throw new Error(
+      `PostgreSQL at ${url.host} (DATABASE_URL) cannot be reached (${error.message}): start it, or set DATABASE_URL`,
+    );
+  });
+  try {
+    const quoted = `"${name.replace(/"/g, '""')}"`;
+    if (values.reset) await client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`);
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${quoted}`);
+  } finally {
+    await client.end();
   }
+  if (values.reset)
+    await deleteQueueKeys(process.env.REDIS_URL as string, process.env.QUEUE_PREFIX as string);
+  return name;
+}
+
+/** The try-out's queue keys, so a reset does not deliver what the old database had queued. */
+async function deleteQueueKeys(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+interface Webhook {
+  id: string;
+  url: string;
+  active: boolean;
+}
+
+async function api<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/**
+ * The try-out's webhook to the receiver: the one already there (enabled again if it was
+ * paused), else a new one. Re-running the try-out never subscribes the receiver twice.
+ */
+async function ensureWebhook(): Promise<{ webhook: Webhook; found: boolean }> {
+  const basic = Buffer.from(`${TRYOUT.clientId}:${TRYOUT.clientSecret}`).toString('base64');
+  const tokenRes = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${basic}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials',
+  });
+  const { access_token: token } = (await tokenRes.json()) as { access_token: string };
+  let cursor: string | null = null;
+  do {
+    const page: { data: Webhook[]; next_cursor: string | null } = await api(
+      token,
+      'GET',
+      `/api/webhooks?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
+    const mine = page.data.find((w) => w.url === receiverUrl);
+    if (mine) {
+      const webhook = mine.active
+        ? mine
+        : await api<Webhook>(token, 'PATCH', `/api/webhooks/${mine.id}`, { active: true });
+      return { webhook, found: true };
+    }
+    cursor = page.next_cursor;
+  } while (cursor);
+  const webhook = await api<Webhook>(token, 'POST', '/api/webhooks', {
+    url: receiverUrl,
+    events: [...TRYOUT.webhookEvents],
+    secret: TRYOUT.webhookSecret,
+  });
+  return { webhook, found: false };
+}
+
+async function announce(database: string): Promise<void> {
+  const { webhook, found } = await ensureWebhook();
+  const login = `meb login --client-id ${TRYOUT.clientId} --client-secret ${TRYOUT.clientSecret}`;
   process.stdout.write(
     [
       '',
       `Try-out service on ${base} (NOT for production: every secret here is public)`,
+      `  database ${database}, kept between runs (npm run tryout -- --reset starts it empty)`,
       `  API client: ${TRYOUT.clientId} / ${TRYOUT.clientSecret} (every scope)`,
+      `  webhook ${webhook.id} ${found ? '(found again)' : '(created)'}: ${TRYOUT.webhookEvents.join(', ')} → ${receiverUrl}`,
+      `    signed with the secret ${TRYOUT.webhookSecret}`,
       `  Swagger UI: ${base}/docs   queue dashboard: ${base}/admin/queues`,
-      `  platform secret token: ${TRYOUT.zoomSecretToken}`,
-      '  loopback webhook URLs allowed (WEBHOOK_ALLOW_PRIVATE_URLS=true)',
-      'Next, in another terminal: npm run receiver',
+      `  logs: warnings and errors only (LOG_LEVEL=info npm run tryout for every request)`,
+      'Next:',
+      '  1. in a second terminal: npm run receiver',
+      '  2. in a third:           npm run send-event -- meeting.started',
+      `  3. follow the deliveries: ${login}`,
+      `                            meb deliveries tail ${webhook.id}`,
       '',
     ].join('\n'),
   );
 }
 
-// main.ts reads the environment as it loads, so it is loaded only now.
-void import('../src/main').then(announceWhenLive);
+prepareDatabase().then(
+  async (database) => {
+    // main.ts reads the environment as it loads, so it is loaded only now. A start that fails
+    // (PORT taken) has said why in one line and exited before `listening` would resolve.
+    const { listening } = await import('../src/main');
+    await listening;
+    await announce(database).catch((error: Error) => {
+      process.stderr.write(`npm run tryout: could not subscribe the receiver: ${error.message}\n`);
+    });
+  },
+  (error: Error) => {
+    process.stderr.write(`npm run tryout: ${error.message}\n`);
+    process.exit(1);
+  },
+);

@@ -12,6 +12,7 @@ import {
   requireJsonBody,
 } from './common/request-body';
 import { limitJsonDepth } from './common/json-depth';
+import { makeDocumentExact, refreshDatedExamples } from './common/openapi-exact';
 import { isMultipartUpload } from './platform-api/platform-operations';
 import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
@@ -62,9 +63,12 @@ function setupSwagger(app: INestApplication, version: string): void {
   );
   documentJsonBodies(document);
   addNotificationSchemas(document);
+  makeDocumentExact(document);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true },
+    // Examples bounded by today (a replay's window) are dated when the document is served.
+    patchDocumentOnRequest: (_req, _res, served) => refreshDatedExamples(served),
   });
 }
 
@@ -73,14 +77,17 @@ export async function createApp(
   config: AppConfig,
   options: AppModuleOptions = {},
 ): Promise<NestExpressApplication> {
+  // Given at creation, not buffered for useLogger: a start that fails (PostgreSQL away) then
+  // logs its retries and its end as JSON lines too, not as Nest's coloured text.
+  const logger = new AppLogger(config, options.logStream);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-    bufferLogs: true,
+    logger,
+    // A failed start rejects (main.ts says why, naming the variable) rather than aborting.
+    abortOnError: false,
     // Keeps the exact request bytes on req.rawBody: the inbound webhook signature covers them.
     rawBody: true,
     bodyParser: false,
   });
-  const logger = new AppLogger(config, options.logStream);
-  app.useLogger(logger);
   const httpLogger = requestLogger(config, options.logStream);
   app.use(httpLogger);
   const server = app.getHttpServer();

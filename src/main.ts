@@ -1,5 +1,8 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { AppLogger } from './common/logging';
+import { startupProblem } from './common/startup-problems';
 import { ConfigError, loadConfigFromProcess } from './config/load-config';
 import { AppConfig } from './config/config.types';
 
@@ -15,10 +18,10 @@ function readConfig(): AppConfig {
   }
 }
 
-async function main(): Promise<void> {
-  const config = readConfig();
+async function main(config: AppConfig): Promise<void> {
   // Loaded once the configuration is valid: a bad one is reported before the whole app loads.
   const { createApp } = await import('./bootstrap');
+  const { startupWarnings } = await import('./health/startup-checks');
   const app = await createApp(config);
   const logger = new Logger('Bootstrap');
 
@@ -45,13 +48,32 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
-  await app.listen(config.port);
+  // Listened on here rather than by app.listen, which logs a taken port as an error of its own
+  // before the one line below that says what to do about it.
+  await app.init();
+  const server = app.getHttpServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  // What app.listen would have set, for whatever waits on it.
+  app.get(HttpAdapterHost).listening = true;
   logger.log(`listening on :${config.port} as role ${config.role.name}`);
+  for (const warning of await startupWarnings(app, config)) logger.warn(warning);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `Failed to start: ${error instanceof Error ? error.stack : String(error)}\n`,
-  );
+const config = readConfig();
+/** Resolves once the process listens (the try-out waits for it); a failed start exits. */
+export const listening: Promise<void> = main(config).catch((error: unknown) => {
+  // In the log's JSON shape like every other line, with a hint that names the variable to check.
+  const problem = startupProblem(error, config);
+  const logger = new AppLogger(config);
+  // A known problem is said in words, with its code; its stack would say nothing more.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (problem) logger.fatal({ msg: `Failed to start: ${problem}`, code }, 'Bootstrap');
+  else logger.fatal(error instanceof Error ? error : new Error(String(error)), 'Bootstrap');
   process.exit(1);
 });

@@ -86,11 +86,14 @@ describe('README and docs/', () => {
 
   it("gives the try-out the scripts' own values", () => {
     const readme = read('README.md');
-    expect(readme).toContain(`-u ${TRYOUT.clientId}:${TRYOUT.clientSecret}`);
-    expect(readme).toContain(`"url":"http://127.0.0.1:${TRYOUT.receiverPort}/hook"`);
-    expect(readme).toContain(`"secret":"${TRYOUT.webhookSecret}"`);
-    expect(readme).toContain(`http://localhost:${TRYOUT.servicePort}/oauth/token`);
+    expect(readme).toContain(
+      `meb login --client-id ${TRYOUT.clientId} --client-secret ${TRYOUT.clientSecret}`,
+    );
+    expect(readme).toContain(`http://127.0.0.1:${TRYOUT.receiverPort}/hook`);
+    expect(readme).toContain(`\`${new URL(TRYOUT.databaseUrl).pathname.slice(1)}\``);
+    expect(readme).toContain(`http://localhost:${TRYOUT.servicePort}/docs`);
     expect(readme).toContain('npm run send-event -- meeting.started');
+    expect(readme).toContain('npm run tryout -- --reset');
   });
 });
 

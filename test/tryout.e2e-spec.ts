@@ -1,9 +1,16 @@
 /**
- * The README's try-out, driven as a newcomer runs it: `npm run tryout`, `npm run receiver`, a
- * token for the try-out client, a webhook pointing at the receiver, `npm run send-event --
- * meeting.started`, and the receiver printing a verified delivery. Keeps the recipe true.
+ * The README's try-out, driven as a newcomer runs it: `npm run tryout` (its own database, the
+ * receiver subscribed, a banner with the next steps), `npm run receiver`, `npm run send-event --
+ * meeting.started`, the receiver printing a verified delivery, the CLI following it, a secret
+ * rotation the receiver verifies through, a restart that finds the webhook again, `--reset`,
+ * and a taken PORT said in one line. Keeps the recipe true.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { Webhook } from 'standardwebhooks';
 import { TRYOUT } from '../scripts/tryout-settings';
 import { SCOPES } from '../src/config/config.types';
 import { request } from './support/http';
@@ -13,102 +20,257 @@ import { TEST_REDIS_URL, deleteRedisKeys } from './support/test-app';
 import { TestDatabase, createTestDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
 
+const ROOT = join(__dirname, '..');
+const BANNER_WEBHOOK = /webhook ([0-9a-f-]{36}) \((created|found again)\)/;
+
 describe('the README try-out', () => {
   let database: TestDatabase;
   const prefix = `mebtest:${randomBytes(4).toString('hex')}`;
-  let service: NpmScript;
+  let service: NpmScript | undefined;
   let receiver: NpmScript;
   let baseUrl: string;
+  let servicePort: number;
+  let receiverPort: number;
   let receiverUrl: string;
+  let webhookId: string;
+  let configHome: string;
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    const [servicePort, receiverPort] = [await freePort(), await freePort()];
-    baseUrl = `http://127.0.0.1:${servicePort}`;
-    receiverUrl = `http://127.0.0.1:${receiverPort}/hook`;
-    // Only where to listen and which database and Redis keys to use differ from the README.
-    service = runNpmScript('tryout', [], {
-      PORT: String(servicePort),
-      DATABASE_URL: database.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      LOG_LEVEL: 'warn',
-    });
-    receiver = runNpmScript('receiver', ['--port', String(receiverPort)]);
-    await waitFor(() => service.output().includes('Try-out service on'), {
-      timeoutMs: 90_000,
-      what: 'the try-out service to announce itself',
-    });
-    await waitFor(() => receiver.output().includes('Receiver on'), {
-      timeoutMs: 30_000,
-      what: 'the receiver to listen',
-    });
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all([service?.stop(), receiver?.stop()]);
-    await deleteRedisKeys(prefix);
-    await database?.drop();
+  const env = () => ({
+    PORT: String(servicePort),
+    DATABASE_URL: database.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
   });
 
-  it('announces the client, the Swagger UI and the next step', () => {
-    expect(service.output()).toContain(`${TRYOUT.clientId} / ${TRYOUT.clientSecret}`);
-    expect(service.output()).toContain('/docs');
-    expect(receiver.output()).toContain(receiverUrl);
-  });
-
-  it('gives the try-out client every scope, queues:admin too', async () => {
-    const token = await request(baseUrl, 'POST', '/oauth/token', {
-      body: `grant_type=client_credentials&client_id=${TRYOUT.clientId}&client_secret=${TRYOUT.clientSecret}`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  /** Starts the try-out as the README does (only ports, database and keys differ) and waits for its banner. */
+  const startTryout = async (...args: string[]): Promise<{ id: string; how: string }> => {
+    service = runNpmScript('tryout', ['--receiver-url', receiverUrl, ...args], env());
+    const match = await waitFor(() => BANNER_WEBHOOK.exec(service?.output() ?? '') ?? undefined, {
+      timeoutMs: 120_000,
+      what: `the try-out banner; output: ${service.output()}`,
     });
-    expect(token.status).toBe(200);
-    expect(token.body.scope.split(' ').sort()).toEqual([...SCOPES].sort());
-  });
+    return { id: match[1], how: match[2] };
+  };
 
-  it('delivers a sent sample event to the receiver, which prints it verified', async () => {
+  const token = async () => {
     const basic = Buffer.from(`${TRYOUT.clientId}:${TRYOUT.clientSecret}`).toString('base64');
-    const token = await request(baseUrl, 'POST', '/oauth/token', {
+    const res = await request(baseUrl, 'POST', '/oauth/token', {
       body: 'grant_type=client_credentials',
       headers: {
         authorization: `Basic ${basic}`,
         'content-type': 'application/x-www-form-urlencoded',
       },
     });
-    // A loopback URL: accepted only because the try-out allows private receivers.
-    const webhook = await request(baseUrl, 'POST', '/api/webhooks', {
-      token: token.body.access_token,
-      body: { url: receiverUrl, events: ['job.started'], secret: TRYOUT.webhookSecret },
-    });
-    expect(webhook.status).toBe(201);
+    return res.body.access_token as string;
+  };
 
+  /** `meb …` as the banner says it, through the package's bin, logged in as the banner says. */
+  const meb = (...args: string[]): Promise<{ code: number | null; output: string }> =>
+    new Promise((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [join(ROOT, 'bin', 'meb.js'), '--url', baseUrl, ...args],
+        {
+          env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: configHome },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let output = '';
+      child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+      child.once('exit', (code) => resolve({ code, output }));
+    });
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    configHome = mkdtempSync(join(tmpdir(), 'meb-tryout-'));
+    [servicePort, receiverPort] = [await freePort(), await freePort()];
+    baseUrl = `http://127.0.0.1:${servicePort}`;
+    receiverUrl = `http://127.0.0.1:${receiverPort}/hook`;
+    receiver = runNpmScript('receiver', ['--port', String(receiverPort)]);
+    ({ id: webhookId } = await startTryout());
+    await waitFor(() => receiver.output().includes('Receiver on'), {
+      timeoutMs: 30_000,
+      what: 'the receiver to listen',
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all([service?.stop(), receiver?.stop()]);
+    await deleteRedisKeys(prefix);
+    await database?.drop();
+    rmSync(configHome, { recursive: true, force: true });
+  });
+
+  it('announces the client, the subscribed webhook and the next steps, with no log lines below warn', () => {
+    const output = service?.output() ?? '';
+    expect(output).toContain(`${TRYOUT.clientId} / ${TRYOUT.clientSecret}`);
+    expect(output).toContain(
+      `webhook ${webhookId} (created): job.started, follower.gained → ${receiverUrl}`,
+    );
+    expect(output).toContain('npm run send-event -- meeting.started');
+    expect(output).toContain(`meb deliveries tail ${webhookId}`);
+    expect(output).toContain('/docs');
+    // The route-mapping and request lines are info: at the try-out's default level, none.
+    expect(output).not.toContain('Mapped {');
+    expect(output).not.toMatch(/"level":30/);
+    expect(receiver.output()).toContain(receiverUrl);
+  });
+
+  it('gives the try-out client every scope, queues:admin too', async () => {
+    const res = await request(baseUrl, 'POST', '/oauth/token', {
+      body: `grant_type=client_credentials&client_id=${TRYOUT.clientId}&client_secret=${TRYOUT.clientSecret}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.scope.split(' ').sort()).toEqual([...SCOPES].sort());
+  });
+
+  it('delivers a sent sample event to the receiver, which prints it verified and says by which signature', async () => {
     const send = runNpmScript('send-event', ['meeting.started', '--url', baseUrl]);
     expect(await send.exit).toBe(0);
     expect(send.output()).toContain('meeting.started → 200 {"status":"accepted"}');
 
-    const delivery = /verified delivery (\S+) \(attempt 1\): job\.started\n(\{[\s\S]*?\n\})/;
+    const delivery =
+      /verified delivery (\S+) \(attempt 1\): job\.started \[([^\]]*)\]\n(\{[\s\S]*?\n\})/;
     const printed = await waitFor(() => delivery.exec(receiver.output()) ?? undefined, {
       timeoutMs: 30_000,
       what: 'the receiver to print a verified delivery',
     });
-    const body = JSON.parse(printed[2]);
-    expect(body).toMatchObject({
+    expect(printed[2]).toBe(
+      'x-service-signature with the secret; webhook-signature #1 with the secret',
+    );
+    expect(JSON.parse(printed[3])).toMatchObject({
       event: 'job.started',
       data: { id: '85746065432' },
       source: { platform: 'zoom', event: 'meeting.started' },
     });
   });
 
-  it('refuses, and prints as refused, a delivery signed with another secret', async () => {
-    const res = await fetch(receiverUrl, {
-      method: 'POST',
-      headers: { 'x-service-signature': 'a'.repeat(64), 'x-service-delivery': 'forged-1' },
-      body: '{"event":"job.started"}',
-    });
-    expect(res.status).toBe(401);
-    await waitFor(() => receiver.output().includes('REFUSED POST /hook'), {
-      what: 'the receiver to print the refusal',
-    });
-    expect(receiver.output()).not.toContain('verified delivery forged-1');
+  it('is followed with the CLI the banner names: login, then the webhook and its deliveries', async () => {
+    const login = await meb(
+      'login',
+      '--client-id',
+      TRYOUT.clientId,
+      '--client-secret',
+      TRYOUT.clientSecret,
+    );
+    expect(login.code).toBe(0);
+    const listed = await meb('--json', 'webhooks', 'list');
+    expect(JSON.parse(listed.output).map((w: { id: string }) => w.id)).toEqual([webhookId]);
+    const deliveries = await meb('--json', 'deliveries', 'list', webhookId);
+    expect(JSON.parse(deliveries.output).data.length).toBeGreaterThan(0);
   });
+
+  it('keeps verifying through a secret rotation, saying that only the previous secret matched', async () => {
+    const rotated = await meb(
+      'webhooks',
+      'rotate',
+      webhookId,
+      '--secret',
+      'tryout-rotated-secret-0123456789',
+    );
+    expect(rotated.code).toBe(0);
+    const before = receiver.output().length;
+    const send = runNpmScript('send-event', ['meeting.started', '--url', baseUrl]);
+    expect(await send.exit).toBe(0);
+    const printed = await waitFor(
+      () =>
+        /verified delivery \S+ \(attempt 1\): job\.started \[([^\]]*)\]\n(.*)\n/.exec(
+          receiver.output().slice(before),
+        ) ?? undefined,
+      { timeoutMs: 30_000, what: 'the receiver to verify a delivery after the rotation' },
+    );
+    expect(printed[1]).toBe(
+      'x-service-signature-previous with the secret; webhook-signature #2 with the secret',
+    );
+    expect(printed[2]).toContain("the webhook's secret was rotated");
+  });
+
+  it('verifies with either of two secrets, naming which, and refuses with a hint when none matches', async () => {
+    const port = await freePort();
+    const two = runNpmScript('receiver', [
+      '--port',
+      String(port),
+      '--secret',
+      'old-secret-0123456789',
+      '--secret',
+      'new-secret-0123456789',
+    ]);
+    try {
+      await waitFor(() => two.output().includes('Receiver on'), {
+        timeoutMs: 30_000,
+        what: 'the second receiver',
+      });
+      const body = '{"event":"job.started"}';
+      const id = 'delivery-two';
+      const timestamp = new Date();
+      const res = await fetch(`http://127.0.0.1:${port}/hook`, {
+        method: 'POST',
+        body,
+        headers: {
+          'x-service-delivery': id,
+          'x-service-event': 'job.started',
+          'x-service-signature': createHmac('sha256', 'new-secret-0123456789')
+            .update(body)
+            .digest('hex'),
+          'webhook-id': id,
+          'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+          'webhook-signature': new Webhook(Buffer.from('new-secret-0123456789'), {
+            format: 'raw',
+          }).sign(id, timestamp, body),
+        },
+      });
+      expect(res.status).toBe(200);
+      await waitFor(
+        () =>
+          two
+            .output()
+            .includes(
+              'verified delivery delivery-two (attempt ?): job.started [x-service-signature with secret 2 of 2; webhook-signature #1 with secret 2 of 2]',
+            ),
+        { what: 'the second receiver to say which secret matched' },
+      );
+      const forged = await fetch(`http://127.0.0.1:${port}/hook`, {
+        method: 'POST',
+        headers: { 'x-service-signature': 'a'.repeat(64), 'x-service-delivery': 'forged-1' },
+        body,
+      });
+      expect(forged.status).toBe(401);
+      await waitFor(() => two.output().includes('REFUSED POST /hook'), { what: 'the refusal' });
+      expect(two.output()).toContain(
+        "Was the webhook's secret rotated? Restart with --secret <the new secret>",
+      );
+    } finally {
+      await two.stop();
+    }
+  });
+
+  it('finds its webhook again on a second start instead of subscribing twice', async () => {
+    await service?.stop();
+    const again = await startTryout();
+    expect(again).toEqual({ id: webhookId, how: 'found again' });
+    const res = await request(baseUrl, 'GET', '/api/webhooks?limit=100', { token: await token() });
+    expect(res.body.data.filter((w: { url: string }) => w.url === receiverUrl)).toHaveLength(1);
+  }, 180_000);
+
+  it('starts empty with --reset', async () => {
+    await service?.stop();
+    const fresh = await startTryout('--reset');
+    expect(fresh.how).toBe('created');
+    expect(fresh.id).not.toBe(webhookId);
+    const res = await request(baseUrl, 'GET', '/api/webhooks?limit=100', { token: await token() });
+    expect(res.body.data.map((w: { id: string }) => w.id)).toEqual([fresh.id]);
+  }, 180_000);
+
+  it('says in one line that PORT is taken when it is, with no stack', async () => {
+    // The service of the test above still holds servicePort.
+    const second = runNpmScript('tryout', ['--receiver-url', receiverUrl], env());
+    expect(await second.exit).toBe(1);
+    const lines = second.output().split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]).msg).toBe(
+      `Failed to start: PORT ${servicePort} is already in use (another npm start or npm run tryout?): stop that process, or set PORT to a free port`,
+    );
+  }, 180_000);
 });

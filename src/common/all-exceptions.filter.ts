@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { ApiError } from './api-error';
 import { ErrorResponse, errorBody } from './error-response';
+import { methodNotAllowed } from './method-not-allowed';
 
 const logger = new Logger('Errors');
 
@@ -15,7 +16,8 @@ export function errorAnswer(exception: unknown): {
   headers: Record<string, string>;
 } {
   const answer = toBody(exception);
-  if (answer.body.statusCode >= 500) {
+  const quiet = exception instanceof ApiError && exception.extra.quiet === true;
+  if (answer.body.statusCode >= 500 && !quiet) {
     logger.error(exception instanceof Error ? exception.stack : String(exception));
   }
   return answer;
@@ -45,8 +47,9 @@ function messageOf(exception: HttpException): string {
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
-    const { body, headers } = errorAnswer(exception);
+    const http = host.switchToHttp();
+    const response = http.getResponse<Response>();
+    const { body, headers } = errorAnswer(methodNotAllowed(exception, http.getRequest<Request>()));
     if (response.headersSent) {
       response.destroy();
       return;

@@ -9,7 +9,11 @@ export class ApiError extends HttpException {
   constructor(
     status: HttpStatus | number,
     message: string,
-    readonly extra: ErrorExtras & { headers?: Record<string, string> } = {},
+    readonly extra: ErrorExtras & {
+      headers?: Record<string, string>;
+      /** A 5xx its thrower has logged already (once per change): no stack per answer. */
+      quiet?: boolean;
+    } = {},
   ) {
     super(message, status);
   }

@@ -21,10 +21,20 @@ export class UpstreamError {
   @ApiProperty({ example: 404 })
   status: number;
 
-  @ApiPropertyOptional({ example: 3001, nullable: true })
-  code: number | string | null;
+  @ApiProperty({
+    type: 'integer',
+    example: 3001,
+    nullable: true,
+    description: 'The platform’s error code; null when its answer had no numeric one',
+  })
+  code: number | null;
 
-  @ApiPropertyOptional({ example: 'Meeting does not exist: 123.', nullable: true })
+  @ApiProperty({
+    type: String,
+    example: 'Meeting does not exist: 123.',
+    nullable: true,
+    description: 'The platform’s error message; null when its answer had none',
+  })
   message: string | null;
 }
 

@@ -1,9 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
-import { HeadersObject } from '@nestjs/swagger';
-import { ApiErrorResponse, ErrorExample } from './error-response';
+import { ApiDefaultResponse, HeadersObject, getSchemaPath } from '@nestjs/swagger';
+import { ApiErrorResponse, ErrorExample, ErrorResponse, errorBody } from './error-response';
 
 const RATE_LIMITED =
   'You have reached the maximum per-second rate limit for this API. Try again later.';
+
+const UNPROCESSABLE = 'Cannot access meeting information.';
 
 const USER_ME =
   'userId cannot be "me": this service calls the platform with an account-level token, ' +
@@ -72,5 +74,21 @@ export function ApiUpstreamErrors(): MethodDecorator {
     ...UPSTREAM_ERRORS.map(({ status, description, headers, ...example }) =>
       ApiErrorResponse(status, { description, headers, example }),
     ),
+    // SPEC §16: whatever other error status the platform answers (409, 422, 500, …) is passed
+    // on with that status, in the one error shape, the platform's own code and message in
+    // `upstream`.
+    ApiDefaultResponse({
+      description:
+        'Any other error status the platform answers with (409, 422, 500, …), passed on as it ' +
+        'is, in the one error shape with the platform’s `code` and `message` in `upstream`',
+      content: {
+        'application/json': {
+          schema: { $ref: getSchemaPath(ErrorResponse) },
+          example: errorBody(422, UNPROCESSABLE, {
+            upstream: { status: 422, code: 3000, message: UNPROCESSABLE },
+          }),
+        },
+      },
+    }),
   );
 }

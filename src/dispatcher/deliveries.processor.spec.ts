@@ -33,21 +33,6 @@ describe('DeliveriesProcessor', () => {
     expect(sentIds().sort()).toEqual(deliveries.map((d) => d.id).sort());
   });
 
-  it.each([
-    ['ids without webhooks', (id: string) => ({ deliveryIds: [id] })],
-    ['one delivery id', (id: string) => ({ deliveryId: id })],
-  ])('finds the webhooks itself for a job queued by an older version (%s)', async (_, data) => {
-    const delivery = t.tables.addDelivery(webhook.id);
-    t.sender.answer(200);
-
-    await t.sut.handle(jobOf(data(delivery.id)));
-
-    await waitFor(() => t.tables.delivery(delivery.id).status === 'succeeded', {
-      what: 'the delivery sent',
-    });
-    expect(sentIds()).toEqual([delivery.id]);
-  });
-
   it('sends a delivery once when two jobs carry it', async () => {
     const delivery = t.tables.addDelivery(webhook.id);
     t.sender.answer(200);

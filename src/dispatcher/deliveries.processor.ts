@@ -12,7 +12,7 @@ import { AppConfig } from '../config/config.types';
 import { OnJob } from '../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../queue/queue.constants';
 import { DeliveryAttemptService } from './delivery-attempt.service';
-import { DeliverJobData, deliverJobs, routesOf } from './delivery-job';
+import { DeliverJobData, deliverJobs, jobRoutes } from './delivery-job';
 import { DeliveryGate, DeliveryScheduler } from './delivery-scheduler';
 import { DeliveryOrderStore } from './delivery-order.store';
 import { OrderingGate } from './ordering-gate';
@@ -125,7 +125,7 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
   })
   async handle(job: Job<DeliverJobData>): Promise<void> {
     if (this.closing) throw new Error('worker shutting down before the job was taken');
-    const routes = await routesOf(job.data, (ids) => this.store.route(ids));
+    const routes = jobRoutes(job.data);
     // What the scheduler lets go (a backlog past its lane) stays pending: it reads it back.
     this.scheduler.submit(this.gate.admit(routes));
   }

@@ -6,9 +6,9 @@ export interface DeliverJobData {
   deliveryIds: string[];
   /**
    * The webhook of each delivery, in the same order, so the worker can put them in their lanes
-   * without asking PostgreSQL. Jobs queued before this existed lack it.
+   * without asking PostgreSQL.
    */
-  webhookIds?: string[];
+  webhookIds: string[];
 }
 
 /** Most deliveries one job carries: its worker claims them in one statement. */
@@ -38,16 +38,7 @@ export function deliverJobs(deliveries: DeliveryRoute[], delayMs = 0): DeliverJo
   return jobs;
 }
 
-/**
- * The deliveries of a job with their webhooks. A job queued before jobs carried the webhooks
- * (or before they carried several deliveries: `deliveryId`) has only ids: `route` finds them.
- */
-export function routesOf(
-  data: DeliverJobData | { deliveryId: string },
-  route: (deliveryIds: string[]) => Promise<DeliveryRoute[]>,
-): Promise<DeliveryRoute[]> {
-  if (!('deliveryIds' in data)) return route([data.deliveryId]);
-  const { deliveryIds, webhookIds } = data;
-  if (webhookIds?.length !== deliveryIds.length) return route(deliveryIds);
-  return Promise.resolve(deliveryIds.map((id, i) => ({ id, webhookId: webhookIds[i] })));
+/** The deliveries of a job with their webhooks. */
+export function jobRoutes({ deliveryIds, webhookIds }: DeliverJobData): DeliveryRoute[] {
+  return deliveryIds.map((id, i) => ({ id, webhookId: webhookIds[i] }));
 }

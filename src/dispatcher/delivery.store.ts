@@ -158,14 +158,6 @@ const CANCEL_SQL = `
   WHERE id = $1 AND status = 'pending'
   RETURNING id`;
 
-// Which webhook each of the given deliveries goes to, for those a worker could claim now or
-// within the claim's leeway; the rest (final, held, gone) a worker has nothing to do with.
-const ROUTE_SQL = `
-  SELECT id, webhook_id FROM deliveries
-  WHERE id = ANY($1::uuid[]) AND status = 'pending'
-    AND next_attempt_at <= now() + interval '1 second'
-    AND (lease_until IS NULL OR lease_until <= now())`;
-
 // The limits of SPEC §9 of the given webhooks; max_in_flight null is the default ($2).
 const LIMITS_SQL = `
   SELECT id, coalesce(max_in_flight, $2) AS max_in_flight, rate_limit FROM webhooks
@@ -213,9 +205,6 @@ export abstract class DeliveryStore {
    * at attempt - 1 attempts; false when it had moved on meanwhile (nothing is written then).
    */
   abstract recordAttempt(record: AttemptRecord): Promise<boolean>;
-
-  /** The webhooks of those of `deliveryIds` that are pending, due and held by no worker. */
-  abstract route(deliveryIds: string[]): Promise<DeliveryRoute[]>;
 
   /** Ends a pending delivery as failed without sending it; false when it was not pending. */
   abstract cancel(deliveryId: string, reason: string): Promise<boolean>;
@@ -288,16 +277,6 @@ export class PgDeliveryStore extends DeliveryStore {
     );
     const written = new Set(rows.map((r) => r.delivery_id));
     return records.map((r) => written.has(r.deliveryId));
-  }
-
-  async route(deliveryIds: string[]): Promise<DeliveryRoute[]> {
-    const rows = await preparedQuery<{ id: string; webhook_id: string }>(
-      this.db,
-      'delivery_route',
-      ROUTE_SQL,
-      [deliveryIds],
-    );
-    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }));
   }
 
   async cancel(deliveryId: string, reason: string): Promise<boolean> {

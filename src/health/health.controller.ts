@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Controller, Get, HttpStatus } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Logger } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   HealthCheckService,
@@ -16,9 +16,14 @@ import { QueueProcessors } from '../queue/queue-processors';
 
 const CHECK_TIMEOUT_MS = 1500;
 
+const logger = new Logger('Health');
+
 @ApiTags('health')
 @Controller('health')
 export class HealthController {
+  /** The last readiness answered: 'ready', or why not. Logged when it changes, not per probe. */
+  private lastState = 'ready';
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicator: HealthIndicatorService,
@@ -62,21 +67,27 @@ export class HealthController {
           ...(unreachable.length > 0 ? [`${unreachable.join(', ')} unreachable`] : []),
           ...(failed.some(([name]) => name === 'processors') ? ['queue processors stopped'] : []),
         ];
-        throw new ApiError(
-          HttpStatus.SERVICE_UNAVAILABLE,
-          `Not ready: ${reasons.join('; ') || 'unknown'}`,
-          {
-            details: failed.map(([field, info]) => ({
-              field,
-              message: info.message ?? `${field} is down`,
-            })),
-          },
-        );
+        const details = failed.map(([field, info]) => ({
+          field,
+          message: info.message ?? `${field} is down`,
+        }));
+        const message = `Not ready: ${reasons.join('; ') || 'unknown'}`;
+        this.changedTo(`${message} (${details.map((d) => `${d.field}: ${d.message}`).join('; ')})`);
+        // Logged above once per change; a probe every few seconds must not log a stack each time.
+        throw new ApiError(HttpStatus.SERVICE_UNAVAILABLE, message, { details, quiet: true });
       });
+    this.changedTo('ready');
     const checks = Object.fromEntries(
       Object.keys(result.info ?? {}).map((k) => [k, 'up' as const]),
     );
     return { status: 'ok', checks };
+  }
+
+  private changedTo(state: string): void {
+    if (state === this.lastState) return;
+    if (state === 'ready') logger.log(`Ready again (was: ${this.lastState})`);
+    else logger.warn(state);
+    this.lastState = state;
   }
 
   /** A worker whose processor stopped takes no jobs: it must not look ready. */

@@ -23,7 +23,11 @@ import type { IncomingMessage } from 'node:http';
 import { ApiErrorResponse } from '../common/error-response';
 import { Tracing } from '../telemetry/tracing';
 import { SUBSCRIPTION_EVENTS } from '../webhooks/subscription-events';
-import { ZOOM_SIGNATURE_HEADER, ZOOM_TIMESTAMP_HEADER } from '../zoom/webhook-signature';
+import {
+  ZOOM_SIGNATURE_HEADER,
+  ZOOM_TIMESTAMP_HEADER,
+  signZoomRequest,
+} from '../zoom/webhook-signature';
 import {
   InboundAckDto,
   UrlValidationAnswerDto,
@@ -37,6 +41,21 @@ import { InboundAck, InboundService, UrlValidationAnswer } from './inbound.servi
 /** The platform's event endpoint: served by this controller and by the fast path alike. */
 export const ZOOM_EVENTS_PATH = 'zoom/events';
 const ZOOM_EVENTS_URL = /^\/zoom\/events\/?(?:\?|$)/i;
+
+const EXAMPLE_TIMESTAMP = '1735725605';
+// A real signature (secret token `your_secret_token`) of the first example body as Swagger UI
+// sends it, so the example has the signature's true form.
+const EXAMPLE_SIGNATURE = signZoomRequest(
+  'your_secret_token',
+  EXAMPLE_TIMESTAMP,
+  Buffer.from(
+    JSON.stringify(
+      (Object.values(PLATFORM_EVENT_EXAMPLES)[0] as { value?: unknown }).value,
+      null,
+      2,
+    ),
+  ),
+);
 
 /** The body parser for this route keeps raw bytes (src/bootstrap.ts); matched as Express routes. */
 export const isZoomEventsRequest = (req: IncomingMessage): boolean =>
@@ -81,8 +100,13 @@ export class InboundController {
       'comma-separated secret tokens; the URL validation is answered with the one that ' +
       'verified it. The `x-zm-trackingid` header is kept and sent on as `source.tracking_id`.',
   })
-  @ApiHeader({ name: ZOOM_SIGNATURE_HEADER, required: true, example: 'v0=9f86d081884c7d65…' })
-  @ApiHeader({ name: ZOOM_TIMESTAMP_HEADER, required: true, example: '1735725605' })
+  @ApiHeader({
+    name: ZOOM_SIGNATURE_HEADER,
+    required: true,
+    description: '`v0=` and 64 hex digits; the example signs the first example body',
+    example: EXAMPLE_SIGNATURE,
+  })
+  @ApiHeader({ name: ZOOM_TIMESTAMP_HEADER, required: true, example: EXAMPLE_TIMESTAMP })
   @ApiBody({ type: ZoomEventDto, examples: PLATFORM_EVENT_EXAMPLES })
   @ApiExtraModels(UrlValidationAnswerDto, InboundAckDto)
   @ApiOkResponse({

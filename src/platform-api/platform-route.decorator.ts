@@ -12,9 +12,35 @@ import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec
 import { RequireScopes } from '../auth/scopes.decorator';
 import { ApiUpstreamErrors } from '../common/upstream';
 import { PlatformOperation, expressPath, scopeOf } from './platform-operations';
+import { USER_ID_PATTERN } from './request-validator';
 import { lenientPathSchema } from './schema-leniency';
 
 const asSchema = (schema: object): SchemaObject => schema as SchemaObject;
+
+const PLATFORM_ANSWER = {
+  'application/json': {
+    schema: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'The platform’s JSON answer, as it sent it',
+    },
+  },
+} as const;
+
+/**
+ * A user id as this service takes it (SPEC §6, §16): the platform's own document also allows
+ * `me`, which an account-level token cannot use, so the service refuses it (400) and says so.
+ */
+const USER_ID_SCHEMA: SchemaObject = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 128,
+  pattern: USER_ID_PATTERN,
+};
+
+const USER_ID_RULE =
+  'The user’s id or e-mail address. Unlike the platform, this service refuses `me` (400): it ' +
+  'calls the platform with an account-level token, which has no user of its own.';
 
 /**
  * The route of one platform operation at `/api` + its platform path: its scope, and its
@@ -44,6 +70,14 @@ export function PlatformRoute(op: PlatformOperation): MethodDecorator {
           schema: asSchema(p.schema),
         });
       }
+      if (p.name === 'userId') {
+        return ApiParam({
+          name: p.name,
+          required: true,
+          description: USER_ID_RULE,
+          schema: USER_ID_SCHEMA,
+        });
+      }
       const { 'x-message': rule, ...schema } = lenientPathSchema(p);
       return ApiParam({
         name: p.name,
@@ -64,6 +98,9 @@ export function PlatformRoute(op: PlatformOperation): MethodDecorator {
       ApiResponse({
         status: Number(status),
         description: `${description} The platform's answer, passed on as it sent it.`.trim(),
+        // Passed on as sent: the platform's own document is no promise about its fields, so
+        // the one said here is that it is a JSON object.
+        ...(Number(status) === 204 ? {} : { content: PLATFORM_ANSWER }),
       }),
     ),
     ApiUpstreamErrors(),

@@ -1,6 +1,6 @@
 import { ApiError } from '../common/api-error';
 import { PLATFORM_OPERATIONS, platformOperation } from './platform-operations';
-import { PlatformRequestValidator } from './request-validator';
+import { PlatformRequestValidator, USER_ID_PATTERN } from './request-validator';
 
 /** One validator for the file (as the service has one per process), compiling as it is asked. */
 const validator = new PlatformRequestValidator();
@@ -44,6 +44,28 @@ describe('PlatformRequestValidator', () => {
     it('accepts a UUID where the document types the id as an integer', () => {
       expect(detailsOf('meeting', { meetingId: '/ajXp112QmuoKj4854875==' })).toEqual([]);
       expect(detailsOf('meeting', { meetingId: '85746065432' })).toEqual([]);
+    });
+
+    it.each([
+      'me',
+      'ME',
+      '.',
+      '..',
+      'a/b',
+      'a b',
+      'a?b',
+      'a%2F',
+      '',
+      'x'.repeat(129),
+      'host@example.com',
+      'KDcuGIm1QgePTO8WbOqwIQ',
+      'meh',
+      'x'.repeat(128),
+    ])('states the userId rule in the document as the validator applies it: %j', (userId) => {
+      // The documented pattern (Swagger, generated clients) and the refusal never disagree.
+      expect(new RegExp(USER_ID_PATTERN).test(userId)).toBe(
+        detailsOf('user', { userId }).length === 0,
+      );
     });
 
     it('accepts an e-mail address or id as userId, and refuses one that leaves its segment', () => {

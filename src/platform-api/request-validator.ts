@@ -42,6 +42,12 @@ const ME_MESSAGE =
 /** What a user id or e-mail address may hold: nothing that would leave its path segment. */
 const USER_ID = /^[^\s/\\?#%]{1,128}$/;
 
+/**
+ * The same rule with `me`, `.` and `..` left out, as the document states it (the refusals of
+ * pathRule below, in one pattern).
+ */
+export const USER_ID_PATTERN = '^(?![Mm][Ee]$)(?!\\.\\.?$)[^\\s/\\\\?#%]{1,128}$';
+
 function newAjv(coerceTypes: boolean): Ajv {
   // strict off: the document carries OpenAPI keywords (nullable, deprecated, x-…) and formats
   // of its own; verbose: messages read the failing schema (x-message). Unoptimised code

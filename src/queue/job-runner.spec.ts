@@ -1,7 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Job } from 'bull';
 import { jobRunner } from './job-runner';
-import { FinalJobError, RetryLaterError } from './queue.constants';
 
 function recordingLogger(): LoggerService & { lines: string[] } {
   const lines: string[] = [];
@@ -48,15 +47,6 @@ describe('jobRunner', () => {
     expect(job.discarded).toBe(false);
   });
 
-  it('names the delay a handler chose', async () => {
-    const logger = recordingLogger();
-    const run = jobRunner(failing(new RetryLaterError('HTTP 500', 300)), {}, logger);
-    await expect(run(jobOn(1, 4))).rejects.toThrow('HTTP 500');
-    expect(logger.lines).toEqual([
-      'warn deliver job j1, attempt 1/4: HTTP 500; will retry in 300 ms',
-    ]);
-  });
-
   it('logs the last attempt as final, saying what becomes of the work, and runs the hook', async () => {
     const logger = recordingLogger();
     const error = new Error('database down');
@@ -72,23 +62,6 @@ describe('jobRunner', () => {
       'error deliver job j1, attempt 4/4: database down; final for this job; the sweeper queues it again',
     ]);
     expect(onFinalFailure).toHaveBeenCalledWith(job, error);
-  });
-
-  it('ends the retries at a FinalJobError, whatever attempts are left', async () => {
-    const logger = recordingLogger();
-    const onFinalFailure = jest.fn(async () => undefined);
-    const run = jobRunner(
-      failing(new FinalJobError('HTTP 503', 'delivery marked failed')),
-      { whenFinal: 'the sweeper re-queues it', onFinalFailure },
-      logger,
-    );
-    const job = jobOn(1, 4);
-    await expect(run(job)).rejects.toThrow('HTTP 503');
-    expect(job.discarded).toBe(true);
-    expect(logger.lines).toEqual([
-      'error deliver job j1, attempt 1/4: HTTP 503; final, delivery marked failed',
-    ]);
-    expect(onFinalFailure).toHaveBeenCalledTimes(1);
   });
 
   it('logs a hook that fails too, and still fails the job with its own error', async () => {

@@ -1,7 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Job } from 'bull';
 import { attemptLabel, isFinalAttempt } from './attempts';
-import { FinalJobError, RetryLaterError } from './queue.constants';
 
 export interface JobRunnerOptions {
   /** What becomes of the work once its job fails for good ("the sweeper queues it again"). */
@@ -12,8 +11,7 @@ export interface JobRunnerOptions {
 
 /**
  * Wraps a job handler so that every failure is logged once, by one rule: whether Bull retries
- * the job ("attempt 2/4: …; will retry") or it is final ("attempt 4/4: …; final …"). A
- * FinalJobError ends the retries early: the handler's record says the work is over.
+ * the job ("attempt 2/4: …; will retry") or it is final ("attempt 4/4: …; final …").
  */
 export function jobRunner<T>(
   handler: (job: Job<T>) => Promise<unknown>,
@@ -26,23 +24,18 @@ export function jobRunner<T>(
     } catch (thrown) {
       const error = thrown instanceof Error ? thrown : new Error(String(thrown));
       const what = `${job.name} job ${job.id}, ${attemptLabel(job)}: ${error.message}`;
-      if (error instanceof FinalJobError) {
-        // Keeps the job in the failed set without another retry.
-        void job.discard();
-      } else if (!isFinalAttempt(job)) {
-        const delay = error instanceof RetryLaterError ? ` in ${error.retryDelayMs} ms` : '';
-        logger.warn(`${what}; will retry${delay}`);
+      if (!isFinalAttempt(job)) {
+        logger.warn(`${what}; will retry`);
         throw error;
       }
-      logger.error(`${what}; ${finalNote(error, options)}`);
+      logger.error(`${what}; ${finalNote(options)}`);
       await runFinalHook(job, error, options, logger);
       throw error;
     }
   };
 }
 
-function finalNote(error: Error, options: JobRunnerOptions): string {
-  if (error instanceof FinalJobError) return `final, ${error.outcome}`;
+function finalNote(options: JobRunnerOptions): string {
   return `final for this job${options.whenFinal ? `; ${options.whenFinal}` : ''}`;
 }
 

@@ -113,38 +113,8 @@ export function queueOptions(config: AppConfig, name: QueueName): QueueOptions {
     defaultJobOptions: defaultJobOptions(config)[name],
     settings: {
       backoffStrategies: {
-        [JITTERED_EXPONENTIAL]: (attemptsMade: number, error: unknown) =>
-          error instanceof RetryLaterError ? error.retryDelayMs : delivery.delayMs(attemptsMade),
+        [JITTERED_EXPONENTIAL]: (attemptsMade: number) => delivery.delayMs(attemptsMade),
       },
     },
   };
-}
-
-/**
- * A handler throws this when it has already chosen (and recorded) the delay before its next
- * attempt; the backoff then uses that delay, so the queue and the record agree.
- */
-export class RetryLaterError extends Error {
-  constructor(
-    message: string,
-    readonly retryDelayMs: number,
-  ) {
-    super(message);
-    this.name = 'RetryLaterError';
-  }
-}
-
-/**
- * A handler throws this when the work is over whatever attempts Bull has left (the record
- * says so); the job then ends in the failed set without another retry. `outcome` says what
- * became of the work, for the log line ("delivery marked failed").
- */
-export class FinalJobError extends Error {
-  constructor(
-    message: string,
-    readonly outcome: string,
-  ) {
-    super(message);
-    this.name = 'FinalJobError';
-  }
 }

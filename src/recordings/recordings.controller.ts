@@ -62,7 +62,8 @@ export class RecordingsController {
       'flat whatever the file size. A `Range` header is passed on (206 with Content-Range).',
   })
   @ApiHeader({ name: 'Range', required: false, description: 'e.g. `bytes=0-1023`' })
-  @ApiProduces('application/octet-stream', 'video/mp4', 'audio/mp4', 'text/plain')
+  // */*: the file's type is the platform's (a timeline is JSON, a transcript VTT, …).
+  @ApiProduces('application/octet-stream', 'video/mp4', 'audio/mp4', 'text/plain', '*/*')
   @ApiOkResponse({
     description:
       'The file; content-type, content-length and content-disposition as the platform sent them',

@@ -132,9 +132,13 @@ describe('ZoomApiError.fromResponse', () => {
     );
     expect(error.getStatus()).toBe(502);
     expect(error.message).toBe(
-      'The meeting platform refused the server-to-server credentials (401: Invalid client_id or client_secret)',
+      'The meeting platform refused the server-to-server credentials (401: invalid_client: Invalid client_id or client_secret)',
     );
-    expect(error.extra.upstream?.code).toBe('invalid_client');
+    // SPEC §16: upstream.code is a number; the word code leads the message instead.
+    expect(error.extra.upstream?.code).toBeNull();
+    expect(error.extra.upstream?.message).toBe(
+      'invalid_client: Invalid client_id or client_secret',
+    );
   });
 
   it('copes with a body that is not the platform error shape', () => {

@@ -168,10 +168,20 @@ export class ZoomApiError extends ApiError {
     const parsed: PlatformErrorBody = typeof body === 'object' && body !== null ? body : {};
     const code = parsed.code ?? parsed.error;
     const text = parsed.message ?? parsed.reason;
+    // SPEC §16: `code` is a number. The token endpoint's codes are words (RFC 6749's
+    // `invalid_client`); such a word leads the message instead, so nothing it said is lost.
+    const numeric =
+      typeof code === 'number'
+        ? code
+        : typeof code === 'string' && /^\d+$/.test(code)
+          ? Number(code)
+          : null;
+    const word = typeof code === 'string' && numeric === null ? code : undefined;
+    const message = typeof text === 'string' ? text : undefined;
     const upstream: UpstreamError = {
       status,
-      code: typeof code === 'number' || typeof code === 'string' ? code : null,
-      message: typeof text === 'string' ? text : null,
+      code: numeric,
+      message: word && message ? `${word}: ${message}` : (message ?? word ?? null),
     };
     const extra = {
       upstream,

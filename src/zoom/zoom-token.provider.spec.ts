@@ -83,7 +83,8 @@ describe('ZoomTokenProvider (against the fake platform)', () => {
     expect((error as ZoomApiError).message).toContain('Invalid client_id or client_secret');
     expect((error as ZoomApiError).extra.upstream).toMatchObject({
       status: 401,
-      code: 'invalid_client',
+      code: null,
+      message: 'invalid_client: Invalid client_id or client_secret',
     });
   });
 

@@ -260,16 +260,6 @@ export class MemoryDeliveryStore extends DeliveryStore {
     );
   }
 
-  route(deliveryIds: string[]): Promise<DeliveryRoute[]> {
-    const now = Date.now();
-    const routes: DeliveryRoute[] = [];
-    for (const id of deliveryIds) {
-      const delivery = this.tables.deliveries.get(id);
-      if (delivery && claimable(delivery, now)) routes.push({ id, webhookId: delivery.webhookId });
-    }
-    return Promise.resolve(routes);
-  }
-
   recordAttempt(record: AttemptRecord): Promise<boolean> {
     const delivery = this.tables.deliveries.get(record.deliveryId);
     if (

@@ -7,6 +7,7 @@ import Redis from 'ioredis';
 import { createApp } from '../../src/bootstrap';
 import { AppConfig } from '../../src/config/config.types';
 import { Env, loadConfig } from '../../src/config/load-config';
+import { recordResponses, rememberDocument } from './response-contract';
 import { TestDatabase, createTestDatabase } from './test-db';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -93,12 +94,15 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   });
   const app = await createApp(config, { logStream });
+  // Held against the document of the API role; a worker serves none of its routes.
+  if (config.role.api) recordResponses(app.getHttpServer());
   await app.listen(0, '127.0.0.1');
   // Longer than the tests' own fetch keeps an idle connection (undici: 4 s, its timers coarse
   // under load), so the server never closes one just as a test sends on it: a reset.
   (app.getHttpServer() as Server).keepAliveTimeout = 30_000;
   const { port } = app.getHttpServer().address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
+  if (config.role.api) await rememberDocument(baseUrl);
 
   return {
     app,

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FieldRule, Satisfies, quote } from '../../common/field-rule';
+import { DatedExample } from '../../common/openapi-exact';
 
 const REPLAY_STATUSES = ['failed', 'succeeded'] as const;
 
@@ -31,6 +32,7 @@ export class ReplayDto {
       'published, at or after it. At most RETENTION_DAYS ago.',
     example: '2026-01-01T09:00:00Z',
   })
+  @DatedExample(-2 * 60 * 60 * 1000)
   @Satisfies(requiredTimestamp)
   since: string;
 
@@ -38,6 +40,7 @@ export class ReplayDto {
     description: 'End of the window (excluded); default now',
     example: '2026-01-01T12:00:00Z',
   })
+  @DatedExample(-60 * 60 * 1000)
   @Satisfies(timestampRule, { optional: true })
   until?: string;
 

@@ -1,3 +1,4 @@
+import { SchemaRules } from '../../common/openapi-exact';
 import { Subscription } from '../subscription-events';
 import {
   WebhookActive,
@@ -11,6 +12,7 @@ import {
 import { WebhookOrdering } from '../webhook.entity';
 
 /** Body of PATCH /api/webhooks/:id: at least one of these; null is not a value. */
+@SchemaRules({ minProperties: 1 })
 export class UpdateWebhookDto {
   @WebhookUrl({ required: false })
   url?: string;

@@ -1,0 +1,588 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { CliError, EXIT, ExitCode } from './exit-codes';
+import { Output, record, table } from './output';
+import { ProfileStore } from './profiles';
+import { EventSummary, Schemas, ServiceClient, call, serviceClient } from './service-client';
+
+export const DEFAULT_URL = 'http://127.0.0.1:3000';
+
+export interface CliContext {
+  store: ProfileStore;
+  output: Output;
+  /** Resolves when the user interrupts a command that runs until stopped (`tail`). */
+  interrupted?: Promise<void>;
+}
+
+interface GlobalOptions {
+  url?: string;
+  profile: string;
+  json?: boolean;
+}
+
+type Webhook = Schemas['WebhookResponse'];
+type Delivery = Schemas['DeliveryResponse'];
+
+const WEBHOOK_COLUMNS = [
+  'id',
+  'url',
+  'events',
+  'active',
+  'disabled_reason',
+  'secret_hint',
+  'created_at',
+];
+const DELIVERY_COLUMNS = [
+  'id',
+  'event',
+  'status',
+  'attempt_count',
+  'last_status_code',
+  'created_at',
+  'completed_at',
+];
+
+const positiveInt = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number');
+  return n;
+};
+
+const list = (value: string): string[] =>
+  value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+
+const bool = (value: string): boolean => {
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new InvalidArgumentError('must be true or false');
+};
+
+/** `--field name=value`: a body field the CLI has no option for; the value is JSON when it parses. */
+const field = (value: string, previous: Record<string, unknown> = {}): Record<string, unknown> => {
+  const at = value.indexOf('=');
+  if (at <= 0) throw new InvalidArgumentError('must be name=value');
+  const raw = value.slice(at + 1);
+  let parsed: unknown = raw;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = raw;
+  }
+  return { ...previous, [value.slice(0, at)]: parsed };
+};
+
+/** A signing secret made here when none is given: 32 random bytes, shown once. */
+const newSecret = (): string => `whsec_${randomBytes(32).toString('base64url')}`;
+
+function readSecret(value: string): string {
+  // `-` reads it from stdin, so it stays out of the shell's history and the process list.
+  const secret = value === '-' ? readFileSync(0, 'utf8').trim() : value;
+  if (!secret) throw new CliError('the client secret is empty', EXIT.usage);
+  return secret;
+}
+
+/** The CLI: every command, built over one context (tests pass their own store and output). */
+export function buildProgram(ctx: CliContext): Command {
+  const { output, store } = ctx;
+  const program = new Command('meb')
+    .description('Meeting Event Bridge from the command line: webhooks, deliveries, events')
+    .option('--url <url>', `the service (default: the profile's, else ${DEFAULT_URL})`)
+    .option('--profile <name>', 'profile whose token to use', 'default')
+    .option('--json', 'print the service’s JSON instead of tables (for scripts)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => output.out(text.replace(/\n$/, '')),
+      writeErr: (text) => output.err(text.replace(/\n$/, '')),
+    })
+    .showHelpAfterError('(add --help for usage)');
+
+  const globals = (cmd: Command) => cmd.optsWithGlobals<GlobalOptions>();
+  const urlOf = (opts: GlobalOptions) =>
+    (opts.url ?? store.get(opts.profile)?.url ?? DEFAULT_URL).replace(/\/+$/, '');
+
+  /** The signed-in client for this command: the profile's token, if it is for this URL and alive. */
+  const client = (cmd: Command): { api: ServiceClient; url: string } => {
+    const opts = globals(cmd);
+    const url = urlOf(opts);
+    const profile = store.get(opts.profile);
+    const login = `meb login --url ${url}${opts.profile === 'default' ? '' : ` --profile ${opts.profile}`}`;
+    if (!profile || profile.url !== url) {
+      throw new CliError(`not logged in to ${url}: run \`${login}\``, EXIT.unauthenticated);
+    }
+    if (Date.parse(profile.expires_at) <= Date.now()) {
+      throw new CliError(
+        `the token for ${url} expired at ${profile.expires_at}: run \`${login}\``,
+        EXIT.unauthenticated,
+      );
+    }
+    return { api: serviceClient(url, profile.access_token), url };
+  };
+
+  /** Prints `data` as JSON (`--json`) or as the table `human` makes of it. */
+  const show = <T>(cmd: Command, data: T, human: (data: T) => string) =>
+    output.out(globals(cmd).json ? JSON.stringify(data, null, 2) : human(data));
+
+  const showWebhook = (cmd: Command, webhook: Webhook, secret?: string) => {
+    show(cmd, secret ? { ...webhook, secret } : webhook, (w) =>
+      record(w as Record<string, unknown>),
+    );
+    // Said once, on stderr: a script reading --json finds it as `secret` instead.
+    if (secret && !globals(cmd).json) {
+      output.err(`signing secret (shown once, keep it for your receiver): ${secret}`);
+    }
+  };
+
+  program
+    .command('login')
+    .description('sign in with client credentials; the token is kept per profile (mode 0600)')
+    .requiredOption('--client-id <id>', 'API client id')
+    .requiredOption('--client-secret <secret>', 'API client secret, or - to read it from stdin')
+    .option('--scope <scopes>', 'space-separated subset of the client’s scopes')
+    .action(
+      async (opts: { clientId: string; clientSecret: string; scope?: string }, cmd: Command) => {
+        const global = globals(cmd);
+        const url = urlOf(global);
+        const secret = readSecret(opts.clientSecret);
+        const basic = Buffer.from(`${opts.clientId}:${secret}`).toString('base64');
+        const token = await call(
+          url,
+          serviceClient(url).POST('/oauth/token', {
+            headers: { authorization: `Basic ${basic}` },
+            body: {
+              grant_type: 'client_credentials',
+              ...(opts.scope ? { scope: opts.scope } : {}),
+            },
+          }),
+        );
+        const expiresAt = new Date(Date.now() + token.expires_in * 1000).toISOString();
+        store.set(global.profile, {
+          url,
+          client_id: opts.clientId,
+          access_token: token.access_token,
+          expires_at: expiresAt,
+          scope: token.scope,
+        });
+        show(
+          cmd,
+          { url, profile: global.profile, scope: token.scope, expires_at: expiresAt },
+          (s) =>
+            `logged in to ${s.url} as ${opts.clientId} (profile ${s.profile}, until ${s.expires_at})\nscopes: ${s.scope}`,
+        );
+      },
+    );
+
+  program
+    .command('logout')
+    .description('forget the profile’s token')
+    .action((_opts, cmd: Command) => {
+      store.set(globals(cmd).profile, undefined);
+      if (!globals(cmd).json) output.out(`logged out (profile ${globals(cmd).profile})`);
+    });
+
+  const webhooks = program.command('webhooks').description('your webhook subscriptions');
+
+  webhooks
+    .command('list')
+    .description('your webhooks, newest first (every page)')
+    .option('--limit <n>', 'at most this many', positiveInt)
+    .action(async (opts: { limit?: number }, cmd: Command) => {
+      const { api, url } = client(cmd);
+      const all: Webhook[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await call(
+          url,
+          api.GET('/api/webhooks', { params: { query: { limit: 100, cursor } } }),
+        );
+        all.push(...page.data);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor && (opts.limit === undefined || all.length < opts.limit));
+      const shown = opts.limit === undefined ? all : all.slice(0, opts.limit);
+      show(cmd, shown, (rows) => table(rows as Record<string, unknown>[], WEBHOOK_COLUMNS));
+    });
+
+  webhooks
+    .command('get <id>')
+    .description('one webhook')
+    .action(async (id: string, _opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      showWebhook(
+        cmd,
+        await call(url, api.GET('/api/webhooks/{id}', { params: { path: { id } } })),
+      );
+    });
+
+  webhooks
+    .command('create <receiverUrl>')
+    .description('subscribe a receiver URL to events (a signing secret is made when none is given)')
+    .requiredOption('--events <list>', 'comma-separated event kinds (meb event-types)', list)
+    .option('--secret <secret>', 'signing secret (16 to 256 characters)')
+    .option('--field <name=value>', 'any other body field (JSON value), repeatable', field)
+    .action(
+      async (
+        receiverUrl: string,
+        opts: { events: string[]; secret?: string; field?: Record<string, unknown> },
+        cmd: Command,
+      ) => {
+        const { api, url } = client(cmd);
+        const secret = opts.secret ?? newSecret();
+        const body = { ...opts.field, url: receiverUrl, events: opts.events, secret };
+        const webhook = await call(
+          url,
+          api.POST('/api/webhooks', { body: body as Schemas['CreateWebhookDto'] }),
+        );
+        showWebhook(cmd, webhook, opts.secret ? undefined : secret);
+      },
+    );
+
+  const patch = async (cmd: Command, id: string, body: Record<string, unknown>) => {
+    const { api, url } = client(cmd);
+    return call(
+      url,
+      api.PATCH('/api/webhooks/{id}', {
+        params: { path: { id } },
+        body: body as Schemas['UpdateWebhookDto'],
+      }),
+    );
+  };
+
+  webhooks
+    .command('update <id>')
+    .description('change a webhook')
+    .option('--target <url>', 'the receiver’s new URL')
+    .option('--events <list>', 'comma-separated event kinds', list)
+    .option('--active <bool>', 'true or false', bool)
+    .option('--field <name=value>', 'any other body field (JSON value), repeatable', field)
+    .action(
+      async (
+        id: string,
+        opts: {
+          target?: string;
+          events?: string[];
+          active?: boolean;
+          field?: Record<string, unknown>;
+        },
+        cmd: Command,
+      ) => {
+        const body: Record<string, unknown> = { ...opts.field };
+        if (opts.target !== undefined) body.url = opts.target;
+        if (opts.events !== undefined) body.events = opts.events;
+        if (opts.active !== undefined) body.active = opts.active;
+        if (Object.keys(body).length === 0) {
+          throw new CliError(
+            'nothing to change: give --target, --events, --active or --field',
+            EXIT.usage,
+          );
+        }
+        showWebhook(cmd, await patch(cmd, id, body));
+      },
+    );
+
+  webhooks
+    .command('rotate <id>')
+    .description('replace the signing secret; the old one signs beside it for the grace period')
+    .option('--secret <secret>', 'the new secret (made here when not given)')
+    .action(async (id: string, opts: { secret?: string }, cmd: Command) => {
+      const secret = opts.secret ?? newSecret();
+      const webhook = await patch(cmd, id, { secret });
+      showWebhook(cmd, webhook, opts.secret ? undefined : secret);
+    });
+
+  for (const [name, active] of [
+    ['disable', false],
+    ['enable', true],
+  ] as const) {
+    webhooks
+      .command(`${name} <id>`)
+      .description(
+        active ? 'resume deliveries (also after the service disabled it)' : 'pause deliveries',
+      )
+      .action(async (id: string, _opts, cmd: Command) =>
+        showWebhook(cmd, await patch(cmd, id, { active })),
+      );
+  }
+
+  webhooks
+    .command('delete <id>')
+    .description('delete a webhook')
+    .action(async (id: string, _opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      await call(url, api.DELETE('/api/webhooks/{id}', { params: { path: { id } } }));
+      show(cmd, { id, deleted: true }, () => `deleted ${id}`);
+    });
+
+  webhooks
+    .command('test <id>')
+    .description('queue a webhook.test delivery to it')
+    .action(async (id: string, _opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      const delivery = await call(
+        url,
+        api.POST('/api/webhooks/{id}/test', { params: { path: { id } } }),
+      );
+      show(cmd, delivery, (d) => record(d as Record<string, unknown>, DELIVERY_COLUMNS));
+    });
+
+  const deliveries = program.command('deliveries').description('what was sent to a webhook');
+
+  deliveries
+    .command('list <webhookId>')
+    .description('deliveries to a webhook, newest first')
+    .addOption(
+      new Option('--status <status>', 'only these').choices(['pending', 'succeeded', 'failed']),
+    )
+    .option('--event <event>', 'only this event kind')
+    .option('--limit <n>', 'at most this many (1 to 100)', positiveInt, 20)
+    .action(
+      async (
+        webhookId: string,
+        opts: { status?: Delivery['status']; event?: string; limit: number },
+        cmd: Command,
+      ) => {
+        const { api, url } = client(cmd);
+        const page = await call(
+          url,
+          api.GET('/api/webhooks/{id}/deliveries', {
+            params: {
+              path: { id: webhookId },
+              query: { status: opts.status, event: opts.event, limit: opts.limit },
+            },
+          }),
+        );
+        show(cmd, page, (p) => table(p.data as Record<string, unknown>[], DELIVERY_COLUMNS));
+      },
+    );
+
+  deliveries
+    .command('get <webhookId> <deliveryId>')
+    .description('one delivery with its attempts')
+    .action(async (webhookId: string, deliveryId: string, _opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      const delivery = await call(
+        url,
+        api.GET('/api/webhooks/{id}/deliveries/{deliveryId}', {
+          params: { path: { id: webhookId, deliveryId } },
+        }),
+      );
+      show(cmd, delivery, (d) => {
+        const { attempts, payload, ...rest } = d;
+        void payload;
+        return `${record(rest as Record<string, unknown>)}\n${table(
+          attempts as unknown as Record<string, unknown>[],
+          ['attempt', 'started_at', 'duration_ms', 'status_code', 'error'],
+        )}`;
+      });
+    });
+
+  deliveries
+    .command('tail <webhookId>')
+    .description('follow deliveries as they are made and change (Ctrl-C stops)')
+    .option('--interval <ms>', 'how often to ask', positiveInt, 1000)
+    .option('--last <n>', 'first show this many recent ones', positiveInt, 10)
+    .option('--max <n>', 'stop after this many lines (0: never)', positiveInt, 0)
+    .action(
+      async (
+        webhookId: string,
+        opts: { interval: number; last: number; max: number },
+        cmd: Command,
+      ) => {
+        const { api, url } = client(cmd);
+        const json = globals(cmd).json;
+        const seen = new Map<string, string>();
+        let printed = 0;
+        let first = true;
+        let stopped = false;
+        void ctx.interrupted?.then(() => (stopped = true));
+        const line = (d: Delivery) =>
+          json
+            ? JSON.stringify(d)
+            : [
+                d.created_at,
+                d.id,
+                d.event,
+                d.status,
+                `attempts=${d.attempt_count}`,
+                d.last_status_code ?? '-',
+                d.last_error ?? '',
+              ]
+                .join('  ')
+                .trimEnd();
+        while (!stopped) {
+          const page = await call(
+            url,
+            api.GET('/api/webhooks/{id}/deliveries', {
+              params: { path: { id: webhookId }, query: { limit: 100 } },
+            }),
+          );
+          // Oldest first on screen, as a log reads.
+          const fresh = [...page.data].reverse().filter((d) => {
+            const state = `${d.status}/${d.attempt_count}`;
+            const changed = seen.get(d.id) !== state;
+            seen.set(d.id, state);
+            return changed;
+          });
+          const shown = first ? fresh.slice(Math.max(0, fresh.length - opts.last)) : fresh;
+          first = false;
+          for (const d of shown) {
+            output.out(line(d));
+            printed += 1;
+            if (opts.max > 0 && printed >= opts.max) return;
+          }
+          await Promise.race([
+            new Promise((resolve) => setTimeout(resolve, opts.interval)),
+            ctx.interrupted,
+          ]);
+        }
+      },
+    );
+
+  program
+    .command('redeliver <webhookId> <deliveryId>')
+    .description('send a failed or succeeded delivery again')
+    .action(async (webhookId: string, deliveryId: string, _opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      const delivery = await call(
+        url,
+        api.POST('/api/webhooks/{id}/deliveries/{deliveryId}/redeliver', {
+          params: { path: { id: webhookId, deliveryId } },
+        }),
+      );
+      show(cmd, delivery, (d) => record(d as Record<string, unknown>, DELIVERY_COLUMNS));
+    });
+
+  program
+    .command('replay <webhookId>')
+    .description('send again the deliveries of a time window')
+    .requiredOption('--since <time>', 'start (ISO 8601 UTC, e.g. 2026-01-01T09:00:00Z)')
+    .option('--until <time>', 'end, excluded (default now)')
+    .addOption(new Option('--status <status>', 'which ones').choices(['failed', 'succeeded']))
+    .option('--missed', 'also the events it never received (inactive or disabled then)')
+    .action(
+      async (
+        webhookId: string,
+        opts: { since: string; until?: string; status?: 'failed' | 'succeeded'; missed?: boolean },
+        cmd: Command,
+      ) => {
+        const { api, url } = client(cmd);
+        const result = await call(
+          url,
+          api.POST('/api/webhooks/{id}/replay', {
+            params: { path: { id: webhookId } },
+            body: {
+              since: opts.since,
+              until: opts.until,
+              status: opts.status,
+              missed: opts.missed,
+            },
+          }),
+        );
+        show(cmd, result, (r) => `queued ${r.count} deliveries`);
+      },
+    );
+
+  program
+    .command('event-types')
+    .description('the event kinds a webhook can subscribe to')
+    .action(async (_opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      const types = await call(url, api.GET('/api/event-types'));
+      show(cmd, types, (t) =>
+        table(t.data as unknown as Record<string, unknown>[], ['name', 'description']),
+      );
+    });
+
+  const events = program.command('events').description('look events up (SPEC §12)');
+
+  const EVENT_COLUMNS = ['id', 'event', 'created_at', 'deliveries'];
+  const eventRow = (e: EventSummary) => ({
+    ...e,
+    deliveries: e.deliveries?.map(
+      (d) => `${d.status}${d.last_status_code ? ` ${d.last_status_code}` : ''}`,
+    ),
+  });
+
+  events
+    .command('find')
+    .description('your events, newest first, by tracking id, kind or time')
+    .option('--tracking-id <id>', 'the platform’s x-zm-trackingid')
+    .option('--event <event>', 'event kind')
+    .option('--since <time>', 'from (ISO 8601 UTC)')
+    .option('--until <time>', 'to, excluded')
+    .option('--limit <n>', 'at most this many', positiveInt, 20)
+    .action(
+      async (
+        opts: {
+          trackingId?: string;
+          event?: string;
+          since?: string;
+          until?: string;
+          limit: number;
+        },
+        cmd: Command,
+      ) => {
+        const { api, url } = client(cmd);
+        const page = await call(
+          url,
+          api.GET('/api/events', {
+            params: {
+              query: {
+                tracking_id: opts.trackingId,
+                event: opts.event,
+                since: opts.since,
+                until: opts.until,
+                limit: opts.limit,
+              },
+            },
+          }),
+        );
+        show(cmd, page, (p) => table((p.data as EventSummary[]).map(eventRow), EVENT_COLUMNS));
+      },
+    );
+
+  events
+    .command('get <id>')
+    .description('one event with its deliveries to your webhooks')
+    .action(async (id: string, _opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      const event = (await call(
+        url,
+        api.GET('/api/events/{id}', { params: { path: { id } } }),
+      )) as EventSummary;
+      show(cmd, event, (e) => {
+        const { deliveries: sent, ...rest } = e;
+        return `${record(rest as unknown as Record<string, unknown>, ['id', 'event', 'created_at', 'source'])}\n${table(
+          (sent ?? []) as Record<string, unknown>[],
+          ['id', 'webhook_id', 'status', 'attempt_count', 'last_status_code', 'completed_at'],
+        )}`;
+      });
+    });
+
+  return program;
+}
+
+/** Runs one command line (without `node meb`); resolves to the exit code, never throws. */
+export async function runCli(argv: string[], ctx: CliContext): Promise<ExitCode> {
+  const program = buildProgram(ctx);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are answers, not failures; anything else commander refuses is usage.
+      return error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+        ? EXIT.ok
+        : EXIT.usage;
+    }
+    if (error instanceof CliError) {
+      ctx.output.err(`meb: ${error.message}`);
+      return error.code;
+    }
+    ctx.output.err(`meb: ${(error as Error).stack ?? String(error)}`);
+    return EXIT.failed;
+  }
+}

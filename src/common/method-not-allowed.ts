@@ -1,0 +1,40 @@
+import { HttpStatus, NotFoundException } from '@nestjs/common';
+import type { Request } from 'express';
+import { ApiError } from './api-error';
+
+/** What Express's router (v5) keeps of each route: enough to ask which methods a path has. */
+interface RouterLayer {
+  route?: { _methods(includeAll?: boolean): string[] };
+  match(path: string): unknown;
+}
+
+/** The methods the app serves `path` with (HEAD beside GET), from the router's own routes. */
+export function allowedMethods(req: Request): string[] {
+  const router = (req.app as unknown as { router?: { stack: RouterLayer[] } }).router;
+  const methods = new Set<string>();
+  for (const layer of router?.stack ?? []) {
+    if (layer.route && layer.match(req.path)) {
+      for (const method of layer.route._methods(false)) methods.add(method);
+    }
+  }
+  return [...methods].sort();
+}
+
+/**
+ * SPEC §16: a method a path does not serve is 405 with `Allow`, not 404. Nest answers every
+ * request no route took with a NotFoundException from its last handler; such a request (no
+ * route of its own: `req.route` unset) to a path that other methods serve becomes a 405. A 404
+ * a route handler throws (a webhook that is not yours) stays a 404.
+ */
+export function methodNotAllowed(exception: unknown, req: Request | undefined): unknown {
+  if (!(exception instanceof NotFoundException) || !req || req.route !== undefined) {
+    return exception;
+  }
+  const allowed = allowedMethods(req);
+  if (allowed.length === 0) return exception;
+  return new ApiError(
+    HttpStatus.METHOD_NOT_ALLOWED,
+    `${req.method} is not served on ${req.path}; use ${allowed.join(', ')}`,
+    { headers: { Allow: allowed.join(', ') } },
+  );
+}

@@ -1,0 +1,91 @@
+import { AppConfig } from '../config/config.types';
+
+/** What an error that stopped the start carries, from Node's sockets and from pg. */
+interface StartError {
+  code?: string;
+  syscall?: string;
+  address?: string;
+  hostname?: string;
+  port?: number;
+  message?: string;
+}
+
+/** host:port/database of a connection URL, without its user or password. */
+function where(url: string, defaultPort: number): { host: string; port: number; shown: string } {
+  try {
+    const u = new URL(url);
+    const port = Number(u.port || defaultPort);
+    return {
+      host: u.hostname,
+      port,
+      shown: `${u.hostname}:${port}${u.pathname === '/' ? '' : u.pathname}`,
+    };
+  } catch {
+    return { host: '', port: defaultPort, shown: '(unparsable URL)' };
+  }
+}
+
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ECONNRESET: 'connection reset',
+};
+
+/** pg's SQLSTATE codes for what a start can meet, in words. */
+const POSTGRES_REASONS: Record<string, string> = {
+  '28P01': 'password authentication failed',
+  '28000': 'the user is not allowed to connect',
+  '3D000': 'the database does not exist',
+  '57P03': 'the server is starting up or shutting down',
+  '53300': 'too many connections',
+};
+
+/**
+ * One line that says why the process could not start and what to check, naming the variable
+ * (PORT, DATABASE_URL, REDIS_URL); undefined when the error is none of those (then its own
+ * message and stack are all there is).
+ */
+export function startupProblem(error: unknown, config: AppConfig): string | undefined {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as StartError;
+  const code = e.code ?? '';
+  if (e.syscall === 'listen' || code === 'EADDRINUSE') {
+    if (code === 'EADDRINUSE') {
+      return (
+        `PORT ${config.port} is already in use (another npm start or npm run tryout?): ` +
+        'stop that process, or set PORT to a free port'
+      );
+    }
+    if (code === 'EACCES')
+      return `PORT ${config.port} needs privileges to listen on: set PORT to 1024 or above`;
+  }
+  const database = where(config.database.url, 5432);
+  const redis = where(config.redis.url, 6379);
+  const network = NETWORK_REASONS[code];
+  const host = e.hostname ?? e.address;
+  const matches = (target: { host: string; port: number }) =>
+    (e.port === undefined || e.port === target.port) &&
+    (host === undefined || host === target.host || target.host === 'localhost');
+  if (network && matches(redis) && !(e.port === database.port && matches(database))) {
+    return (
+      `Redis at ${redis.shown} (REDIS_URL) cannot be reached: ${network}. ` +
+      'Check REDIS_URL and that Redis is running and accepts connections'
+    );
+  }
+  if (network && matches(database)) {
+    return (
+      `PostgreSQL at ${database.shown} (DATABASE_URL) cannot be reached: ${network}. ` +
+      'Check DATABASE_URL and that PostgreSQL is running and accepts connections'
+    );
+  }
+  const postgres = POSTGRES_REASONS[code];
+  if (postgres) {
+    return (
+      `PostgreSQL at ${database.shown} (DATABASE_URL) refused the connection: ${postgres}. ` +
+      'Check the user, password and database name in DATABASE_URL'
+    );
+  }
+  return undefined;
+}

@@ -1,0 +1,65 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { INestApplication } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { AppConfig } from '../config/config.types';
+import { QUEUES } from '../queue/queue.constants';
+
+/** How long the start waits for Redis to answer before warning that it does not. */
+const REDIS_WAIT_MS = 2000;
+
+/** The Redis client's state once it answered a ping, or the reason it did not in time. */
+async function redisReason(queue: Queue): Promise<string | undefined> {
+  const client = queue.client;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(
+      () => resolve(`no answer within ${REDIS_WAIT_MS} ms (connection ${client.status})`),
+      REDIS_WAIT_MS,
+    );
+  });
+  try {
+    return await Promise.race([
+      client.ping().then(
+        () => undefined,
+        (error: Error) => error.message,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** host:port of a URL without its credentials. */
+const hostOf = (url: string): string => {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '6379'}`;
+  } catch {
+    return '(unparsable URL)';
+  }
+};
+
+/**
+ * What a newcomer should hear at start rather than find out later: no API client configured
+ * (every token request is then 401), or Redis not answering (the API starts anyway; queued
+ * work waits and /health/ready answers 503 until it is back).
+ */
+export async function startupWarnings(app: INestApplication, config: AppConfig): Promise<string[]> {
+  const warnings: string[] = [];
+  if (config.role.api && config.auth.clients.length === 0) {
+    warnings.push(
+      'No API client is configured (AUTH_CLIENTS is empty): POST /oauth/token answers 401 to ' +
+        'everyone, so no /api route can be called. Set AUTH_CLIENTS (see .env.example), or try ' +
+        'the service with npm run tryout',
+    );
+  }
+  const reason = await redisReason(app.get<Queue>(getQueueToken(QUEUES.deliveries)));
+  if (reason !== undefined) {
+    warnings.push(
+      `Redis at ${hostOf(config.redis.url)} (REDIS_URL) does not answer: ${reason}. Check REDIS_URL ` +
+        'and that Redis is running; until it answers, /health/ready answers 503 and queued work waits',
+    );
+  }
+  return warnings;
+}
