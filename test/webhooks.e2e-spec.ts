@@ -83,6 +83,7 @@ describe('subscription API (webhooks)', () => {
         'headers',
         'id',
         'max_in_flight',
+        'ordering',
         'previous_secret_expires_at',
         'rate_limit',
         'secret_hint',
@@ -100,6 +101,7 @@ describe('subscription API (webhooks)', () => {
         destination: { type: 'http' },
         filter: null,
         headers: {},
+        ordering: 'none',
       });
       expect(res.body.id).toMatch(UUID);
       expect(res.body.created_at).toMatch(ISO_UTC);
@@ -184,6 +186,16 @@ describe('subscription API (webhooks)', () => {
       expect(after.secret_encrypted).not.toBe(before.secret_encrypted);
       expect(t.app.get(SecretCipherService).decrypt(after.secret_encrypted as string)).toBe(secret);
 
+      const ordered = await call('PATCH', `/api/webhooks/${webhook.id}`, {
+        body: { ordering: 'meeting' },
+      });
+      expect(ordered.body).toMatchObject({ ordering: 'meeting', active: true });
+      const refused = await call('PATCH', `/api/webhooks/${webhook.id}`, {
+        body: { ordering: 'event' },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.details.map((d: Json) => d.field)).toEqual(['ordering']);
+
       const pause = await call('PATCH', `/api/webhooks/${webhook.id}`, { body: { active: false } });
       expect(pause.body).toMatchObject({ active: false, secret_hint: secret.slice(-4) });
       const resume = await call('PATCH', `/api/webhooks/${webhook.id}`, { body: { active: true } });
@@ -265,6 +277,8 @@ describe('subscription API (webhooks)', () => {
       ['a secret that is a number', (v) => ({ ...v, secret: 1234567890123456 }), ['secret']],
       ['an unknown field', (v) => ({ ...v, owner_client_id: 'beta' }), ['owner_client_id']],
       ['active on create', (v) => ({ ...v, active: false }), ['active']],
+      ['an unknown ordering', (v) => ({ ...v, ordering: 'sometimes' }), ['ordering']],
+      ['a null ordering', (v) => ({ ...v, ordering: null }), ['ordering']],
       [
         'three bad fields at once',
         () => ({ url: 'ftp://x', events: ['nope'], secret: 'short-secret' }),
@@ -555,14 +569,14 @@ describe('subscription API (webhooks)', () => {
         'post',
         'CreateWebhookDto',
         ['events', 'secret'],
-        ['destination', 'filter', 'headers'],
+        ['destination', 'filter', 'headers', 'ordering'],
       ],
       [
         '/api/webhooks/{id}',
         'patch',
         'UpdateWebhookDto',
         [],
-        ['active', 'destination', 'filter', 'headers'],
+        ['active', 'destination', 'filter', 'headers', 'ordering'],
       ],
     ])(
       '%s %s takes a %s body, every field with an example',
@@ -588,6 +602,15 @@ describe('subscription API (webhooks)', () => {
         for (const event of schema.properties.events.example as string[]) {
           expect(named.enum.includes(event) || new RegExp(pattern.pattern).test(event)).toBe(true);
         }
+        // SPEC §15: the two values, the default, and what they mean.
+        expect(schema.properties.ordering).toMatchObject({
+          enum: ['none', 'meeting'],
+          default: 'none',
+          description: expect.stringContaining('x-service-ordering: late'),
+        });
+        expect(doc.components.schemas.WebhookResponse.properties.ordering).toMatchObject({
+          enum: ['none', 'meeting'],
+        });
       },
     );
   });

@@ -10,6 +10,7 @@ import { WebhookDeliveryLimits1765000001000 } from './migrations/1765000001000-w
 import { InboundRawBody1765000003000 } from './migrations/1765000003000-inbound-raw-body';
 import { TraceContext1765000004000 } from './migrations/1765000004000-trace-context';
 import { WebhookDestinations1765000006000 } from './migrations/1765000006000-webhook-destinations';
+import { DeliveryOrdering1765000007000 } from './migrations/1765000007000-delivery-ordering';
 import { WebhookTimestampPrecision1765000008000 } from './migrations/1765000008000-webhook-timestamp-precision';
 
 /** Every migration, in order. New migrations are appended here. */
@@ -26,5 +27,6 @@ export const MIGRATIONS = [
   InboundRawBody1765000003000,
   TraceContext1765000004000,
   WebhookDestinations1765000006000,
+  DeliveryOrdering1765000007000,
   WebhookTimestampPrecision1765000008000,
 ];

@@ -13,7 +13,9 @@ import { OnJob } from '../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../queue/queue.constants';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverJobData, deliverJobs, jobRoutes } from './delivery-job';
-import { DeliveryGate, DeliveryScheduler, OPEN_GATE } from './delivery-scheduler';
+import { DeliveryGate, DeliveryScheduler } from './delivery-scheduler';
+import { DeliveryOrderStore } from './delivery-order.store';
+import { OrderingGate } from './ordering-gate';
 import { DeliveryRoute, DeliveryStore, DeliveryTarget, LeasedDelivery } from './delivery.store';
 import { DeliverySink, LocalDeliveries } from './local-deliveries';
 import { WebhookSlots } from './webhook-slots';
@@ -72,8 +74,8 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
   /** Deliveries leased to this worker as this process stored them, by id, until claimed. */
   private readonly preLeased = new Map<string, PreLeased>();
   private slotsFailing = false;
-  /** Which deliveries may be sent now (an ordering rule plugs in here). */
-  private readonly gate: DeliveryGate = OPEN_GATE;
+  /** Which deliveries may be sent now: an ordered webhook's, only in their turn (SPEC §15). */
+  private readonly gate: DeliveryGate;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -82,6 +84,7 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
     @InjectQueue(QUEUES.deliveries) private readonly queue: Pick<Queue, 'addBulk'>,
     private readonly local: LocalDeliveries,
     slots: WebhookSlots,
+    order: DeliveryOrderStore,
   ) {
     const leaseMs = config.delivery.timeoutMs + LEASE_MARGIN_MS;
     this.leaseMs = leaseMs;
@@ -101,6 +104,16 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
         slotsFailed: (error, retryInMs) => this.slotsFailed(error, retryInMs),
         refill: (webhookId, limit, waiting) => this.store.due(webhookId, limit, waiting),
       },
+    );
+    // What the scheduler lets go of these stays pending: its lane reads the heads back.
+    this.gate = new OrderingGate(
+      order,
+      (deliveries) => void this.scheduler.submit(deliveries),
+      (what, error) =>
+        this.logger.warn(
+          `reading ${what} failed (${error.message}); they stay pending and the sweeper ` +
+            'queues them again',
+        ),
     );
   }
 
@@ -135,7 +148,10 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
     for (const { target, lease } of leased) {
       this.preLeased.set(target.id, { target, lease, usableUntil });
     }
-    const admitted = this.gate.admit(deliveries);
+    // Leased as stored means not ordered (the statement leases no ordered delivery): no gate.
+    const admitted = this.gate
+      .admit(deliveries.filter((d) => !this.preLeased.has(d.id)))
+      .concat(deliveries.filter((d) => this.preLeased.has(d.id)));
     const letGo: PreLeased[] = [];
     // Held back by the gate, or let go by the scheduler: claimed later, by whoever sends them.
     const sendable = new Set(admitted.map((d) => d.id));

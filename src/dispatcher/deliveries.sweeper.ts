@@ -10,19 +10,24 @@ import { MetricsService } from '../metrics/metrics.service';
 import { QUEUES } from '../queue/queue.constants';
 import { Sweeper } from '../queue/sweeper';
 import { DeliverJobData, deliverJobs } from './delivery-job';
+import { orderAllows } from './delivery-order.store';
 
 const BATCH = 500;
 /** Bounds one sweep: a huge backlog is walked over several sweeps, not in one. */
 const MAX_BATCHES_PER_SWEEP = 10;
 const SWEEP_LOCK_KEY = 'meeting-event-bridge:deliveries-sweeper';
 
+// Of an ordered webhook's deliveries only each key's head (SPEC §15): the others wait for it,
+// and re-queueing them every sweep would only have the workers read that again.
 const DUE_SQL = `
-  SELECT id, webhook_id, next_attempt_at FROM deliveries
-  WHERE status = 'pending'
-    AND next_attempt_at <= now() - make_interval(secs => $1::int / 1000.0)
-    AND (lease_until IS NULL OR lease_until <= now())
-    AND ($2::timestamptz IS NULL OR (next_attempt_at, id) > ($2::timestamptz, $3::uuid))
-  ORDER BY next_attempt_at, id
+  SELECT d.id, d.webhook_id, d.next_attempt_at FROM deliveries d
+  JOIN webhooks w ON w.id = d.webhook_id
+  WHERE d.status = 'pending'
+    AND d.next_attempt_at <= now() - make_interval(secs => $1::int / 1000.0)
+    AND (d.lease_until IS NULL OR d.lease_until <= now())
+    AND ($2::timestamptz IS NULL OR (d.next_attempt_at, d.id) > ($2::timestamptz, $3::uuid))
+    AND ${orderAllows('d', 'w')}
+  ORDER BY d.next_attempt_at, d.id
   LIMIT $4`;
 
 /**

@@ -84,6 +84,7 @@ export class DeliveryAttemptService {
         headersEncrypted: target.headersEncrypted,
         previousSecretEncrypted: previousSecretInGrace(target, new Date()),
         attempt,
+        late: target.late,
         traceparent: traceparentOf(span),
       });
     } finally {

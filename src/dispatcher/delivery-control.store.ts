@@ -68,12 +68,16 @@ interface MissedEventRow {
   has_body: boolean;
 }
 
-// deliveries_event_webhook_uq: a replay racing another creates each missed delivery once.
+// deliveries_event_webhook_uq: a replay racing another creates each missed delivery once. To
+// a webhook with ordering 'meeting', they keep their events' ordering keys (SPEC §15).
 const INSERT_MISSED_SQL = `
   INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at, requeued_by,
-                          requeued_at)
-  SELECT $1, i.event_id, i.kind, i.body, now(), 'missed', now()
+                          requeued_at, order_key, order_ts)
+  SELECT $1, i.event_id, i.kind, i.body, now(), 'missed', now(),
+    CASE WHEN w.ordering = 'meeting' THEN e.order_key END,
+    CASE WHEN w.ordering = 'meeting' AND e.order_key IS NOT NULL THEN e.order_ts END
   FROM unnest($2::uuid[], $3::text[], $4::text[]) AS i(event_id, kind, body)
+  JOIN events e ON e.id = i.event_id JOIN webhooks w ON w.id = $1
   ON CONFLICT (webhook_id, event_id) DO NOTHING
   RETURNING id`;
 

@@ -15,6 +15,8 @@ import { SecretCache } from './secret-cache';
 export { RESPONSE_EXCERPT_BYTES, excerptText } from './destinations/http.destination';
 
 export const USER_AGENT = `meeting-event-bridge/${APP_VERSION}`;
+/** Marks a delivery of an ordered webhook sent after a newer event of its meeting. */
+export const ORDERING_HEADER = 'x-service-ordering';
 
 export interface DeliveryRequest {
   deliveryId: string;
@@ -30,6 +32,8 @@ export interface DeliveryRequest {
   /** The webhook's custom headers, sealed; null or absent when it has none. */
   headersEncrypted?: string | null;
   attempt: number;
+  /** Older than an event of its ordering key already delivered (SPEC §15). */
+  late?: boolean;
   /** W3C traceparent of the attempt's span, sent so the receiver continues the trace. */
   traceparent?: string | null;
 }
@@ -125,6 +129,7 @@ export class DeliverySenderService implements OnApplicationBootstrap {
         'x-service-event': req.event,
         'x-service-delivery': req.deliveryId,
         'x-service-attempt': String(req.attempt),
+        ...(req.late && { [ORDERING_HEADER]: 'late' }),
         'user-agent': USER_AGENT,
         ...(req.traceparent ? { traceparent: req.traceparent } : {}),
       },

@@ -24,6 +24,7 @@ export type DeliveryRequeue = (typeof DELIVERY_REQUEUES)[number];
 @Index('deliveries_due_idx', { synchronize: false })
 @Index('deliveries_event_webhook_uq', { synchronize: false })
 @Index('deliveries_created_idx', { synchronize: false })
+@Index('deliveries_order_idx', { synchronize: false })
 @Check('deliveries_requeued_by_check', `requeued_by IN ('redeliver', 'replay', 'missed')`)
 @Entity('deliveries')
 export class DeliveryEntity {
@@ -93,6 +94,16 @@ export class DeliveryEntity {
   /** Until when a worker holds the delivery (claimed, attempt under way); see DeliveryStore. */
   @Column({ name: 'lease_until', type: 'timestamptz', nullable: true, select: false })
   leaseUntil?: Date | null;
+
+  /**
+   * The event's order_key and order_ts, copied only when its webhook had `ordering: "meeting"`
+   * as it was created: its ordering key then (SPEC §15), null for every other delivery.
+   */
+  @Column({ name: 'order_key', type: 'text', nullable: true, select: false })
+  orderKey?: string | null;
+
+  @Column({ name: 'order_ts', type: 'bigint', nullable: true, select: false })
+  orderTs?: string | null;
 
   /** W3C traceparent its attempts' spans continue (SPEC §12); null while tracing was off. */
   @Column({ name: 'trace_context', type: 'text', nullable: true, select: false })

@@ -8,6 +8,7 @@ import { EventKind } from '../webhooks/subscription-events';
 import { AttemptResult } from './delivery-sender.service';
 import type { WebhookLimit } from './delivery-scheduler';
 import { DeliveryStatus } from './delivery.entity';
+import { orderAllows, orderLate } from './delivery-order.store';
 
 /** A delivery and the webhook it goes to. */
 export interface DeliveryRoute {
@@ -41,6 +42,10 @@ export interface DeliveryTarget {
   previousSecretExpiresAt: Date | null;
   active: boolean;
   consecutiveFailures: number;
+  /** Its ordering key, when its webhook orders (SPEC §15): its end hands the key on. */
+  orderKey?: string | null;
+  /** An event of its key newer than its own was delivered already: sent marked as late. */
+  late?: boolean;
   /** W3C traceparent its attempts' spans continue (SPEC §12); null or absent when none. */
   traceContext?: string | null;
 }
@@ -68,6 +73,8 @@ interface DeliveryTargetRow {
   previous_secret_expires_at: Date | null;
   active: boolean;
   consecutive_failures: number;
+  order_key: string | null;
+  late: boolean;
   trace_context: string | null;
 }
 
@@ -88,6 +95,8 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
     previousSecretExpiresAt: row.previous_secret_expires_at,
     active: row.active,
     consecutiveFailures: row.consecutive_failures,
+    orderKey: row.order_key,
+    late: row.late,
     traceContext: row.trace_context,
   };
 }
@@ -97,7 +106,9 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
 // held elsewhere, already final, not yet due or gone (deleted with its webhook) is skipped: so
 // a delivery queued twice (the sweeper, a retried job) is still sent once at a time. A lease
 // this worker holds already (taken when the delivery was stored: $3, the leases as the ingest
-// statement returned them) is renewed: no other lease can end on the same microsecond.
+// statement returned them) is renewed: no other lease can end on the same microsecond. A
+// delivery to an ordered webhook is leased only when its turn has come (SPEC §15), whoever
+// offers it: the order holds across workers whatever their memory says.
 const CLAIM_SQL = `
   UPDATE deliveries d SET lease_until = now() + make_interval(secs => $2::int / 1000.0)
   FROM webhooks w, events e
@@ -106,10 +117,12 @@ const CLAIM_SQL = `
     AND d.next_attempt_at <= now() + interval '1 second'
     AND (d.lease_until IS NULL OR d.lease_until <= now()
          OR d.lease_until = ANY($3::timestamptz[]))
+    AND ${orderAllows('d', 'w')}
   RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
     d.series_start, d.webhook_id, w.destination, w.url, w.secret_encrypted, w.headers_encrypted,
     w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures,
-    d.trace_context`;
+    d.trace_context, CASE WHEN w.ordering = 'meeting' THEN d.order_key END AS order_key,
+    ${orderLate('d', 'w')} AS late`;
 
 // The attempt rows and the deliveries' new states, for a batch of attempts, in one statement.
 // An update only applies while its delivery is pending at the attempt count the worker started
@@ -161,12 +174,14 @@ const LIMITS_SQL = `
 
 // A webhook's pending, due, unleased deliveries, oldest first, but those already waiting in
 // the scheduler ($3): what a lane that let a backlog go reads back as it drains. The partial
-// index deliveries_due_idx holds pending deliveries only.
+// index deliveries_due_idx holds pending deliveries only. Of a key of an ordered webhook,
+// only its head (SPEC §15).
 const DUE_SQL = `
-  SELECT id FROM deliveries
-  WHERE webhook_id = $1 AND status = 'pending' AND next_attempt_at <= now()
-    AND (lease_until IS NULL OR lease_until <= now()) AND NOT (id = ANY($3::uuid[]))
-  ORDER BY next_attempt_at
+  SELECT d.id FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+  WHERE d.webhook_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= now()
+    AND (d.lease_until IS NULL OR d.lease_until <= now()) AND NOT (d.id = ANY($3::uuid[]))
+    AND ${orderAllows('d', 'w')}
+  ORDER BY d.next_attempt_at
   LIMIT $2`;
 
 export interface AttemptRecord {

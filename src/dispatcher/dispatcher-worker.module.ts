@@ -6,6 +6,7 @@ import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, PgDeliveryStore } from './delivery.store';
 import { DestinationsModule } from './destinations/destinations.module';
+import { DeliveryOrderStore, PgDeliveryOrderStore } from './delivery-order.store';
 import { OperationalEventsService } from './operational-events.service';
 import { OperationalEventStore, PgOperationalEventStore } from './operational-events.store';
 import { DispatcherModule } from './dispatcher.module';
@@ -26,6 +27,7 @@ import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
     DeliveryAttemptService,
     DeliverySenderService,
     { provide: DeliveryStore, useClass: PgDeliveryStore },
+    { provide: DeliveryOrderStore, useClass: PgDeliveryOrderStore },
     ReceiverHealthService,
     { provide: ReceiverHealthStore, useClass: PgReceiverHealthStore },
     SecretCipherService,

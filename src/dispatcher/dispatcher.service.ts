@@ -21,6 +21,8 @@ export interface PublishInput {
   source?: EventSource | null;
   /** Same key => the same event, no second fan-out (events.idempotency_key is UNIQUE). */
   idempotencyKey?: string;
+  /** The platform object's uuid, which ordered webhooks keep the order of (SPEC §15). */
+  orderKey?: string | null;
   /** W3C traceparent the deliveries' attempts continue (SPEC §12): the publishing span. */
   traceContext?: string | null;
 }
@@ -79,6 +81,7 @@ export class DispatcherService {
       data: input.data,
       source: input.source ?? null,
       idempotencyKey: input.idempotencyKey ?? null,
+      orderKey: input.orderKey ?? null,
     };
     // Publishing for a traced event (the inbound job) is a span of its trace, and its
     // deliveries' attempts continue it.

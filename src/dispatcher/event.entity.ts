@@ -34,4 +34,12 @@ export class EventEntity {
    */
   @Column({ type: 'text', nullable: true })
   body: string | null;
+
+  /** The platform object's uuid (`payload.object.uuid`): what ordered deliveries key on. */
+  @Column({ name: 'order_key', type: 'text', nullable: true, select: false })
+  orderKey?: string | null;
+
+  /** The platform's event_ts (ms), the order within a key; set whenever order_key is. */
+  @Column({ name: 'order_ts', type: 'bigint', nullable: true, select: false })
+  orderTs?: string | null;
 }

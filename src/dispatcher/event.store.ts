@@ -21,6 +21,8 @@ export interface NewEvent {
   data: Record<string, unknown>;
   source: EventSource | null;
   idempotencyKey: string | null;
+  /** The platform object's uuid, for ordered webhooks (SPEC §15); ordered by source.event_ts. */
+  orderKey?: string | null;
   /** W3C traceparent its deliveries' attempts continue (SPEC §12); absent or null: none. */
   traceContext?: string | null;
 }
@@ -61,21 +63,28 @@ export abstract class EventStore {
 // clients). An event
 // whose idempotency key is taken inserts nothing and is missing from the result. The body is
 // stored once, on the event, whatever the number of its deliveries.
+// A delivery to a webhook with ordering 'meeting' keeps the event's ordering key (SPEC §15).
 const FAN_OUT_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[],
-                         $6::timestamptz[], $7::text[], $9::text[])
-      AS i(id, kind, data, source, idempotency_key, created_at, body, trace_context)
+                         $6::timestamptz[], $7::text[], $9::text[], $10::text[], $11::bigint[])
+      AS i(id, kind, data, source, idempotency_key, created_at, body, trace_context, order_key,
+           order_ts)
   ),
   ev AS (
-    INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body)
-    SELECT id, kind, data, source, idempotency_key, created_at, body FROM input
+    INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,
+                        order_ts)
+    SELECT id, kind, data, source, idempotency_key, created_at, body, order_key, order_ts
+    FROM input
     ON CONFLICT (idempotency_key) DO NOTHING
     RETURNING id
   ),
   d AS (
-    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, trace_context)
-    SELECT w.id, i.id, i.kind, now(), i.trace_context
+    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, trace_context,
+                            order_key, order_ts)
+    SELECT w.id, i.id, i.kind, now(), i.trace_context,
+      CASE WHEN w.ordering = 'meeting' THEN i.order_key END,
+      CASE WHEN w.ordering = 'meeting' AND i.order_key IS NOT NULL THEN i.order_ts END
     FROM ev JOIN input i ON i.id = ev.id
     JOIN webhooks w ON ${receivesSql({
       webhook: 'w',
@@ -127,6 +136,12 @@ const TEST_SQL = `
   SELECT $1, ev.id, $3, now(), $7 FROM ev
   RETURNING ${DELIVERY_COLUMNS}`;
 
+/** An event's ordering key and its place in it: only with both is the event ordered. */
+function orderOf(event: NewEvent): { key: string; ts: number } | null {
+  if (!event.orderKey || !event.source) return null;
+  return { key: event.orderKey, ts: event.source.event_ts };
+}
+
 @Injectable()
 export class PgEventStore extends EventStore {
   // Concurrent publishes (inbound workers, many at once) share one statement and one commit.
@@ -162,6 +177,8 @@ export class PgEventStore extends EventStore {
       column((e) => deliveryBody(e)),
       this.clientIds,
       column((e) => e.traceContext ?? null),
+      column((e) => orderOf(e)?.key ?? null),
+      column((e) => orderOf(e)?.ts ?? null),
     ]);
     const inserted = new Map(rows.map((r) => [r.id, routesOf(r)]));
     return events.map((e) => inserted.get(e.id) ?? null);

@@ -24,6 +24,8 @@ export interface InlineEvent {
   createdAt: Date;
   data: EventData;
   source: EventSource;
+  /** The platform object's uuid: its deliveries to ordered webhooks keep its order (SPEC §15). */
+  orderKey?: string | null;
 }
 
 /**
@@ -97,13 +99,16 @@ export const INLINE_FANOUT_MAX = 100;
 // idempotency key (inboundEventKey, in the input) is the one the inbound job would publish under,
 // so a later run of the job adds nothing. The download token is kept only on an event left
 // unprocessed. $3: the API clients (AUTH_CLIENTS) whose webhooks count.
+// A delivery to a webhook with ordering 'meeting' of an event with an ordering key carries
+// the key and is never leased here: it goes only when its turn comes, which the claim checks
+// (SPEC §15).
 const INGEST_SQL = `
   WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
       AS i(id uuid, event text, identity_key text, event_ts bigint, account_id text, payload jsonb,
            tracking_id text, download_token_encrypted text, as_is text, plan text, event_id uuid,
            kind text, data jsonb, source jsonb, idempotency_key text, created_at timestamptz, body text,
-           lease_ms int, raw_body text, trace_context text)
+           lease_ms int, raw_body text, trace_context text, order_key text, order_ts bigint)
   ),
   reach AS (
     SELECT k.kind, (
@@ -138,17 +143,21 @@ const INGEST_SQL = `
     RETURNING id, processed_at
   ),
   ev AS (
-    INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body)
-    SELECT i.event_id, i.kind, i.data, i.source, i.idempotency_key, i.created_at, i.body
+    INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,
+                        order_ts)
+    SELECT i.event_id, i.kind, i.data, i.source, i.idempotency_key, i.created_at, i.body,
+      i.order_key, i.order_ts
     FROM stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id
     WHERE p.publish
     RETURNING id
   ),
   d AS (
     INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until,
-                            trace_context)
-    SELECT w.id, i.event_id, i.kind, now(), now() + make_interval(secs => i.lease_ms / 1000.0),
-      i.trace_context
+                            trace_context, order_key, order_ts)
+    SELECT w.id, i.event_id, i.kind, now(),
+      CASE WHEN NOT o.ordered THEN now() + make_interval(secs => i.lease_ms / 1000.0) END,
+      i.trace_context, CASE WHEN o.ordered THEN i.order_key END,
+      CASE WHEN o.ordered THEN i.order_ts END
     FROM ev JOIN input i ON i.event_id = ev.id
     JOIN webhooks w ON ${receivesSql({
       webhook: 'w',
@@ -156,6 +165,7 @@ const INGEST_SQL = `
       clients: '$3::text[]',
       body: eventBodyJsonb('i', { id: 'event_id' }),
     })}
+    CROSS JOIN LATERAL (SELECT w.ordering = 'meeting' AND i.order_key IS NOT NULL AS ordered) o
     RETURNING id, event_id, webhook_id, lease_until
   )
   SELECT s.id, s.processed_at IS NOT NULL AS processed,
@@ -285,7 +295,9 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
         `"source":${jsonbOfSerialised(event.source, source)},` +
         `"idempotency_key":${JSON.stringify(inboundEventKey(row.id, event.kind))},` +
         `"created_at":"${event.createdAt.toISOString()}",` +
-        `"body":${JSON.stringify(published.body)},"lease_ms":${jsonOrNull(row.leaseMs)}`;
+        `"body":${JSON.stringify(published.body)},"lease_ms":${jsonOrNull(row.leaseMs)},` +
+        `"order_key":${jsonOrNull(event.orderKey ?? null)},` +
+        `"order_ts":${jsonOrNull(event.orderKey ? event.source.event_ts : null)}`;
     }
     return {
       id: row.id,

@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
 import { DispatcherService } from '../dispatcher/dispatcher.service';
+import { orderKeyOf } from '../dispatcher/order-key';
 import { ensureJobs } from '../queue/ensure-job';
 import { OnJob } from '../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../queue/queue.constants';
@@ -97,6 +98,7 @@ export class InboundProcessor {
       data: platformPayloadOf(row),
       source: sourceOf(row),
       idempotencyKey: asIsKey(row),
+      orderKey: orderKeyOf(platformObjectOf(row)),
       traceContext: row.traceContext,
     });
   }
@@ -135,6 +137,7 @@ export class InboundProcessor {
       data,
       source: sourceOf(row),
       idempotencyKey: step.key,
+      orderKey: orderKeyOf(object),
       traceContext: row.traceContext,
     });
     this.logger.log(`${what}: published ${route.kind}`);

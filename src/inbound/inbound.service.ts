@@ -22,6 +22,7 @@ import { dedupeKey } from './dedupe-key';
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { DispatcherService } from '../dispatcher/dispatcher.service';
+import { orderKeyOf } from '../dispatcher/order-key';
 import { asRecord, routeOf, unmappableReason } from './event-mapping';
 import {
   InboundEventStore,
@@ -111,13 +112,15 @@ function ingestPlan(
   if (!route || unmappableReason(route, envelope.payload) !== null) return { then: 'done' };
   if ('automation' in route || route.approval) return { then: 'queue' };
   const createdAt = new Date();
+  const object = asRecord(envelope.payload.object);
   return {
     then: 'publish',
     event: {
       id: randomUUID(),
       kind: route.kind,
       createdAt,
-      data: route.data(asRecord(envelope.payload.object)),
+      data: route.data(object),
+      orderKey: orderKeyOf(object),
       source: notificationSource({
         event: envelope.event,
         eventTs,

@@ -14,6 +14,10 @@ import { Subscription } from './subscription-events';
 export const WEBHOOK_DISABLED_REASONS = ['gone', 'failing'] as const;
 export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
 
+/** `none`: each delivery goes as soon as it can; `meeting`: one meeting's in order (SPEC §15). */
+export const WEBHOOK_ORDERINGS = ['none', 'meeting'] as const;
+export type WebhookOrdering = (typeof WEBHOOK_ORDERINGS)[number];
+
 // Indexes the migration creates in forms TypeORM cannot describe (GIN, partial, DESC);
 // synchronize: false keeps migration:generate from proposing to drop them.
 @Index('webhooks_active_events_idx', { synchronize: false })
@@ -24,6 +28,7 @@ export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
 )
 @Check('webhooks_max_in_flight_ck', 'max_in_flight BETWEEN 1 AND 100')
 @Check('webhooks_rate_limit_ck', 'rate_limit BETWEEN 1 AND 10000')
+@Check('webhooks_ordering_ck', `ordering IN ('none', 'meeting')`)
 @Check('webhooks_disabled_reason_check', `disabled_reason IN ('gone', 'failing')`)
 @Check('webhooks_destination_url_ck', `(destination->>'type' = 'http') = (url IS NOT NULL)`)
 @Check(
@@ -103,6 +108,10 @@ export class WebhookEntity {
   /** Most attempts started to it in any second across all workers; null: no rate limit. */
   @Column({ name: 'rate_limit', type: 'integer', nullable: true })
   rateLimit: number | null;
+
+  /** `meeting`: the deliveries of one meeting are sent one at a time, in order (SPEC §15). */
+  @Column({ type: 'text', default: 'none' })
+  ordering: WebhookOrdering;
 
   /** Deliveries (tests aside) that ended failed since the last one that succeeded. */
   @Column({ name: 'consecutive_failures', type: 'integer', default: 0 })

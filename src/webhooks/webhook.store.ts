@@ -15,6 +15,7 @@ export type NewWebhook = Pick<
   | 'active'
   | 'maxInFlight'
   | 'rateLimit'
+  | 'ordering'
 > &
   Partial<Pick<WebhookEntity, DestinationFields>>;
 
@@ -42,6 +43,7 @@ export type WebhookChanges = Partial<
     | DestinationFields
     | 'maxInFlight'
     | 'rateLimit'
+    | 'ordering'
   >
 > & {
   secret?: SecretReplacement;

@@ -33,6 +33,7 @@ const UPDATABLE = [
   'destination',
   'filter',
   'headers',
+  'ordering',
 ] as const;
 
 const notFound = () => new ApiError(HttpStatus.NOT_FOUND, 'Webhook not found');
@@ -74,6 +75,7 @@ export class WebhooksService {
         ...this.headerColumns(dto.headers ?? null),
         maxInFlight: dto.max_in_flight ?? null,
         rateLimit: dto.rate_limit ?? null,
+        ordering: dto.ordering ?? 'none',
       },
       limit,
     );
@@ -133,6 +135,7 @@ export class WebhooksService {
       ...(dto.active !== undefined && { active: dto.active }),
       ...(dto.max_in_flight !== undefined && { maxInFlight: dto.max_in_flight }),
       ...(dto.rate_limit !== undefined && { rateLimit: dto.rate_limit }),
+      ...(dto.ordering !== undefined && { ordering: dto.ordering }),
       // Enabling clears why the service disabled it and starts the failure count afresh.
       ...(dto.active === true && {
         disabledReason: null,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { orderAllowsIn } from './memory-order';
 import { deliveryBody } from '../../src/dispatcher/delivery-body';
 import type { WebhookLimit } from '../../src/dispatcher/delivery-scheduler';
 import { receives } from '../../src/dispatcher/fan-out-rule';
@@ -88,6 +89,7 @@ export class MemoryTables {
       consecutiveFailures: 0,
       maxInFlight: null,
       rateLimit: null,
+      ordering: 'none',
       createdAt,
       updatedAt: createdAt,
       ...fields,
@@ -189,6 +191,23 @@ function claimable(delivery: DeliveryEntity, now: number): boolean {
   );
 }
 
+/** The claim's order_key and late columns (SPEC §15). */
+function lateIn(
+  tables: MemoryTables,
+  delivery: DeliveryEntity,
+  webhook: WebhookEntity,
+): { orderKey: string | null; late: boolean } {
+  if (!delivery.orderKey || webhook.ordering !== 'meeting') return { orderKey: null, late: false };
+  const late = [...tables.deliveries.values()].some(
+    (d) =>
+      d.webhookId === delivery.webhookId &&
+      d.orderKey === delivery.orderKey &&
+      d.status === 'succeeded' &&
+      Number(d.orderTs) > Number(delivery.orderTs),
+  );
+  return { orderKey: delivery.orderKey, late };
+}
+
 export class MemoryDeliveryStore extends DeliveryStore {
   constructor(private readonly tables: MemoryTables) {
     super();
@@ -207,8 +226,10 @@ export class MemoryDeliveryStore extends DeliveryStore {
       if (!delivery || !webhook) continue;
       const own = !!delivery.leaseUntil && ownLeases.includes(leaseOf(delivery.leaseUntil));
       if (!claimable(delivery, now) && !(own && delivery.status === 'pending')) continue;
+      if (!orderAllowsIn(this.tables, delivery)) continue;
+      const late = lateIn(this.tables, delivery, webhook);
       delivery.leaseUntil = new Date(now + leaseMs);
-      claimed.push(targetOf(delivery, webhook));
+      claimed.push({ ...targetOf(delivery, webhook), ...late });
     }
     return Promise.resolve(claimed);
   }
@@ -418,10 +439,15 @@ export class MemoryEventStore extends EventStore {
     const body = deliveryBody(event);
     const deliveries = [...this.tables.webhooks.values()]
       .filter((webhook) => this.tables.receives(webhook, event.kind, body))
-      .map((webhook) => ({
-        id: this.tables.addDelivery(webhook.id, { eventId: event.id, event: event.kind, body }).id,
-        webhookId: webhook.id,
-      }));
+      .map((webhook) => {
+        // As the SQL: a delivery to an ordered webhook keeps the event's key and event_ts.
+        const ordered = webhook.ordering === 'meeting' && !!event.orderKey && !!event.source;
+        const order = ordered
+          ? { orderKey: event.orderKey, orderTs: String(event.source!.event_ts) }
+          : {};
+        const fields = { eventId: event.id, event: event.kind, body, ...order };
+        return { id: this.tables.addDelivery(webhook.id, fields).id, webhookId: webhook.id };
+      });
     return Promise.resolve(deliveries);
   }
 

@@ -28,6 +28,8 @@ import { WebhooksService } from '../../src/webhooks/webhooks.service';
 import { DeliveryControlStore } from '../../src/dispatcher/delivery-control.store';
 import { WebhookSlots } from '../../src/dispatcher/webhook-slots';
 import { MemoryWebhookSlots } from './memory-slots';
+import { MemoryDeliveryOrderStore } from './memory-order';
+import { DeliveryOrderStore } from '../../src/dispatcher/delivery-order.store';
 import {
   MemoryDeliveryControlStore,
   MemoryDeliveryStore,
@@ -158,6 +160,7 @@ export async function newTestService<T>(
     { provide: WebhookStore, useValue: new MemoryWebhookStore(tables) },
     { provide: ReceiverHealthStore, useValue: new MemoryReceiverHealthStore(tables) },
     { provide: DeliveryControlStore, useValue: new MemoryDeliveryControlStore(tables) },
+    { provide: DeliveryOrderStore, useValue: new MemoryDeliveryOrderStore(tables) },
     WebhooksService,
     ReceiverHealthService,
     DeliveryAttemptService,

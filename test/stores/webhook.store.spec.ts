@@ -32,6 +32,7 @@ describeContract('WebhookStore', (backend) => {
           active: true,
           maxInFlight: 10,
           rateLimit: null,
+          ordering: 'none',
         },
         2,
       );

@@ -34,6 +34,10 @@ export interface ReceivedRequest {
   receivedAt: number;
   /** The client's port: requests on one kept-alive connection share it. */
   remotePort: number | undefined;
+  /** When its answer went out (undefined until then, or when the client had gone). */
+  answeredAt?: number;
+  /** The status it was answered with. */
+  status?: number;
 }
 
 export interface RouteBehaviour {
@@ -50,6 +54,14 @@ export interface RouteBehaviour {
    * the body a byte at a time spread over this many ms. Default 0: the whole body at once.
    */
   trickleMs?: number[];
+  /**
+   * Decides the answer of each request from the request itself (`index`: its place among this
+   * path's requests), over `statuses` and `headers`.
+   */
+  respond?: (
+    request: ReceivedRequest,
+    index: number,
+  ) => { status: number; headers?: Record<string, string> };
 }
 
 /**
@@ -76,7 +88,7 @@ export class Receiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const path = req.url ?? '/';
-        const record = {
+        const record: ReceivedRequest = {
           path,
           headers: req.headers,
           body: Buffer.concat(chunks),
@@ -96,9 +108,13 @@ export class Receiver {
           list && list.length > 0 ? list[Math.min(index, list.length - 1)] : fallback;
         const answer = () => {
           if (res.destroyed) return;
-          res.writeHead(pick(route.statuses, 200), {
+          const decided = route.respond?.(record, index);
+          record.status = decided?.status ?? pick(route.statuses, 200);
+          record.answeredAt = Date.now();
+          res.writeHead(record.status, {
             'content-type': 'text/plain',
             ...route.headers,
+            ...decided?.headers,
           });
           const body = Buffer.from(route.body ?? 'ok');
           const trickleMs = pick(route.trickleMs, 0);

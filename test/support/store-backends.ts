@@ -182,6 +182,7 @@ export async function addWebhook(
       active: fields.active ?? true,
       maxInFlight: 10,
       rateLimit: null,
+      ordering: 'none',
     },
     1000,
   );

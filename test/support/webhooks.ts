@@ -15,6 +15,8 @@ export interface WebhookOptions {
   client?: ClientName;
   secret?: string;
   active?: boolean;
+  /** SPEC §15; left out of the request unless given. */
+  ordering?: 'none' | 'meeting';
 }
 
 let counter = 0;
@@ -42,6 +44,7 @@ export async function createWebhook(t: TestApp, options: WebhookOptions): Promis
     url: options.url,
     events: options.events ?? ['job.started'],
     secret,
+    ...(options.ordering !== undefined && { ordering: options.ordering }),
   });
   const id = res.body.id as string;
   if (options.active === false) await setWebhookActive(t, id, false, client);

@@ -2,6 +2,7 @@ import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import { AppConfig } from '../../config/config.types';
 import { DispatcherService } from '../../dispatcher/dispatcher.service';
+import { orderKeyOf } from '../../dispatcher/order-key';
 import { RecordingDownloadStore } from '../../recordings/recording-download.store';
 import { FILE_LISTS, fileRef, recordingFilesOf } from '../../zoom/zoom-recordings';
 import { ZoomClient } from '../../zoom/zoom.client';
@@ -75,6 +76,7 @@ export class RecordingAutomationService {
       ...outcome,
       source: sourceOf(row),
       idempotencyKey: key,
+      orderKey: orderKeyOf(platformObjectOf(row)),
       traceContext: row.traceContext,
     });
     // A run of the same event may have published in between: whichever came first stands.

@@ -8,9 +8,11 @@ import {
   WebhookFilter,
   WebhookHeaders,
   WebhookMaxInFlight,
+  WebhookOrderingField,
   WebhookRateLimit,
   WebhookSecret,
 } from './webhook-fields';
+import { WebhookOrdering } from '../webhook.entity';
 
 /** Body of POST /api/webhooks. Any other field is refused. */
 export class CreateWebhookDto {
@@ -38,4 +40,7 @@ export class CreateWebhookDto {
 
   @WebhookRateLimit({ required: false })
   rate_limit?: number | null;
+
+  @WebhookOrderingField({ required: false })
+  ordering?: WebhookOrdering;
 }

@@ -9,10 +9,12 @@ import {
   WebhookFilter,
   WebhookHeaders,
   WebhookMaxInFlight,
+  WebhookOrderingField,
   WebhookRateLimit,
   WebhookSecret,
   WebhookUrl,
 } from './webhook-fields';
+import { WebhookOrdering } from '../webhook.entity';
 
 /** Body of PATCH /api/webhooks/:id: at least one of these; null is a value of filter and headers only. */
 @SchemaRules({ minProperties: 1 })
@@ -43,4 +45,7 @@ export class UpdateWebhookDto {
 
   @WebhookRateLimit({ required: false })
   rate_limit?: number | null;
+
+  @WebhookOrderingField({ required: false })
+  ordering?: WebhookOrdering;
 }

@@ -21,6 +21,7 @@ import {
   SUBSCRIPTION_EVENTS,
   isSubscription,
 } from '../subscription-events';
+import { WEBHOOK_ORDERINGS, WebhookOrdering } from '../webhook.entity';
 
 export const URL_MAX_LENGTH = 2048;
 
@@ -385,4 +386,31 @@ export const WebhookRateLimit = (options: FieldOptions): PropertyDecorator =>
       example: null,
     }),
     rule(integerIn(RATE_LIMIT_MIN, RATE_LIMIT_MAX, true), options),
+  );
+
+const orderingRule: FieldRule = (value, field) =>
+  WEBHOOK_ORDERINGS.includes(value as WebhookOrdering)
+    ? null
+    : `${field} must be one of ${WEBHOOK_ORDERINGS.map(quote).join(', ')}`;
+
+/** What `ordering` means, shown on the request bodies and on the webhook alike. */
+export const ORDERING_DESCRIPTION =
+  '`none` (the default): each delivery is sent as soon as a slot allows, so two events of one ' +
+  'meeting may arrive out of order (a retry of the first after the second). `meeting`: the ' +
+  "deliveries of one meeting or webinar (the platform object's `uuid`) are sent one at a " +
+  "time, in the order of the platform's `event_ts`: the next starts only once the one before " +
+  'it succeeded or failed after its retries; other meetings go on meanwhile. A delivery whose ' +
+  'event is older than one of its meeting already delivered is still sent, with the header ' +
+  '`x-service-ordering: late`. Events without a platform object `uuid` are not ordered. ' +
+  'Applies to deliveries created after it is set.';
+
+export const WebhookOrderingField = (options: FieldOptions): PropertyDecorator =>
+  applyDecorators(
+    property(options)({
+      enum: WEBHOOK_ORDERINGS,
+      default: 'none',
+      description: ORDERING_DESCRIPTION,
+      example: 'meeting',
+    }),
+    rule(orderingRule, options),
   );

@@ -3,8 +3,14 @@ import type { CustomHeaders } from '../custom-headers';
 import type { Destination } from '../destination';
 import { Subscription } from '../subscription-events';
 import { previousSecretExpiry } from '../secret-rotation';
-import { WEBHOOK_DISABLED_REASONS, WebhookDisabledReason, WebhookEntity } from '../webhook.entity';
-import { WEBHOOK_EVENTS_SCHEMA, WEBHOOK_URL_EXAMPLE } from './webhook-fields';
+import {
+  WEBHOOK_DISABLED_REASONS,
+  WEBHOOK_ORDERINGS,
+  WebhookDisabledReason,
+  WebhookEntity,
+  WebhookOrdering,
+} from '../webhook.entity';
+import { ORDERING_DESCRIPTION, WEBHOOK_EVENTS_SCHEMA, WEBHOOK_URL_EXAMPLE } from './webhook-fields';
 
 /** A webhook as the API shows it: everything but the secret. */
 export class WebhookResponse {
@@ -134,6 +140,9 @@ export class WebhookResponse {
   })
   rate_limit: number | null;
 
+  @ApiProperty({ enum: WEBHOOK_ORDERINGS, description: ORDERING_DESCRIPTION, example: 'none' })
+  ordering: WebhookOrdering;
+
   static from(webhook: WebhookEntity, now = new Date()): WebhookResponse {
     return {
       id: webhook.id,
@@ -152,6 +161,7 @@ export class WebhookResponse {
       // WebhooksService fills in the default of one never set.
       max_in_flight: webhook.maxInFlight!,
       rate_limit: webhook.rateLimit,
+      ordering: webhook.ordering,
     };
   }
 }

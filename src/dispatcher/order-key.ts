@@ -1,0 +1,13 @@
+/** Longest ordering key kept: a platform uuid is about two dozen characters. */
+export const ORDER_KEY_MAX_LENGTH = 200;
+
+/**
+ * The ordering key of an event about the platform object `object` (SPEC §15): its `uuid`, the
+ * one meeting or webinar instance it concerns. Null (the event is not ordered) when it has
+ * none, or one that cannot be an identifier.
+ */
+export function orderKeyOf(object: Record<string, unknown> | null | undefined): string | null {
+  const uuid = object?.uuid;
+  if (typeof uuid !== 'string' || uuid === '' || uuid.length > ORDER_KEY_MAX_LENGTH) return null;
+  return uuid;
+}
