@@ -159,7 +159,16 @@ describe('console: serving and portal links (HTTP)', () => {
       components: { schemas: Record<string, Json> };
     };
     const op = doc.paths['/api/portal-links'].post;
-    expect(Object.keys(op.responses).sort()).toEqual(['201', '400', '401', '403', '409', '415']);
+    expect(Object.keys(op.responses).sort()).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '408',
+      '409',
+      '413',
+      '415',
+    ]);
     for (const response of Object.values(op.responses)) {
       expect(response.content['application/json'].schema.$ref).toMatch(/^#\/components\/schemas\//);
     }

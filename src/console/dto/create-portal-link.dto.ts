@@ -27,7 +27,8 @@ export class CreatePortalLinkDto {
 export class PortalLinkResponse {
   @ApiProperty({
     format: 'uri',
-    example: 'https://bridge.example.com/console/#portal=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…',
+    example:
+      'https://bridge.example.com/console/#portal=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJvcHMifQ.c2lnbmF0dXJl',
     description:
       'Opens the console signed in as the calling client, with at most webhooks:read and ' +
       'webhooks:write. The credential is in the fragment (after #), which browsers never send ' +
