@@ -19,6 +19,10 @@ import { OrderingGate } from './ordering-gate';
 import { DeliveryRoute, DeliveryStore, DeliveryTarget, LeasedDelivery } from './delivery.store';
 import { DeliverySink, LocalDeliveries } from './local-deliveries';
 import { WebhookSlots } from './webhook-slots';
+import { withTimeout } from '../common/with-timeout';
+
+/** How long shutdown waits to give this process's slots back before leaving them to lapse. */
+const SLOT_FLUSH_TIMEOUT_MS = 2000;
 
 /** Jobs taken at once: a job only hands its deliveries to the scheduler, so it is short. */
 const JOB_CONCURRENCY = 6;
@@ -284,11 +288,12 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
     this.closing = true;
     const waiting = this.scheduler.close();
     await Promise.all(this.running);
-    await this.scheduler
-      .flush()
-      .catch((error: Error) =>
+    // Bounded: with Redis out of reach the script would wait for a reconnect that may never
+    // come, and a slot not given back lapses with its lease anyway.
+    await withTimeout(this.scheduler.flush(), SLOT_FLUSH_TIMEOUT_MS, 'Redis did not answer').catch(
+      (error: Error) =>
         this.logger.warn(`slots not given back at shutdown (${error.message}); they lapse`),
-      );
+    );
     if (waiting.length === 0) return;
     const held = waiting.flatMap((route) => this.preLeased.get(route.id) ?? []);
     this.preLeased.clear();

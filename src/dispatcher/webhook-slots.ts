@@ -278,7 +278,10 @@ export class RedisWebhookSlots extends WebhookSlots implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.subscriber?.quit().catch(() => undefined);
+    if (!this.subscriber) return;
+    // QUIT on a connection that is reconnecting waits for a Redis that may never come back.
+    if (this.subscriber.status === 'ready') await this.subscriber.quit().catch(() => undefined);
+    else this.subscriber.disconnect();
   }
 
   // One round touches many webhooks' keys: a single Redis (or primary) serves them, not a Cluster.

@@ -418,6 +418,12 @@ export interface components {
             } | null;
             /** @description Most attempts in flight to this webhook at once, across every worker process. When never set, the service default (DELIVERY_CONCURRENCY_PER_WEBHOOK, 10 unless configured) applies. */
             max_in_flight?: number;
+            /**
+             * @description `none` (the default): each delivery is sent as soon as a slot allows, so two events of one meeting may arrive out of order (a retry of the first after the second). `meeting`: the deliveries of one meeting or webinar (the platform object's `uuid`) are sent one at a time, in the order of the platform's `event_ts`: the next starts only once the one before it succeeded or failed after its retries; other meetings go on meanwhile. A delivery whose event is older than one of its meeting already delivered is still sent, with the header `x-service-ordering: late`. Events without a platform object `uuid` are not ordered. Applies to deliveries created after it is set.
+             * @default none
+             * @enum {string}
+             */
+            ordering?: "none" | "meeting";
             /** @description Most attempts started to this webhook in any second, across every worker process; null (the default) for no rate limit. */
             rate_limit?: number | null;
             /** @description Signing secret: the key of the HMAC-SHA256 in `x-service-signature`. Stored encrypted; never returned (only its last 4 characters, as `secret_hint`). */
@@ -1178,6 +1184,12 @@ export interface components {
             } | null;
             /** @description Most attempts in flight to this webhook at once, across every worker process. When never set, the service default (DELIVERY_CONCURRENCY_PER_WEBHOOK, 10 unless configured) applies. */
             max_in_flight?: number;
+            /**
+             * @description `none` (the default): each delivery is sent as soon as a slot allows, so two events of one meeting may arrive out of order (a retry of the first after the second). `meeting`: the deliveries of one meeting or webinar (the platform object's `uuid`) are sent one at a time, in the order of the platform's `event_ts`: the next starts only once the one before it succeeded or failed after its retries; other meetings go on meanwhile. A delivery whose event is older than one of its meeting already delivered is still sent, with the header `x-service-ordering: late`. Events without a platform object `uuid` are not ordered. Applies to deliveries created after it is set.
+             * @default none
+             * @enum {string}
+             */
+            ordering?: "none" | "meeting";
             /** @description Most attempts started to this webhook in any second, across every worker process; null (the default) for no rate limit. */
             rate_limit?: number | null;
             /** @description Signing secret: the key of the HMAC-SHA256 in `x-service-signature`. Stored encrypted; never returned (only its last 4 characters, as `secret_hint`). */
@@ -1245,6 +1257,11 @@ export interface components {
             id: string;
             /** @description Most attempts in flight to it at once, across every worker process: its own, or the service default (DELIVERY_CONCURRENCY_PER_WEBHOOK) when never set */
             max_in_flight: number;
+            /**
+             * @description `none` (the default): each delivery is sent as soon as a slot allows, so two events of one meeting may arrive out of order (a retry of the first after the second). `meeting`: the deliveries of one meeting or webinar (the platform object's `uuid`) are sent one at a time, in the order of the platform's `event_ts`: the next starts only once the one before it succeeded or failed after its retries; other meetings go on meanwhile. A delivery whose event is older than one of its meeting already delivered is still sent, with the header `x-service-ordering: late`. Events without a platform object `uuid` are not ordered. Applies to deliveries created after it is set.
+             * @enum {string}
+             */
+            ordering: "none" | "meeting";
             /**
              * Format: date-time
              * @description Until when the secret replaced by the last PATCH of `secret` still signs deliveries beside the current one (WEBHOOK_SECRET_GRACE_SECONDS); null when there is none or its time is over
