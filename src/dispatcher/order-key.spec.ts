@@ -19,4 +19,8 @@ describe('orderKeyOf', () => {
       expect(orderKeyOf(object)).toBeNull();
     }
   });
+
+  it('keeps a uuid PostgreSQL cannot store as text storable (U+FFFD for U+0000 and lone surrogates)', () => {
+    expect(orderKeyOf({ uuid: 'a\u0000b\udc00' })).toBe('a\uFFFDb\uFFFD');
+  });
 });

@@ -1,3 +1,5 @@
+import { storableText } from '../common/unicode';
+
 /** Longest ordering key kept: a platform uuid is about two dozen characters. */
 export const ORDER_KEY_MAX_LENGTH = 200;
 
@@ -9,5 +11,7 @@ export const ORDER_KEY_MAX_LENGTH = 200;
 export function orderKeyOf(object: Record<string, unknown> | null | undefined): string | null {
   const uuid = object?.uuid;
   if (typeof uuid !== 'string' || uuid === '' || uuid.length > ORDER_KEY_MAX_LENGTH) return null;
-  return uuid;
+  // Stored as text: U+0000 and lone surrogates, which PostgreSQL refuses, become U+FFFD (the
+  // platform's uuids never hold them; a fuzzed one must not cost the event its row).
+  return storableText(uuid);
 }
