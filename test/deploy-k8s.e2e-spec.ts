@@ -62,6 +62,7 @@ const SECRET_ENV = [
   'ZOOM_WEBHOOK_SECRET_TOKEN',
   'ZOOM_CLIENT_SECRET',
   'DATABASE_URL',
+  'DESTINATION_BROKERS',
 ];
 const API = 'meeting-event-bridge-api';
 const WORKER = 'meeting-event-bridge-worker';

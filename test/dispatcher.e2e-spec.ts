@@ -477,9 +477,11 @@ describe('dispatcher (role all)', () => {
 
   it('counts deliveries and attempt durations in /metrics', async () => {
     const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
-    expect(text).toMatch(/deliveries_total\{outcome="succeeded"\} [1-9]/);
-    expect(text).toMatch(/deliveries_total\{outcome="failed"\} [1-9]/);
-    expect(text).toMatch(/delivery_attempt_duration_seconds_count\{outcome="failure"\} [1-9]/);
+    expect(text).toMatch(/deliveries_total\{outcome="succeeded",destination="http"\} [1-9]/);
+    expect(text).toMatch(/deliveries_total\{outcome="failed",destination="http"\} [1-9]/);
+    expect(text).toMatch(
+      /delivery_attempt_duration_seconds_count\{outcome="failure",destination="http"\} [1-9]/,
+    );
   });
 });
 

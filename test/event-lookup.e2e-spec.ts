@@ -45,7 +45,8 @@ describe('event lookup (SPEC §12: GET /api/events, GET /api/events/:id)', () =>
   };
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // A generous attempt deadline: on a loaded machine each delivery still takes one attempt.
+    t = await startTestApp({ env: { DELIVERY_TIMEOUT_MS: '10000' } });
     receiver = await startReceiver();
     const alphaRoute = receiver.route({}, 'alpha-started');
     alphaStartedPath = alphaRoute.path;

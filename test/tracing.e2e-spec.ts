@@ -328,9 +328,10 @@ describe('traces across processes (role api + role worker)', () => {
     });
     await waitFor(
       async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200,
-      { timeoutMs: 60000, what: 'the worker process to be ready' },
+      { timeoutMs: 150_000, what: 'the worker process to be ready' },
     );
-  });
+    // A worker compiles the app with ts-node as it starts: minutes on a loaded machine.
+  }, 180_000);
   afterAll(async () => {
     worker?.child.kill('SIGKILL');
     await t?.close();

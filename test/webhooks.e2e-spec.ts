@@ -75,9 +75,12 @@ describe('subscription API (webhooks)', () => {
       expect(Object.keys(res.body).sort()).toEqual([
         'active',
         'created_at',
+        'destination',
         'disabled_at',
         'disabled_reason',
         'events',
+        'filter',
+        'headers',
         'id',
         'max_in_flight',
         'previous_secret_expires_at',
@@ -94,6 +97,9 @@ describe('subscription API (webhooks)', () => {
         previous_secret_expires_at: null,
         disabled_reason: null,
         disabled_at: null,
+        destination: { type: 'http' },
+        filter: null,
+        headers: {},
       });
       expect(res.body.id).toMatch(UUID);
       expect(res.body.created_at).toMatch(ISO_UTC);
@@ -543,8 +549,21 @@ describe('subscription API (webhooks)', () => {
     );
 
     it.each([
-      ['/api/webhooks', 'post', 'CreateWebhookDto', ['url', 'events', 'secret'], []],
-      ['/api/webhooks/{id}', 'patch', 'UpdateWebhookDto', [], ['active']],
+      // url: required for an http destination only (docs/destinations.md).
+      [
+        '/api/webhooks',
+        'post',
+        'CreateWebhookDto',
+        ['events', 'secret'],
+        ['destination', 'filter', 'headers'],
+      ],
+      [
+        '/api/webhooks/{id}',
+        'patch',
+        'UpdateWebhookDto',
+        [],
+        ['active', 'destination', 'filter', 'headers'],
+      ],
     ])(
       '%s %s takes a %s body, every field with an example',
       (path, method, dto, required, extra) => {

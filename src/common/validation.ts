@@ -6,7 +6,10 @@ function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
     const own = Object.values(error.constraints ?? {}).map((message) => ({
-      field,
+      // A rule that checks an object's members names the one at fault (`headers.x-token: …`).
+      field: message.startsWith(`${error.property}.`)
+        ? `${field}${/^[^\s:]*/.exec(message.slice(error.property.length))![0]}`
+        : field,
       // class-validator names nested properties by their leaf only; name the full path.
       message: message.startsWith(`${error.property} `)
         ? `${field}${message.slice(error.property.length)}`

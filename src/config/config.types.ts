@@ -19,6 +19,17 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
+export const BROKER_TYPES = ['rabbitmq', 'nats'] as const;
+export type BrokerType = (typeof BROKER_TYPES)[number];
+
+/** A message broker the operator lets webhooks deliver to (SPEC §14); clients name it. */
+export interface BrokerConfig {
+  name: string;
+  type: BrokerType;
+  /** amqp(s):// for rabbitmq, nats:// (or tls://) for nats; may carry credentials. */
+  url: string;
+}
+
 /** OTEL_TRACES_SAMPLER values, as the OpenTelemetry specification names them. */
 export const TRACE_SAMPLERS = [
   'always_on',
@@ -102,6 +113,8 @@ export interface AppConfig {
   webhookAllowPrivateUrls: boolean;
   /** How long a secret replaced by PATCH still signs deliveries (SPEC §10); 0: not at all. */
   webhookSecretGraceSeconds: number;
+  /** DESTINATION_BROKERS: the brokers webhook destinations may name. */
+  destinationBrokers: BrokerConfig[];
   /** Base URL clients use to reach this service (download links in notifications). */
   publicBaseUrl: string;
   telemetry: TelemetryConfig;

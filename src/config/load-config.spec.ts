@@ -120,6 +120,30 @@ describe('loadConfig', () => {
     [{ WEBHOOK_SECRET_GRACE_SECONDS: '-1' }, 'WEBHOOK_SECRET_GRACE_SECONDS'],
     [{ WEBHOOK_SECRET_GRACE_SECONDS: '2592001' }, 'WEBHOOK_SECRET_GRACE_SECONDS'],
     [{ TRUST_PROXY_HOPS: 'all' }, 'TRUST_PROXY_HOPS'],
+    [{ DESTINATION_BROKERS: '{"name":"bus"}' }, 'DESTINATION_BROKERS'],
+    [
+      { DESTINATION_BROKERS: '[{"name":"bus","type":"kafka","url":"kafka://h"}]' },
+      'DESTINATION_BROKERS[0].type',
+    ],
+    [
+      { DESTINATION_BROKERS: '[{"name":"bus","type":"rabbitmq","url":"nats://h:4222"}]' },
+      'DESTINATION_BROKERS[0].url',
+    ],
+    [
+      { DESTINATION_BROKERS: '[{"name":"","type":"nats","url":"nats://h"}]' },
+      'DESTINATION_BROKERS[0].name',
+    ],
+    [
+      {
+        DESTINATION_BROKERS:
+          '[{"name":"a","type":"nats","url":"nats://h"},{"name":"a","type":"nats","url":"nats://g"}]',
+      },
+      'DESTINATION_BROKERS[1].name',
+    ],
+    [
+      { DESTINATION_BROKERS: '[{"name":"a","type":"nats","url":"nats://h","user":"x"}]' },
+      'DESTINATION_BROKERS[0]',
+    ],
     [{ CONSOLE_ENABLED: 'perhaps' }, 'CONSOLE_ENABLED'],
     [{ CONSOLE_FRAME_ANCESTORS: "'self'" }, 'CONSOLE_FRAME_ANCESTORS'],
     [{ CONSOLE_FRAME_ANCESTORS: 'https://a.example.com/path' }, 'CONSOLE_FRAME_ANCESTORS'],
@@ -128,6 +152,21 @@ describe('loadConfig', () => {
     const problems = problemsOf(env as Record<string, string>);
     expect(problems).toHaveLength(1);
     expect(problems[0].startsWith(`${name} `)).toBe(true);
+  });
+
+  it('reads DESTINATION_BROKERS, and never quotes a broker URL (it may hold a password)', () => {
+    const brokers = [
+      { name: 'bus', type: 'rabbitmq', url: 'amqp://guest:guest@127.0.0.1:5672/vh' },
+      { name: 'stream', type: 'nats', url: 'nats://127.0.0.1:4222' },
+    ];
+    expect(loadConfig({ DESTINATION_BROKERS: JSON.stringify(brokers) }).destinationBrokers).toEqual(
+      brokers,
+    );
+    expect(loadConfig({}).destinationBrokers).toEqual([]);
+    const bad = problemsOf({
+      DESTINATION_BROKERS: '[{"name":"bus","type":"rabbitmq","url":"http://u:s3cret@h"}]',
+    });
+    expect(bad.join('\n')).not.toContain('s3cret');
   });
 
   it('serves the console framed by no one unless CONSOLE_FRAME_ANCESTORS lists origins', () => {

@@ -4,6 +4,9 @@ import {
   ApiClientConfig,
   AppConfig,
   AppRoleName,
+  BROKER_TYPES,
+  BrokerConfig,
+  BrokerType,
   OTLP_PROTOCOLS,
   SCOPES,
   Scope,
@@ -38,6 +41,7 @@ export const SECRET_VARIABLES = [
   'SECRETS_ENCRYPTION_KEY',
   'ZOOM_WEBHOOK_SECRET_TOKEN',
   'ZOOM_CLIENT_SECRET',
+  'DESTINATION_BROKERS',
 ] as const;
 const PLACEHOLDER = /change[_-]?me|replace[_-]?me/i;
 
@@ -168,6 +172,66 @@ function parseClients(reader: Reader, name: string): ApiClientConfig[] {
     clients.push({ clientId: id, clientSecret: secret, scopes: [...new Set(list)] as Scope[] });
   });
   return clients;
+}
+
+const BROKER_PROTOCOLS: Record<BrokerType, string[]> = {
+  rabbitmq: ['amqp:', 'amqps:'],
+  nats: ['nats:', 'tls:'],
+};
+
+/**
+ * DESTINATION_BROKERS (SPEC §14): names unique, a known type, a URL of that type's scheme. The
+ * URL may carry credentials, so a problem never quotes it.
+ */
+function parseBrokers(reader: Reader, name: string): BrokerConfig[] {
+  const value = reader.raw(name);
+  if (value === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed)) {
+    reader.problems.push(`${name} must be a JSON array of {"name","type","url"} brokers`);
+    return [];
+  }
+  const brokers: BrokerConfig[] = [];
+  const seen = new Set<string>();
+  parsed.forEach((entry: unknown, index) => {
+    const at = `${name}[${index}]`;
+    const item = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<
+      string,
+      unknown
+    >;
+    const unknown = Object.keys(item).filter((k) => !['name', 'type', 'url'].includes(k));
+    if (unknown.length > 0)
+      reader.problems.push(`${at} has unknown field(s): ${unknown.join(', ')}`);
+    const { name: brokerName, type, url } = item;
+    if (typeof brokerName !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(brokerName)) {
+      reader.problems.push(`${at}.name must be 1-64 characters of letters, digits, . _ -`);
+      return;
+    }
+    if (seen.has(brokerName)) reader.problems.push(`${at}.name "${brokerName}" is listed twice`);
+    seen.add(brokerName);
+    if (typeof type !== 'string' || !(BROKER_TYPES as readonly string[]).includes(type)) {
+      reader.problems.push(`${at}.type must be one of ${BROKER_TYPES.join(', ')}`);
+      return;
+    }
+    const protocols = BROKER_PROTOCOLS[type as BrokerType];
+    let parsedUrl: URL | undefined;
+    try {
+      parsedUrl = typeof url === 'string' ? new URL(url) : undefined;
+    } catch {
+      parsedUrl = undefined;
+    }
+    if (!parsedUrl || !protocols.includes(parsedUrl.protocol) || !parsedUrl.hostname) {
+      reader.problems.push(`${at}.url must be a ${protocols.join(' or ')} URL`);
+      return;
+    }
+    brokers.push({ name: brokerName, type: type as BrokerType, url: url as string });
+  });
+  return brokers;
 }
 
 function parseKey(reader: Reader, name: string, production: boolean): Buffer {
@@ -371,6 +435,7 @@ export function loadConfig(env: Env): AppConfig {
     },
     webhookAllowPrivateUrls: r.bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookSecretGraceSeconds: r.int('WEBHOOK_SECRET_GRACE_SECONDS', 86400, 0, 30 * 86400),
+    destinationBrokers: parseBrokers(r, 'DESTINATION_BROKERS'),
     publicBaseUrl: r.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
     telemetry: parseTelemetry(r),
     console: {

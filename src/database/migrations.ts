@@ -9,6 +9,7 @@ import { DeliveryEventKey1764100000019 } from './migrations/1764100000019-delive
 import { WebhookDeliveryLimits1765000001000 } from './migrations/1765000001000-webhook-delivery-limits';
 import { InboundRawBody1765000003000 } from './migrations/1765000003000-inbound-raw-body';
 import { TraceContext1765000004000 } from './migrations/1765000004000-trace-context';
+import { WebhookDestinations1765000006000 } from './migrations/1765000006000-webhook-destinations';
 import { WebhookTimestampPrecision1765000008000 } from './migrations/1765000008000-webhook-timestamp-precision';
 
 /** Every migration, in order. New migrations are appended here. */
@@ -24,5 +25,6 @@ export const MIGRATIONS = [
   WebhookDeliveryLimits1765000001000,
   InboundRawBody1765000003000,
   TraceContext1765000004000,
+  WebhookDestinations1765000006000,
   WebhookTimestampPrecision1765000008000,
 ];

@@ -77,9 +77,11 @@ export class DeliveryAttemptService {
       result = await this.sender.send({
         deliveryId,
         event: target.event,
+        destination: target.destination,
         url: target.url,
         body: target.body,
         secretEncrypted: target.secretEncrypted,
+        headersEncrypted: target.headersEncrypted,
         previousSecretEncrypted: previousSecretInGrace(target, new Date()),
         attempt,
         traceparent: traceparentOf(span),
@@ -115,6 +117,7 @@ export class DeliveryAttemptService {
         status,
         statusCode: result.statusCode,
         consecutiveFailures: target.consecutiveFailures,
+        destination: target.destination.type,
       })
       .catch((error: Error) =>
         // The attempt is recorded; the next delivery's outcome applies the rules again.
@@ -125,9 +128,10 @@ export class DeliveryAttemptService {
       );
 
     const outcome = result.ok ? 'success' : 'failure';
-    this.metrics.deliveryAttempts.observe({ outcome }, result.durationMs / 1000);
+    const destination = target.destination.type;
+    this.metrics.deliveryAttempts.observe({ outcome, destination }, result.durationMs / 1000);
     if (result.ok) {
-      this.metrics.deliveries.inc({ outcome: 'succeeded' });
+      this.metrics.deliveries.inc({ outcome: 'succeeded', destination });
       return DONE;
     }
     const what =
@@ -136,7 +140,7 @@ export class DeliveryAttemptService {
         ? ` (${inSeries}/${this.retry.attempts} of this series)`
         : `/${this.retry.attempts}`);
     if (delayMs === null) {
-      this.metrics.deliveries.inc({ outcome: 'failed' });
+      this.metrics.deliveries.inc({ outcome: 'failed', destination });
       this.warn(span, `${what} failed: ${result.error}; final, delivery marked failed`);
       await this.operational?.deliveryFailed({
         deliveryId,
@@ -163,7 +167,7 @@ export class DeliveryAttemptService {
 
   private async cancel(target: DeliveryTarget): Promise<void> {
     if (await this.store.cancel(target.id, INACTIVE_WEBHOOK_ERROR)) {
-      this.metrics.deliveries.inc({ outcome: 'failed' });
+      this.metrics.deliveries.inc({ outcome: 'failed', destination: target.destination.type });
       this.logger.log(
         `delivery ${target.id}: webhook ${target.webhookId} is inactive: final, not sent`,
       );

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import dnsPromises from 'node:dns/promises';
 import { AppConfig } from '../config/config.types';
 import { SecretCipherService } from '../webhooks/secret-cipher.service';
+import { BrokerDestinations } from './destinations/broker-destinations';
+import { HttpDestination } from './destinations/http.destination';
 import {
   DeliverySenderService,
   RESPONSE_EXCERPT_BYTES,
@@ -27,6 +29,13 @@ describe('excerptText', () => {
   });
 });
 
+let http: HttpDestination;
+function senderFor(config: AppConfig, cipher: SecretCipherService): DeliverySenderService {
+  http = new HttpDestination(config);
+  const brokers = new BrokerDestinations({ ...config, destinationBrokers: [] });
+  return new DeliverySenderService(config, cipher, http, brokers);
+}
+
 describe('DeliverySenderService', () => {
   const TIMEOUT_MS = 200;
   const config = {
@@ -37,11 +46,11 @@ describe('DeliverySenderService', () => {
   let sender: DeliverySenderService;
 
   beforeEach(() => {
-    sender = new DeliverySenderService(config, new SecretCipherService(config));
+    sender = senderFor(config, new SecretCipherService(config));
   });
   afterEach(async () => {
     jest.restoreAllMocks();
-    await sender.onApplicationShutdown();
+    await http.onApplicationShutdown();
   });
 
   it('bounds the whole attempt by DELIVERY_TIMEOUT_MS, the DNS lookup of the URL check included', async () => {
@@ -98,9 +107,9 @@ describe('DeliverySenderService against a receiver', () => {
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   });
   beforeEach(() => {
-    sender = new DeliverySenderService(config, cipher);
+    sender = senderFor(config, cipher);
   });
-  afterEach(() => sender.onApplicationShutdown());
+  afterEach(() => http.onApplicationShutdown());
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -156,5 +165,81 @@ describe('DeliverySenderService against a receiver', () => {
       res.end();
     };
     expect(await send()).toMatchObject({ ok: true, statusCode: 204, responseBody: '' });
+  });
+});
+
+describe('DeliverySenderService: custom headers and broker destinations', () => {
+  const config = {
+    webhookAllowPrivateUrls: true,
+    secretsEncryptionKey: Buffer.alloc(32, 9),
+    delivery: { timeoutMs: 300, concurrency: 1 },
+  } as unknown as AppConfig;
+  const cipher = new SecretCipherService(config);
+  let sender: DeliverySenderService;
+  let server: Server;
+  let url: string;
+  let seen: Record<string, string | string[] | undefined>[];
+
+  beforeAll(async () => {
+    seen = [];
+    server = createServer((req, res) => {
+      seen.push(req.headers);
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    sender = senderFor(config, cipher);
+  });
+  afterAll(async () => {
+    await http.onApplicationShutdown();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const request = (fields: Partial<Parameters<DeliverySenderService['send']>[0]>) =>
+    sender.send({
+      deliveryId: '6f1c1c3e-0000-4000-8000-000000000003',
+      event: 'job.started',
+      url,
+      body: '{}',
+      secretEncrypted: cipher.encrypt('secret'),
+      previousSecretEncrypted: null,
+      attempt: 2,
+      ...fields,
+    });
+
+  it('sends the sealed custom headers, the service headers after them', async () => {
+    const headersEncrypted = cipher.encrypt(
+      JSON.stringify({ Authorization: 'Bearer t0ken', 'X-Tenant': 'acme' }),
+      'webhook-headers',
+    );
+    expect(await request({ headersEncrypted })).toMatchObject({ ok: true, statusCode: 200 });
+    expect(seen.at(-1)).toMatchObject({
+      authorization: 'Bearer t0ken',
+      'x-tenant': 'acme',
+      'x-service-attempt': '2',
+    });
+  });
+
+  it('fails an attempt whose custom headers no longer decrypt, saying why', async () => {
+    const sealedElsewhere = new SecretCipherService({
+      secretsEncryptionKey: Buffer.alloc(32, 1),
+    } as AppConfig).encrypt('{}', 'webhook-headers');
+    expect(await request({ headersEncrypted: sealedElsewhere })).toMatchObject({
+      ok: false,
+      statusCode: null,
+      error: expect.stringContaining('custom headers cannot be decrypted'),
+    });
+  });
+
+  it('fails an attempt to a broker the configuration no longer has, naming it', async () => {
+    const result = await request({
+      url: null,
+      destination: { type: 'nats', broker: 'gone', subject: 'a.b' },
+    });
+    expect(result).toMatchObject({ ok: false, statusCode: null, responseBody: null });
+    expect(result.error).toContain('broker "gone" is not a nats broker of DESTINATION_BROKERS');
   });
 });

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batch';
 import { preparedQuery, query } from '../database/query';
+import type { Destination } from '../webhooks/destination';
 import { EventKind } from '../webhooks/subscription-events';
 import { AttemptResult } from './delivery-sender.service';
 import type { WebhookLimit } from './delivery-scheduler';
@@ -32,8 +33,12 @@ export interface DeliveryTarget {
   /** attempt_count when the current series of attempts began (a redelivery starts one). */
   seriesStart: number;
   webhookId: string;
-  url: string;
+  /** Where the attempt goes (SPEC §14); url is the http destination's, null for a broker. */
+  destination: Destination;
+  url: string | null;
   secretEncrypted: string;
+  /** The webhook's custom headers, sealed (webhook-headers); null when it has none. */
+  headersEncrypted: string | null;
   /** The replaced secret and until when it still signs (SPEC §10); both null when none. */
   previousSecretEncrypted: string | null;
   previousSecretExpiresAt: Date | null;
@@ -58,8 +63,10 @@ interface DeliveryTargetRow {
   attempt_count: number;
   series_start: number;
   webhook_id: string;
-  url: string;
+  destination: Destination;
+  url: string | null;
   secret_encrypted: string;
+  headers_encrypted: string | null;
   previous_secret_encrypted: string | null;
   previous_secret_expires_at: Date | null;
   active: boolean;
@@ -76,8 +83,10 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
     attemptCount: row.attempt_count,
     seriesStart: row.series_start,
     webhookId: row.webhook_id,
+    destination: row.destination,
     url: row.url,
     secretEncrypted: row.secret_encrypted,
+    headersEncrypted: row.headers_encrypted,
     previousSecretEncrypted: row.previous_secret_encrypted,
     previousSecretExpiresAt: row.previous_secret_expires_at,
     active: row.active,
@@ -101,8 +110,9 @@ const CLAIM_SQL = `
     AND (d.lease_until IS NULL OR d.lease_until <= now()
          OR d.lease_until = ANY($3::timestamptz[]))
   RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
-    d.series_start, d.webhook_id, w.url, w.secret_encrypted, w.previous_secret_encrypted,
-    w.previous_secret_expires_at, w.active, w.consecutive_failures, d.trace_context`;
+    d.series_start, d.webhook_id, w.destination, w.url, w.secret_encrypted, w.headers_encrypted,
+    w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures,
+    d.trace_context`;
 
 // The attempt rows and the deliveries' new states, for a batch of attempts, in one statement.
 // An update only applies while its delivery is pending at the attempt count the worker started

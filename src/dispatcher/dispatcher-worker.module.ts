@@ -4,6 +4,7 @@ import { DeliveriesSweeper } from './deliveries.sweeper';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, PgDeliveryStore } from './delivery.store';
+import { DestinationsModule } from './destinations/destinations.module';
 import { OperationalEventsService } from './operational-events.service';
 import { OperationalEventStore, PgOperationalEventStore } from './operational-events.store';
 import { DispatcherModule } from './dispatcher.module';
@@ -17,7 +18,7 @@ import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
  */
 @Module({
   // LocalDeliveries: the processor takes this process's own publishes from it.
-  imports: [DispatcherModule],
+  imports: [DispatcherModule, DestinationsModule],
   providers: [
     DeliveriesProcessor,
     DeliveriesSweeper,

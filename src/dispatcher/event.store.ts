@@ -10,6 +10,7 @@ import { EventSource, deliveryBody, toJsonb } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
 import { DeliveryRef, deliveryRefsOf } from './delivery.store';
+import { eventBodyJsonb } from './fan-out-filter';
 import { receivesSql } from './fan-out-rule';
 
 /** An event about to be published; `deliveryBody` of it is what its deliveries send. */
@@ -56,7 +57,8 @@ export abstract class EventStore {
 }
 
 // One statement (one round trip, one implicit transaction) for a batch of events: each event
-// and a delivery per webhook that receives it (fan-out-rule.ts; $8 the API clients). An event
+// and a delivery per webhook that receives it (fan-out-rule.ts, filters included; $8 the API
+// clients). An event
 // whose idempotency key is taken inserts nothing and is missing from the result. The body is
 // stored once, on the event, whatever the number of its deliveries.
 const FAN_OUT_SQL = `
@@ -75,7 +77,12 @@ const FAN_OUT_SQL = `
     INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, trace_context)
     SELECT w.id, i.id, i.kind, now(), i.trace_context
     FROM ev JOIN input i ON i.id = ev.id
-    JOIN webhooks w ON ${receivesSql({ webhook: 'w', kind: 'i.kind', clients: '$8::text[]' })}
+    JOIN webhooks w ON ${receivesSql({
+      webhook: 'w',
+      kind: 'i.kind',
+      clients: '$8::text[]',
+      body: eventBodyJsonb('i'),
+    })}
     RETURNING id, event_id, webhook_id
   )
   SELECT ev.id, array_remove(array_agg(d.id::text), NULL) AS delivery_ids,

@@ -1,4 +1,6 @@
+import { CompiledFilter, compileFilter } from '../webhooks/event-filter';
 import { ALL_PLATFORM_EVENTS, subscriptionsFor } from '../webhooks/subscription-events';
+import { filterMatches } from './fan-out-filter';
 
 /*
  * Which webhooks get an event: the one rule of fan-out (SPEC §3, §9), in SQL for the
@@ -18,17 +20,25 @@ export interface FanOutTerms {
   kind: string;
   /** SQL expression of the text[] of API client ids. */
   clients: string;
+  /**
+   * SQL expression of the event's notification body as jsonb (fan-out-filter.ts's
+   * eventBodyJsonb), which a webhook's filter must match (SPEC §14): given wherever deliveries
+   * are created or counted as missed. Without it the rule is the subscription alone (what
+   * counts how many webhooks may take a kind).
+   */
+  body?: string;
 }
 
 /**
  * The rule as a SQL condition. `events && …` is served by the partial GIN index
  * webhooks_active_events_idx (`WHERE active`), for one kind or a whole batch's.
  */
-export function receivesSql({ webhook: w, kind, clients }: FanOutTerms): string {
+export function receivesSql({ webhook: w, kind, clients, body }: FanOutTerms): string {
   return (
     `(${w}.active AND ${w}.owner_client_id = ANY(${clients}) AND ${w}.events && ` +
     `CASE WHEN ${kind} LIKE 'zoom.%' THEN ARRAY[${kind}, '${ALL_PLATFORM_EVENTS}'] ` +
-    `ELSE ARRAY[${kind}] END)`
+    `ELSE ARRAY[${kind}] END` +
+    (body === undefined ? ')' : ` AND ${filterMatches(w, body)})`)
   );
 }
 
@@ -37,6 +47,17 @@ export interface FanOutWebhook {
   active: boolean;
   ownerClientId: string;
   events: readonly string[];
+  /** The filter as set (SPEC §14); null or absent: none. */
+  filter?: Record<string, unknown> | null;
+}
+
+// Compiled once per filter text, as PostgreSQL keeps the compiled path on the row.
+const compiled = new Map<string, CompiledFilter>();
+function filterOf(filter: Record<string, unknown>): CompiledFilter {
+  const key = JSON.stringify(filter);
+  let found = compiled.get(key);
+  if (!found) compiled.set(key, (found = compileFilter(filter)));
+  return found;
 }
 
 /** The rule in TypeScript, as receivesSql has it. */
@@ -44,10 +65,12 @@ export function receives(
   webhook: FanOutWebhook,
   kind: string,
   clientIds: readonly string[],
+  body?: unknown,
 ): boolean {
   return (
     webhook.active &&
     clientIds.includes(webhook.ownerClientId) &&
-    subscriptionsFor(kind).some((subscription) => webhook.events.includes(subscription))
+    subscriptionsFor(kind).some((subscription) => webhook.events.includes(subscription)) &&
+    (body === undefined || !webhook.filter || filterOf(webhook.filter).matches(body))
   );
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
+import type { DestinationType } from '../webhooks/destination';
 import { TEST_EVENT } from '../webhooks/subscription-events';
 import { WebhookDisabledReason } from '../webhooks/webhook.entity';
 import { DeliveryStatus } from './delivery.entity';
@@ -17,6 +18,8 @@ export interface AttemptedDelivery {
   statusCode: number | null;
   /** The webhook's run of failed deliveries as loaded before the attempt. */
   consecutiveFailures: number;
+  /** Its destination type, the label of the deliveries a disabling ends (http when absent). */
+  destination?: DestinationType;
 }
 
 export const disabledError = (reason: WebhookDisabledReason, failures: number): string =>
@@ -46,7 +49,7 @@ export class ReceiverHealthService {
   /** Applies the rules after one recorded attempt. */
   async afterAttempt(delivery: AttemptedDelivery): Promise<void> {
     if (delivery.statusCode === 410) {
-      await this.disable(delivery.webhookId, 'gone', 0, delivery.event);
+      await this.disable(delivery.webhookId, 'gone', 0, delivery.event, delivery.destination);
       return;
     }
     // A test is the owner checking the receiver, not the receiver's record.
@@ -58,7 +61,13 @@ export class ReceiverHealthService {
     if (delivery.status !== 'failed') return;
     const failures = await this.store.countFailure(delivery.webhookId);
     if (this.disableAfter > 0 && failures >= this.disableAfter) {
-      await this.disable(delivery.webhookId, 'failing', failures, delivery.event);
+      await this.disable(
+        delivery.webhookId,
+        'failing',
+        failures,
+        delivery.event,
+        delivery.destination,
+      );
     }
   }
 
@@ -67,12 +76,13 @@ export class ReceiverHealthService {
     reason: WebhookDisabledReason,
     failures: number,
     cause: string,
+    destination: DestinationType = 'http',
   ): Promise<void> {
     const error = disabledError(reason, failures);
     const ended = await this.store.disable(webhookId, reason, error);
     if (ended === null) return;
     this.metrics.webhooksDisabled.inc({ reason });
-    if (ended > 0) this.metrics.deliveries.inc({ outcome: 'failed' }, ended);
+    if (ended > 0) this.metrics.deliveries.inc({ outcome: 'failed', destination }, ended);
     this.logger.warn(
       `webhook ${webhookId} disabled (${reason}): ${error}; ${ended} pending deliveries ended ` +
         'failed (PATCH active: true enables it, a replay recovers them)',

@@ -11,6 +11,8 @@ import type { Queue } from 'bull';
 import { ApiError } from '../common/api-error';
 import { ApiErrorResponse } from '../common/error-response';
 import { withTimeout } from '../common/with-timeout';
+import { BrokerDestinations } from '../dispatcher/destinations/broker-destinations';
+import { BrokerStatus } from '../dispatcher/destinations/broker-status';
 import { QUEUES } from '../queue/queue.constants';
 import { QueueProcessors } from '../queue/queue-processors';
 
@@ -30,6 +32,7 @@ export class HealthController {
     private readonly db: TypeOrmHealthIndicator,
     @InjectQueue(QUEUES.deliveries) private readonly queue: Queue,
     private readonly processors: QueueProcessors,
+    private readonly brokers: BrokerDestinations,
   ) {}
 
   @Get('live')
@@ -42,8 +45,20 @@ export class HealthController {
   @Get('ready')
   @ApiOperation({
     summary: 'Readiness: PostgreSQL and Redis answer, and no queue processor has stopped',
+    description:
+      'With DESTINATION_BROKERS set, `brokers` shows how each connection stands in this ' +
+      'process (a worker connects as it starts; an API-only process never does). A broker ' +
+      'that is down never makes the process unready: its deliveries fail and are retried.',
   })
-  @ApiOkResponse({ schema: { example: { status: 'ok', checks: { database: 'up', redis: 'up' } } } })
+  @ApiOkResponse({
+    schema: {
+      example: {
+        status: 'ok',
+        checks: { database: 'up', redis: 'up' },
+        brokers: { bus: { type: 'rabbitmq', state: 'connected' } },
+      },
+    },
+  })
   @ApiErrorResponse(503, {
     description: 'details name what is down',
     example: {
@@ -51,7 +66,11 @@ export class HealthController {
       details: [{ field: 'redis', message: 'redis connection is reconnecting' }],
     },
   })
-  async ready(): Promise<{ status: 'ok'; checks: Record<string, 'up'> }> {
+  async ready(): Promise<{
+    status: 'ok';
+    checks: Record<string, 'up'>;
+    brokers?: Record<string, BrokerStatus>;
+  }> {
     const indicators: HealthIndicatorFunction[] = [
       () => this.db.pingCheck('database', { timeout: CHECK_TIMEOUT_MS }),
       () => this.redis('redis'),
@@ -80,7 +99,10 @@ export class HealthController {
     const checks = Object.fromEntries(
       Object.keys(result.info ?? {}).map((k) => [k, 'up' as const]),
     );
-    return { status: 'ok', checks };
+    const brokers = this.brokers.statuses();
+    return Object.keys(brokers).length > 0
+      ? { status: 'ok', checks, brokers }
+      : { status: 'ok', checks };
   }
 
   private changedTo(state: string): void {

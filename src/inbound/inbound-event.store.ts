@@ -8,8 +8,10 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../dispatcher/delivery-body';
 import { DeliveryRef, LeasedDelivery, deliveryRefsOf } from '../dispatcher/delivery.store';
+import { eventBodyJsonb } from '../dispatcher/fan-out-filter';
 import { receivesSql } from '../dispatcher/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
+import type { Destination } from '../webhooks/destination';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
 import { EventData } from './event-mapping';
 import { InboundEventEntity } from './inbound-event.entity';
@@ -148,14 +150,20 @@ const INGEST_SQL = `
     SELECT w.id, i.event_id, i.kind, now(), now() + make_interval(secs => i.lease_ms / 1000.0),
       i.trace_context
     FROM ev JOIN input i ON i.event_id = ev.id
-    JOIN webhooks w ON ${receivesSql({ webhook: 'w', kind: 'i.kind', clients: '$3::text[]' })}
+    JOIN webhooks w ON ${receivesSql({
+      webhook: 'w',
+      kind: 'i.kind',
+      clients: '$3::text[]',
+      body: eventBodyJsonb('i', { id: 'event_id' }),
+    })}
     RETURNING id, event_id, webhook_id, lease_until
   )
   SELECT s.id, s.processed_at IS NOT NULL AS processed,
     coalesce(array_agg(d.id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS delivery_ids,
     coalesce(array_agg(d.webhook_id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS webhook_ids,
     json_agg(json_build_array(d.id, d.lease_until::text, w.url, w.secret_encrypted,
-      w.previous_secret_encrypted, w.previous_secret_expires_at, w.consecutive_failures))
+      w.previous_secret_encrypted, w.previous_secret_expires_at, w.consecutive_failures,
+      w.destination, w.headers_encrypted))
       FILTER (WHERE d.lease_until IS NOT NULL) AS leased
   FROM stored s JOIN input i ON i.id = s.id LEFT JOIN d ON d.event_id = i.event_id
   LEFT JOIN webhooks w ON w.id = d.webhook_id AND d.lease_until IS NOT NULL
@@ -165,11 +173,13 @@ const INGEST_SQL = `
 type LeasedRow = [
   id: string,
   lease: string,
-  url: string,
+  url: string | null,
   secretEncrypted: string,
   previousSecretEncrypted: string | null,
   previousSecretExpiresAt: string | null,
   consecutiveFailures: number,
+  destination: Destination,
+  headersEncrypted: string | null,
 ];
 
 interface StoredRow {
@@ -185,25 +195,29 @@ function leasedOf(row: StoredRow, event: SerialisedEvent): LeasedDelivery[] {
   if (row.leased === null || event.published === null) return [];
   const { kind, body } = event.published;
   const webhookOf = new Map(row.delivery_ids.map((id, i) => [id, row.webhook_ids[i]]));
-  return row.leased.map(([id, lease, url, secret, previous, previousExpiresAt, failures]) => ({
-    lease,
-    target: {
-      id,
-      event: kind,
-      body,
-      status: 'pending',
-      attemptCount: 0,
-      seriesStart: 0,
-      webhookId: webhookOf.get(id)!,
-      url,
-      secretEncrypted: secret,
-      previousSecretEncrypted: previous,
-      previousSecretExpiresAt: previousExpiresAt === null ? null : new Date(previousExpiresAt),
-      active: true,
-      consecutiveFailures: failures,
-      traceContext: event.traceContext,
-    },
-  }));
+  return row.leased.map(
+    ([id, lease, url, secret, previous, previousExpiresAt, failures, destination, headers]) => ({
+      lease,
+      target: {
+        id,
+        event: kind,
+        body,
+        status: 'pending',
+        attemptCount: 0,
+        seriesStart: 0,
+        webhookId: webhookOf.get(id)!,
+        destination,
+        url,
+        secretEncrypted: secret,
+        headersEncrypted: headers,
+        previousSecretEncrypted: previous,
+        previousSecretExpiresAt: previousExpiresAt === null ? null : new Date(previousExpiresAt),
+        active: true,
+        consecutiveFailures: failures,
+        traceContext: event.traceContext,
+      },
+    }),
+  );
 }
 
 /** An event that cannot even be serialised for its row (JSON.stringify threw). */
@@ -409,12 +423,7 @@ export class PgInboundEventStore extends InboundEventStore {
     return rows.map((row, i) => {
       const r = first.get(row.identityKey) === i ? byId.get(row.id) : undefined;
       return r
-        ? {
-            id: r.id,
-            processed: r.processed,
-            deliveries: deliveryRefsOf(r),
-            leased: leasedOf(r, row),
-          }
+        ? { id: r.id, processed: r.processed, deliveries: deliveryRefsOf(r), leased: leasedOf(r, row) }
         : null;
     });
   }

@@ -28,15 +28,19 @@ export class MetricsService {
 
   readonly deliveries = new Counter({
     name: 'deliveries_total',
-    help: 'Deliveries that reached a final state, by outcome (succeeded, failed)',
-    labelNames: ['outcome'] as const,
+    help:
+      'Deliveries that reached a final state, by outcome (succeeded, failed) and destination ' +
+      'type (http, rabbitmq, nats)',
+    labelNames: ['outcome', 'destination'] as const,
     registers: [this.registry],
   });
 
   readonly deliveryAttempts = new Histogram({
     name: 'delivery_attempt_duration_seconds',
-    help: 'Duration of delivery attempts, by outcome (success, failure)',
-    labelNames: ['outcome'] as const,
+    help:
+      'Duration of delivery attempts, by outcome (success, failure) and destination type ' +
+      '(http, rabbitmq, nats)',
+    labelNames: ['outcome', 'destination'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });

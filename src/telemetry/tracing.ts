@@ -42,7 +42,10 @@ export interface TracedDelivery {
   id: string;
   webhookId: string;
   event: string;
-  url: string;
+  /** The http destination's URL; null for a broker destination (SPEC §14). */
+  url: string | null;
+  /** Its destination's type; http when absent. */
+  destination?: { type: string };
   /** The stored W3C traceparent of the span that published it (null: none was recorded). */
   traceContext?: string | null;
 }
@@ -165,14 +168,16 @@ export class Tracing {
    */
   startAttempt(delivery: TracedDelivery, attempt: number): Span | null {
     if (this.tracer === null) return null;
-    return this.fromStored(delivery.traceContext, 'POST', SpanKind.CLIENT, {
-      [ATTR_HTTP_REQUEST_METHOD]: 'POST',
-      ...urlAttributes(delivery.url),
+    const type = delivery.destination?.type ?? 'http';
+    // A broker attempt is a publish (messaging conventions' operation name), not an HTTP call.
+    const http = type === 'http' && delivery.url !== null;
+    return this.fromStored(delivery.traceContext, http ? 'POST' : 'publish', SpanKind.CLIENT, {
+      ...(http && { [ATTR_HTTP_REQUEST_METHOD]: 'POST', ...urlAttributes(delivery.url!) }),
       [SPAN_ATTRIBUTES.webhookId]: delivery.webhookId,
       [SPAN_ATTRIBUTES.deliveryId]: delivery.id,
       [SPAN_ATTRIBUTES.event]: delivery.event,
       [SPAN_ATTRIBUTES.attempt]: attempt,
-      [SPAN_ATTRIBUTES.destinationType]: 'http',
+      [SPAN_ATTRIBUTES.destinationType]: type,
     });
   }
 

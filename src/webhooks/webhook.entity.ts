@@ -7,6 +7,8 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { CustomHeaders } from './custom-headers';
+import type { Destination } from './destination';
 import { Subscription } from './subscription-events';
 
 export const WEBHOOK_DISABLED_REASONS = ['gone', 'failing'] as const;
@@ -23,6 +25,12 @@ export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
 @Check('webhooks_max_in_flight_ck', 'max_in_flight BETWEEN 1 AND 100')
 @Check('webhooks_rate_limit_ck', 'rate_limit BETWEEN 1 AND 10000')
 @Check('webhooks_disabled_reason_check', `disabled_reason IN ('gone', 'failing')`)
+@Check('webhooks_destination_url_ck', `(destination->>'type' = 'http') = (url IS NOT NULL)`)
+@Check(
+  'webhooks_filter_ck',
+  '(filter IS NULL) = (filter_path IS NULL) AND (filter IS NULL) = (filter_vars IS NULL)',
+)
+@Check('webhooks_headers_ck', '(headers_encrypted IS NULL) = (headers_masked IS NULL)')
 @Entity('webhooks')
 export class WebhookEntity {
   @PrimaryGeneratedColumn('uuid')
@@ -31,8 +39,32 @@ export class WebhookEntity {
   @Column({ name: 'owner_client_id', type: 'text' })
   ownerClientId: string;
 
-  @Column({ type: 'text' })
-  url: string;
+  /** The receiver of an http destination; null for a broker destination (SPEC §14). */
+  @Column({ type: 'text', nullable: true })
+  url: string | null;
+
+  // As PostgreSQL shows the migration's default, so that migration:generate finds no change.
+  @Column({ type: 'jsonb', default: () => `'{"type": "http"}'` })
+  destination: Destination;
+
+  /** The filter as the client sent it (SPEC §14); null: every event of its kinds. */
+  @Column({ type: 'jsonb', nullable: true })
+  filter: Record<string, unknown> | null;
+
+  /** The filter compiled (event-filter.ts): what the fan-out statements match. */
+  @Column({ name: 'filter_path', type: 'jsonpath', nullable: true })
+  filterPath: string | null;
+
+  @Column({ name: 'filter_vars', type: 'jsonb', nullable: true })
+  filterVars: Record<string, unknown> | null;
+
+  /** The custom headers as one AES-256-GCM ciphertext of their JSON; null when none. */
+  @Column({ name: 'headers_encrypted', type: 'text', nullable: true })
+  headersEncrypted: string | null;
+
+  /** The same headers masked (custom-headers.ts), for answers and logs. */
+  @Column({ name: 'headers_masked', type: 'jsonb', nullable: true })
+  headersMasked: CustomHeaders | null;
 
   @Column({ type: 'text', array: true })
   events: Subscription[];

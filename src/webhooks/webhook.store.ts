@@ -15,7 +15,12 @@ export type NewWebhook = Pick<
   | 'active'
   | 'maxInFlight'
   | 'rateLimit'
->;
+> &
+  Partial<Pick<WebhookEntity, DestinationFields>>;
+
+/** The columns of SPEC §14's fields, written together by create and PATCH. */
+export type DestinationFields =
+  'destination' | 'filter' | 'filterPath' | 'filterVars' | 'headersEncrypted' | 'headersMasked';
 
 /** A new secret, sealed; the one it replaces keeps signing until `previousUntil` (SPEC §10). */
 export interface SecretReplacement {
@@ -34,6 +39,7 @@ export type WebhookChanges = Partial<
     | 'disabledReason'
     | 'disabledAt'
     | 'consecutiveFailures'
+    | DestinationFields
     | 'maxInFlight'
     | 'rateLimit'
   >
@@ -102,7 +108,8 @@ export class PgWebhookStore extends WebhookStore {
 
   async update(ownerClientId: string, id: string, changes: WebhookChanges): Promise<boolean> {
     const { secret, ...fields } = changes;
-    const values: QueryDeepPartialEntity<WebhookEntity> = { ...fields };
+    // jsonb columns take plain objects; TypeORM's deep-partial type does not know that.
+    const values = { ...fields } as QueryDeepPartialEntity<WebhookEntity>;
     if (secret) {
       values.secretEncrypted = secret.secretEncrypted;
       values.secretHint = secret.secretHint;

@@ -6,16 +6,34 @@ import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
 import { UUID_PATTERN } from '../common/uuid-param';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
+import { CustomHeaders, maskHeaders } from './custom-headers';
+import { Destination, HTTP_DESTINATION, brokerProblem } from './destination';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { secretHint } from './dto/webhook-fields';
 import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
+import { compileFilter } from './event-filter';
 import { SecretCipherService } from './secret-cipher.service';
 import { UrlPolicyError, checkWebhookUrl } from './ssrf-policy';
 import { WebhookEntity } from './webhook.entity';
-import { SecretReplacement, WebhookChanges, WebhookStore } from './webhook.store';
+import {
+  DestinationFields,
+  SecretReplacement,
+  WebhookChanges,
+  WebhookStore,
+} from './webhook.store';
 
-const UPDATABLE = ['url', 'events', 'secret', 'active', 'max_in_flight', 'rate_limit'] as const;
+const UPDATABLE = [
+  'url',
+  'events',
+  'secret',
+  'active',
+  'max_in_flight',
+  'rate_limit',
+  'destination',
+  'filter',
+  'headers',
+] as const;
 
 const notFound = () => new ApiError(HttpStatus.NOT_FOUND, 'Webhook not found');
 
@@ -41,15 +59,19 @@ export class WebhooksService {
   ) {}
 
   async create(ownerClientId: string, dto: CreateWebhookDto): Promise<WebhookEntity> {
-    await this.assertUrlAllowed(dto.url);
+    const destination = dto.destination ?? HTTP_DESTINATION;
+    const url = await this.checkDestination(destination, dto.url, undefined);
     const limit = this.config.webhooks.perClient;
     const webhook = await this.webhooks.create(
       {
         ownerClientId,
-        url: dto.url,
+        url,
         events: dto.events,
         ...this.sealSecret(dto.secret),
         active: true,
+        destination,
+        ...this.filterColumns(dto.filter ?? null),
+        ...this.headerColumns(dto.headers ?? null),
         maxInFlight: dto.max_in_flight ?? null,
         rateLimit: dto.rate_limit ?? null,
       },
@@ -91,11 +113,21 @@ export class WebhooksService {
         { field: 'body', message: `body must set at least one of ${UPDATABLE.join(', ')}` },
       ]);
     }
-    if (dto.url !== undefined) await this.assertUrlAllowed(dto.url);
+    let url: { url: string | null } | undefined;
+    if (dto.url !== undefined || dto.destination !== undefined) {
+      // Whether a url fits depends on the destination, given here or already stored.
+      const current = await this.findOwned(ownerClientId, id);
+      const destination = dto.destination ?? current.destination;
+      const keptUrl = dto.destination === undefined ? undefined : (current.url ?? undefined);
+      url = { url: await this.checkDestination(destination, dto.url, keptUrl) };
+    }
     const secret =
       dto.secret === undefined ? undefined : await this.replacement(ownerClientId, id, dto.secret);
     const changes: WebhookChanges = {
-      ...(dto.url !== undefined && { url: dto.url }),
+      ...url,
+      ...(dto.destination !== undefined && { destination: dto.destination }),
+      ...(dto.filter !== undefined && this.filterColumns(dto.filter)),
+      ...(dto.headers !== undefined && this.headerColumns(dto.headers)),
       ...(dto.events !== undefined && { events: dto.events }),
       ...(secret && { secret }),
       ...(dto.active !== undefined && { active: dto.active }),
@@ -168,6 +200,63 @@ export class WebhooksService {
     return {
       secretEncrypted: this.cipher.encrypt(secret),
       secretHint: secretHint(secret),
+    };
+  }
+
+  /**
+   * The url a webhook with `destination` stores: the one given (or, when only the destination
+   * changes, the one it had) for http, checked by the URL policy; none for a broker, whose
+   * name must be configured with its type.
+   */
+  private async checkDestination(
+    destination: Destination,
+    given: string | undefined,
+    kept: string | undefined,
+  ): Promise<string | null> {
+    if (destination.type === 'http') {
+      const url = given ?? kept;
+      if (url === undefined) {
+        throw ApiError.validation([
+          { field: 'url', message: 'url is required for an http destination' },
+        ]);
+      }
+      await this.assertUrlAllowed(url);
+      return url;
+    }
+    if (given !== undefined) {
+      throw ApiError.validation([
+        {
+          field: 'url',
+          message: `url must not be given for a ${destination.type} destination (it names a broker instead)`,
+        },
+      ]);
+    }
+    const problem = brokerProblem(destination, this.config.destinationBrokers);
+    if (problem !== null) {
+      throw ApiError.validation([{ field: 'destination.broker', message: problem }]);
+    }
+    return null;
+  }
+
+  /** The stored forms of a filter the DTO rule has already checked; null removes it. */
+  private filterColumns(
+    filter: Record<string, unknown> | null,
+  ): Pick<WebhookEntity, 'filter' | 'filterPath' | 'filterVars'> {
+    if (filter === null) return { filter: null, filterPath: null, filterVars: null };
+    const compiled = compileFilter(filter);
+    return { filter, filterPath: compiled.jsonpath, filterVars: compiled.vars };
+  }
+
+  /** Custom headers sealed, and masked for answers; null or {} removes them. */
+  private headerColumns(
+    headers: CustomHeaders | null,
+  ): Pick<WebhookEntity, Extract<DestinationFields, 'headersEncrypted' | 'headersMasked'>> {
+    if (headers === null || Object.keys(headers).length === 0) {
+      return { headersEncrypted: null, headersMasked: null };
+    }
+    return {
+      headersEncrypted: this.cipher.encrypt(JSON.stringify(headers), 'webhook-headers'),
+      headersMasked: maskHeaders(headers),
     };
   }
 

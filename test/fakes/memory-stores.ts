@@ -54,10 +54,14 @@ export class MemoryTables {
    */
   constructor(public clientIds: readonly string[] | null = null) {}
 
-  /** Whether the webhook gets an event of `kind`: the fan-out's rule (fan-out-rule.ts). */
-  receives(webhook: WebhookEntity | ReplayTarget, kind: string): boolean {
+  /**
+   * Whether the webhook gets an event of `kind` (whose notification body is `body`, matched
+   * against its filter; absent: the subscription alone): the fan-out's rule (fan-out-rule.ts).
+   */
+  receives(webhook: WebhookEntity | ReplayTarget, kind: string, body?: string): boolean {
     const row = this.webhooks.get(webhook.id);
-    return !!row && receives(row, kind, this.clientIds ?? [row.ownerClientId]);
+    const parsed: unknown = body === undefined ? undefined : JSON.parse(body);
+    return !!row && receives(row, kind, this.clientIds ?? [row.ownerClientId], parsed);
   }
 
   addWebhook(fields: Partial<WebhookEntity> = {}): WebhookEntity {
@@ -68,6 +72,12 @@ export class MemoryTables {
       ownerClientId: 'client-a',
       url: 'https://receiver.example.com/hook',
       events: ['job.started'],
+      destination: { type: 'http' },
+      filter: null,
+      filterPath: null,
+      filterVars: null,
+      headersEncrypted: null,
+      headersMasked: null,
       secretEncrypted: 'sealed-secret',
       secretHint: 'cret',
       previousSecretEncrypted: null,
@@ -159,8 +169,10 @@ function targetOf(delivery: DeliveryEntity, webhook: WebhookEntity): DeliveryTar
     attemptCount: delivery.attemptCount,
     seriesStart: delivery.seriesStart,
     webhookId: webhook.id,
+    destination: webhook.destination,
     url: webhook.url,
     secretEncrypted: webhook.secretEncrypted,
+    headersEncrypted: webhook.headersEncrypted,
     previousSecretEncrypted: webhook.previousSecretEncrypted,
     previousSecretExpiresAt: webhook.previousSecretExpiresAt,
     active: webhook.active,
@@ -343,7 +355,11 @@ export class MemoryDeliveryControlStore extends DeliveryControlStore {
     );
     const missed = [...this.tables.events.values()].filter(
       (e) =>
-        this.tables.receives(this.tables.webhooks.get(webhook.id) ?? webhook, e.kind) &&
+        this.tables.receives(
+          this.tables.webhooks.get(webhook.id) ?? webhook,
+          e.kind,
+          deliveryBody(e),
+        ) &&
         inWindow(e.createdAt, window) &&
         e.createdAt >= webhook.createdAt &&
         !received.has(e.id),
@@ -401,7 +417,7 @@ export class MemoryEventStore extends EventStore {
     this.tables.events.set(event.id, event);
     const body = deliveryBody(event);
     const deliveries = [...this.tables.webhooks.values()]
-      .filter((webhook) => this.tables.receives(webhook, event.kind))
+      .filter((webhook) => this.tables.receives(webhook, event.kind, body))
       .map((webhook) => ({
         id: this.tables.addDelivery(webhook.id, { eventId: event.id, event: event.kind, body }).id,
         webhookId: webhook.id,
@@ -474,11 +490,13 @@ export class MemoryInboundEventStore extends InboundEventStore {
         source: inline.source,
         idempotencyKey: inboundEventKey(stored.id, inline.kind),
       });
+      const body = deliveryBody(inline);
       for (const webhook of reach) {
+        if (!this.tables.receives(webhook, inline.kind, body)) continue;
         const delivery = this.tables.addDelivery(webhook.id, {
           eventId: inline.id,
           event: inline.kind,
-          body: deliveryBody(inline),
+          body,
           leaseUntil: leaseMs === null ? null : new Date(Date.now() + leaseMs),
         });
         deliveries.push({ id: delivery.id, webhookId: webhook.id });

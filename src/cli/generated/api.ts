@@ -60,6 +60,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portal-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a portal link: the web console without the client secret
+         * @description Returns a /console URL that signs a person in as the calling client for `ttl_seconds`, with at most the scopes webhooks:read and webhooks:write (those of them the caller holds). Hand it to a colleague or a customer; anyone holding it acts as the client until `expires_at`, so send it as you would a password.
+         */
+        post: operations["PortalLinksController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks": {
         parameters: {
             query?: never;
@@ -233,7 +253,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: PostgreSQL and Redis answer, and no queue processor has stopped */
+        /**
+         * Readiness: PostgreSQL and Redis answer, and no queue processor has stopped
+         * @description With DESTINATION_BROKERS set, `brokers` shows how each connection stands in this process (a worker connects as it starts; an API-only process never does). A broker that is down never makes the process unready: its deliveries fail and are retried.
+         */
         get: operations["HealthController_ready"];
         put?: never;
         post?: never;
@@ -359,9 +382,40 @@ export interface components {
              */
             source: null;
         };
+        CreatePortalLinkDto: {
+            /**
+             * @description How long the link signs a person in, in seconds
+             * @default 3600
+             */
+            ttl_seconds?: number;
+        };
         CreateWebhookDto: {
+            /** @description Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. `{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a RabbitMQ exchange (`""` is the default exchange, whose routing key is a queue name), and `{"type": "nats", "broker", "subject"}` to a NATS JetStream subject, on a broker the service's operator configured (DESTINATION_BROKERS): name it by `broker`. A broker destination has no `url`. An unknown broker, or one of another type, is refused (400 naming `destination.broker`). */
+            destination?: {
+                /** @enum {string} */
+                type: "http";
+            } | {
+                broker: string;
+                exchange: string;
+                routing_key: string;
+                /** @enum {string} */
+                type: "rabbitmq";
+            } | {
+                broker: string;
+                subject: string;
+                /** @enum {string} */
+                type: "nats";
+            };
             /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, the operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the client's other webhooks), `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
             events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "zoom.*") | unknown)[];
+            /** @description Only events whose notification body matches are delivered; the others create no delivery (nor count as missed for a replay). Keys are dotted paths into the body (`data.topic`, `source.event`), each matched by a literal (equality) or an object of operators: $eq, $neq, $in, $nin, $gt, $gte, $lt, $lte, $exists, $prefix, $suffix, $contains; $and, $or, $not combine filters, and several keys must all match. A path through an array looks at each element, and an operator matches when any value reached satisfies it; a value of another type never matches. At most 2048 bytes of JSON and 8 levels deep. null: no filter (on PATCH, removes it; a PATCH with a filter replaces the whole filter). */
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens (case-insensitive, each once) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent and any beginning x-service- or webhook-; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
+            headers?: {
+                [key: string]: string;
+            } | null;
             /** @description Most attempts in flight to this webhook at once, across every worker process. When never set, the service default (DELIVERY_CONCURRENCY_PER_WEBHOOK, 10 unless configured) applies. */
             max_in_flight?: number;
             /** @description Most attempts started to this webhook in any second, across every worker process; null (the default) for no rate limit. */
@@ -370,9 +424,9 @@ export interface components {
             secret: string;
             /**
              * Format: uri
-             * @description Receiver of the notifications: an absolute http or https URL. Refused when its host is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
+             * @description Receiver of the notifications, for an http destination (the default), where it is required: an absolute http or https URL. Refused when its host is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Refused with a broker destination. Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
              */
-            url: string;
+            url?: string;
         };
         DeliveryAttemptResponse: {
             /** @description 1 for the first attempt, 2 for the first retry, … */
@@ -1057,6 +1111,15 @@ export interface components {
                 tracking_id?: string | null;
             };
         };
+        PortalLinkResponse: {
+            /** Format: date-time */
+            expires_at: string;
+            /**
+             * Format: uri
+             * @description Opens the console signed in as the calling client, with at most webhooks:read and webhooks:write. The credential is in the fragment (after #), which browsers never send to a server or in a Referer; it stops working at expires_at.
+             */
+            url: string;
+        };
         ReplayDto: {
             /**
              * @description Also deliver the events of its kinds published in the window after the webhook was created that it never received (it was inactive or disabled then); each once
@@ -1087,8 +1150,32 @@ export interface components {
         UpdateWebhookDto: {
             /** @description false pauses deliveries to this webhook; true resumes them */
             active?: boolean;
+            /** @description Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. `{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a RabbitMQ exchange (`""` is the default exchange, whose routing key is a queue name), and `{"type": "nats", "broker", "subject"}` to a NATS JetStream subject, on a broker the service's operator configured (DESTINATION_BROKERS): name it by `broker`. A broker destination has no `url`. An unknown broker, or one of another type, is refused (400 naming `destination.broker`). */
+            destination?: {
+                /** @enum {string} */
+                type: "http";
+            } | {
+                broker: string;
+                exchange: string;
+                routing_key: string;
+                /** @enum {string} */
+                type: "rabbitmq";
+            } | {
+                broker: string;
+                subject: string;
+                /** @enum {string} */
+                type: "nats";
+            };
             /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, the operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the client's other webhooks), `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
             events?: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "zoom.*") | unknown)[];
+            /** @description Only events whose notification body matches are delivered; the others create no delivery (nor count as missed for a replay). Keys are dotted paths into the body (`data.topic`, `source.event`), each matched by a literal (equality) or an object of operators: $eq, $neq, $in, $nin, $gt, $gte, $lt, $lte, $exists, $prefix, $suffix, $contains; $and, $or, $not combine filters, and several keys must all match. A path through an array looks at each element, and an operator matches when any value reached satisfies it; a value of another type never matches. At most 2048 bytes of JSON and 8 levels deep. null: no filter (on PATCH, removes it; a PATCH with a filter replaces the whole filter). */
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens (case-insensitive, each once) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent and any beginning x-service- or webhook-; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
+            headers?: {
+                [key: string]: string;
+            } | null;
             /** @description Most attempts in flight to this webhook at once, across every worker process. When never set, the service default (DELIVERY_CONCURRENCY_PER_WEBHOOK, 10 unless configured) applies. */
             max_in_flight?: number;
             /** @description Most attempts started to this webhook in any second, across every worker process; null (the default) for no rate limit. */
@@ -1122,6 +1209,22 @@ export interface components {
             active: boolean;
             /** Format: date-time */
             created_at: string;
+            /** @description Where deliveries go: `{"type": "http"}` (to `url`), `{"type": "rabbitmq", "broker", "exchange", "routing_key"}` or `{"type": "nats", "broker", "subject"}` */
+            destination: {
+                /** @enum {string} */
+                type: "http";
+            } | {
+                broker: string;
+                exchange: string;
+                routing_key: string;
+                /** @enum {string} */
+                type: "rabbitmq";
+            } | {
+                broker: string;
+                subject: string;
+                /** @enum {string} */
+                type: "nats";
+            };
             /** Format: date-time */
             disabled_at: string | null;
             /**
@@ -1130,6 +1233,14 @@ export interface components {
              */
             disabled_reason: "gone" | "failing" | null;
             events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "zoom.*") | unknown)[];
+            /** @description The filter as it was set; null when every event of its kinds is delivered */
+            filter: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The custom headers, each value masked: `****` and its last 4 characters (a value shorter than 12 characters shows `****` alone); {} when none */
+            headers: {
+                [key: string]: string;
+            };
             /** Format: uuid */
             id: string;
             /** @description Most attempts in flight to it at once, across every worker process: its own, or the service default (DELIVERY_CONCURRENCY_PER_WEBHOOK) when never set */
@@ -1145,7 +1256,8 @@ export interface components {
             secret_hint: string;
             /** Format: date-time */
             updated_at: string;
-            url: string;
+            /** @description The receiver of an http destination; null for a broker destination */
+            url: string | null;
         };
         /**
          * webhook.test notification
@@ -1471,6 +1583,93 @@ export interface operations {
                 };
             };
             /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    PortalLinksController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePortalLinkDto"];
+            };
+        };
+        responses: {
+            /** @description The link and when it expires */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalLinkResponse"];
+                };
+            };
+            /** @description A field is unknown or `ttl_seconds` is out of range; `details` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or forged token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Token lacks scope webhooks:write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request (headers or body) did not arrive within the server’s timeouts */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The console is turned off (CONSOLE_ENABLED=false) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
                     [name: string]: unknown;

@@ -185,9 +185,36 @@ const OTHER_NOTIFICATION_EXAMPLES: Record<string, object> = {
       account_id: ACCOUNT_ID,
     },
   },
+  'bridge.webhook.disabled': {
+    id: '5b1e0a3c-6f2d-4c8e-9a71-2d4f6b8c0e13',
+    event: 'bridge.webhook.disabled',
+    created_at: '2025-01-01T10:07:41.020Z',
+    data: {
+      webhook_id: '0b5e5a8e-3c1d-4f47-8d0a-6a3c2f4b9e11',
+      url: 'https://hooks.example.com/meetings',
+      reason: 'failing',
+      disabled_at: '2025-01-01T10:07:41.006Z',
+    },
+    source: null,
+  },
+  'bridge.delivery.failed': {
+    id: '9d2c4e6a-1b3f-4a5c-8e7d-0f1a2b3c4d5e',
+    event: 'bridge.delivery.failed',
+    created_at: '2025-01-01T10:07:40.987Z',
+    data: {
+      delivery_id: '7d6f0c64-58b1-4a5e-9c1e-3f7f6b1f2a10',
+      webhook_id: '0b5e5a8e-3c1d-4f47-8d0a-6a3c2f4b9e11',
+      event: 'job.started',
+      event_id: 'c3b1e2d4-5f60-4a7b-8c9d-0e1f2a3b4c5d',
+      attempt_count: 4,
+      last_status_code: 503,
+      last_error: 'HTTP 503',
+    },
+    source: null,
+  },
 };
 
-/** A notification body of an event catalog entry (a kind, `webhook.test` or `zoom.*`). */
+/** A notification body of an event catalog entry (a kind, `webhook.test`, `zoom.*`, `bridge.*`). */
 export function catalogExample(name: string): object {
   return (SUBSCRIPTION_EVENTS as readonly string[]).includes(name)
     ? notificationExample(name as SubscriptionEvent)

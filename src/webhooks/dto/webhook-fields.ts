@@ -1,7 +1,18 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ValidateBy } from 'class-validator';
 import { FieldRule, Satisfies, quote } from '../../common/field-rule';
+import { HEADERS_MAX, HEADER_VALUE_MAX, headersRule } from '../custom-headers';
+import { BROKER_DESTINATION_TYPES, destinationRule } from '../destination';
+import {
+  FILTER_COMBINATORS,
+  FILTER_MAX_BYTES,
+  FILTER_MAX_DEPTH,
+  FILTER_OPERATORS,
+  FilterError,
+  compileFilter,
+} from '../event-filter';
 import { isWellFormed } from '../../common/unicode';
 import {
   ALL_PLATFORM_EVENTS,
@@ -107,6 +118,52 @@ const property = (options: FieldOptions) => (options.required ? ApiProperty : Ap
 const rule = (check: FieldRule, options: FieldOptions) =>
   options.required ? Satisfies(required(check)) : Satisfies(check, { optional: true });
 
+/** The broker type `destination` names, if it names one. */
+function brokerTypeOf(body: object): string | null {
+  const type = (body as { destination?: { type?: unknown } }).destination?.type;
+  return typeof type === 'string' && (BROKER_DESTINATION_TYPES as readonly string[]).includes(type)
+    ? type
+    : null;
+}
+
+/** The url of a new webhook: required for an http destination, refused for a broker. */
+const createUrlRule = (value: unknown, field: string, body: object): string | null => {
+  const broker = brokerTypeOf(body);
+  if (broker !== null) {
+    return value === undefined
+      ? null
+      : `${field} must not be given for a ${broker} destination (it names a broker instead)`;
+  }
+  if (value === undefined) return `${field} is required (unless destination is a broker)`;
+  return urlRule(value, field);
+};
+
+/** POST's `url`: whether it is required depends on `destination`, so the rule sees the body. */
+export const WebhookCreateUrl = (): PropertyDecorator =>
+  applyDecorators(
+    ApiPropertyOptional({
+      description:
+        'Receiver of the notifications, for an http destination (the default), where it is ' +
+        'required: an absolute http or https URL. Refused when its host is or resolves to a ' +
+        'loopback, private, link-local, CGNAT, multicast, documentation or metadata address ' +
+        '(unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Refused with a ' +
+        "broker destination. Put your receiver's URL here; the example is a public address " +
+        'literal only so that it is accepted as it stands, even where DNS is unavailable.',
+      example: WEBHOOK_URL_EXAMPLE,
+      format: 'uri',
+      maxLength: URL_MAX_LENGTH,
+    }),
+    ValidateBy({
+      name: 'satisfies',
+      validator: {
+        validate: (value: unknown, args) =>
+          createUrlRule(value, args?.property ?? '', args?.object ?? {}) === null,
+        defaultMessage: (args) =>
+          (args ? createUrlRule(args.value, args.property, args.object) : null) ?? 'is invalid',
+      },
+    }),
+  );
+
 export const WebhookUrl = (options: FieldOptions): PropertyDecorator =>
   applyDecorators(
     property(options)({
@@ -174,6 +231,115 @@ export const WebhookActive = (options: FieldOptions): PropertyDecorator =>
       example: false,
     }),
     rule(activeRule, options),
+  );
+
+/** `destination` (SPEC §14): refused as null; which brokers exist is checked by the service. */
+export const WebhookDestination = (options: FieldOptions): PropertyDecorator =>
+  applyDecorators(
+    property(options)({
+      description:
+        'Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. ' +
+        '`{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a ' +
+        'RabbitMQ exchange (`""` is the default exchange, whose routing key is a queue name), ' +
+        'and `{"type": "nats", "broker", "subject"}` to a NATS JetStream subject, on a broker ' +
+        "the service's operator configured (DESTINATION_BROKERS): name it by `broker`. A broker " +
+        'destination has no `url`. An unknown broker, or one of another type, is refused ' +
+        '(400 naming `destination.broker`).',
+      oneOf: [
+        {
+          type: 'object',
+          title: 'http',
+          properties: { type: { type: 'string', enum: ['http'] } },
+          required: ['type'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          title: 'rabbitmq',
+          properties: {
+            type: { type: 'string', enum: ['rabbitmq'] },
+            broker: { type: 'string', minLength: 1 },
+            exchange: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{0,255}$' },
+            routing_key: { type: 'string', maxLength: 255, pattern: '^[\\x20-\\x7e]*$' },
+          },
+          required: ['type', 'broker', 'exchange', 'routing_key'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          title: 'nats',
+          properties: {
+            type: { type: 'string', enum: ['nats'] },
+            broker: { type: 'string', minLength: 1 },
+            subject: { type: 'string', maxLength: 255, pattern: '^[^\\s.*>]+(\\.[^\\s.*>]+)*$' },
+          },
+          required: ['type', 'broker', 'subject'],
+          additionalProperties: false,
+        },
+      ],
+      example: { type: 'http' },
+    }),
+    rule(destinationRule, options),
+  );
+
+// Null is a value here: no filter (PATCH: remove it).
+const filterRule: FieldRule = (value, field) => {
+  if (value === null) return null;
+  try {
+    compileFilter(value);
+    return null;
+  } catch (error) {
+    if (error instanceof FilterError) return error.message.replace(/^filter/, field);
+    throw error;
+  }
+};
+
+export const WebhookFilter = (options: FieldOptions): PropertyDecorator =>
+  applyDecorators(
+    property(options)({
+      type: 'object',
+      additionalProperties: true,
+      nullable: true,
+      description:
+        'Only events whose notification body matches are delivered; the others create no ' +
+        'delivery (nor count as missed for a replay). Keys are dotted paths into the body ' +
+        '(`data.topic`, `source.event`), each matched by a literal (equality) or an object of ' +
+        `operators: ${FILTER_OPERATORS.join(', ')}; ${FILTER_COMBINATORS.join(', ')} ` +
+        'combine filters, and several keys must all match. A path through an array looks at ' +
+        'each element, and an operator matches when any value reached satisfies it; a value of ' +
+        'another type never matches. At most ' +
+        `${FILTER_MAX_BYTES} bytes of JSON and ${FILTER_MAX_DEPTH} levels deep. null: no ` +
+        'filter (on PATCH, removes it; a PATCH with a filter replaces the whole filter).',
+      example: { 'source.event': { $prefix: 'meeting.' }, 'data.topic': { $contains: 'Sales' } },
+    }),
+    rule(filterRule, options),
+  );
+
+const nullableHeadersRule: FieldRule = (value, field) =>
+  value === null ? null : headersRule(value, field);
+
+export const WebhookHeaders = (options: FieldOptions): PropertyDecorator =>
+  applyDecorators(
+    property(options)({
+      type: 'object',
+      nullable: true,
+      maxProperties: HEADERS_MAX,
+      additionalProperties: {
+        type: 'string',
+        maxLength: HEADER_VALUE_MAX,
+        pattern: '^[\\x20-\\x7e]*$',
+      },
+      description:
+        `Static headers sent with every attempt (message headers for a broker): at most ` +
+        `${HEADERS_MAX}, names HTTP tokens (case-insensitive, each once) other than host, ` +
+        'content-type, content-length, connection, transfer-encoding, user-agent, ' +
+        'traceparent and any beginning x-service- or webhook-; values printable ASCII of at ' +
+        `most ${HEADER_VALUE_MAX} characters. Stored encrypted; answers show each value ` +
+        'masked. null (or {}) removes them; a PATCH with headers replaces them all.',
+      example: { Authorization: 'Bearer receiver-token-0123456789' },
+      writeOnly: true,
+    }),
+    rule(nullableHeadersRule, options),
   );
 
 /** Range of `max_in_flight` (SPEC §9). */

@@ -1,4 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { CustomHeaders } from '../custom-headers';
+import type { Destination } from '../destination';
 import { Subscription } from '../subscription-events';
 import { previousSecretExpiry } from '../secret-rotation';
 import { WEBHOOK_DISABLED_REASONS, WebhookDisabledReason, WebhookEntity } from '../webhook.entity';
@@ -9,8 +11,13 @@ export class WebhookResponse {
   @ApiProperty({ format: 'uuid', example: '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d' })
   id: string;
 
-  @ApiProperty({ example: WEBHOOK_URL_EXAMPLE })
-  url: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: WEBHOOK_URL_EXAMPLE,
+    description: 'The receiver of an http destination; null for a broker destination',
+  })
+  url: string | null;
 
   @ApiProperty({ ...WEBHOOK_EVENTS_SCHEMA, example: ['job.started', 'job.completed'] })
   events: Subscription[];
@@ -54,6 +61,59 @@ export class WebhookResponse {
   disabled_at: string | null;
 
   @ApiProperty({
+    description:
+      'Where deliveries go: `{"type": "http"}` (to `url`), `{"type": "rabbitmq", "broker", ' +
+      '"exchange", "routing_key"}` or `{"type": "nats", "broker", "subject"}`',
+    oneOf: [
+      {
+        type: 'object',
+        properties: { type: { type: 'string', enum: ['http'] } },
+        required: ['type'],
+      },
+      {
+        type: 'object',
+        properties: {
+          type: { type: 'string', enum: ['rabbitmq'] },
+          broker: { type: 'string' },
+          exchange: { type: 'string' },
+          routing_key: { type: 'string' },
+        },
+        required: ['type', 'broker', 'exchange', 'routing_key'],
+      },
+      {
+        type: 'object',
+        properties: {
+          type: { type: 'string', enum: ['nats'] },
+          broker: { type: 'string' },
+          subject: { type: 'string' },
+        },
+        required: ['type', 'broker', 'subject'],
+      },
+    ],
+    example: { type: 'http' },
+  })
+  destination: Destination;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'The filter as it was set; null when every event of its kinds is delivered',
+    example: null,
+  })
+  filter: Record<string, unknown> | null;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description:
+      'The custom headers, each value masked: `****` and its last 4 characters (a value ' +
+      'shorter than 12 characters shows `****` alone); {} when none',
+    example: { Authorization: '****6789' },
+  })
+  headers: CustomHeaders;
+
+  @ApiProperty({
     type: 'integer',
     minimum: 1,
     maximum: 100,
@@ -86,6 +146,9 @@ export class WebhookResponse {
       previous_secret_expires_at: previousSecretExpiry(webhook, now)?.toISOString() ?? null,
       disabled_reason: webhook.disabledReason,
       disabled_at: webhook.disabledAt?.toISOString() ?? null,
+      destination: webhook.destination,
+      filter: webhook.filter,
+      headers: webhook.headersMasked ?? {},
       // WebhooksService fills in the default of one never set.
       max_in_flight: webhook.maxInFlight!,
       rate_limit: webhook.rateLimit,

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { BrokerDestinations } from './broker-destinations';
+import { HttpDestination } from './http.destination';
+
+/**
+ * The destinations of SPEC §14: HTTP and the brokers. One instance per app, shared by the
+ * deliveries worker (which sends) and the readiness check (which shows the brokers' state).
+ */
+@Module({
+  providers: [HttpDestination, BrokerDestinations],
+  exports: [HttpDestination, BrokerDestinations],
+})
+export class DestinationsModule {}

@@ -1,0 +1,33 @@
+import { headersRule, maskHeaderValue, maskHeaders } from './custom-headers';
+
+describe('custom headers', () => {
+  it.each([
+    [{ Authorization: 'Bearer x', 'X-Tenant': 'acme' }, null],
+    [{}, null],
+    [{ 'content-type': 'x' }, 'headers.content-type:'],
+    [{ 'Transfer-Encoding': 'x' }, 'headers.Transfer-Encoding:'],
+    [{ TraceParent: 'x' }, 'headers.TraceParent:'],
+    [{ 'X-SERVICE-SIGNATURE': 'x' }, 'headers.X-SERVICE-SIGNATURE:'],
+    [{ 'Webhook-Timestamp': 'x' }, 'headers.Webhook-Timestamp:'],
+    [{ 'a:b': 'x' }, 'headers.a:b:'],
+    [{ 'X-A': 'tab\there' }, 'headers.X-A must be printable ASCII'],
+    [{ 'X-A': 'é' }, 'headers.X-A must be printable ASCII'],
+    [{ 'X-A': 'x'.repeat(1024) }, null],
+    [{ 'X-A': null }, 'headers.X-A must be a string'],
+    [['X-A'], 'headers must be an object'],
+  ])('%j → %s', (headers, problem) => {
+    const message = headersRule(headers, 'headers');
+    if (problem === null) expect(message).toBeNull();
+    else expect(message).toContain(problem);
+  });
+
+  it('never repeats a value in a message', () => {
+    expect(headersRule({ 'X-A': 'secret\nvalue' }, 'headers')).not.toContain('secret');
+  });
+
+  it('masks to the last four characters, or entirely when short', () => {
+    expect(maskHeaderValue('Bearer abcdefgh1234')).toBe('****1234');
+    expect(maskHeaderValue('short-value')).toBe('****');
+    expect(maskHeaders({ A: 'x', B: '0123456789abcdef' })).toEqual({ A: '****', B: '****cdef' });
+  });
+});

@@ -1,0 +1,63 @@
+import { FieldRule } from '../common/field-rule';
+
+/** SPEC §14: static headers a webhook adds to every attempt (message headers for brokers). */
+export type CustomHeaders = Record<string, string>;
+
+export const HEADERS_MAX = 20;
+export const HEADER_VALUE_MAX = 1024;
+const RESERVED = [
+  'host',
+  'content-type',
+  'content-length',
+  'connection',
+  'transfer-encoding',
+  'user-agent',
+  'traceparent',
+];
+const RESERVED_PREFIXES = ['x-service-', 'webhook-'];
+// RFC 9110 token.
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** A header name shown in a message: never a value, which may be a credential. */
+const shown = (name: string) => (name.length > 64 ? `${name.slice(0, 61)}…` : name);
+
+/**
+ * The `headers` object. Messages name `headers.<name>` and never repeat a value. Names are
+ * compared case-insensitively, as HTTP does.
+ */
+export const headersRule: FieldRule = (value, field) => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return `${field} must be an object of header names and values (null removes them)`;
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length > HEADERS_MAX) {
+    return `${field} may hold at most ${HEADERS_MAX} headers, got ${entries.length}`;
+  }
+  const seen = new Set<string>();
+  for (const [name, headerValue] of entries) {
+    const at = `${field}.${shown(name)}`;
+    const lower = name.toLowerCase();
+    if (!TOKEN.test(name)) return `${at}: a header name must be an HTTP token`;
+    if (RESERVED.includes(lower) || RESERVED_PREFIXES.some((p) => lower.startsWith(p))) {
+      return `${at}: the service sets this header itself; it cannot be a custom header`;
+    }
+    if (seen.has(lower)) return `${at}: given twice (header names ignore case)`;
+    seen.add(lower);
+    if (typeof headerValue !== 'string') return `${at} must be a string`;
+    if (headerValue.length > HEADER_VALUE_MAX || !PRINTABLE_ASCII.test(headerValue)) {
+      return `${at} must be printable ASCII of at most ${HEADER_VALUE_MAX} characters`;
+    }
+  }
+  return null;
+};
+
+/**
+ * A value as every answer and log shows it: the last four characters behind asterisks, or
+ * asterisks alone when the value is too short for four to leave most of it unseen.
+ */
+export const maskHeaderValue = (value: string): string =>
+  value.length >= 12 ? `****${value.slice(-4)}` : '****';
+
+export const maskHeaders = (headers: CustomHeaders): CustomHeaders =>
+  Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, maskHeaderValue(v)]));

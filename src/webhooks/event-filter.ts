@@ -1,0 +1,273 @@
+/**
+ * A webhook's `filter` (SPEC §14): parsed and checked once, when the webhook is created or
+ * PATCHed, into a compiled form with two faces that mean the same:
+ * - `jsonpath` and `vars`, stored on the webhook: PostgreSQL matches them against the body in
+ *   the fan-out statement itself (jsonb_path_match), so a filtered-out event writes no row and
+ *   fan-out stays one statement. PostgreSQL keeps a jsonpath column in its parsed binary form,
+ *   so nothing is parsed again per event.
+ * - `matches(body)`, the same predicate in TypeScript (the in-memory stores of the unit specs,
+ *   and a spec that runs one table of cases through both to keep them equal).
+ *
+ * Semantics follow SQL/JSON's lax mode, which jsonb_path_match applies: a path goes through an
+ * array on its way (`data.participants.email` looks at every participant), and an operator
+ * matches when any value the path reaches (an array's elements included) satisfies it. Each
+ * comparison is guarded by type, so a value of another type never matches (and `$neq`, `$nin`,
+ * `$not` and `$exists: false` are the plain negations of their counterparts, matching a missing
+ * value too).
+ */
+
+export const FILTER_MAX_BYTES = 2048;
+export const FILTER_MAX_DEPTH = 8;
+
+export const FILTER_OPERATORS = [
+  '$eq',
+  '$neq',
+  '$in',
+  '$nin',
+  '$gt',
+  '$gte',
+  '$lt',
+  '$lte',
+  '$exists',
+  '$prefix',
+  '$suffix',
+  '$contains',
+] as const;
+export const FILTER_COMBINATORS = ['$and', '$or', '$not'] as const;
+type Operator = (typeof FILTER_OPERATORS)[number];
+
+/** A bad filter; the message names `filter` and the operator or path at fault. */
+export class FilterError extends Error {
+  constructor(message: string) {
+    super(`filter: ${message}`);
+    this.name = 'FilterError';
+  }
+}
+
+export interface CompiledFilter {
+  /** An SQL/JSON path predicate over the notification body, for jsonb_path_match. */
+  jsonpath: string;
+  /** Its variables ($v0, $v1, …): operands travel as values, never spliced into the path. */
+  vars: Record<string, Scalar>;
+  matches(body: unknown): boolean;
+}
+
+type Scalar = string | number | boolean | null;
+type Json = Scalar | Json[] | { [key: string]: Json };
+type Predicate = (body: unknown) => boolean;
+interface Node {
+  sql: string;
+  test: Predicate;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isScalar = (v: unknown): v is Scalar =>
+  v === null || ['string', 'boolean'].includes(typeof v) || (typeof v === 'number' && isFinite(v));
+const typeOf = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'array' : isObject(v) ? 'object' : typeof v;
+const describe = (v: unknown): string => {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 40 ? `${text.slice(0, 37)}…` : text;
+};
+
+function depthOf(value: unknown): number {
+  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(depthOf));
+  if (isObject(value)) return 1 + Math.max(0, ...Object.values(value).map(depthOf));
+  return 0;
+}
+
+/** The values a dotted path reaches, in lax mode: each step goes through one level of array. */
+function reach(body: unknown, path: string[]): unknown[] {
+  let current: unknown[] = [body];
+  for (const key of path) {
+    const next: unknown[] = [];
+    for (const value of current) {
+      for (const item of Array.isArray(value) ? value : [value]) {
+        if (isObject(item) && Object.prototype.hasOwnProperty.call(item, key)) {
+          next.push(item[key]);
+        }
+      }
+    }
+    current = next;
+  }
+  return current;
+}
+
+/** What a filter expression (`? (…)`) looks at: the values, arrays opened one level. */
+const candidates = (values: unknown[]): unknown[] =>
+  values.flatMap((v) => (Array.isArray(v) ? (v as unknown[]) : [v]));
+
+/** Strings compare by code point, as PostgreSQL's jsonpath does (not by UTF-16 unit). */
+function compare(a: string | number, b: string | number): number {
+  if (typeof a === 'number') return a - (b as number);
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b as string, 'utf8'));
+}
+
+/** An ARE regular expression that matches `text` literally. */
+const regexLiteral = (text: string): string => text.replace(/[^A-Za-z0-9\u0080-\uffff]/g, '\\$&');
+
+class Compiler {
+  readonly vars: Record<string, Scalar> = {};
+
+  private variable(value: Scalar): string {
+    const name = `v${Object.keys(this.vars).length}`;
+    this.vars[name] = value;
+    return `$${name}`;
+  }
+
+  filter(value: unknown, where: string): Node {
+    if (!isObject(value)) {
+      throw new FilterError(`${where} must be an object of paths and operators`);
+    }
+    const parts = Object.entries(value).map(([key, operand]) =>
+      key.startsWith('$') ? this.combinator(key, operand) : this.field(key, operand),
+    );
+    return all(parts);
+  }
+
+  private combinator(key: string, operand: unknown): Node {
+    if (key === '$and' || key === '$or') {
+      if (!Array.isArray(operand) || operand.length === 0) {
+        throw new FilterError(`${key} needs a non-empty array of filters`);
+      }
+      const parts = operand.map((f, i) => this.filter(f, `${key}[${i}]`));
+      return key === '$and' ? all(parts) : any(parts);
+    }
+    if (key === '$not') return not(this.filter(operand, '$not'));
+    throw unknownOperator(key, 'at the top of a filter ($and, $or, $not, or a path)');
+  }
+
+  private field(key: string, operand: unknown): Node {
+    const path = key.split('.');
+    if (path.some((segment) => segment === '')) {
+      throw new FilterError(`path ${describe(key)} has an empty segment`);
+    }
+    const at = `$.${path.map((segment) => JSON.stringify(segment)).join('.')}`;
+    if (Array.isArray(operand)) {
+      throw new FilterError(
+        `${describe(key)} is compared with a list: use {"$in": […]} (or $contains)`,
+      );
+    }
+    if (!isObject(operand)) return this.operator('$eq', operand, key, path, at);
+    const entries = Object.entries(operand);
+    if (entries.length === 0) throw new FilterError(`${describe(key)} has no operator`);
+    return all(entries.map(([op, arg]) => this.operator(op, arg, key, path, at)));
+  }
+
+  private operator(op: string, arg: unknown, key: string, path: string[], at: string): Node {
+    const values = (body: unknown) => reach(body, path);
+    const anyValue = (guard: string, sqlTest: string, test: (v: unknown) => boolean): Node => ({
+      sql: `exists(${at} ? (@.type() == "${guard}" && ${sqlTest}))`,
+      test: (body) => candidates(values(body)).some((v) => typeOf(v) === guard && test(v)),
+    });
+    const equals = (value: Scalar): Node =>
+      anyValue(typeOf(value), `@ == ${this.variable(value)}`, (v) => v === value);
+    const need = (what: string) =>
+      new FilterError(`${op} of ${describe(key)} needs ${what}, got ${describe(arg)}`);
+
+    switch (op as Operator) {
+      case '$eq':
+      case '$neq': {
+        if (!isScalar(arg)) throw need('a string, number, boolean or null');
+        return op === '$eq' ? equals(arg) : not(equals(arg));
+      }
+      case '$in':
+      case '$nin': {
+        if (!Array.isArray(arg) || arg.length === 0 || !arg.every(isScalar)) {
+          throw need('a non-empty array of strings, numbers, booleans or nulls');
+        }
+        const some = any(arg.map(equals));
+        return op === '$in' ? some : not(some);
+      }
+      case '$gt':
+      case '$gte':
+      case '$lt':
+      case '$lte': {
+        if (typeof arg !== 'string' && !(typeof arg === 'number' && isFinite(arg))) {
+          throw need('a number or a string');
+        }
+        const sign = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' }[op as '$gt'];
+        const holds = (c: number) =>
+          op === '$gt' ? c > 0 : op === '$gte' ? c >= 0 : op === '$lt' ? c < 0 : c <= 0;
+        return anyValue(typeOf(arg), `@ ${sign} ${this.variable(arg)}`, (v) =>
+          holds(compare(v as string | number, arg)),
+        );
+      }
+      case '$exists': {
+        if (typeof arg !== 'boolean') throw need('true or false');
+        const exists: Node = {
+          sql: `exists(${at})`,
+          test: (body) => values(body).length > 0,
+        };
+        return arg ? exists : not(exists);
+      }
+      case '$prefix': {
+        if (typeof arg !== 'string') throw need('a string');
+        return anyValue('string', `@ starts with ${this.variable(arg)}`, (v) =>
+          (v as string).startsWith(arg),
+        );
+      }
+      case '$suffix': {
+        if (typeof arg !== 'string') throw need('a string');
+        return anyValue('string', `@ like_regex ${JSON.stringify(regexLiteral(arg) + '$')}`, (v) =>
+          (v as string).endsWith(arg),
+        );
+      }
+      case '$contains': {
+        if (!isScalar(arg)) throw need('a string, number, boolean or null');
+        // A string is a substring of a string value (or of an array's element); any other
+        // operand is an element of an array value (or the value itself).
+        if (typeof arg !== 'string') return equals(arg);
+        return anyValue('string', `@ like_regex ${JSON.stringify(arg)} flag "q"`, (v) =>
+          (v as string).includes(arg),
+        );
+      }
+      default:
+        throw unknownOperator(op, `on ${describe(key)} (one of ${FILTER_OPERATORS.join(', ')})`);
+    }
+  }
+}
+
+function unknownOperator(op: string, where: string): FilterError {
+  return new FilterError(`unknown operator ${describe(op)} ${where}`);
+}
+
+function all(parts: Node[]): Node {
+  if (parts.length === 0) return { sql: 'true', test: () => true };
+  if (parts.length === 1) return parts[0];
+  return {
+    sql: `(${parts.map((p) => p.sql).join(' && ')})`,
+    test: (body) => parts.every((p) => p.test(body)),
+  };
+}
+
+function any(parts: Node[]): Node {
+  if (parts.length === 1) return parts[0];
+  return {
+    sql: `(${parts.map((p) => p.sql).join(' || ')})`,
+    test: (body) => parts.some((p) => p.test(body)),
+  };
+}
+
+function not(part: Node): Node {
+  return { sql: `!(${part.sql})`, test: (body) => !part.test(body) };
+}
+
+/**
+ * Checks a filter as a client sent it and compiles it; throws FilterError naming what is
+ * wrong. Size and depth are of the filter's JSON text as stored.
+ */
+export function compileFilter(filter: unknown): CompiledFilter {
+  if (!isObject(filter)) throw new FilterError('must be an object (or null for none)');
+  const bytes = Buffer.byteLength(JSON.stringify(filter), 'utf8');
+  if (bytes > FILTER_MAX_BYTES) {
+    throw new FilterError(`is ${bytes} bytes of JSON, at most ${FILTER_MAX_BYTES} are allowed`);
+  }
+  if (depthOf(filter) > FILTER_MAX_DEPTH) {
+    throw new FilterError(`is nested more than ${FILTER_MAX_DEPTH} levels deep`);
+  }
+  const compiler = new Compiler();
+  const root = compiler.filter(filter as Json, 'the filter');
+  return { jsonpath: root.sql, vars: compiler.vars, matches: root.test };
+}
