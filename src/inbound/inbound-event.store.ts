@@ -423,7 +423,12 @@ export class PgInboundEventStore extends InboundEventStore {
     return rows.map((row, i) => {
       const r = first.get(row.identityKey) === i ? byId.get(row.id) : undefined;
       return r
-        ? { id: r.id, processed: r.processed, deliveries: deliveryRefsOf(r), leased: leasedOf(r, row) }
+        ? {
+            id: r.id,
+            processed: r.processed,
+            deliveries: deliveryRefsOf(r),
+            leased: leasedOf(r, row),
+          }
         : null;
     });
   }

@@ -13,10 +13,7 @@ import { WebhooksService } from './webhooks.service';
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEntity])],
   controllers: [WebhooksController, EventTypesController],
-  providers: [
-    WebhooksService,
-    { provide: WebhookStore, useClass: PgWebhookStore },
-  ],
+  providers: [WebhooksService, { provide: WebhookStore, useClass: PgWebhookStore }],
   exports: [WebhooksService],
 })
 export class WebhooksModule {}
