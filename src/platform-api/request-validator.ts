@@ -39,7 +39,7 @@ interface CompiledOperation {
 function newAjv(coerceTypes: boolean): Ajv {
   // strict off: the document carries OpenAPI keywords (nullable, deprecated, x-…) and formats
   // of its own; verbose: messages read the failing schema (x-message). Unoptimised code
-  // compiles the 156 operations in half the time and validates as fast at these sizes.
+  // compiles faster and validates as fast at these sizes (docs/benchmarks.md).
   const ajv = new Ajv({
     allErrors: true,
     strict: false,
@@ -75,8 +75,8 @@ function pathRule(name: string, value: string): string | null {
  * platform's document (SPEC §6): path and query parameters (query text converted to the
  * documented type first) and the JSON body. Fields the document does not describe are not
  * checked, so they reach the platform unchanged. An operation's validators are compiled on its
- * first request: compiling all 156 at start took half a second and kept some 15 MB that a
- * process serving a few of them (or none: a worker) never needed. The unit specs compile every
+ * first request: compiling them all at start cost time and memory that a process serving a
+ * few of them (or none: a worker) never needed (docs/benchmarks.md). The unit specs compile every
  * operation, so a schema that does not compile fails CI, not a request.
  */
 export class PlatformRequestValidator {
