@@ -23,6 +23,7 @@ import { RecordingsModule } from './recordings/recordings.module';
 import { RetentionModule } from './retention/retention.module';
 import { TelemetryModule } from './telemetry/telemetry.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { SecretCipherModule } from './webhooks/secret-cipher.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
 const API_MODULES: Type[] = [
@@ -64,6 +65,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        SecretCipherModule,
         TelemetryModule.forRoot(config.telemetry),
         DatabaseModule,
         QueueModule,

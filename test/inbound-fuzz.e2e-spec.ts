@@ -14,7 +14,12 @@ import {
   registrationCreated,
 } from '../scripts/platform/zoom-events';
 import { parsePrecise, stringifyPrecise } from '../src/common/precise-json';
-import { EVENT_MAPPING, asRecord, routeOf, unmappableReason } from '../src/inbound/event-mapping';
+import {
+  EVENT_MAPPING,
+  asRecord,
+  mappingRuleOf,
+  unmappableReason,
+} from '../src/inbound/event-mapping';
 import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
@@ -210,17 +215,17 @@ describe('fuzz: every signed platform event is stored, whatever it holds (SPEC Â
   it('publishes each mapped event with the data it came with', async () => {
     let checked = 0;
     for (const sent of accepted) {
-      const route = routeOf(sent.type);
+      const rule = mappingRuleOf(sent.type);
       const envelope = asRecord(parsePrecise(sent.text));
-      if (!route || 'automation' in route || route.approval) continue;
-      if (unmappableReason(route, envelope.payload) !== null) continue;
+      if (!rule || 'automation' in rule || rule.approval) continue;
+      if (unmappableReason(rule, envelope.payload) !== null) continue;
       const [row] = await db<{ body: string }>(
         `SELECT body FROM events WHERE source->>'tracking_id' = $1`,
         [sent.trackingId],
       );
       expect(row).toBeDefined();
       const data = asRecord(parsePrecise(row.body)).data;
-      const expected = route.data(asRecord(asRecord(envelope.payload).object));
+      const expected = rule.data(asRecord(asRecord(envelope.payload).object));
       expect(stringifyPrecise(data)).toBe(stringifyPrecise(expected));
       checked++;
     }

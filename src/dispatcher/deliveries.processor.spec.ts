@@ -112,14 +112,17 @@ describe('DeliveriesProcessor', () => {
         },
       };
     };
-    const routeOf = ({ target }: LeasedDelivery) => ({ id: target.id, webhookId: webhook.id });
+    const mappingRuleOf = ({ target }: LeasedDelivery) => ({
+      id: target.id,
+      webhookId: webhook.id,
+    });
 
     it('sends what was leased to it as it was stored without claiming it', async () => {
       const leased = storedLeased();
       const claim = jest.spyOn(t.deliveryStore, 'claim');
       t.sender.answer(200);
 
-      expect(t.sut.take([routeOf(leased)], [leased])).toEqual([]);
+      expect(t.sut.take([mappingRuleOf(leased)], [leased])).toEqual([]);
 
       await waitFor(() => t.tables.delivery(leased.target.id).status === 'succeeded', {
         what: 'the delivery sent',
@@ -136,7 +139,7 @@ describe('DeliveriesProcessor', () => {
       // Taken a minute ago: its lease (as far as this worker counts) has no attempt left in it.
       jest.spyOn(Date, 'now').mockReturnValueOnce(Date.now() - 60_000);
 
-      t.sut.take([routeOf(leased)], [leased]);
+      t.sut.take([mappingRuleOf(leased)], [leased]);
 
       await waitFor(() => t.tables.delivery(leased.target.id).status === 'succeeded', {
         what: 'the delivery sent',
@@ -157,7 +160,7 @@ describe('DeliveriesProcessor', () => {
       await t.sut.beforeApplicationShutdown();
       const leased = storedLeased();
 
-      expect(t.sut.take([routeOf(leased)], [leased])).toEqual([]);
+      expect(t.sut.take([mappingRuleOf(leased)], [leased])).toEqual([]);
 
       await waitFor(() => t.deliveriesQueue.deliveryIds().length === 1, { what: 'the job' });
       expect(t.deliveriesQueue.deliveryIds()).toEqual([leased.target.id]);

@@ -12,11 +12,11 @@ import { AppConfig } from '../config/config.types';
 import { OnJob } from '../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../queue/queue.constants';
 import { DeliveryAttemptService } from './delivery-attempt.service';
-import { DeliverJobData, deliverJobs, jobRoutes } from './delivery-job';
+import { DeliverJobData, deliverJobs, jobDeliveryRefs } from './delivery-job';
 import { DeliveryGate, DeliveryScheduler } from './delivery-scheduler';
 import { DeliveryOrderStore } from './delivery-order.store';
 import { OrderingGate } from './ordering-gate';
-import { DeliveryRoute, DeliveryStore, DeliveryTarget, LeasedDelivery } from './delivery.store';
+import { DeliveryRef, DeliveryStore, DeliveryTarget, LeasedDelivery } from './delivery.store';
 import { DeliverySink, LocalDeliveries } from './local-deliveries';
 import { WebhookSlots } from './webhook-slots';
 import { withTimeout } from '../common/with-timeout';
@@ -129,7 +129,7 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
   })
   async handle(job: Job<DeliverJobData>): Promise<void> {
     if (this.closing) throw new Error('worker shutting down before the job was taken');
-    const routes = jobRoutes(job.data);
+    const routes = jobDeliveryRefs(job.data);
     // What the scheduler lets go (a backlog past its lane) stays pending: it reads it back.
     this.scheduler.submit(this.gate.admit(routes));
   }
@@ -141,7 +141,7 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
    * sends them can claim them when their turn comes. Once shutting down it takes nothing: the
    * leased are handed back to the queue from here, the rest to the publisher to queue.
    */
-  take(deliveries: DeliveryRoute[], leased: LeasedDelivery[]): DeliveryRoute[] {
+  take(deliveries: DeliveryRef[], leased: LeasedDelivery[]): DeliveryRef[] {
     if (this.closing) {
       const handedBack = new Set(leased.map((l) => l.target.id));
       this.handBack(leased);

@@ -1,6 +1,6 @@
 import type { JobOptions } from 'bull';
 import { JOBS, JobName } from '../queue/queue.constants';
-import type { DeliveryRoute } from './delivery.store';
+import type { DeliveryRef } from './delivery.store';
 
 export interface DeliverJobData {
   deliveryIds: string[];
@@ -25,7 +25,7 @@ export interface DeliverJob {
  * after `delayMs`. They have no job ids of their own: a delivery queued twice is claimed
  * (DeliveryStore.claim) by one job only, and the other finds nothing to send.
  */
-export function deliverJobs(deliveries: DeliveryRoute[], delayMs = 0): DeliverJob[] {
+export function deliverJobs(deliveries: DeliveryRef[], delayMs = 0): DeliverJob[] {
   const jobs: DeliverJob[] = [];
   for (let i = 0; i < deliveries.length; i += DELIVERIES_PER_JOB) {
     const part = deliveries.slice(i, i + DELIVERIES_PER_JOB);
@@ -39,6 +39,6 @@ export function deliverJobs(deliveries: DeliveryRoute[], delayMs = 0): DeliverJo
 }
 
 /** The deliveries of a job with their webhooks. */
-export function jobRoutes({ deliveryIds, webhookIds }: DeliverJobData): DeliveryRoute[] {
+export function jobDeliveryRefs({ deliveryIds, webhookIds }: DeliverJobData): DeliveryRef[] {
   return deliveryIds.map((id, i) => ({ id, webhookId: webhookIds[i] }));
 }

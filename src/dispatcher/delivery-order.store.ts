@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { preparedQuery, query } from '../database/query';
-import type { DeliveryRoute } from './delivery.store';
+import type { DeliveryRef } from './delivery.store';
 
 /**
  * Which of a key's pending deliveries goes next (SPEC §15), for `h` over deliveries: the one
@@ -77,14 +77,14 @@ export abstract class DeliveryOrderStore {
   abstract ordered(webhookIds: string[]): Promise<Set<string>>;
 
   /** Those of `deliveryIds` a worker could claim now and whose turn it is (or not ordered). */
-  abstract heads(deliveryIds: string[]): Promise<DeliveryRoute[]>;
+  abstract heads(deliveryIds: string[]): Promise<DeliveryRef[]>;
 
   /** The deliveries whose turn came with the end of `endedIds`, claimable now. */
-  abstract next(endedIds: string[]): Promise<DeliveryRoute[]>;
+  abstract next(endedIds: string[]): Promise<DeliveryRef[]>;
 }
 
 type RouteRow = { id: string; webhook_id: string };
-const toRoutes = (rows: RouteRow[]): DeliveryRoute[] =>
+const toRoutes = (rows: RouteRow[]): DeliveryRef[] =>
   rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }));
 
 @Injectable()
@@ -98,13 +98,13 @@ export class PgDeliveryOrderStore extends DeliveryOrderStore {
     return new Set(rows.map((r) => r.id));
   }
 
-  async heads(deliveryIds: string[]): Promise<DeliveryRoute[]> {
+  async heads(deliveryIds: string[]): Promise<DeliveryRef[]> {
     return toRoutes(
       await preparedQuery<RouteRow>(this.db, 'delivery_order_heads', HEADS_SQL, [deliveryIds]),
     );
   }
 
-  async next(endedIds: string[]): Promise<DeliveryRoute[]> {
+  async next(endedIds: string[]): Promise<DeliveryRef[]> {
     return toRoutes(
       await preparedQuery<RouteRow>(this.db, 'delivery_order_next', NEXT_SQL, [endedIds]),
     );

@@ -11,13 +11,16 @@ import { DeliveryStatus } from './delivery.entity';
 import { orderAllows, orderLate } from './delivery-order.store';
 
 /** A delivery and the webhook it goes to. */
-export interface DeliveryRoute {
+export interface DeliveryRef {
   id: string;
   webhookId: string;
 }
 
 /** Deliveries from a row's `delivery_ids` and `webhook_ids`, aggregated in one order. */
-export function routesOf(row: { delivery_ids: string[]; webhook_ids: string[] }): DeliveryRoute[] {
+export function deliveryRefsOf(row: {
+  delivery_ids: string[];
+  webhook_ids: string[];
+}): DeliveryRef[] {
   return row.delivery_ids.map((id, i) => ({ id, webhookId: row.webhook_ids[i] }));
 }
 

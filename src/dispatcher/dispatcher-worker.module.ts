@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { DeliveriesProcessor } from './deliveries.processor';
 import { DeliveriesSweeper } from './deliveries.sweeper';
 import { DeliveryAttemptService } from './delivery-attempt.service';
@@ -15,8 +14,8 @@ import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.st
 import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
 
 /**
- * Worker role: the deliveries processor and the sweeper. SecretCipherService is provided here rather
- * than imported with WebhooksModule, which would bring the /api/webhooks routes into workers.
+ * Worker role: the deliveries processor and the sweeper (the cipher comes from the global
+ * SecretCipherModule).
  */
 @Module({
   // LocalDeliveries: the processor takes this process's own publishes from it.
@@ -30,7 +29,6 @@ import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
     { provide: DeliveryOrderStore, useClass: PgDeliveryOrderStore },
     ReceiverHealthService,
     { provide: ReceiverHealthStore, useClass: PgReceiverHealthStore },
-    SecretCipherService,
     { provide: WebhookSlots, useClass: RedisWebhookSlots },
     OperationalEventsService,
     { provide: OperationalEventStore, useClass: PgOperationalEventStore },

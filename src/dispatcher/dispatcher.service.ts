@@ -10,7 +10,7 @@ import { PublishedKind, TEST_EVENT, isPublishedKind } from '../webhooks/subscrip
 import { EventSource } from './delivery-body';
 import { DELIVERIES_PER_JOB, deliverJobs } from './delivery-job';
 import { DeliveryEntity } from './delivery.entity';
-import type { DeliveryRoute, LeasedDelivery } from './delivery.store';
+import type { DeliveryRef, LeasedDelivery } from './delivery.store';
 import { EventStore, NewEvent } from './event.store';
 import { LocalDeliveries } from './local-deliveries';
 import { SPAN_ATTRIBUTES, Tracing, traceparentOf } from '../telemetry/tracing';
@@ -48,11 +48,11 @@ export class DispatcherService {
   private readonly logger = new Logger(DispatcherService.name);
   // Deliveries committed within ENQUEUE_LINGER_MS (concurrent publishes and ingests) share
   // jobs and a round trip to Redis, and while one add is in flight the next gathers: an add
-  // costs the adding process about 0.3 ms however many deliveries it carries. The platform's
+  // costs the adding process about the same however many deliveries it carries. The platform's
   // request never waits for it (the rows are the record); publish() callers wait up to the
-  // linger more. Lingering rather than going out on the next turn took the API's CPU per
-  // ingested event from 0.14 to 0.12 ms under a burst, for up to 10 ms before the first attempt.
-  private readonly toQueue = new MicroBatcher<DeliveryRoute, undefined>(
+  // linger more. Lingering rather than going out on the next turn lowers the API's CPU per
+  // ingested event under a burst (docs/benchmarks.md, "Choices the figures made").
+  private readonly toQueue = new MicroBatcher<DeliveryRef, undefined>(
     async (deliveries) => {
       await this.enqueue(deliveries);
       return deliveries.map(() => undefined);
@@ -116,7 +116,7 @@ export class DispatcherService {
    * replay). Never rejects: the sweeper queues whatever the queue does not take, so a caller
    * whose answer must not hang on Redis need not await it.
    */
-  queueDeliveries(deliveries: DeliveryRoute[], leased: LeasedDelivery[] = []): Promise<void> {
+  queueDeliveries(deliveries: DeliveryRef[], leased: LeasedDelivery[] = []): Promise<void> {
     return this.queued(deliveries, leased);
   }
 
@@ -168,12 +168,12 @@ export class DispatcherService {
    * Resolves once the deliveries are with this process's worker (APP_ROLE=all, as far as its
    * lanes have room) or in jobs (or Redis failed them: enqueue never rejects).
    */
-  private async queued(deliveries: DeliveryRoute[], leased: LeasedDelivery[] = []): Promise<void> {
+  private async queued(deliveries: DeliveryRef[], leased: LeasedDelivery[] = []): Promise<void> {
     if (deliveries.length === 0) return;
     await Promise.all(this.local.take(deliveries, leased).map((d) => this.toQueue.submit(d)));
   }
 
-  private async enqueue(deliveries: DeliveryRoute[]): Promise<void> {
+  private async enqueue(deliveries: DeliveryRef[]): Promise<void> {
     if (deliveries.length === 0) return;
     try {
       await withTimeout(

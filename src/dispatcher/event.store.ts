@@ -9,7 +9,7 @@ import { EventKind, PublishedKind } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody, toJsonb } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
-import { DeliveryRoute, routesOf } from './delivery.store';
+import { DeliveryRef, deliveryRefsOf } from './delivery.store';
 import { eventBodyJsonb } from './fan-out-filter';
 import { receivesSql } from './fan-out-rule';
 
@@ -35,7 +35,7 @@ export interface KeyedEvent {
   eventId: string;
   kind: PublishedKind;
   data: Record<string, unknown>;
-  deliveries: DeliveryRoute[];
+  deliveries: DeliveryRef[];
 }
 
 /** The events table and the fan-out into deliveries (the injection token; PgEventStore is real). */
@@ -46,7 +46,7 @@ export abstract class EventStore {
    * once; returns the new deliveries, or null when the idempotency key is taken (then
    * nothing is written).
    */
-  abstract fanOut(event: NewEvent): Promise<DeliveryRoute[] | null>;
+  abstract fanOut(event: NewEvent): Promise<DeliveryRef[] | null>;
 
   /** The event stored under `idempotencyKey`, if any. */
   abstract findByIdempotencyKey(idempotencyKey: string): Promise<KeyedEvent | null>;
@@ -145,7 +145,7 @@ function orderOf(event: NewEvent): { key: string; ts: number } | null {
 @Injectable()
 export class PgEventStore extends EventStore {
   // Concurrent publishes (inbound workers, many at once) share one statement and one commit.
-  private readonly fanOuts = new MicroBatcher<NewEvent, DeliveryRoute[] | null>(
+  private readonly fanOuts = new MicroBatcher<NewEvent, DeliveryRef[] | null>(
     (events) => this.fanOutMany(events),
     { keyOf: (event) => event.idempotencyKey ?? event.id },
   );
@@ -160,12 +160,12 @@ export class PgEventStore extends EventStore {
     this.clientIds = config.auth.clients.map((c) => c.clientId);
   }
 
-  fanOut(event: NewEvent): Promise<DeliveryRoute[] | null> {
+  fanOut(event: NewEvent): Promise<DeliveryRef[] | null> {
     return this.fanOuts.submit(event);
   }
 
   /** The fan-out of the events published in one event-loop turn; null for a taken key. */
-  private async fanOutMany(events: NewEvent[]): Promise<(DeliveryRoute[] | null)[]> {
+  private async fanOutMany(events: NewEvent[]): Promise<(DeliveryRef[] | null)[]> {
     const column = <T>(pick: (e: NewEvent) => T) => events.map(pick);
     const rows = await preparedQuery<FanOutRow>(this.db, 'dispatcher_fan_out', FAN_OUT_SQL, [
       column((e) => e.id),
@@ -180,14 +180,14 @@ export class PgEventStore extends EventStore {
       column((e) => orderOf(e)?.key ?? null),
       column((e) => orderOf(e)?.ts ?? null),
     ]);
-    const inserted = new Map(rows.map((r) => [r.id, routesOf(r)]));
+    const inserted = new Map(rows.map((r) => [r.id, deliveryRefsOf(r)]));
     return events.map((e) => inserted.get(e.id) ?? null);
   }
 
   async findByIdempotencyKey(idempotencyKey: string): Promise<KeyedEvent | null> {
     const [row] = await query<KeyedEventRow>(this.db, KEYED_EVENT_SQL, [idempotencyKey]);
     if (!row) return null;
-    return { eventId: row.id, kind: row.kind, data: row.data, deliveries: routesOf(row) };
+    return { eventId: row.id, kind: row.kind, data: row.data, deliveries: deliveryRefsOf(row) };
   }
 
   async insertTest(webhookId: string, event: NewEvent): Promise<DeliveryEntity | null> {

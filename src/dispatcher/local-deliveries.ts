@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { DeliveryRoute, LeasedDelivery } from './delivery.store';
+import type { DeliveryRef, LeasedDelivery } from './delivery.store';
 
 /** A deliveries worker of this process that takes deliveries from their publisher directly. */
 export interface DeliverySink {
@@ -9,7 +9,7 @@ export interface DeliverySink {
    * them leased to this worker as they were stored: it sends them without claiming them, and
    * gives up the leases of those it cannot send (it queues those itself).
    */
-  take(deliveries: DeliveryRoute[], leased: LeasedDelivery[]): DeliveryRoute[];
+  take(deliveries: DeliveryRef[], leased: LeasedDelivery[]): DeliveryRef[];
   /** How long deliveries stored now may be leased to this worker; null: not now. */
   preLeaseMs(): number | null;
 }
@@ -30,7 +30,7 @@ export class LocalDeliveries {
   }
 
   /** Gives the deliveries to this process's worker; returns those it did not take, to be queued. */
-  take(deliveries: DeliveryRoute[], leased: LeasedDelivery[] = []): DeliveryRoute[] {
+  take(deliveries: DeliveryRef[], leased: LeasedDelivery[] = []): DeliveryRef[] {
     return this.sink ? this.sink.take(deliveries, leased) : deliveries;
   }
 

@@ -1,12 +1,12 @@
 import { MemoryOperationalEventStore } from '../../test/fakes/operational-event-store';
-import type { DeliveryRoute } from './delivery.store';
+import type { DeliveryRef } from './delivery.store';
 import type { DispatcherService } from './dispatcher.service';
 import { OperationalEventsService } from './operational-events.service';
 
 function service(store = new MemoryOperationalEventStore()) {
-  const queued: DeliveryRoute[] = [];
+  const queued: DeliveryRef[] = [];
   const dispatcher = {
-    queueDeliveries: (deliveries: DeliveryRoute[]) => {
+    queueDeliveries: (deliveries: DeliveryRef[]) => {
       queued.push(...deliveries);
       return Promise.resolve();
     },

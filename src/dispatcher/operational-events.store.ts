@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { query } from '../database/query';
 import { OperationalEvent } from '../webhooks/subscription-events';
-import { DeliveryRoute } from './delivery.store';
+import { DeliveryRef } from './delivery.store';
 
 /** An operational event about one webhook, ready to store (body already serialised). */
 export interface NewOperationalEvent {
@@ -43,7 +43,7 @@ export abstract class OperationalEventStore {
    * Stores the event and one delivery per other active webhook of the same owner subscribed to
    * its kind; stores nothing (and returns none) when there is no such webhook.
    */
-  abstract fanOut(event: NewOperationalEvent): Promise<DeliveryRoute[]>;
+  abstract fanOut(event: NewOperationalEvent): Promise<DeliveryRef[]>;
 }
 
 // The owner's other active webhooks subscribed to the kind (webhooks_active_events_idx), read
@@ -103,7 +103,7 @@ export class PgOperationalEventStore extends OperationalEventStore {
     return row?.disabled_at ? { url: row.url, disabledAt: row.disabled_at } : null;
   }
 
-  async fanOut(event: NewOperationalEvent): Promise<DeliveryRoute[]> {
+  async fanOut(event: NewOperationalEvent): Promise<DeliveryRef[]> {
     const rows = await query<{ id: string; webhook_id: string }>(this.db, FAN_OUT_SQL, [
       event.aboutWebhookId,
       event.id,

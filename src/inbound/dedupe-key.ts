@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { stringifyPrecise } from '../common/precise-json';
 import { fileRef, recordingFilesOf } from '../zoom/zoom-recordings';
 import { ZoomMeetingRecording } from '../zoom/zoom.types';
-import { IdentityRule, asRecord, asText, occurrenceIds, routeOf } from './event-mapping';
+import { IdentityRule, asRecord, asText, occurrenceIds, mappingRuleOf } from './event-mapping';
 import { PlatformEnvelope } from './platform-envelope';
 
 // A unique btree entry must stay far below PostgreSQL's ~2.7 kB limit.
@@ -69,7 +69,7 @@ function occurrenceParts(rule: IdentityRule, object: Record<string, unknown>): s
  */
 export function dedupeKey(envelope: PlatformEnvelope): string {
   const object = asRecord(envelope.payload.object);
-  const route = routeOf(envelope.event);
+  const route = mappingRuleOf(envelope.event);
   const own = objectParts(object);
   const parts = [envelope.event, ...own, ...occurrenceParts(route?.identity ?? 'object', object)];
   const eventTs = asText(envelope.event_ts) ?? '';

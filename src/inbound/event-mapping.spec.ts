@@ -11,7 +11,7 @@ import {
   EVENT_MAPPING,
   approvalStep,
   gainingEventsOf,
-  routeOf,
+  mappingRuleOf,
   unmappableReason,
 } from './event-mapping';
 
@@ -28,7 +28,7 @@ const MEETING = {
 };
 
 function dataOf(event: { event: string; payload: Record<string, unknown> }) {
-  const route = routeOf(event.event);
+  const route = mappingRuleOf(event.event);
   if (!route || !('kind' in route)) throw new Error(`${event.event} is not published directly`);
   return { kind: route.kind, data: route.data(event.payload.object as Record<string, unknown>) };
 }
@@ -66,9 +66,9 @@ describe('EVENT_MAPPING', () => {
   });
 
   it('does not map other events, nor inherited property names', () => {
-    expect(routeOf('meeting.updated')).toBeNull();
-    expect(routeOf('constructor')).toBeNull();
-    expect(routeOf('__proto__')).toBeNull();
+    expect(mappingRuleOf('meeting.updated')).toBeNull();
+    expect(mappingRuleOf('constructor')).toBeNull();
+    expect(mappingRuleOf('__proto__')).toBeNull();
   });
 
   it('builds job.started / job.completed data with the id as a string', () => {
@@ -183,7 +183,7 @@ describe('EVENT_MAPPING', () => {
   });
 
   it('builds data from a sparse object without throwing', () => {
-    const route = routeOf('meeting.participant_joined');
+    const route = mappingRuleOf('meeting.participant_joined');
     if (!route || !('kind' in route)) throw new Error('mapped');
     expect(route.data({ participant: 'garbage', id: { nested: true } })).toEqual({
       id: null,
@@ -196,7 +196,7 @@ describe('EVENT_MAPPING', () => {
 });
 
 describe('unmappableReason', () => {
-  const route = (event: string) => routeOf(event)!;
+  const route = (event: string) => mappingRuleOf(event)!;
   it('names what the event lacks, or null when it can be mapped', () => {
     expect(unmappableReason(route('meeting.started'), { object: { uuid: 'u' } })).toBeNull();
     expect(unmappableReason(route('meeting.started'), { object: null })).toBe(

@@ -22,7 +22,8 @@ export type IdentityRule = 'object' | 'joined' | 'left' | 'registrant' | 'record
  */
 export type Approval = 'created' | 'approved' | 'withdrawn';
 
-export type InboundRoute =
+/** What the mapping does with one platform event type. */
+export type MappingRule =
   /** Published at once as `kind` with `data` built from `payload.object`. */
   | {
       kind: SubscriptionEvent;
@@ -82,7 +83,7 @@ const recording = { automation: 'recording', identity: 'recording' } as const;
  * SPEC §5's mapping of platform events onto subscription events. To map another platform
  * event, add a line; anything not listed is stored, marked processed and not delivered.
  */
-export const EVENT_MAPPING: Readonly<Record<string, InboundRoute>> = {
+export const EVENT_MAPPING: Readonly<Record<string, MappingRule>> = {
   'meeting.started': started,
   'webinar.started': started,
   'meeting.ended': ended,
@@ -103,7 +104,8 @@ export const EVENT_MAPPING: Readonly<Record<string, InboundRoute>> = {
   'recording.transcript_completed': recording,
 };
 
-export function routeOf(event: string): InboundRoute | null {
+/** The mapping rule of a platform event type; null when the type is not mapped. */
+export function mappingRuleOf(event: string): MappingRule | null {
   return Object.hasOwn(EVENT_MAPPING, event) ? EVENT_MAPPING[event] : null;
 }
 
@@ -122,12 +124,12 @@ export function occurrenceIds(object: PlatformObject): string[] {
 export function gainingEventsOf(event: string): string[] {
   const family = event.slice(0, event.indexOf('.') + 1);
   return Object.entries(EVENT_MAPPING)
-    .filter(([name, route]) => name.startsWith(family) && gains(route))
+    .filter(([name, rule]) => name.startsWith(family) && gains(rule))
     .map(([name]) => name);
 }
 
-const gains = (route: InboundRoute): boolean =>
-  'approval' in route && (route.approval === 'created' || route.approval === 'approved');
+const gains = (rule: MappingRule): boolean =>
+  'approval' in rule && (rule.approval === 'created' || rule.approval === 'approved');
 
 /** One step of the approval rules: publish under `key`, if `onlyAfter` was published. */
 export interface ApprovalStep {
@@ -173,17 +175,17 @@ export function approvalStep(
  * still kept and delivered as it came to `zoom.*` subscribers (SPEC §5), but its mapped
  * notification would say nothing true, and no retry can change that.
  */
-export function unmappableReason(route: InboundRoute, payload: unknown): string | null {
+export function unmappableReason(rule: MappingRule, payload: unknown): string | null {
   const object = asRecord(payload).object;
   if (!isRecord(object)) return 'payload.object is not an object';
   if (asText(object.uuid) === null && asText(object.id) === null) {
     return 'payload.object has neither a uuid nor an id';
   }
-  if ('automation' in route) return null;
-  if (route.identity === 'joined' || route.identity === 'left') {
+  if ('automation' in rule) return null;
+  if (rule.identity === 'joined' || rule.identity === 'left') {
     if (!isRecord(object.participant)) return 'payload.object.participant is not an object';
   }
-  if (route.identity === 'registrant' && !isRecord(object.registrant)) {
+  if (rule.identity === 'registrant' && !isRecord(object.registrant)) {
     return 'payload.object.registrant is not an object';
   }
   return null;

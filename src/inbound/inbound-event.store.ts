@@ -7,7 +7,7 @@ import { storableText } from '../common/unicode';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../dispatcher/delivery-body';
-import { DeliveryRoute, LeasedDelivery, routesOf } from '../dispatcher/delivery.store';
+import { DeliveryRef, LeasedDelivery, deliveryRefsOf } from '../dispatcher/delivery.store';
 import { eventBodyJsonb } from '../dispatcher/fan-out-filter';
 import { receivesSql } from '../dispatcher/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
@@ -78,7 +78,7 @@ export interface StoredInboundEvent {
   /** Marked processed in the same statement (nothing is left for the inbound queue). */
   processed: boolean;
   /** The deliveries it published, to be queued. */
-  deliveries: DeliveryRoute[];
+  deliveries: DeliveryRef[];
   /** Those of them leased as they were stored (`leaseMs`), with what their attempts need. */
   leased: LeasedDelivery[];
 }
@@ -374,8 +374,8 @@ export abstract class InboundEventStore {
 export class PgInboundEventStore extends InboundEventStore {
   // Concurrent requests share one statement (and one commit): the endpoint's hot path. Six at
   // most in flight, leaving connections of the pool to the workers' claims and records: with
-  // fewer, each request waited for others' commits (2 gave 0.43× the minimal ingest, 6 0.55×);
-  // past that, requests gather into larger batches instead of more commits.
+  // fewer, each request waited for others' commits; past that, requests gather into larger
+  // batches instead of more commits (figures in docs/benchmarks.md, "Choices the figures made").
   private readonly inserts = new MicroBatcher((rows: SerialisedEvent[]) => this.insertMany(rows), {
     maxInFlight: 6,
   });
@@ -435,7 +435,12 @@ export class PgInboundEventStore extends InboundEventStore {
     return rows.map((row, i) => {
       const r = first.get(row.identityKey) === i ? byId.get(row.id) : undefined;
       return r
-        ? { id: r.id, processed: r.processed, deliveries: routesOf(r), leased: leasedOf(r, row) }
+        ? {
+            id: r.id,
+            processed: r.processed,
+            deliveries: deliveryRefsOf(r),
+            leased: leasedOf(r, row),
+          }
         : null;
     });
   }

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { DispatcherModule } from '../dispatcher/dispatcher.module';
-import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { InboundStoreModule } from './inbound-store.module';
 import { InboundController } from './inbound.controller';
 import { InboundService } from './inbound.service';
@@ -9,6 +8,6 @@ import { InboundService } from './inbound.service';
 @Module({
   imports: [InboundStoreModule, DispatcherModule],
   controllers: [InboundController],
-  providers: [InboundService, SecretCipherService],
+  providers: [InboundService],
 })
 export class InboundModule {}

@@ -11,10 +11,10 @@ import { dedupeKey } from './dedupe-key';
 import {
   ApprovalStep,
   EventData,
-  InboundRoute,
+  MappingRule,
   approvalStep,
   gainingEventsOf,
-  routeOf,
+  mappingRuleOf,
   unmappableReason,
 } from './event-mapping';
 import { isDeterministicFailure } from './platform-reader';
@@ -30,7 +30,7 @@ import {
   sourceOf,
 } from './inbound-job';
 
-type PublishRoute = Exclude<InboundRoute, { automation: string }>;
+type PublishRule = Exclude<MappingRule, { automation: string }>;
 
 /** An inbound event as log lines name it: event, id and the platform's tracking id. */
 const describe = (row: InboundEventEntity): string =>
@@ -66,15 +66,15 @@ export class InboundProcessor {
     const id = job.data.inboundEventId;
     const row = await this.store.findById(id);
     if (!row || row.processedAt) return;
-    const route = routeOf(row.event);
+    const rule = mappingRuleOf(row.event);
     // An event that cannot be mapped is delivered as it came and kept, never retried (SPEC §5).
-    const unmappable = route && unmappableReason(route, platformPayloadOf(row));
+    const unmappable = rule && unmappableReason(rule, platformPayloadOf(row));
     if (unmappable) {
       this.logger.warn(
         `${describe(row)} cannot be mapped (${unmappable}): kept, and delivered only as it came`,
       );
     }
-    if (route && 'automation' in route && !unmappable) {
+    if (rule && 'automation' in rule && !unmappable) {
       await this.publishAsIs(row);
       // The automation marks the event processed once it has published its outcome.
       await this.handOver(id);
@@ -83,7 +83,7 @@ export class InboundProcessor {
     // Unmapped events are delivered only as they are, and kept as the record (SPEC §5).
     const [, failure] = await Promise.all([
       this.publishAsIs(row),
-      route && !unmappable && !('automation' in route) ? this.map(row, route) : null,
+      rule && !unmappable && !('automation' in rule) ? this.map(row, rule) : null,
     ]);
     const error = unmappable ? `cannot be mapped: ${unmappable}` : failure;
     await this.store.markProcessed(id, error ?? null);
@@ -107,16 +107,16 @@ export class InboundProcessor {
    * The mapped notification. Registration events follow the approval rules: keyed per
    * registrant and meeting rather than per event, and a loss only after a gain.
    */
-  private async map(row: InboundEventEntity, route: PublishRoute): Promise<string | null> {
+  private async map(row: InboundEventEntity, rule: PublishRule): Promise<string | null> {
     const object = platformObjectOf(row);
     const what = describe(row);
     let step: ApprovalStep | null;
     let data: EventData;
     try {
-      step = route.approval
-        ? approvalStep(route.approval, object, row.accountId)
-        : { key: publishKey(row, route.kind) };
-      data = route.data(object);
+      step = rule.approval
+        ? approvalStep(rule.approval, object, row.accountId)
+        : { key: publishKey(row, rule.kind) };
+      data = rule.data(object);
     } catch (error) {
       // What the event holds fails every run alike: recorded, not retried.
       if (!isDeterministicFailure(error)) throw error;
@@ -129,18 +129,18 @@ export class InboundProcessor {
       if (step !== null && (await this.gainPending(row))) {
         throw new Error(`${what}: the registration it withdraws is not processed yet; retrying`);
       }
-      this.logger.log(`${what}: no ${route.kind} under the approval rules`);
+      this.logger.log(`${what}: no ${rule.kind} under the approval rules`);
       return null;
     }
     await this.dispatcher.publish({
-      kind: route.kind,
+      kind: rule.kind,
       data,
       source: sourceOf(row),
       idempotencyKey: step.key,
       orderKey: orderKeyOf(object),
       traceContext: row.traceContext,
     });
-    this.logger.log(`${what}: published ${route.kind}`);
+    this.logger.log(`${what}: published ${rule.kind}`);
     return null;
   }
 

@@ -23,7 +23,7 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { DispatcherService } from '../dispatcher/dispatcher.service';
 import { orderKeyOf } from '../dispatcher/order-key';
-import { asRecord, routeOf, unmappableReason } from './event-mapping';
+import { asRecord, mappingRuleOf, unmappableReason } from './event-mapping';
 import {
   InboundEventStore,
   IngestPlan,
@@ -107,19 +107,19 @@ function ingestPlan(
   accountId: string | null,
   trackingId: string | null,
 ): IngestPlan {
-  const route = routeOf(envelope.event);
+  const rule = mappingRuleOf(envelope.event);
   // Nothing to map (or nothing that can be): the record, and the as-it-came delivery.
-  if (!route || unmappableReason(route, envelope.payload) !== null) return { then: 'done' };
-  if ('automation' in route || route.approval) return { then: 'queue' };
+  if (!rule || unmappableReason(rule, envelope.payload) !== null) return { then: 'done' };
+  if ('automation' in rule || rule.approval) return { then: 'queue' };
   const createdAt = new Date();
   const object = asRecord(envelope.payload.object);
   return {
     then: 'publish',
     event: {
       id: randomUUID(),
-      kind: route.kind,
+      kind: rule.kind,
       createdAt,
-      data: route.data(object),
+      data: rule.data(object),
       orderKey: orderKeyOf(object),
       source: notificationSource({
         event: envelope.event,
@@ -209,8 +209,8 @@ export class InboundService {
     const eventTs = Number.isSafeInteger(envelope.event_ts) ? (envelope.event_ts as number) : null;
     const accountId =
       typeof envelope.payload.account_id === 'string' ? envelope.payload.account_id : null;
-    const route = routeOf(envelope.event);
-    const unmappable = route && unmappableReason(route, envelope.payload);
+    const rule = mappingRuleOf(envelope.event);
+    const unmappable = rule && unmappableReason(rule, envelope.payload);
     const id = randomUUID();
     span?.setAttribute(SPAN_ATTRIBUTES.inboundId, id);
     const mapping = this.tracing.child(span, 'bridge.map', {

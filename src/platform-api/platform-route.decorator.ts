@@ -11,8 +11,8 @@ import {
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { RequireScopes } from '../auth/scopes.decorator';
 import { ApiUpstreamErrors } from '../common/upstream';
+import { USER_ID_RULE, USER_ID_SCHEMA } from '../meetings/meeting-path-rules';
 import { PlatformOperation, expressPath, scopeOf } from './platform-operations';
-import { USER_ID_PATTERN } from './request-validator';
 import { lenientPathSchema } from './schema-leniency';
 
 const asSchema = (schema: object): SchemaObject => schema as SchemaObject;
@@ -26,21 +26,6 @@ const PLATFORM_ANSWER = {
     },
   },
 } as const;
-
-/**
- * A user id as this service takes it (SPEC §6, §16): the platform's own document also allows
- * `me`, which an account-level token cannot use, so the service refuses it (400) and says so.
- */
-const USER_ID_SCHEMA: SchemaObject = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 128,
-  pattern: USER_ID_PATTERN,
-};
-
-const USER_ID_RULE =
-  'The user’s id or e-mail address. Unlike the platform, this service refuses `me` (400): it ' +
-  'calls the platform with an account-level token, which has no user of its own.';
 
 /**
  * The route of one platform operation at `/api` + its platform path: its scope, and its

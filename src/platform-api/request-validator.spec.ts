@@ -1,6 +1,7 @@
 import { ApiError } from '../common/api-error';
 import { PLATFORM_OPERATIONS, platformOperation } from './platform-operations';
-import { PlatformRequestValidator, USER_ID_PATTERN } from './request-validator';
+import { USER_ID_PATTERN } from '../meetings/meeting-path-rules';
+import { PlatformRequestValidator } from './request-validator';
 
 /** One validator for the file (as the service has one per process), compiling as it is asked. */
 const validator = new PlatformRequestValidator();

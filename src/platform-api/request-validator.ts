@@ -2,6 +2,7 @@ import Ajv, { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ApiError } from '../common/api-error';
 import { ErrorDetail } from '../common/error-response';
+import { userIdProblem } from '../meetings/meeting-path-rules';
 import {
   JsonSchema,
   PLATFORM_OPERATIONS,
@@ -35,23 +36,10 @@ interface CompiledOperation {
   body?: ValidateFunction;
 }
 
-const ME_MESSAGE =
-  'cannot be "me": this service calls the platform with an account-level token, which has no ' +
-  "user of its own; give the user's id or e-mail address";
-
-/** What a user id or e-mail address may hold: nothing that would leave its path segment. */
-const USER_ID = /^[^\s/\\?#%]{1,128}$/;
-
-/**
- * The same rule with `me`, `.` and `..` left out, as the document states it (the refusals of
- * pathRule below, in one pattern).
- */
-export const USER_ID_PATTERN = '^(?![Mm][Ee]$)(?!\\.\\.?$)[^\\s/\\\\?#%]{1,128}$';
-
 function newAjv(coerceTypes: boolean): Ajv {
   // strict off: the document carries OpenAPI keywords (nullable, deprecated, x-…) and formats
   // of its own; verbose: messages read the failing schema (x-message). Unoptimised code
-  // compiles the 156 operations in half the time and validates as fast at these sizes.
+  // compiles faster and validates as fast at these sizes (docs/benchmarks.md).
   const ajv = new Ajv({
     allErrors: true,
     strict: false,
@@ -79,9 +67,7 @@ function pathRule(name: string, value: string): string | null {
   if (value === '' || value.split('/').some((s) => s === '.' || s === '..')) {
     return `${name} must not be empty, "." or ".."`;
   }
-  if (name !== 'userId') return null;
-  if (value.toLowerCase() === 'me') return `${name} ${ME_MESSAGE}`;
-  return USER_ID.test(value) ? null : `${name} must be a user id or an e-mail address`;
+  return userIdProblem(name, value);
 }
 
 /**
@@ -89,8 +75,8 @@ function pathRule(name: string, value: string): string | null {
  * platform's document (SPEC §6): path and query parameters (query text converted to the
  * documented type first) and the JSON body. Fields the document does not describe are not
  * checked, so they reach the platform unchanged. An operation's validators are compiled on its
- * first request: compiling all 156 at start took half a second and kept some 15 MB that a
- * process serving a few of them (or none: a worker) never needed. The unit specs compile every
+ * first request: compiling them all at start cost time and memory that a process serving a
+ * few of them (or none: a worker) never needed (docs/benchmarks.md). The unit specs compile every
  * operation, so a schema that does not compile fails CI, not a request.
  */
 export class PlatformRequestValidator {

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { passthroughController } from '../platform-api/passthrough.controller';
 import { PlatformApiModule } from '../platform-api/platform-api.module';
 import { PLATFORM_OPERATIONS } from '../platform-api/platform-operations';
@@ -24,6 +23,6 @@ const OWN_ROUTES = new Set(['recordingGet', 'recordingsList']);
       PLATFORM_OPERATIONS.filter((op) => op.group === 'Cloud Recording' && !OWN_ROUTES.has(op.id)),
     ),
   ],
-  providers: [RecordingsService, SecretCipherService],
+  providers: [RecordingsService],
 })
 export class RecordingsModule {}

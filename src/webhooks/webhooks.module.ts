@@ -1,24 +1,19 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventTypesController } from './event-types.controller';
-import { SecretCipherService } from './secret-cipher.service';
 import { WebhookEntity } from './webhook.entity';
 import { PgWebhookStore, WebhookStore } from './webhook.store';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';
 
 /**
- * /api/webhooks: the subscriptions. Exports the service (findOwned) and the cipher for the
- * dispatcher, which owns the test and delivery-log routes under the same path.
+ * /api/webhooks: the subscriptions. Exports the service (findOwned) for the dispatcher, which
+ * owns the test and delivery-log routes under the same path.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEntity])],
   controllers: [WebhooksController, EventTypesController],
-  providers: [
-    WebhooksService,
-    SecretCipherService,
-    { provide: WebhookStore, useClass: PgWebhookStore },
-  ],
-  exports: [WebhooksService, SecretCipherService],
+  providers: [WebhooksService, { provide: WebhookStore, useClass: PgWebhookStore }],
+  exports: [WebhooksService],
 })
 export class WebhooksModule {}

@@ -1,26 +1,4 @@
-import { buildZoomPath, encodePathParam, queryWithout } from './zoom-operations';
-
-describe('encodePathParam', () => {
-  it.each([
-    ['85746065432', '85746065432'],
-    ['4444AAAiAAAAAiAiAiiAii==', '4444AAAiAAAAAiAiAiiAii%3D%3D'],
-    ['ab/cd==', 'ab%2Fcd%3D%3D'],
-    ['/ajXp112QmuoKj4854875==', '%252FajXp112QmuoKj4854875%253D%253D'],
-    ['ab//cd==', 'ab%252F%252Fcd%253D%253D'],
-    ['+/x', '%2B%2Fx'],
-  ])('encodes %s as %s', (id, encoded) => {
-    expect(encodePathParam(id)).toBe(encoded);
-  });
-
-  it('double-encodes exactly the values that begin with / or contain //', () => {
-    for (const id of ['/a', 'a//b', '//', 'a/b', 'a/b/c', 'abc']) {
-      const double = id.startsWith('/') || id.includes('//');
-      const once = encodeURIComponent(id);
-      expect(encodePathParam(id)).toBe(double ? encodeURIComponent(once) : once);
-      expect(decodeURIComponent(decodeURIComponent(encodePathParam(id)))).toBe(id);
-    }
-  });
-});
+import { buildZoomPath, queryWithout } from './zoom-operations';
 
 describe('buildZoomPath', () => {
   const createMeeting = { method: 'POST', path: '/users/{userId}/meetings' } as const;

@@ -1,3 +1,5 @@
+import { encodePathParam } from '../meetings/meeting-path-rules';
+
 /**
  * A platform REST operation as the client calls it. The passthrough's operations come from the
  * route table generated from the platform's published document (src/platform-api), so a call
@@ -7,16 +9,6 @@ export interface ZoomOperation {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** OpenAPI path template relative to the REST base (`…/v2`). */
   path: string;
-}
-
-/**
- * The platform wants a meeting UUID that begins with `/` or contains `//` encoded twice (its
- * gateway decodes once before routing); every other value is encoded once. Every path parameter
- * is encoded this way, so no value can add a path segment upstream.
- */
-export function encodePathParam(value: string): string {
-  const once = encodeURIComponent(value);
-  return value.startsWith('/') || value.includes('//') ? encodeURIComponent(once) : once;
 }
 
 /**
@@ -33,6 +25,7 @@ export function buildZoomPath(
     if (value === undefined || value === '') {
       throw new Error(`${operation.method} ${operation.path}: path parameter ${name} is missing`);
     }
+    // The meetings rule: meeting UUIDs the platform's gateway would split are encoded twice.
     return encodePathParam(value);
   });
   return query ? `${path}?${query}` : path;

@@ -1,6 +1,6 @@
 import { DeliveryOrderStore } from '../../src/dispatcher/delivery-order.store';
 import type { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
-import type { DeliveryRoute } from '../../src/dispatcher/delivery.store';
+import type { DeliveryRef } from '../../src/dispatcher/delivery.store';
 import type { MemoryTables } from './memory-stores';
 
 /** Under way: leased, or between the attempts of its series (as HEAD_ORDER in the SQL). */
@@ -54,9 +54,9 @@ export class MemoryDeliveryOrderStore extends DeliveryOrderStore {
     );
   }
 
-  heads(deliveryIds: string[]): Promise<DeliveryRoute[]> {
+  heads(deliveryIds: string[]): Promise<DeliveryRef[]> {
     const now = Date.now();
-    const routes: DeliveryRoute[] = [];
+    const routes: DeliveryRef[] = [];
     for (const id of deliveryIds) {
       const d = this.tables.deliveries.get(id);
       if (d && claimableNow(d, now) && orderAllowsIn(this.tables, d)) {
@@ -66,10 +66,10 @@ export class MemoryDeliveryOrderStore extends DeliveryOrderStore {
     return Promise.resolve(routes);
   }
 
-  next(endedIds: string[]): Promise<DeliveryRoute[]> {
+  next(endedIds: string[]): Promise<DeliveryRef[]> {
     const now = Date.now();
     const seen = new Set<string>();
-    const routes: DeliveryRoute[] = [];
+    const routes: DeliveryRef[] = [];
     for (const id of endedIds) {
       const d = this.tables.deliveries.get(id);
       if (!d?.orderKey || seen.has(`${d.webhookId}\u0000${d.orderKey}`)) continue;

@@ -6,7 +6,7 @@ import { receives } from '../../src/dispatcher/fan-out-rule';
 import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
 import {
   AttemptRecord,
-  DeliveryRoute,
+  DeliveryRef,
   DeliveryStore,
   DeliveryTarget,
   LeasedDelivery,
@@ -431,7 +431,7 @@ export class MemoryEventStore extends EventStore {
     super();
   }
 
-  fanOut(event: NewEvent): Promise<DeliveryRoute[] | null> {
+  fanOut(event: NewEvent): Promise<DeliveryRef[] | null> {
     if (event.idempotencyKey !== null && this.byKey(event.idempotencyKey)) {
       return Promise.resolve(null);
     }
@@ -505,7 +505,7 @@ export class MemoryInboundEventStore extends InboundEventStore {
       processedAt: processed ? new Date() : null,
       traceContext: row.traceContext ?? null,
     });
-    const deliveries: DeliveryRoute[] = [];
+    const deliveries: DeliveryRef[] = [];
     const leased: LeasedDelivery[] = [];
     if (inline && publish) {
       this.tables.events.set(inline.id, {

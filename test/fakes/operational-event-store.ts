@@ -1,4 +1,4 @@
-import type { DeliveryRoute } from '../../src/dispatcher/delivery.store';
+import type { DeliveryRef } from '../../src/dispatcher/delivery.store';
 import {
   DisabledWebhookFacts,
   FailedDeliveryFacts,
@@ -22,7 +22,7 @@ export class MemoryOperationalEventStore extends OperationalEventStore {
     return Promise.resolve(this.disabled.get(webhookId) ?? null);
   }
 
-  fanOut(event: NewOperationalEvent): Promise<DeliveryRoute[]> {
+  fanOut(event: NewOperationalEvent): Promise<DeliveryRef[]> {
     const targets = this.subscribers.get(event.aboutWebhookId)?.[event.kind] ?? [];
     if (targets.length === 0) return Promise.resolve([]);
     this.published.push(event);

@@ -1,4 +1,4 @@
-import { DeliveryRoute } from '../../src/dispatcher/delivery.store';
+import { DeliveryRef } from '../../src/dispatcher/delivery.store';
 import { AttemptResult } from '../../src/dispatcher/delivery-sender.service';
 import {
   StoreBackend,
@@ -18,7 +18,7 @@ const failed = (): AttemptResult => ({
 });
 
 /** One fresh pending delivery to a fresh webhook. */
-async function oneDelivery(b: StoreBackend): Promise<DeliveryRoute> {
+async function oneDelivery(b: StoreBackend): Promise<DeliveryRef> {
   await quietEarlierWebhooks(b);
   const webhook = await addWebhook(b, { events: ['job.started'] });
   const [route] = (await b.stores.events.fanOut(newEvent('job.started')))!;

@@ -107,7 +107,7 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 
 const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
 
-function routesOf(document: Json): Route[] {
+function documentedRoutesOf(document: Json): Route[] {
   return Object.keys(document.paths as Record<string, Json>)
     .map((template) => ({
       template,
@@ -135,7 +135,7 @@ export class ResponseContract {
     this.ajv.addFormat('int64', { type: 'number', validate: Number.isSafeInteger });
     this.ajv.addFormat('int32', { type: 'number', validate: Number.isInteger });
     this.ajv.addSchema(document, 'openapi');
-    this.routes = routesOf(document);
+    this.routes = documentedRoutesOf(document);
   }
 
   problemsOf(record: RecordedResponse): string[] {

@@ -1,7 +1,7 @@
 import { catalogChecker } from '../../../test/support/event-schemas';
 import { deliveryBody } from '../../dispatcher/delivery-body';
 import { EVENT_TYPES } from '../../webhooks/event-catalog';
-import { routeOf } from '../event-mapping';
+import { mappingRuleOf } from '../event-mapping';
 import { PLATFORM_EVENT_EXAMPLES, catalogExample } from './zoom-event.examples';
 
 const check = catalogChecker([...EVENT_TYPES]);
@@ -13,18 +13,18 @@ describe('notification examples and the event catalog', () => {
   });
 
   const mapped = Object.entries(PLATFORM_EVENT_EXAMPLES).flatMap(([event, example]) => {
-    const route = routeOf(event);
-    return route && 'kind' in route ? [[event, route, example] as const] : [];
+    const rule = mappingRuleOf(event);
+    return rule && 'kind' in rule ? [[event, rule, example] as const] : [];
   });
 
-  it.each(mapped)('what the mapping makes of the %s example validates', (event, route, example) => {
+  it.each(mapped)('what the mapping makes of the %s example validates', (event, rule, example) => {
     const object = (example as { value: { payload: { object: Record<string, unknown> } } }).value
       .payload.object;
     const body = deliveryBody({
       id: '0f8fad5b-d9cb-469f-a165-70867728950e',
-      kind: route.kind,
+      kind: rule.kind,
       createdAt: new Date(),
-      data: route.data(object),
+      data: rule.data(object),
       source: {
         platform: 'zoom',
         event,

@@ -1,6 +1,6 @@
 import type { ExamplesObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { SUBSCRIPTION_EVENTS, SubscriptionEvent } from '../../webhooks/subscription-events';
-import { EventData, meetingData, routeOf } from '../event-mapping';
+import { EventData, meetingData, mappingRuleOf } from '../event-mapping';
 import { notificationSource } from '../inbound-job';
 import { sampleEvent } from '../sample-events';
 
@@ -12,15 +12,15 @@ type Example = { summary: string; value: unknown };
 
 /** "meeting.started → job.started", read from the mapping so the two cannot drift apart. */
 function summaryOf(event: string): string {
-  const route = routeOf(event);
-  if (!route) return event;
-  if ('kind' in route && route.approval) {
-    return route.approval === 'withdrawn'
-      ? `${event} → ${route.kind}, if the registrant had been gained`
-      : `${event} → ${route.kind}, once per registrant and meeting, when approved`;
+  const rule = mappingRuleOf(event);
+  if (!rule) return event;
+  if ('kind' in rule && rule.approval) {
+    return rule.approval === 'withdrawn'
+      ? `${event} → ${rule.kind}, if the registrant had been gained`
+      : `${event} → ${rule.kind}, once per registrant and meeting, when approved`;
   }
-  return 'kind' in route
-    ? `${event} → ${route.kind}`
+  return 'kind' in rule
+    ? `${event} → ${rule.kind}`
     : `${event} → recording automation → operation.complete / operation.failed`;
 }
 
@@ -64,9 +64,9 @@ const objectOf = (event: string) => sampleEvent(event).payload.object;
 const ACCOUNT_ID = sampleEvent('meeting.started').payload.account_id;
 /** `data` of a mapped event's sample, as the mapping makes it. */
 const mappedData = (event: string): EventData => {
-  const route = routeOf(event);
-  if (!route || !('kind' in route)) throw new Error(`${event} is not mapped to a kind`);
-  return route.data(objectOf(event));
+  const rule = mappingRuleOf(event);
+  if (!rule || !('kind' in rule)) throw new Error(`${event} is not mapped to a kind`);
+  return rule.data(objectOf(event));
 };
 const MEETING = objectOf('meeting.started');
 const MEETING_DATA = meetingData(MEETING);
