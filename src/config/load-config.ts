@@ -451,3 +451,11 @@ export function loadConfig(env: Env): AppConfig {
 export function loadConfigFromProcess(): AppConfig {
   return loadConfig(process.env);
 }
+
+/**
+ * The `meb` CLI's one setting from the environment: where its profiles live (XDG_CONFIG_HOME,
+ * empty for ~/.config). Read here so that src/config stays the only reader of process.env.
+ */
+export function cliConfigHomeFromProcess(): string | undefined {
+  return process.env.XDG_CONFIG_HOME;
+}
