@@ -17,13 +17,19 @@
  *   delivery per event).
  * - workers: one API process and two worker processes, 1,000 events to one webhook whose
  *   receiver takes 100 ms. Target: never more than 10 in flight, all within 1.2 × 10 s + 3 s.
+ * - history: the fast run's burst at the defaults, first on empty tables, then on tables that
+ *   hold 30 days of a busy account (BENCH_HISTORY_DELIVERIES, 5,000,000 by default: that many
+ *   ended deliveries over five webhooks, with their events, attempts and inbound events), loaded
+ *   after the app has migrated and VACUUM ANALYZEd as autovacuum would have. Target: the rate
+ *   with the history at least 0.9 of the rate without.
  *
  * BENCH_BEFORE_ENTRY=<file> adds an earlier build of the app, at the same defaults, as one more
  * side of every run (a before/after in one run).
  *
- *   npx ts-node --transpile-only bench/deployed.ts [runs=fast,slow,five,workers]
+ *   npx ts-node --transpile-only bench/deployed.ts [runs=fast,slow,five,workers] (or history)
  */
 import { ChildProcess } from 'node:child_process';
+import { Client } from 'pg';
 import { once } from 'node:events';
 import { loadavg } from 'node:os';
 import { ROOT, BASELINE_DIR, Side, build, startApp, startMinimal } from './sides';
@@ -294,6 +300,106 @@ async function workers(): Promise<string[]> {
   }
 }
 
+const HISTORY_DELIVERIES = Number(process.env.BENCH_HISTORY_DELIVERIES ?? 5_000_000);
+const HISTORY_WEBHOOKS = 5;
+
+/**
+ * Thirty days of ended deliveries behind the subscribed webhook and four inactive ones of the
+ * same owner (so the burst still goes to one receiver), spread evenly up to an hour ago (inside
+ * the default 30-day retention), each event with the inbound event it came from and each
+ * delivery with its attempt: the rows the burst's statements and indexes have to live beside.
+ */
+async function loadHistory(databaseUrl: string): Promise<void> {
+  const started = Date.now();
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const events = Math.ceil(HISTORY_DELIVERIES / HISTORY_WEBHOOKS);
+    await db.query(
+      `INSERT INTO webhooks (owner_client_id, url, events, secret_encrypted, secret_hint, active)
+       SELECT owner_client_id, url || '/old-' || g, events, secret_encrypted, secret_hint, false
+       FROM webhooks, generate_series(1, $1) g`,
+      [HISTORY_WEBHOOKS - 1],
+    );
+    await db.query(
+      `INSERT INTO inbound_events (event, identity_key, event_ts, account_id, payload, received_at,
+                                   processed_at)
+       SELECT 'meeting.started', 'history-' || g, 0, 'AAAAAAAAAAAAAAAAAAAAAA',
+              jsonb_build_object('event', 'meeting.started', 'payload', jsonb_build_object(
+                'account_id', 'AAAAAAAAAAAAAAAAAAAAAA', 'object', jsonb_build_object(
+                  'id', 85746065432, 'uuid', md5(g::text), 'host_id', 'x1yCzABCDEfg23HiJKl4mN',
+                  'topic', 'Weekly sync', 'type', 2, 'duration', 60, 'timezone', 'UTC'))),
+              now() - interval '1 hour' - (g * interval '29 days') / $1,
+              now() - interval '1 hour' - (g * interval '29 days') / $1
+       FROM generate_series(1, $1) g`,
+      [events],
+    );
+    await db.query(
+      `INSERT INTO events (kind, data, source, created_at, body)
+       SELECT 'job.started', d, jsonb_build_object('type', 'zoom', 'event', 'meeting.started'),
+              received_at, jsonb_build_object('event', 'job.started', 'data', d)::text
+       FROM (SELECT received_at, jsonb_build_object('meeting_uuid', md5(identity_key),
+                      'meeting_id', 85746065432, 'topic', 'Weekly sync',
+                      'host_id', 'x1yCzABCDEfg23HiJKl4mN', 'started_at', received_at) d
+             FROM inbound_events) i`,
+    );
+    await db.query(
+      `INSERT INTO deliveries (webhook_id, event_id, event, body, status, attempt_count,
+                               created_at, updated_at, completed_at, last_status_code)
+       SELECT w.id, e.id, e.kind, e.body, 'succeeded', 1, e.created_at,
+              e.created_at + interval '20 ms', e.created_at + interval '20 ms', 200
+       FROM events e CROSS JOIN webhooks w`,
+    );
+    await db.query(
+      `INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code,
+                                      response_body)
+       SELECT id, 1, created_at, 15, 200, 'ok' FROM deliveries`,
+    );
+    await db.query('VACUUM ANALYZE');
+    const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM deliveries');
+    console.log(
+      `  loaded ${rows[0].n} deliveries with their attempts, ${events} events and inbound ` +
+        `events in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
+  } finally {
+    await db.end();
+  }
+}
+
+async function history(): Promise<string[]> {
+  const receiver = await Receiver.start(0);
+  try {
+    const hook = `${receiver.url}/hook`;
+    console.log(
+      `history: 5000 events to one webhook, on empty tables, then beside ${HISTORY_DELIVERIES} ` +
+        'historical deliveries',
+    );
+    const [empty, loaded] = await measureEach(
+      [
+        () => deployed([hook], { label: 'app, defaults, empty tables' }),
+        async () => {
+          const side = await deployed([hook], { label: 'app, defaults, with the history' });
+          await loadHistory(side.database!.url);
+          return side;
+        },
+      ],
+      receiver,
+      5000,
+      1000,
+      ['/hook'],
+    );
+    const rate = (f: Figures) => f.deliveries / f.totalS;
+    const ratio = rate(loaded) / rate(empty);
+    return [
+      `history: empty ${f0(rate(empty))}/s, with ${HISTORY_DELIVERIES} historical deliveries ` +
+        `${f0(rate(loaded))}/s: ${ratio.toFixed(2)}x (target ≥ 0.9: ${verdict(ratio >= 0.9)}); ` +
+        `p99 ${f0(empty.p99)} → ${f0(loaded.p99)} ms`,
+    ];
+  } finally {
+    await receiver.close();
+  }
+}
+
 async function main(): Promise<void> {
   build(['receiver']);
   const load = () =>
@@ -301,7 +407,7 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ');
   console.log(`bench/deployed.ts: load average ${load()} at start, ${new Date().toISOString()}\n`);
-  const runs: Record<string, () => Promise<string[]>> = { fast, slow, five, workers };
+  const runs: Record<string, () => Promise<string[]>> = { fast, slow, five, workers, history };
   const summary: string[] = [];
   for (const run of RUNS) summary.push(...(await runs[run]()));
   console.log(`\nsummary\n  ${summary.join('\n  ')}\nload average ${load()} at end`);
