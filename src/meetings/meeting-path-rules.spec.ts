@@ -1,7 +1,6 @@
-import { meetingUuidParams } from '../../test/support/meeting-uuid-params';
+import { meetingUuidParams, platformPathUnder } from '../../test/support/path-rules';
 import { PLATFORM_OPERATIONS, platformOperation } from '../platform-api/platform-operations';
 import { PlatformRequestValidator } from '../platform-api/request-validator';
-import { buildZoomPath } from '../zoom/zoom-operations';
 import {
   MEETING_PATH_RULES,
   USER_ID_PARAM,
@@ -33,11 +32,9 @@ describe('encodeMeetingUuid', () => {
 });
 
 describe('the meeting path rules, as the engine and the client apply them', () => {
+  const path = platformPathUnder(MEETING_PATH_RULES);
   const uuid = '/ajXp112QmuoKj4854875==';
-  const twice = '%252FajXp112QmuoKj4854875%253D%253D';
-  const once = '%2FajXp112QmuoKj4854875%3D%3D';
-  const path = (id: string, params: Record<string, string>) =>
-    buildZoomPath(platformOperation(id), params, '', MEETING_PATH_RULES);
+  const [once, twice] = [encodeURIComponent(uuid), encodeURIComponent(encodeURIComponent(uuid))];
 
   it('encodes a meeting or webinar UUID twice on a meeting path', () => {
     expect(path('meeting', { meetingId: uuid })).toBe(`/meetings/${twice}`);

@@ -1,15 +1,12 @@
-import { meetingUuidParams } from '../../test/support/meeting-uuid-params';
+import { meetingUuidParams, platformPathUnder } from '../../test/support/path-rules';
 import { encodeMeetingUuid } from '../meetings/meeting-path-rules';
-import { PLATFORM_OPERATIONS, platformOperation } from '../platform-api/platform-operations';
-import { buildZoomPath } from '../zoom/zoom-operations';
+import { PLATFORM_OPERATIONS } from '../platform-api/platform-operations';
 import { RECORDING_PATH_RULES } from './recording-path-rules';
 
 describe('the recording path rules, as the engine and the client apply them', () => {
+  const path = platformPathUnder(RECORDING_PATH_RULES);
   const uuid = 'ab//Xp112QmuoKj48548==';
-  const twice = 'ab%252F%252FXp112QmuoKj48548%253D%253D';
-  const once = 'ab%2F%2FXp112QmuoKj48548%3D%3D';
-  const path = (id: string, params: Record<string, string>) =>
-    buildZoomPath(platformOperation(id), params, '', RECORDING_PATH_RULES);
+  const [once, twice] = [encodeURIComponent(uuid), encodeURIComponent(encodeURIComponent(uuid))];
 
   it("encodes a recording path's meeting UUID twice", () => {
     expect(path('recordingGet', { meetingId: uuid })).toBe(`/meetings/${twice}/recordings`);
