@@ -18,6 +18,7 @@
  *   npx ts-node --transpile-only bench/passthrough.ts [calls=500] [downloadMB=200]
  */
 import { performance } from 'node:perf_hooks';
+import { MEETING_PATH_RULES } from '../src/meetings/meeting-path-rules';
 import { platformOperation } from '../src/platform-api/platform-operations';
 import { PlatformRequestValidator } from '../src/platform-api/request-validator';
 import { FakeZoom } from '../test/support/fake-zoom';
@@ -56,9 +57,11 @@ function measureValidation(): { compileMs: number; bodyUs: number; queryUs: numb
     return ((performance.now() - start) * 1000) / n;
   };
   const bodyUs = perCall(() =>
-    validator.validate(create, { params: { userId: 'u1' }, query, body }),
+    validator.validate(create, { params: { userId: 'u1' }, query, body }, MEETING_PATH_RULES),
   );
-  const queryUs = perCall(() => validator.validate(list, { params: { userId: 'u1' }, query }));
+  const queryUs = perCall(() =>
+    validator.validate(list, { params: { userId: 'u1' }, query }, MEETING_PATH_RULES),
+  );
   return { compileMs, bodyUs, queryUs };
 }
 

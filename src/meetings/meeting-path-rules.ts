@@ -1,9 +1,11 @@
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { PathParamRule, PathRules } from '../platform-api/path-rules';
 
-/*
- * The meetings and webinars rules of the platform's paths, which the generic passthrough
- * (src/platform-api) and the platform client (src/zoom) apply to every operation they serve,
- * recordings' included.
+/**
+ * The meetings and webinars rules of the platform's paths (the Meetings, Webinars, Users and
+ * Reports operations this module mounts), which the passthrough engine (src/platform-api) and
+ * the platform client (src/zoom) apply without knowing them. Recordings mounts its own
+ * (src/recordings/recording-path-rules.ts), made of the two parameter rules below.
  */
 
 const ME_MESSAGE =
@@ -15,7 +17,7 @@ const USER_ID = /^[^\s/\\?#%]{1,128}$/;
 
 /**
  * The same rule with `me`, `.` and `..` left out, as the document states it (the refusals of
- * userIdProblem and of the validator's empty, `.` and `..` rule, in one pattern).
+ * the userId rule and of the engine's empty, `.` and `..` rule, in one pattern).
  */
 export const USER_ID_PATTERN = '^(?![Mm][Ee]$)(?!\\.\\.?$)[^\\s/\\\\?#%]{1,128}$';
 
@@ -23,30 +25,46 @@ export const USER_ID_PATTERN = '^(?![Mm][Ee]$)(?!\\.\\.?$)[^\\s/\\\\?#%]{1,128}$
  * A user id as this service takes it (SPEC §6, §16): the platform's own document also allows
  * `me`, which an account-level token cannot use, so the service refuses it (400) and says so.
  */
-export const USER_ID_SCHEMA: SchemaObject = {
+const USER_ID_SCHEMA: SchemaObject = {
   type: 'string',
   minLength: 1,
   maxLength: 128,
   pattern: USER_ID_PATTERN,
 };
 
-export const USER_ID_RULE =
+const USER_ID_DESCRIPTION =
   'The user’s id or e-mail address. Unlike the platform, this service refuses `me` (400): it ' +
   'calls the platform with an account-level token, which has no user of its own.';
 
-/** Why a `userId` path value is refused, or null (other parameters: null). */
-export function userIdProblem(name: string, value: string): string | null {
-  if (name !== 'userId') return null;
-  if (value.toLowerCase() === 'me') return `${name} ${ME_MESSAGE}`;
-  return USER_ID.test(value) ? null : `${name} must be a user id or an e-mail address`;
-}
+/** A user named in a path: by id or e-mail address, never `me`. */
+export const USER_ID_PARAM: PathParamRule = {
+  problem: (name, value) => {
+    if (value.toLowerCase() === 'me') return `${name} ${ME_MESSAGE}`;
+    return USER_ID.test(value) ? null : `${name} must be a user id or an e-mail address`;
+  },
+  document: { description: USER_ID_DESCRIPTION, schema: USER_ID_SCHEMA },
+};
 
 /**
  * The platform wants a meeting UUID that begins with `/` or contains `//` encoded twice (its
- * gateway decodes once before routing); every other value is encoded once. Every path parameter
- * is encoded this way, so no value can add a path segment upstream.
+ * gateway decodes once before routing); any other value, a meeting's number included, once.
  */
-export function encodePathParam(value: string): string {
+export function encodeMeetingUuid(value: string): string {
   const once = encodeURIComponent(value);
   return value.startsWith('/') || value.includes('//') ? encodeURIComponent(once) : once;
 }
+
+/** A parameter that may hold a meeting's or webinar's UUID (the platform's ids take one too). */
+export const MEETING_UUID_PARAM: PathParamRule = { encode: encodeMeetingUuid };
+
+/**
+ * By name, across this module's groups: every meeting and webinar id may be a UUID where the
+ * platform takes one, and only those are encoded twice; registrant, poll, message and other ids
+ * are encoded once by the engine.
+ */
+export const MEETING_PATH_RULES: PathRules = {
+  userId: USER_ID_PARAM,
+  meetingId: MEETING_UUID_PARAM,
+  webinarId: MEETING_UUID_PARAM,
+  WebinarUUID: MEETING_UUID_PARAM,
+};

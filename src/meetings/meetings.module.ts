@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { passthroughController } from '../platform-api/passthrough.controller';
 import { PlatformApiModule } from '../platform-api/platform-api.module';
 import { PLATFORM_OPERATIONS } from '../platform-api/platform-operations';
+import { MEETING_PATH_RULES } from './meeting-path-rules';
 
 /** Every group of the platform's Meeting API but Cloud Recording, which src/recordings serves. */
 export const MEETING_GROUPS = new Set(['Meetings', 'Webinars', 'Users', 'Reports']);
@@ -16,6 +17,7 @@ export const MEETING_GROUPS = new Set(['Meetings', 'Webinars', 'Users', 'Reports
     passthroughController(
       'MeetingsPassthroughController',
       PLATFORM_OPERATIONS.filter((op) => MEETING_GROUPS.has(op.group)),
+      MEETING_PATH_RULES,
     ),
   ],
 })

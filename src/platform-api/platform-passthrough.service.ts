@@ -4,6 +4,7 @@ import { ApiError } from '../common/api-error';
 import { ZoomCall, ZoomClient, ZoomRawResult } from '../zoom/zoom.client';
 import { queryWithout } from '../zoom/zoom-operations';
 import { ZoomResult } from '../zoom/zoom.types';
+import { PathRules } from './path-rules';
 import { PlatformOperation } from './platform-operations';
 import { PlatformRequestValidator } from './request-validator';
 
@@ -53,7 +54,8 @@ const mediaType = (value: string | undefined): string =>
 /**
  * Passes a request on to a platform operation (SPEC §6): validated first against the
  * operation's own schemas, then sent with every query parameter and body field as the caller
- * wrote them (`localQuery` excepted: parameters this service answers itself).
+ * wrote them (`localQuery` excepted: parameters this service answers itself). `pathRules` are
+ * those of the module that mounts the operation, applied to its path parameters.
  */
 @Injectable()
 export class PlatformPassthrough {
@@ -63,22 +65,24 @@ export class PlatformPassthrough {
   ) {}
 
   /** The platform's answer as bytes. */
-  async forward(op: PlatformOperation, req: Request): Promise<ZoomRawResult> {
-    return this.zoom.forward(op, await this.prepare(op, req, []));
+  async forward(op: PlatformOperation, req: Request, pathRules: PathRules): Promise<ZoomRawResult> {
+    return this.zoom.forward(op, await this.prepare(op, req, pathRules, []));
   }
 
   /** The platform's answer parsed, for routes that work on it before answering. */
   async call<T>(
     op: PlatformOperation,
     req: Request,
+    pathRules: PathRules,
     localQuery: readonly string[],
   ): Promise<ZoomResult<T>> {
-    return this.zoom.call<T>(op, await this.prepare(op, req, localQuery));
+    return this.zoom.call<T>(op, await this.prepare(op, req, pathRules, localQuery));
   }
 
   private async prepare(
     op: PlatformOperation,
     req: Request,
+    pathRules: PathRules,
     localQuery: readonly string[],
   ): Promise<ZoomCall> {
     const rawQuery = rawQueryOf(req);
@@ -89,10 +93,12 @@ export class PlatformPassthrough {
     this.validator.validate(
       op,
       { params, query: new URLSearchParams(rawQuery), body: body?.parsed },
+      pathRules,
       localQuery,
     );
     return {
       params,
+      pathRules,
       query: queryWithout(rawQuery, localQuery),
       body: body && { contentType: body.contentType, bytes: body.bytes },
     };

@@ -11,7 +11,7 @@ import {
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { RequireScopes } from '../auth/scopes.decorator';
 import { ApiUpstreamErrors } from '../common/upstream';
-import { USER_ID_RULE, USER_ID_SCHEMA } from '../meetings/meeting-path-rules';
+import { PathRules } from './path-rules';
 import { PlatformOperation, expressPath, scopeOf } from './platform-operations';
 import { lenientPathSchema } from './schema-leniency';
 
@@ -30,9 +30,10 @@ const PLATFORM_ANSWER = {
 /**
  * The route of one platform operation at `/api` + its platform path: its scope, and its
  * Swagger entry with the parameters and body schema of the platform's document (path ids as
- * this service accepts them: digits or a UUID).
+ * this service accepts them: digits or a UUID). A path parameter whose rule in `pathRules`
+ * (the mounting module's) states it otherwise is documented as that rule says.
  */
-export function PlatformRoute(op: PlatformOperation): MethodDecorator {
+export function PlatformRoute(op: PlatformOperation, pathRules: PathRules): MethodDecorator {
   return applyDecorators(
     RequestMapping({ path: expressPath(op), method: RequestMethod[op.method] }),
     RequireScopes(scopeOf(op)),
@@ -55,12 +56,13 @@ export function PlatformRoute(op: PlatformOperation): MethodDecorator {
           schema: asSchema(p.schema),
         });
       }
-      if (p.name === 'userId') {
+      const documented = pathRules[p.name]?.document;
+      if (documented) {
         return ApiParam({
           name: p.name,
           required: true,
-          description: USER_ID_RULE,
-          schema: USER_ID_SCHEMA,
+          description: documented.description,
+          schema: documented.schema,
         });
       }
       const { 'x-message': rule, ...schema } = lenientPathSchema(p);

@@ -2,7 +2,7 @@ import Ajv, { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ApiError } from '../common/api-error';
 import { ErrorDetail } from '../common/error-response';
-import { userIdProblem } from '../meetings/meeting-path-rules';
+import { PathRules } from './path-rules';
 import {
   JsonSchema,
   PLATFORM_OPERATIONS,
@@ -62,12 +62,15 @@ const objectOf = (params: PlatformParameter[], schemaOf: (p: PlatformParameter) 
   required: params.filter((p) => p.required).map((p) => p.name),
 });
 
-/** Path values that would not stay one segment of the platform's path. */
-function pathRule(name: string, value: string): string | null {
+/**
+ * Path values that would not stay one segment of the platform's path, whatever the parameter;
+ * then the rule of the module that mounts the operation, if it has one for the parameter.
+ */
+function pathProblem(rules: PathRules, name: string, value: string): string | null {
   if (value === '' || value.split('/').some((s) => s === '.' || s === '..')) {
     return `${name} must not be empty, "." or ".."`;
   }
-  return userIdProblem(name, value);
+  return rules[name]?.problem?.(name, value) ?? null;
 }
 
 /**
@@ -120,15 +123,21 @@ export class PlatformRequestValidator {
   }
 
   /**
-   * Throws a 400 naming every bad parameter and field. `localQuery` names query parameters this
-   * service handles itself (not the platform's), which the caller checks.
+   * Throws a 400 naming every bad parameter and field. `pathRules` are those of the module that
+   * mounts the operation; `localQuery` names query parameters this service handles itself (not
+   * the platform's), which the caller checks.
    */
-  validate(op: PlatformOperation, req: PlatformRequest, localQuery: readonly string[] = []): void {
+  validate(
+    op: PlatformOperation,
+    req: PlatformRequest,
+    pathRules: PathRules,
+    localQuery: readonly string[] = [],
+  ): void {
     const compiled = this.compiledFor(op);
     const details: ErrorDetail[] = [];
     const refused = new Set<string>();
     for (const [name, value] of Object.entries(req.params)) {
-      const problem = pathRule(name, value);
+      const problem = pathProblem(pathRules, name, value);
       if (problem) {
         refused.add(name);
         details.push({ field: name, message: problem });

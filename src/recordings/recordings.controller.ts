@@ -16,6 +16,7 @@ import { platformOperation } from '../platform-api/platform-operations';
 import { sendPlatformJson } from '../platform-api/platform-passthrough.service';
 import { PlatformRoute } from '../platform-api/platform-route.decorator';
 import { RecordingFileParams } from './dto/recording-file.params';
+import { RECORDING_PATH_RULES } from './recording-path-rules';
 import { FILE_TYPE_QUERY } from './file-type.query';
 import { RecordingsService } from './recordings.service';
 
@@ -38,13 +39,13 @@ export class RecordingsController {
 
   constructor(private readonly recordings: RecordingsService) {}
 
-  @PlatformRoute(platformOperation('recordingsList'))
+  @PlatformRoute(platformOperation('recordingsList'), RECORDING_PATH_RULES)
   @ApiQuery(FILE_TYPE_QUERY)
   async listForUser(@Req() req: Request, @Res() res: Response): Promise<void> {
     sendPlatformJson(res, await this.recordings.listForUser(req));
   }
 
-  @PlatformRoute(platformOperation('recordingGet'))
+  @PlatformRoute(platformOperation('recordingGet'), RECORDING_PATH_RULES)
   @ApiQuery(FILE_TYPE_QUERY)
   async forMeeting(@Req() req: Request, @Res() res: Response): Promise<void> {
     sendPlatformJson(res, await this.recordings.forMeeting(req));

@@ -4,6 +4,7 @@ import { PlatformApiModule } from '../platform-api/platform-api.module';
 import { PLATFORM_OPERATIONS } from '../platform-api/platform-operations';
 import { ZoomModule } from '../zoom/zoom.module';
 import { RecordingDownloadsModule } from './recording-downloads.module';
+import { RECORDING_PATH_RULES } from './recording-path-rules';
 import { RecordingsController } from './recordings.controller';
 import { RecordingsService } from './recordings.service';
 
@@ -21,6 +22,7 @@ const OWN_ROUTES = new Set(['recordingGet', 'recordingsList']);
     passthroughController(
       'RecordingsPassthroughController',
       PLATFORM_OPERATIONS.filter((op) => op.group === 'Cloud Recording' && !OWN_ROUTES.has(op.id)),
+      RECORDING_PATH_RULES,
     ),
   ],
   providers: [RecordingsService],

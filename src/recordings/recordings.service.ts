@@ -15,6 +15,7 @@ import {
 import { ZoomMeetingRecording, ZoomRecordingList, ZoomResult } from '../zoom/zoom.types';
 import { FILE_TYPE, fileTypesOf } from './file-type.query';
 import { RecordingDownloadStore } from './recording-download.store';
+import { RECORDING_PATH_RULES } from './recording-path-rules';
 
 const LIST_USER_RECORDINGS = platformOperation('recordingsList');
 const GET_MEETING_RECORDINGS = platformOperation('recordingGet');
@@ -33,17 +34,23 @@ export class RecordingsService {
 
   async listForUser(req: Request): Promise<ZoomResult<ZoomRecordingList>> {
     const types = fileTypesOf(queryOf(req));
-    const result = await this.passthrough.call<ZoomRecordingList>(LIST_USER_RECORDINGS, req, [
-      FILE_TYPE,
-    ]);
+    const result = await this.passthrough.call<ZoomRecordingList>(
+      LIST_USER_RECORDINGS,
+      req,
+      RECORDING_PATH_RULES,
+      [FILE_TYPE],
+    );
     return { ...result, body: result.body && filterRecordingList(result.body, types) };
   }
 
   async forMeeting(req: Request): Promise<ZoomResult<ZoomMeetingRecording>> {
     const types = fileTypesOf(queryOf(req));
-    const result = await this.passthrough.call<ZoomMeetingRecording>(GET_MEETING_RECORDINGS, req, [
-      FILE_TYPE,
-    ]);
+    const result = await this.passthrough.call<ZoomMeetingRecording>(
+      GET_MEETING_RECORDINGS,
+      req,
+      RECORDING_PATH_RULES,
+      [FILE_TYPE],
+    );
     const body = result.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw ZoomApiError.badResponse('The meeting platform sent a recording that is not an object');
@@ -74,7 +81,7 @@ export class RecordingsService {
       }
       // No link: getMeetingRecordings answers 503, naming the missing credentials.
     }
-    const recording = await this.zoom.getMeetingRecordings(meetingId);
+    const recording = await this.zoom.getMeetingRecordings(meetingId, RECORDING_PATH_RULES);
     const file = recordingFilesOf(recording).find((f) => fileRef(f) === fileId);
     if (!file) {
       throw new ApiError(

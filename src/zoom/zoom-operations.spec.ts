@@ -4,12 +4,24 @@ describe('buildZoomPath', () => {
   const createMeeting = { method: 'POST', path: '/users/{userId}/meetings' } as const;
   const recordings = { method: 'GET', path: '/meetings/{meetingId}/recordings' } as const;
 
-  it('fills and encodes path parameters', () => {
+  it('fills path parameters, each encoded once', () => {
     expect(buildZoomPath(createMeeting, { userId: 'a+b@example.com' })).toBe(
       '/users/a%2Bb%40example.com/meetings',
     );
     expect(buildZoomPath(recordings, { meetingId: '/x==' })).toBe(
+      '/meetings/%2Fx%3D%3D/recordings',
+    );
+  });
+
+  it("encodes a parameter as its owner's rule says, and only that parameter", () => {
+    const twice = {
+      meetingId: { encode: (v: string) => encodeURIComponent(encodeURIComponent(v)) },
+    };
+    expect(buildZoomPath(recordings, { meetingId: '/x==' }, '', twice)).toBe(
       '/meetings/%252Fx%253D%253D/recordings',
+    );
+    expect(buildZoomPath(createMeeting, { userId: '/x==' }, '', twice)).toBe(
+      '/users/%2Fx%3D%3D/meetings',
     );
   });
 
@@ -17,6 +29,11 @@ describe('buildZoomPath', () => {
     expect(buildZoomPath(createMeeting, { userId: '../admin?x=1#y' })).toBe(
       '/users/..%2Fadmin%3Fx%3D1%23y/meetings',
     );
+    for (const raw of ['a/b', 'a?b', 'a#b']) {
+      expect(() =>
+        buildZoomPath(createMeeting, { userId: raw }, '', { userId: { encode: (v) => v } }),
+      ).toThrow('userId would leave its segment');
+    }
   });
 
   it('appends the query string as it is', () => {

@@ -1,5 +1,3 @@
-import { encodePathParam } from '../meetings/meeting-path-rules';
-
 /**
  * A platform REST operation as the client calls it. The passthrough's operations come from the
  * route table generated from the platform's published document (src/platform-api), so a call
@@ -12,21 +10,37 @@ export interface ZoomOperation {
 }
 
 /**
+ * How the module that owns an operation's path parameters wants them in the path, by name
+ * (src/platform-api/path-rules.ts); the client knows none of them itself.
+ */
+export type PathEncoders = Readonly<
+  Partial<Record<string, { encode?: (value: string) => string }>>
+>;
+
+/** What would end a path segment, or the path. */
+const SEGMENT_END = /[/?#]/;
+
+/**
  * The operation's path with its parameters encoded, plus `query`, a query string passed as
- * it is (already encoded, without `?`).
+ * it is (already encoded, without `?`). A parameter is encoded once unless `encoders` says
+ * otherwise for it; either way it stays one segment of the path.
  */
 export function buildZoomPath(
   operation: ZoomOperation,
   params: Record<string, string> = {},
   query = '',
+  encoders: PathEncoders = {},
 ): string {
   const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined || value === '') {
       throw new Error(`${operation.method} ${operation.path}: path parameter ${name} is missing`);
     }
-    // The meetings rule: meeting UUIDs the platform's gateway would split are encoded twice.
-    return encodePathParam(value);
+    const encoded = (encoders[name]?.encode ?? encodeURIComponent)(value);
+    if (SEGMENT_END.test(encoded)) {
+      throw new Error(`${operation.method} ${operation.path}: ${name} would leave its segment`);
+    }
+    return encoded;
   });
   return query ? `${path}?${query}` : path;
 }

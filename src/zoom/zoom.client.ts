@@ -4,13 +4,15 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { ZoomApiError, platformHeaders } from './zoom-error';
 import { ZoomHttp, ZoomHttpResponse } from './zoom-http';
-import { ZoomOperation, buildZoomPath } from './zoom-operations';
+import { PathEncoders, ZoomOperation, buildZoomPath } from './zoom-operations';
 import { ZoomToken, ZoomTokenProvider, missingZoomCredentials } from './zoom-token.provider';
 import { ZoomMeetingRecording, ZoomResult } from './zoom.types';
 
 export interface ZoomCall {
   /** Path parameters by their name in the operation's template (`userId`, `meetingId`). */
   params?: Record<string, string>;
+  /** The rules of the module that owns the operation's path parameters; others are encoded once. */
+  pathRules?: PathEncoders;
   /** A query string passed on as it is (already encoded, without `?`). */
   query?: string;
   /** Sent as they are: JSON text, or the bytes of a multipart body. */
@@ -108,10 +110,18 @@ export class ZoomClient {
     };
   }
 
-  /** A meeting's cloud recording with its files (`GET /meetings/{meetingId}/recordings`). */
-  async getMeetingRecordings(meetingId: string): Promise<ZoomMeetingRecording> {
+  /**
+   * A meeting's cloud recording with its files (`GET /meetings/{meetingId}/recordings`).
+   * `pathRules` are the recordings module's (src/recordings/recording-path-rules.ts): how the
+   * platform wants a meeting UUID in that path is theirs to say, not the client's.
+   */
+  async getMeetingRecordings(
+    meetingId: string,
+    pathRules: PathEncoders,
+  ): Promise<ZoomMeetingRecording> {
     const { body } = await this.call<ZoomMeetingRecording>(GET_MEETING_RECORDINGS, {
       params: { meetingId },
+      pathRules,
     });
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw ZoomApiError.badResponse('The meeting platform sent a recording that is not an object');
@@ -167,7 +177,7 @@ export class ZoomClient {
 
   /** Sends one call with the token; a non-2xx answer is thrown as a ZoomApiError. */
   private async exchange(operation: ZoomOperation, call: ZoomCall): Promise<ZoomHttpResponse> {
-    const path = buildZoomPath(operation, call.params, call.query);
+    const path = buildZoomPath(operation, call.params, call.query, call.pathRules);
     const { body } = call;
     const res = await this.withToken((token) =>
       this.http.send(`${token.apiBaseUrl}${path}`, {

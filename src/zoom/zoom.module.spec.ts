@@ -17,7 +17,7 @@ describe('ZoomModule', () => {
     expect(client.configured).toBe(configured);
     expect(client.missingCredentials).toEqual(missing);
     if (!configured) {
-      await expect(client.getMeetingRecordings('123')).rejects.toMatchObject({
+      await expect(client.getMeetingRecordings('123', {})).rejects.toMatchObject({
         failure: 'not_configured',
       });
     }

@@ -4,6 +4,7 @@ import { AppConfig } from '../../config/config.types';
 import { DispatcherService } from '../../dispatcher/dispatcher.service';
 import { orderKeyOf } from '../../dispatcher/order-key';
 import { RecordingDownloadStore } from '../../recordings/recording-download.store';
+import { RECORDING_PATH_RULES } from '../../recordings/recording-path-rules';
 import { FILE_LISTS, fileRef, recordingFilesOf } from '../../zoom/zoom-recordings';
 import { ZoomClient } from '../../zoom/zoom.client';
 import { ZoomMeetingRecording, ZoomRecordingFile } from '../../zoom/zoom.types';
@@ -129,7 +130,7 @@ export class RecordingAutomationService {
       publicBaseUrl: this.config.publicBaseUrl,
     };
     if (this.zoom.configured) {
-      const current = await this.zoom.getMeetingRecordings(key);
+      const current = await this.zoom.getMeetingRecordings(key, RECORDING_PATH_RULES);
       return notifiedFiles(onlyNamedFiles(current, fromEvent), key, options);
     }
     if (!Array.isArray(fromEvent.recording_files)) {
