@@ -1,9 +1,11 @@
 import fc from 'fast-check';
+import { gzipSync } from 'node:zlib';
 import { EVENT_MAPPING } from '../src/inbound/event-mapping';
 import { INLINE_FANOUT_MAX } from '../src/inbound/inbound-event.store';
 import { startReceiver } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import { insertWebhook } from './support/webhooks';
+import { CompletionLineJson, comparableLine } from './support/completion-lines';
 import { metricSample, request } from './support/http';
 import { queryDatabase } from './support/test-db';
 import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
@@ -274,6 +276,43 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
         body: event,
       });
       expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    });
+
+    it('records a compressed event (served by Express and Nest) as the fast path records a plain one', async () => {
+      const run = Math.random().toString(36).slice(2, 10);
+      const signed = (body: string) => zoomHeaders(ZOOM_SECRET_TOKEN, body);
+      const unsigned = () => ({ 'content-type': 'application/json' });
+      const cases: [string, (body: string) => Record<string, string>, () => string, number][] = [
+        ['accepted', signed, () => JSON.stringify(meetingStarted(meetingUuid())), 200],
+        ['unsigned', unsigned, () => JSON.stringify(meetingStarted(meetingUuid())), 401],
+        ['too-large', unsigned, () => 'x'.repeat(1024 * 1024 + 1), 413],
+      ];
+      for (const [name, headersFor, bodyFor, status] of cases) {
+        const before = await counted(status);
+        const lines: CompletionLineJson[] = [];
+        for (const gzip of [false, true]) {
+          const body = bodyFor();
+          const id = `${run}-${name}-${gzip ? 'express' : 'fast'}`;
+          const res = await fetch(`${t.baseUrl}/zoom/events?case=${name}`, {
+            method: 'POST',
+            headers: {
+              ...headersFor(body),
+              'x-request-id': id,
+              ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+            },
+            body: gzip ? gzipSync(body) : body,
+          });
+          await res.arrayBuffer();
+          expect([name, gzip, res.status]).toEqual([name, gzip, status]);
+          const [line] = await waitFor(() => {
+            const found = completionLines(id);
+            return found.length > 0 && found;
+          });
+          lines.push(line as unknown as CompletionLineJson);
+        }
+        expect(comparableLine(lines[1])).toEqual(comparableLine(lines[0]));
+        expect(await counted(status)).toBe(before + 2);
+      }
     });
   });
 
