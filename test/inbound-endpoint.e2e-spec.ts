@@ -422,10 +422,16 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
 
     it('stores the payload as sent, and one that is not UTF-8 as it was decoded', async () => {
       const uuid = meetingUuid();
+      // A meeting named beyond ASCII, as people name them.
+      const named = (id: string) => {
+        const event = meetingStarted(id);
+        (event.payload.object as { topic: string }).topic = 'Bridge test – Réunion ☕';
+        return event;
+      };
       // Spaced as no serialiser of ours would: the request's own bytes are what is stored.
-      const exact = Buffer.from(JSON.stringify(meetingStarted(uuid), null, 1), 'utf8');
+      const exact = Buffer.from(JSON.stringify(named(uuid), null, 1), 'utf8');
       const broken = Buffer.from(
-        JSON.stringify(meetingStarted(`${uuid}-broken`)).replace('Réunion', 'Réunion XX'),
+        JSON.stringify(named(`${uuid}-broken`)).replace('Réunion', 'Réunion XX'),
         'utf8',
       );
       broken[broken.indexOf('XX')] = 0xff;
@@ -438,7 +444,7 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
          ORDER BY received_at`,
         [[uuid, `${uuid}-broken`]],
       );
-      expect(JSON.parse(kept.text)).toEqual(meetingStarted(uuid));
+      expect(JSON.parse(kept.text)).toEqual(named(uuid));
       expect(decoded.topic).toBe('Bridge test – Réunion \uFFFDX ☕');
     });
 
