@@ -4,7 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule, AppModuleOptions } from './app.module';
 import { hardenHttpServer } from './common/http-server';
-import { AppLogger, completionLine, requestLogger } from './common/logging';
+import { AppLogger, completionLine } from './common/logging';
 import {
   BODY_LIMIT_BYTES,
   answerBodyParserErrors,
@@ -13,6 +13,7 @@ import {
 } from './common/request-body';
 import { limitJsonDepth } from './common/json-depth';
 import { makeDocumentExact, refreshDatedExamples } from './common/openapi-exact';
+import { RequestRecorder, recordRequests } from './common/request-record';
 import { isMultipartUpload } from './platform-api/platform-operations';
 import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
@@ -20,7 +21,11 @@ import { AppConfig, Scope } from './config/config.types';
 import { addNotificationSchemas } from './inbound/dto/zoom-event.dto';
 import { isZoomEventsRequest } from './inbound/inbound.controller';
 import { InboundService } from './inbound/inbound.service';
-import { RequestListener, zoomEventsRoute } from './inbound/zoom-events.route';
+import {
+  RequestListener,
+  zoomEventsRoute,
+  zoomEventsRouteAhead,
+} from './inbound/zoom-events.route';
 import { MetricsService } from './metrics/metrics.service';
 import { Tracing } from './telemetry/tracing';
 
@@ -88,8 +93,11 @@ export async function createApp(
     rawBody: true,
     bodyParser: false,
   });
-  const httpLogger = requestLogger(config, options.logStream);
-  app.use(httpLogger);
+  const recorder = new RequestRecorder(
+    app.get(MetricsService).httpRequests,
+    completionLine(config, options.logStream),
+  );
+  app.use(recordRequests(recorder, config.role.api ? zoomEventsRouteAhead : undefined));
   const server = app.getHttpServer();
   if (config.role.api) {
     // The platform's events skip Express and Nest altogether (src/inbound/zoom-events.route.ts).
@@ -97,16 +105,7 @@ export async function createApp(
     const [express] = server.listeners('request') as RequestListener[];
     server.removeAllListeners('request');
     const inbound = app.get(InboundService);
-    server.on(
-      'request',
-      zoomEventsRoute(
-        inbound,
-        app.get(MetricsService),
-        completionLine(config, options.logStream),
-        express,
-        app.get(Tracing),
-      ),
-    );
+    server.on('request', zoomEventsRoute(inbound, recorder, express, app.get(Tracing)));
   }
   hardenHttpServer(server, config.http, logger);
   // Platform webhooks are verified over their exact bytes before anything parses them, so that

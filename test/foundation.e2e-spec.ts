@@ -22,7 +22,7 @@ describe('foundation: errors, docs, logs (role all)', () => {
   });
   afterAll(() => t.close());
 
-  /** pino-http's line for a finished request (it carries the response), by request id. */
+  /** The completion line of a finished request (it carries the response), by request id. */
   const completionLines = (id: string): Json[] =>
     t.logs
       .map((l) => JSON.parse(l) as Json)

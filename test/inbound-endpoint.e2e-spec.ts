@@ -1,9 +1,11 @@
 import fc from 'fast-check';
+import { gzipSync } from 'node:zlib';
 import { EVENT_MAPPING } from '../src/inbound/event-mapping';
 import { INLINE_FANOUT_MAX } from '../src/inbound/inbound-event.store';
 import { startReceiver } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import { insertWebhook } from './support/webhooks';
+import { CompletionLineJson, comparableLine } from './support/completion-lines';
 import { metricSample, request } from './support/http';
 import { queryDatabase } from './support/test-db';
 import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
@@ -275,6 +277,43 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
       });
       expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     });
+
+    it('records a compressed event (served by Express and Nest) as the fast path records a plain one', async () => {
+      const run = Math.random().toString(36).slice(2, 10);
+      const signed = (body: string) => zoomHeaders(ZOOM_SECRET_TOKEN, body);
+      const unsigned = () => ({ 'content-type': 'application/json' });
+      const cases: [string, (body: string) => Record<string, string>, () => string, number][] = [
+        ['accepted', signed, () => JSON.stringify(meetingStarted(meetingUuid())), 200],
+        ['unsigned', unsigned, () => JSON.stringify(meetingStarted(meetingUuid())), 401],
+        ['too-large', unsigned, () => 'x'.repeat(1024 * 1024 + 1), 413],
+      ];
+      for (const [name, headersFor, bodyFor, status] of cases) {
+        const before = await counted(status);
+        const lines: CompletionLineJson[] = [];
+        for (const gzip of [false, true]) {
+          const body = bodyFor();
+          const id = `${run}-${name}-${gzip ? 'express' : 'fast'}`;
+          const res = await fetch(`${t.baseUrl}/zoom/events?case=${name}`, {
+            method: 'POST',
+            headers: {
+              ...headersFor(body),
+              'x-request-id': id,
+              ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+            },
+            body: gzip ? gzipSync(body) : body,
+          });
+          await res.arrayBuffer();
+          expect([name, gzip, res.status]).toEqual([name, gzip, status]);
+          const [line] = await waitFor(() => {
+            const found = completionLines(id);
+            return found.length > 0 && found;
+          });
+          lines.push(line as unknown as CompletionLineJson);
+        }
+        expect(comparableLine(lines[1])).toEqual(comparableLine(lines[0]));
+        expect(await counted(status)).toBe(before + 2);
+      }
+    });
   });
 
   describe('storage and de-duplication', () => {
@@ -383,10 +422,16 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
 
     it('stores the payload as sent, and one that is not UTF-8 as it was decoded', async () => {
       const uuid = meetingUuid();
+      // A meeting named beyond ASCII, as people name them.
+      const named = (id: string) => {
+        const event = meetingStarted(id);
+        (event.payload.object as { topic: string }).topic = 'Bridge test – Réunion ☕';
+        return event;
+      };
       // Spaced as no serialiser of ours would: the request's own bytes are what is stored.
-      const exact = Buffer.from(JSON.stringify(meetingStarted(uuid), null, 1), 'utf8');
+      const exact = Buffer.from(JSON.stringify(named(uuid), null, 1), 'utf8');
       const broken = Buffer.from(
-        JSON.stringify(meetingStarted(`${uuid}-broken`)).replace('Réunion', 'Réunion XX'),
+        JSON.stringify(named(`${uuid}-broken`)).replace('Réunion', 'Réunion XX'),
         'utf8',
       );
       broken[broken.indexOf('XX')] = 0xff;
@@ -399,7 +444,7 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
          ORDER BY received_at`,
         [[uuid, `${uuid}-broken`]],
       );
-      expect(JSON.parse(kept.text)).toEqual(meetingStarted(uuid));
+      expect(JSON.parse(kept.text)).toEqual(named(uuid));
       expect(decoded.topic).toBe('Bridge test – Réunion \uFFFDX ☕');
     });
 

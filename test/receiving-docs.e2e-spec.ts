@@ -151,7 +151,9 @@ describe(`${DOCUMENT}: the x-service-signature verifiers on real deliveries`, ()
     const plain = 'plain-sécret-☕-0123456789';
     const mapped = receiver.route({}, 'mapped');
     await createWebhook(t, { url: mapped.url, events: ['job.started'], secret: plain });
-    expect((await sendZoomEvent(t.baseUrl, meetingStarted(meetingUuid()))).status).toBe(200);
+    const event = meetingStarted(meetingUuid());
+    (event.payload.object as { topic: string }).topic = 'Bridge test – Réunion ☕';
+    expect((await sendZoomEvent(t.baseUrl, event)).status).toBe(200);
     const started = await arrival(mapped.path, 1);
     expect(started.body.some((byte) => byte > 0x7f)).toBe(true);
     deliveries.push({

@@ -124,11 +124,11 @@ describe('recording automation with platform credentials (files from the API)', 
     expect(body.data).toEqual({
       id: String(meeting.id),
       uuid: meeting.uuid,
-      topic: 'Bridge test – Réunion ☕',
+      topic: 'Bridge test',
       host_id: 'x1yCzABCDEfg23HiJKl4mN',
-      type: 2,
+      type: 8,
       duration: 30,
-      timezone: 'UTC',
+      timezone: 'Europe/Berlin',
       start_time: '2025-01-01T10:00:05Z',
       // The TIMELINE file is of a kept type, but the event does not name it.
       files: [

@@ -210,6 +210,10 @@ describe('traces (SPEC §12), one process (role all)', () => {
       'zoom.event': 'meeting.started',
     });
     await waitFor(() => collector.trace(root.traceId).some((s) => s.name === 'bridge.publish'));
+    const requestLine = t.logs
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((l) => l.msg === 'request completed' && l.trace_id === root.traceId);
+    expect(requestLine).toMatchObject({ span_id: root.spanId, res: { statusCode: 200 } });
   });
 
   it('starts a trace of its own for a test delivery', async () => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoggerService } from '@nestjs/common';
+import type { Span } from '@opentelemetry/api';
 import { type DestinationStream, type Logger as PinoLogger, pino } from 'pino';
-import { HttpLogger, Options, pinoHttp } from 'pino-http';
 import { AppConfig } from '../config/config.types';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -14,10 +14,6 @@ export function requestIdFor(req: IncomingMessage, res: ServerResponse): string 
   res.setHeader('x-request-id', id);
   return id;
 }
-
-/** The level of a request's completion line. */
-export const completionLevel = (status: number, err?: unknown): 'error' | 'warn' | 'info' =>
-  err || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
 
 const CENSOR = '[redacted]';
 
@@ -86,49 +82,23 @@ function redactRequest<T extends { url?: unknown; query?: unknown; headers?: unk
   };
 }
 
-/**
- * One JSON line per request, with a request id (taken from x-request-id when sane) echoed in
- * the response. Credentials never reach the log: every header and query parameter whose name
- * says it can carry one is masked (in the URL too), whatever the answer, and bodies are not
- * logged at all.
- */
-function httpLoggerOptions(config: AppConfig): Options {
-  return {
-    level: config.logLevel,
-    base: { service: 'meeting-event-bridge', role: config.role.name },
-    // pino-http hands these its standard serialisation of the request and response.
-    serializers: {
-      req: (req: Record<string, unknown>) => redactRequest(req),
-      res: (res: { headers?: object }) =>
-        res.headers ? { ...res, headers: redactHeaders(res.headers) } : res,
-    },
-    genReqId: requestIdFor,
-    // Health probes and scrapes would drown the useful lines.
-    autoLogging: { ignore: (req) => /^\/(health|metrics)\b/.test(req.url ?? '') },
-    customLogLevel: (_req, res, err) => completionLevel(res.statusCode, err),
-  };
-}
-
-/**
- * The request logger, to be mounted ahead of the body parsers: as Nest module middleware it
- * would run after them, and a request they refuse (malformed JSON, over 1 MiB) would get
- * neither a request id nor a log line.
- */
-export function requestLogger(config: AppConfig, stream?: DestinationStream): HttpLogger {
-  return pinoHttp(httpLoggerOptions(config), stream ?? stdout());
-}
-
-/** A plain pino logger with the request logger's level and fields, on the same stdout. */
+/** The level and fields of every line of the process. */
 function appPino(config: AppConfig, stream?: DestinationStream): PinoLogger {
-  const { level, base } = httpLoggerOptions(config);
-  return pino({ level, base }, stream ?? stdout());
+  return pino(
+    { level: config.logLevel, base: { service: 'meeting-event-bridge', role: config.role.name } },
+    stream ?? stdout(),
+  );
 }
 
-/** A request served outside Express, as the completion line needs it. */
+/** A request as its completion line reads it, from Express or from the fast path alike. */
 export interface ServedRequest extends IncomingMessage {
   id: string;
   query: Record<string, unknown>;
-  params: Record<string, string>;
+  params: Record<string, string | string[]>;
+  /** Express keeps the URL as it came here; a router it passes through may cut `url`. */
+  originalUrl?: string;
+  /** The request's span while tracing is on (SPEC §12): its line names the trace. */
+  span?: Span | null;
 }
 
 export type CompletionLine = (
@@ -141,11 +111,12 @@ export type CompletionLine = (
 ) => void;
 
 /**
- * The completion line of a request served outside Express (POST /zoom/events): the fields and
- * censoring of requestLogger's line, written to the same stdout. The request and response are
- * serialised here, their secret headers replaced as they are copied, rather than by pino's
- * serializers and redaction, which cloned each line's objects path by path (about a tenth of
- * the route's time in a profile under load).
+ * The writer of the one JSON line per finished request (src/common/request-record.ts says when
+ * and with what). Credentials never reach it: every header and query parameter whose name says
+ * it can carry one is masked (in the URL too), whatever the answer, and bodies are not logged
+ * at all. The request and response are serialised here, their secret headers replaced as they
+ * are copied, rather than by pino's serializers and redaction, which cloned each line's
+ * objects path by path (a large share of the fast path's time in a profile under load).
  */
 export function completionLine(config: AppConfig, stream?: DestinationStream): CompletionLine {
   const log = appPino(config, stream);
@@ -157,7 +128,7 @@ export function completionLine(config: AppConfig, stream?: DestinationStream): C
         req: redactRequest({
           id: req.id,
           method: req.method,
-          url: req.url,
+          url: req.originalUrl ?? req.url,
           query: req.query,
           params: req.params,
           headers: req.headers,

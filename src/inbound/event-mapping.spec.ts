@@ -19,11 +19,11 @@ const UUID = '4444AAAiAAAAAiAiAiiAii==';
 const MEETING = {
   id: '85746065432',
   uuid: UUID,
-  topic: 'Bridge test – Réunion ☕',
+  topic: 'Bridge test',
   host_id: 'x1yCzABCDEfg23HiJKl4mN',
-  type: 2,
+  type: 8,
   duration: 30,
-  timezone: 'UTC',
+  timezone: 'Europe/Berlin',
   start_time: '2025-01-01T10:00:05Z',
 };
 
@@ -93,6 +93,7 @@ describe('EVENT_MAPPING', () => {
           user_id: '16778241',
           participant_uuid: '55FF8A1B-0000-4E3F-9D1B-000000000001',
           participant_user_id: '',
+          registrant_id: 'abcdefghij0-klmnopq23456',
           user_name: 'Jill Chill 1',
           email: 'jchill1@example.com',
           join_time: '2025-01-01T10:01:40Z',

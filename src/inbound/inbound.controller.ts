@@ -21,6 +21,7 @@ import {
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { ApiErrorResponse } from '../common/error-response';
+import { recordSpan } from '../common/request-record';
 import { Tracing } from '../telemetry/tracing';
 import { SUBSCRIPTION_EVENTS } from '../webhooks/subscription-events';
 import {
@@ -159,6 +160,7 @@ export class InboundController {
     const raw = Buffer.isBuffer(req.body) ? req.body : (req.rawBody ?? Buffer.alloc(0));
     // Compressed bodies come this way (src/inbound/zoom-events.route.ts): the same root span.
     const span = this.tracing.startInbound();
+    recordSpan(req, span);
     try {
       const answer = await this.inbound.receive(req.headers, raw, span);
       this.tracing.endServer(span, HttpStatus.OK);

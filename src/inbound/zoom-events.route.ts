@@ -2,15 +2,22 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import getRawBody from 'raw-body';
 import { parse as parseQuery } from 'node:querystring';
 import { errorAnswer } from '../common/all-exceptions.filter';
-import { CompletionLine, ServedRequest, completionLevel, requestIdFor } from '../common/logging';
+import { ServedRequest, requestIdFor } from '../common/logging';
 import { BODY_LIMIT_BYTES, bodyParserError } from '../common/request-body';
-import { MetricsService } from '../metrics/metrics.service';
-import { Tracing, traceFields } from '../telemetry/tracing';
+import { RequestRecorder } from '../common/request-record';
+import { Tracing } from '../telemetry/tracing';
 import { ZOOM_EVENTS_PATH, isZoomEventsRequest } from './inbound.controller';
 import { InboundService } from './inbound.service';
 
 /** The route label Express gives these requests in http_requests_total. */
 const ROUTE = `/${ZOOM_EVENTS_PATH}`;
+
+/**
+ * The label of a request for this route that Express's body parser refused before routing (a
+ * compressed body over the limit), so that it is counted as the fast path counts it.
+ */
+export const zoomEventsRouteAhead = (req: IncomingMessage): string | undefined =>
+  isZoomEventsRequest(req) ? ROUTE : undefined;
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -37,15 +44,13 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  * POST /zoom/events served straight from node:http, ahead of Express and Nest: the platform's
  * events are the service's hot path, and the middleware chain cost more than the work. The
  * same InboundService answers as through the controller, errors take the filter's shape
- * (errorAnswer), the request id is set the same way, http_requests_total gets the route's
- * label, and one completion line is logged with the fields and redaction of the request
- * logger (written directly, with no per-request child logger). A body with a Content-Encoding
- * goes the Express way, where body-parser inflates it; every other request too.
+ * (errorAnswer), the body its limit (BODY_LIMIT_BYTES), the request id is set the same way,
+ * and the same recorder counts it and writes its line as for every route. A body with a
+ * Content-Encoding goes the Express way, where body-parser inflates it; every other request too.
  */
 export function zoomEventsRoute(
   inbound: InboundService,
-  metrics: MetricsService,
-  logLine: CompletionLine,
+  recorder: RequestRecorder,
   next: RequestListener,
   tracing: Tracing = Tracing.off,
 ): RequestListener {
@@ -60,11 +65,12 @@ export function zoomEventsRoute(
     const span = tracing.startInbound();
     const url = req.url ?? '';
     const q = url.indexOf('?');
-    // What the request logger's line reads off an Express request.
+    // What the recorder reads off an Express request.
     const served: ServedRequest = Object.assign(req, {
       id: requestIdFor(req, res),
       query: q < 0 ? {} : { ...parseQuery(url.slice(q + 1)) },
       params: {},
+      span,
     });
     const answer = (status: number, body: string, headers: Record<string, string> = {}) => {
       // The server's clientError handler may have answered already (a request timeout while
@@ -76,16 +82,7 @@ export function zoomEventsRoute(
       res.statusCode = status;
       res.end(body);
       tracing.endServer(span, status);
-      metrics.httpRequests.inc({ method: 'POST', route: ROUTE, status: String(status) });
-      const responseTime = Date.now() - started;
-      const level = completionLevel(status);
-      const ids = traceFields(span);
-      if (status >= 500) {
-        const err = new Error(`failed with status code ${status}`);
-        logLine(level, served, res, { responseTime, err, ...ids }, 'request errored');
-      } else {
-        logLine(level, served, res, { responseTime, ...ids }, 'request completed');
-      }
+      recorder.finished(served, res, ROUTE, started);
     };
     readBody(req)
       .then((raw) => inbound.receive(req.headers, raw, span))

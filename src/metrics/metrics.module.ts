@@ -1,5 +1,4 @@
-import { Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
-import { HttpMetricsMiddleware } from './http-metrics.middleware';
+import { Global, Module } from '@nestjs/common';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 
@@ -9,8 +8,4 @@ import { MetricsService } from './metrics.service';
   providers: [MetricsService],
   exports: [MetricsService],
 })
-export class MetricsModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware).forRoutes('*path');
-  }
-}
+export class MetricsModule {}

@@ -7,6 +7,7 @@ import { RecordingAutomationService } from './recording-automation.service';
 
 const UUID = 'rec-uuid==';
 const recording = recordingCompleted(UUID).payload.object as ZoomMeetingRecording;
+const FILES = recording.recording_files!;
 const WHAT = 'recording automation (unit test)';
 
 describe('RecordingAutomationService', () => {
@@ -29,7 +30,7 @@ describe('RecordingAutomationService', () => {
 
     expect(outcomes()).toEqual(['operation.complete']);
     const published = await t.dispatcher.published(automationOutcomeKey(row));
-    expect(published?.data.files).toHaveLength(5);
+    expect(published?.data.files).toHaveLength(FILES.length);
     expect(row.processedAt).toBeInstanceOf(Date);
     expect(row.processError).toBeNull();
   });
@@ -41,11 +42,11 @@ describe('RecordingAutomationService', () => {
     await t.sut.complete(row.id, false, WHAT);
 
     const links = [...t.tables.recordingDownloads.entries()];
-    expect(links).toHaveLength(5);
+    expect(links).toHaveLength(FILES.length);
     const [key, link] = links[0];
     expect(JSON.parse(key)).toEqual([UUID, 'a1b2c3d4-0001']);
     expect(link.downloadTokenEncrypted).toBe(encrypted);
-    expect(link.downloadUrl).toBe('https://example.zoom.us/rec/download/mp4');
+    expect(link.downloadUrl).toBe(FILES[0].download_url);
     expect(link.expiresAt.getTime()).toBe(row.receivedAt.getTime() + 24 * 3600 * 1000);
     // Processed: the event's own copy of the token is dropped.
     expect(row.downloadTokenEncrypted).toBeNull();
@@ -82,7 +83,7 @@ describe('RecordingAutomationService', () => {
 
     const published = await t.dispatcher.published(automationOutcomeKey(odd));
     expect(published?.kind).toBe('operation.complete');
-    expect(published?.data.files).toHaveLength(5);
+    expect(published?.data.files).toHaveLength(FILES.length);
   });
 
   it('publishes operation.failed with the reason on the last attempt', async () => {

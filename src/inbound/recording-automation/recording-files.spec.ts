@@ -10,12 +10,12 @@ const link = (fileId: string) =>
   `${base}/api/meetings/%2Fab%2Bcd%2F%2Fef%3D%3D/recordings/${fileId}/download`;
 
 describe('notifiedFiles', () => {
-  const described = (id: string | null, type: string, size: number, ext = type) => ({
+  const described = (id: string | null, type: string, size: number, ext: string, kind: string) => ({
     id,
     file_type: type,
     file_extension: ext,
     file_size: size,
-    recording_type: type === 'M4A' ? 'audio_only' : 'shared_screen_with_speaker_view',
+    recording_type: kind,
     recording_start: '2025-01-01T10:00:10Z',
     recording_end: '2025-01-01T10:29:50Z',
     status: 'completed',
@@ -23,26 +23,36 @@ describe('notifiedFiles', () => {
 
   it('lists every file, with what the platform says of it, pointing at this service', () => {
     const files = notifiedFiles(recording, UUID, { types: null, publicBaseUrl: base });
-    const cc = recording.recording_files!.find((f) => f.file_type === 'CC')!;
+    const [cc, timeline] = ['CC', 'TIMELINE'].map((type) =>
+      recording.recording_files!.find((f) => f.file_type === type)!,
+    );
     expect(files).toEqual([
-      { ...described('a1b2c3d4-0001', 'MP4', 3400000), download_url: link('a1b2c3d4-0001') },
-      { ...described('a1b2c3d4-0002', 'M4A', 95663), download_url: link('a1b2c3d4-0002') },
       {
-        ...described('a1b2c3d4-0003', 'TRANSCRIPT', 1204, 'VTT'),
-        download_url: link('a1b2c3d4-0003'),
+        ...described('a1b2c3d4-0001', 'MP4', 3400000, 'MP4', 'shared_screen_with_speaker_view'),
+        download_url: link('a1b2c3d4-0001'),
       },
-      { ...described('a1b2c3d4-0004', 'CHAT', 512, 'TXT'), download_url: link('a1b2c3d4-0004') },
-      { ...described(null, 'CC', 1304, 'VTT'), download_url: link(fileRef(cc)) },
+      {
+        ...described('a1b2c3d4-0002', 'M4A', 95663, 'M4A', 'audio_only'),
+        download_url: link('a1b2c3d4-0002'),
+      },
+      {
+        ...described(null, 'CC', 1304, 'VTT', 'closed_caption'),
+        download_url: link(fileRef(cc)),
+      },
+      {
+        ...described(null, 'TIMELINE', 33, 'JSON', 'timeline'),
+        download_url: link(fileRef(timeline)),
+      },
     ]);
     expect(JSON.stringify(files)).not.toContain('zoom.us');
   });
 
   it('keeps only RECORDING_FILE_TYPES', () => {
     const files = notifiedFiles(recording, UUID, {
-      types: ['MP4', 'TRANSCRIPT'],
+      types: ['MP4', 'TIMELINE'],
       publicBaseUrl: base,
     });
-    expect(files.map((f) => f.file_type)).toEqual(['MP4', 'TRANSCRIPT']);
+    expect(files.map((f) => f.file_type)).toEqual(['MP4', 'TIMELINE']);
   });
 
   it('names a file without an id (CC, TIMELINE) the same way in every event', () => {
