@@ -31,6 +31,7 @@
 import { ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { ROOT, BASELINE_DIR, Side, build, startApp, startMinimal } from './sides';
 import { now, percentile, spawnNode, stopChild } from './support';
@@ -309,6 +310,19 @@ const HISTORY_WEBHOOKS = 5;
  * the default 30-day retention), each event with the inbound event it came from and each
  * delivery with its attempt: the rows the burst's statements and indexes have to live beside.
  */
+/** Waits (up to two minutes) until the kernel holds less than 64 MB of unwritten data. */
+async function settleDisk(): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  const pendingKb = () =>
+    readFileSync('/proc/meminfo', 'utf8')
+      .split('\n')
+      .filter((line) => /^(Dirty|Writeback):/.test(line))
+      .reduce((kb, line) => kb + Number(line.split(/\s+/)[1]), 0);
+  while (pendingKb() > 64 * 1024 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 async function loadHistory(databaseUrl: string): Promise<void> {
   const started = Date.now();
   const db = new Client({ connectionString: databaseUrl });
@@ -356,6 +370,10 @@ async function loadHistory(databaseUrl: string): Promise<void> {
        SELECT id, 1, created_at, 15, 200, 'ok' FROM deliveries`,
     );
     await db.query('VACUUM ANALYZE');
+    // A month's rows are on disk long before a burst: the gigabytes just written are flushed
+    // first, so that the burst's commits do not queue behind the load's writes.
+    await db.query('CHECKPOINT');
+    await settleDisk();
     const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM deliveries');
     console.log(
       `  loaded ${rows[0].n} deliveries with their attempts, ${events} events and inbound ` +
