@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { cliDataSourceOptions } from '../src/database/data-source-options';
 import { MIGRATIONS } from '../src/database/migrations';
+import { newRowId } from '../src/database/row-id';
 import { TestDatabase, createTestDatabase, queryDatabase } from './support/test-db';
 import { TestApp, startTestApp } from './support/test-app';
 
@@ -67,6 +68,34 @@ describe('database schema', () => {
     } finally {
       await cli.destroy();
     }
+  });
+
+  it('gives inbound events, events and deliveries time-ordered ids (UUIDv7), in SQL as in the app', async () => {
+    const before = Date.now();
+    const rows = await queryDatabase<{ id: string }>(
+      t.database.url,
+      `SELECT uuid_v7()::text AS id FROM generate_series(1, 3)`,
+    );
+    const ids = [...rows.map((r) => r.id), newRowId()];
+    const after = Date.now();
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const ms = parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+      expect(ms).toBeGreaterThanOrEqual(before - 1000);
+      expect(ms).toBeLessThanOrEqual(after + 1000);
+    }
+    const defaults = await queryDatabase<{ table_name: string; column_default: string }>(
+      t.database.url,
+      `SELECT table_name, column_default FROM information_schema.columns
+       WHERE column_name = 'id' AND table_name IN ('inbound_events', 'events', 'deliveries')
+       ORDER BY table_name`,
+    );
+    expect(defaults).toEqual(
+      ['deliveries', 'events', 'inbound_events'].map((table_name) => ({
+        table_name,
+        column_default: 'uuid_v7()',
+      })),
+    );
   });
 
   it('can revert every migration and apply them again', async () => {

@@ -12,6 +12,7 @@ import { TraceContext1765000004000 } from './migrations/1765000004000-trace-cont
 import { WebhookDestinations1765000006000 } from './migrations/1765000006000-webhook-destinations';
 import { DeliveryOrdering1765000007000 } from './migrations/1765000007000-delivery-ordering';
 import { WebhookTimestampPrecision1765000008000 } from './migrations/1765000008000-webhook-timestamp-precision';
+import { TimeOrderedIds1765000050000 } from './migrations/1765000050000-time-ordered-ids';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   WebhookDestinations1765000006000,
   DeliveryOrdering1765000007000,
   WebhookTimestampPrecision1765000008000,
+  TimeOrderedIds1765000050000,
 ];

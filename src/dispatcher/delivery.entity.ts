@@ -6,7 +6,7 @@ import {
   Index,
   JoinColumn,
   ManyToOne,
-  PrimaryGeneratedColumn,
+  PrimaryColumn,
   UpdateDateColumn,
 } from 'typeorm';
 import { EventKind } from '../webhooks/subscription-events';
@@ -28,7 +28,8 @@ export type DeliveryRequeue = (typeof DELIVERY_REQUEUES)[number];
 @Check('deliveries_requeued_by_check', `requeued_by IN ('redeliver', 'replay', 'missed')`)
 @Entity('deliveries')
 export class DeliveryEntity {
-  @PrimaryGeneratedColumn('uuid')
+  // Time-ordered: see src/database/row-id.ts.
+  @PrimaryColumn({ type: 'uuid', default: () => 'uuid_v7()' })
   id: string;
 
   @Column({ name: 'webhook_id', type: 'uuid' })

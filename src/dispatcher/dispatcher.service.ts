@@ -1,8 +1,8 @@
+import { newRowId } from '../database/row-id';
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { SpanKind } from '@opentelemetry/api';
 import type { Queue } from 'bull';
-import { randomUUID } from 'node:crypto';
 import { MicroBatcher } from '../common/micro-batch';
 import { withTimeout } from '../common/with-timeout';
 import { QUEUES } from '../queue/queue.constants';
@@ -75,7 +75,7 @@ export class DispatcherService {
       );
     }
     const event: NewEvent = {
-      id: randomUUID(),
+      id: newRowId(),
       kind: input.kind,
       createdAt: new Date(),
       data: input.data,
@@ -139,7 +139,7 @@ export class DispatcherService {
       [SPAN_ATTRIBUTES.webhookId]: webhook.id,
     });
     const delivery = await this.events.insertTest(webhook.id, {
-      id: randomUUID(),
+      id: newRowId(),
       kind: TEST_EVENT,
       createdAt: new Date(),
       data: {

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 import { EventKind } from '../webhooks/subscription-events';
 
 /** A subscription event (job.started, …) as published, before fan-out. */
@@ -9,7 +9,8 @@ import { EventKind } from '../webhooks/subscription-events';
 @Index('events_tracking_id_idx', { synchronize: false })
 @Entity('events')
 export class EventEntity {
-  @PrimaryGeneratedColumn('uuid')
+  // Time-ordered: see src/database/row-id.ts.
+  @PrimaryColumn({ type: 'uuid', default: () => 'uuid_v7()' })
   id: string;
 
   @Column({ type: 'text' })

@@ -1,5 +1,5 @@
+import { newRowId } from '../database/row-id';
 import { Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { WebhookDisabledReason } from '../webhooks/webhook.entity';
 import { OperationalEvent } from '../webhooks/subscription-events';
 import { deliveryBody } from './delivery-body';
@@ -76,7 +76,7 @@ export class OperationalEventsService {
     traceContext: string | null | undefined,
     data: Record<string, unknown>,
   ): Promise<void> {
-    const event = { id: randomUUID(), kind, createdAt: new Date(), data, source: null };
+    const event = { id: newRowId(), kind, createdAt: new Date(), data, source: null };
     const deliveries = await this.store.fanOut({
       ...event,
       body: deliveryBody(event),

@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 
 /** A platform webhook as received; identity_key is unique so redeliveries collapse. */
 @Unique('inbound_events_identity_key_uq', ['identityKey'])
@@ -6,7 +6,8 @@ import { Column, Entity, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
 @Index('inbound_events_received_idx', { synchronize: false })
 @Entity('inbound_events')
 export class InboundEventEntity {
-  @PrimaryGeneratedColumn('uuid')
+  // Time-ordered: see src/database/row-id.ts.
+  @PrimaryColumn({ type: 'uuid', default: () => 'uuid_v7()' })
   id: string;
 
   @Column({ type: 'text' })

@@ -1,3 +1,4 @@
+import { newRowId } from '../database/row-id';
 import { InjectQueue } from '@nestjs/bull';
 import { HttpStatus, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Span } from '@opentelemetry/api';
@@ -20,7 +21,6 @@ import {
 import { answerCrcChallenge } from './crc-challenge';
 import { dedupeKey } from './dedupe-key';
 import { isUtf8 } from 'node:buffer';
-import { randomUUID } from 'node:crypto';
 import { DispatcherService } from '../dispatcher/dispatcher.service';
 import { orderKeyOf } from '../dispatcher/order-key';
 import { asRecord, mappingRuleOf, unmappableReason } from './event-mapping';
@@ -116,7 +116,7 @@ function ingestPlan(
   return {
     then: 'publish',
     event: {
-      id: randomUUID(),
+      id: newRowId(),
       kind: rule.kind,
       createdAt,
       data: rule.data(object),
@@ -211,7 +211,7 @@ export class InboundService {
       typeof envelope.payload.account_id === 'string' ? envelope.payload.account_id : null;
     const rule = mappingRuleOf(envelope.event);
     const unmappable = rule && unmappableReason(rule, envelope.payload);
-    const id = randomUUID();
+    const id = newRowId();
     span?.setAttribute(SPAN_ATTRIBUTES.inboundId, id);
     const mapping = this.tracing.child(span, 'bridge.map', {
       [SPAN_ATTRIBUTES.zoomEvent]: envelope.event,
