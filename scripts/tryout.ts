@@ -9,9 +9,9 @@
  * environment when set.
  */
 import { parseArgs } from 'node:util';
-import Redis from 'ioredis';
 import { Client } from 'pg';
 import { SCOPES } from '../src/config/config.types';
+import { deleteQueueKeys } from './queue-keys';
 import { TRYOUT } from './tryout-settings';
 
 const { values } = parseArgs({
@@ -66,22 +66,6 @@ async function prepareDatabase(): Promise<string> {
   if (values.reset)
     await deleteQueueKeys(process.env.REDIS_URL as string, process.env.QUEUE_PREFIX as string);
   return name;
-}
-
-/** The try-out's queue keys, so a reset does not deliver what the old database had queued. */
-async function deleteQueueKeys(redisUrl: string, prefix: string): Promise<void> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
 }
 
 interface Webhook {

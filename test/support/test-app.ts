@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import Redis from 'ioredis';
+import { deleteQueueKeys } from '../../scripts/queue-keys';
 import { createApp } from '../../src/bootstrap';
 import { AppConfig } from '../../src/config/config.types';
 import { Env, loadConfig } from '../../src/config/load-config';
@@ -133,17 +133,5 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
 }
 
-export async function deleteRedisKeys(prefix: string): Promise<void> {
-  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
+export const deleteRedisKeys = (prefix: string): Promise<void> =>
+  deleteQueueKeys(TEST_REDIS_URL, prefix);
