@@ -4,7 +4,7 @@ import { ORDERING_HEADER } from '../src/dispatcher/delivery-sender.service';
 import { request } from './support/http';
 import { ReceivedRequest, Receiver, startReceiver } from './support/receiver';
 import { SpawnedApp, startWorker } from './support/spawn-app';
-import { TestApp, deleteRedisKeys, startTestApp } from './support/test-app';
+import { TestApp, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
 import { FixtureBody, fixtureEvent, partOf } from './support/zoom-fixtures';
@@ -339,7 +339,6 @@ describe('ordered delivery per meeting (one process)', () => {
 });
 
 describe('ordered delivery per meeting across worker processes and a SIGKILL', () => {
-  const prefix = `mebtest:order${randomBytes(4).toString('hex')}`;
   let t: TestApp;
   let receiver: Receiver;
   const workers: SpawnedApp[] = [];
@@ -348,14 +347,13 @@ describe('ordered delivery per meeting across worker processes and a SIGKILL', (
 
   beforeAll(async () => {
     // The API alone: what it stores goes to the workers through the queue.
-    t = await startTestApp({ env: { APP_ROLE: 'api', ...ENV }, queuePrefix: prefix });
+    t = await startTestApp({ env: { APP_ROLE: 'api', ...ENV } });
     receiver = await startReceiver();
   });
   afterAll(async () => {
     for (const worker of workers) worker.child.kill('SIGKILL');
     await receiver.close();
     await t.close();
-    await deleteRedisKeys(prefix);
   });
 
   it('keeps each meeting in order and one at a time across two workers and a SIGKILL of one', async () => {

@@ -7,7 +7,7 @@ import { request } from './support/http';
 import { CollectedSpan, OtlpCollector, startCollector } from './support/otlp-collector';
 import { Receiver, startReceiver } from './support/receiver';
 import { SpawnedApp, spawnTestMs, startWorker } from './support/spawn-app';
-import { TestApp, ZOOM_SECRET_TOKEN, deleteRedisKeys, startTestApp } from './support/test-app';
+import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
 import { queryDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
@@ -294,7 +294,6 @@ describe('traces off (no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
 });
 
 describe('traces across processes (role api + role worker)', () => {
-  const prefix = `mebtest:trace${randomBytes(4).toString('hex')}`;
   let collector: OtlpCollector;
   let receiver: Receiver;
   let t: TestApp;
@@ -305,7 +304,6 @@ describe('traces across processes (role api + role worker)', () => {
     receiver = await startReceiver();
     t = await startTestApp({
       env: { APP_ROLE: 'api', ...otel(collector, 'bridge-api'), DELIVERY_TIMEOUT_MS: '10000' },
-      queuePrefix: prefix,
     });
     await startWorker(t, {
       env: {
@@ -321,7 +319,6 @@ describe('traces across processes (role api + role worker)', () => {
     await t?.close();
     await receiver?.close();
     await collector?.close();
-    await deleteRedisKeys(prefix);
   });
 
   it("joins the worker's attempt spans to the trace of the API's request", async () => {

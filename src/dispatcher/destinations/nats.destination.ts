@@ -1,7 +1,6 @@
 import { JetStreamClient, NatsConnection, NatsError, connect, headers as natsHeaders } from 'nats';
 import { BrokerConfig } from '../../config/config.types';
 import { BrokerLink } from './broker-link';
-import { BrokerStatus } from './broker-status';
 import {
   OutgoingMessage,
   TransportResult,
@@ -19,7 +18,8 @@ import {
  * naming the subject.
  */
 export class NatsBroker {
-  private readonly link: BrokerLink<{ nc: NatsConnection; js: JetStreamClient }>;
+  /** Its connection, which also answers for it in /health/ready and opens at the worker's start. */
+  readonly link: BrokerLink<{ nc: NatsConnection; js: JetStreamClient }>;
 
   constructor(config: BrokerConfig, connectTimeoutMs: number) {
     this.link = new BrokerLink(config, async (dropped) => {
@@ -34,14 +34,6 @@ export class NatsBroker {
       void this.watch(nc, dropped);
       return { nc, js: nc.jetstream() };
     });
-  }
-
-  status(): BrokerStatus {
-    return this.link.status();
-  }
-
-  open(): void {
-    this.link.open();
   }
 
   async publish(

@@ -2,7 +2,6 @@ import * as amqp from 'amqplib';
 import { BrokerConfig } from '../../config/config.types';
 import { APP_VERSION } from '../../common/version';
 import { BrokerLink } from './broker-link';
-import { BrokerStatus } from './broker-status';
 import {
   OutgoingMessage,
   TransportResult,
@@ -36,7 +35,8 @@ const keyOf = (deliveryId: string, attempt: string | number) => `${deliveryId}/$
  * routing key) fails, with the broker's reply.
  */
 export class RabbitMqBroker {
-  private readonly link: BrokerLink<amqp.ChannelModel>;
+  /** Its connection, which also answers for it in /health/ready and opens at the worker's start. */
+  readonly link: BrokerLink<amqp.ChannelModel>;
   private readonly channels = new Map<string, Promise<ExchangeChannel>>();
 
   constructor(config: BrokerConfig, connectTimeoutMs: number) {
@@ -53,15 +53,6 @@ export class RabbitMqBroker {
       },
       () => this.channels.clear(),
     );
-  }
-
-  status(): BrokerStatus {
-    return this.link.status();
-  }
-
-  /** Opens the connection now rather than at the first attempt. */
-  open(): void {
-    this.link.open();
   }
 
   async publish(
