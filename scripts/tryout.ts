@@ -11,6 +11,7 @@
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { SCOPES } from '../src/config/config.types';
+import { clientToken } from './client-token';
 import { deleteQueueKeys } from './queue-keys';
 import { TRYOUT } from './tryout-settings';
 
@@ -89,16 +90,10 @@ async function api<T>(token: string, method: string, path: string, body?: unknow
  * paused), else a new one. Re-running the try-out never subscribes the receiver twice.
  */
 async function ensureWebhook(): Promise<{ webhook: Webhook; found: boolean }> {
-  const basic = Buffer.from(`${TRYOUT.clientId}:${TRYOUT.clientSecret}`).toString('base64');
-  const tokenRes = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${basic}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: 'grant_type=client_credentials',
+  const token = await clientToken(`http://127.0.0.1:${port}`, {
+    client_id: TRYOUT.clientId,
+    client_secret: TRYOUT.clientSecret,
   });
-  const { access_token: token } = (await tokenRes.json()) as { access_token: string };
   let cursor: string | null = null;
   do {
     const page: { data: Webhook[]; next_cursor: string | null } = await api(
