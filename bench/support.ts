@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { ClientCredentials, clientToken } from '../scripts/client-token';
 
 /** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
 export const now = (): number => performance.timeOrigin + performance.now();
@@ -112,19 +113,10 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 /** Creates webhooks through the app's API, as an API client would. */
 export async function subscribe(
   appUrl: string,
-  client: { client_id: string; client_secret: string },
+  client: ClientCredentials,
   webhook: { url: string; events: string[]; secret: string },
 ): Promise<void> {
-  const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
-  const tokenRes = await fetch(`${appUrl}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${basic}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: 'grant_type=client_credentials',
-  });
-  const { access_token: token } = (await tokenRes.json()) as { access_token: string };
+  const token = await clientToken(appUrl, client);
   const hook = await fetch(`${appUrl}/api/webhooks`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

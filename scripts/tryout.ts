@@ -9,9 +9,10 @@
  * environment when set.
  */
 import { parseArgs } from 'node:util';
-import Redis from 'ioredis';
 import { Client } from 'pg';
 import { SCOPES } from '../src/config/config.types';
+import { clientToken } from './client-token';
+import { deleteQueueKeys } from './queue-keys';
 import { TRYOUT } from './tryout-settings';
 
 const { values } = parseArgs({
@@ -68,22 +69,6 @@ async function prepareDatabase(): Promise<string> {
   return name;
 }
 
-/** The try-out's queue keys, so a reset does not deliver what the old database had queued. */
-async function deleteQueueKeys(redisUrl: string, prefix: string): Promise<void> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
 interface Webhook {
   id: string;
   url: string;
@@ -105,16 +90,10 @@ async function api<T>(token: string, method: string, path: string, body?: unknow
  * paused), else a new one. Re-running the try-out never subscribes the receiver twice.
  */
 async function ensureWebhook(): Promise<{ webhook: Webhook; found: boolean }> {
-  const basic = Buffer.from(`${TRYOUT.clientId}:${TRYOUT.clientSecret}`).toString('base64');
-  const tokenRes = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${basic}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: 'grant_type=client_credentials',
+  const token = await clientToken(`http://127.0.0.1:${port}`, {
+    client_id: TRYOUT.clientId,
+    client_secret: TRYOUT.clientSecret,
   });
-  const { access_token: token } = (await tokenRes.json()) as { access_token: string };
   let cursor: string | null = null;
   do {
     const page: { data: Webhook[]; next_cursor: string | null } = await api(

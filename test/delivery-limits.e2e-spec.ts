@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { DispatcherService } from '../src/dispatcher/dispatcher.service';
 import { Json, request } from './support/http';
 import { ReceivedRequest, Receiver, startReceiver } from './support/receiver';
-import { SpawnedApp, freePort, spawnApp, spawnTestMs, waitUntilReady } from './support/spawn-app';
+import { SpawnedApp, spawnTestMs, startWorker } from './support/spawn-app';
 import { TEST_REDIS_URL, TestApp, deleteRedisKeys, startTestApp } from './support/test-app';
 import { queryDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
@@ -167,23 +167,6 @@ describe('the limit across worker processes', () => {
   let redis: Redis;
   const workers: SpawnedApp[] = [];
 
-  const startWorker = async (env: Record<string, string> = {}): Promise<SpawnedApp> => {
-    const port = String(await freePort());
-    const worker = spawnApp({
-      APP_ROLE: 'worker',
-      PORT: port,
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: t.database.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      DELIVERY_SWEEP_INTERVAL_MS: '500',
-      ...env,
-    });
-    workers.push(worker);
-    await waitUntilReady(`http://127.0.0.1:${port}`, `the worker on :${port}`);
-    return worker;
-  };
   /** The holders (worker processes) of the webhook's slots now. */
   const slotHolders = async (webhookId: string): Promise<string[]> => {
     const tokens = await redis.zrange(`${prefix}:slots:${webhookId}:slots`, 0, -1);
@@ -209,7 +192,7 @@ describe('the limit across worker processes', () => {
   it(
     'holds max_in_flight across two workers, each of which could send more',
     async () => {
-      const [a, b] = await Promise.all([startWorker(), startWorker()]);
+      const [a, b] = await Promise.all([startWorker(t, { workers }), startWorker(t, { workers })]);
       const answerMs = 200;
       const route = receiver.route({ delaysMs: [answerMs] }, 'shared');
       const webhook = await createWebhook(t, { url: route.url });
@@ -244,7 +227,7 @@ describe('the limit across worker processes', () => {
     async () => {
       // A short attempt deadline: slots lapse at DELIVERY_TIMEOUT_MS + 5 s.
       const env = { DELIVERY_TIMEOUT_MS: '1500' };
-      const first = await startWorker(env);
+      const first = await startWorker(t, { env, workers });
       const route = receiver.route({}, 'killed');
       receiver.hold(route.path);
       const webhook = await createWebhook(t, { url: route.url });
@@ -267,7 +250,7 @@ describe('the limit across worker processes', () => {
       await first.exit;
       const killedAt = Date.now();
       receiver.release(route.path);
-      await startWorker(env);
+      await startWorker(t, { env, workers });
 
       // SPEC §9: free again within DELIVERY_TIMEOUT_MS + 30 s of the death, so sent by then.
       await waitFor(() => receiver.requests(route.path).length > 3, {

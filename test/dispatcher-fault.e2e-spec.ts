@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { DispatcherService } from '../src/dispatcher/dispatcher.service';
 import { Receiver, startReceiver } from './support/receiver';
-import { SpawnedApp, freePort, spawnApp, spawnTestMs, waitUntilReady } from './support/spawn-app';
+import { SpawnedApp, spawnTestMs, startWorker } from './support/spawn-app';
 import {
   CLIENTS,
   TEST_REDIS_URL,
@@ -41,35 +41,21 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
   const workers: SpawnedApp[] = [];
 
   /** A worker process, or (`all`) one that also serves the API, over this test's data. */
-  const startProcess = async (
-    role: 'worker' | 'all' = 'worker',
-  ): Promise<SpawnedApp & { url: string }> => {
-    // A port the kernel just handed out: a random one may be taken, and the worker would exit.
-    const port = String(await freePort());
-    const worker = spawnApp({
-      APP_ROLE: role,
-      ...(role === 'all'
-        ? {
-            AUTH_CLIENTS: JSON.stringify(Object.values(CLIENTS)),
-            ZOOM_WEBHOOK_SECRET_TOKEN: ZOOM_SECRET_TOKEN,
-          }
-        : {}),
-      PORT: port,
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: t.database.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      DELIVERY_CONCURRENCY: String(CONCURRENCY),
-      DELIVERY_BACKOFF_MS: '50',
-      DELIVERY_SWEEP_INTERVAL_MS: '500',
+  const startProcess = (role: 'worker' | 'all' = 'worker') =>
+    startWorker(t, {
+      env: {
+        APP_ROLE: role,
+        ...(role === 'all'
+          ? {
+              AUTH_CLIENTS: JSON.stringify(Object.values(CLIENTS)),
+              ZOOM_WEBHOOK_SECRET_TOKEN: ZOOM_SECRET_TOKEN,
+            }
+          : {}),
+        DELIVERY_CONCURRENCY: String(CONCURRENCY),
+        DELIVERY_BACKOFF_MS: '50',
+      },
+      workers,
     });
-    workers.push(worker);
-    const url = `http://127.0.0.1:${port}`;
-    await waitUntilReady(url, `the ${role} process on :${port}`);
-    return { ...worker, url };
-  };
-  const startWorker = () => startProcess('worker');
 
   /** One job.started webhook (every earlier one deactivated) and BURST fresh meeting uuids. */
   const burstTarget = async (tag: string) => {
@@ -129,7 +115,7 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
           )
         ).map((r) => r.id);
 
-      const first = await startWorker();
+      const first = await startProcess();
       await waitFor(async () => (await succeeded()).length >= sent / 4, {
         timeoutMs: 30000,
         what: 'a quarter of the deliveries to succeed',
@@ -159,7 +145,7 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
       await deleteRedisKeys(prefix);
       expect(await redisKeyCount(prefix)).toBe(0);
 
-      const second = await startWorker();
+      const second = await startProcess();
       await waitFor(async () => (await succeeded()).length === sent, {
         timeoutMs: 60000,
         what: 'every delivery to succeed',
@@ -217,7 +203,7 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
       };
       const arrived = () => deliveryIdsByUuid(route.path);
 
-      const first = await startWorker();
+      const first = await startProcess();
       const third = BURST / 3;
       await post(uuids.slice(0, third));
       await waitFor(() => arrived().size >= third / 2, { what: 'part of the burst delivered' });
@@ -231,7 +217,7 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
       await post(uuids.slice(2 * third));
       expect(answers.filter((s) => s !== 200)).toEqual([]);
 
-      const second = await startWorker();
+      const second = await startProcess();
       await waitFor(() => arrived().size === BURST, {
         timeoutMs: 90000,
         what: `all ${BURST} events delivered`,
@@ -314,7 +300,7 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
       const route = receiver.route({ delaysMs: [1500] });
       await t.app.get(DataSource).query(`UPDATE webhooks SET active = false`);
       await createWebhook(t, { url: route.url });
-      const worker = await startWorker();
+      const worker = await startProcess();
       const { deliveryIds } = await t.app
         .get(DispatcherService)
         .publish({ kind: 'job.started', data: {} });

@@ -3,8 +3,8 @@ import { DataSource } from 'typeorm';
 import { ORDERING_HEADER } from '../src/dispatcher/delivery-sender.service';
 import { request } from './support/http';
 import { ReceivedRequest, Receiver, startReceiver } from './support/receiver';
-import { SpawnedApp, freePort, spawnApp } from './support/spawn-app';
-import { TEST_REDIS_URL, TestApp, deleteRedisKeys, startTestApp } from './support/test-app';
+import { SpawnedApp, startWorker } from './support/spawn-app';
+import { TestApp, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
 import { FixtureBody, fixtureEvent, partOf } from './support/zoom-fixtures';
@@ -339,45 +339,21 @@ describe('ordered delivery per meeting (one process)', () => {
 });
 
 describe('ordered delivery per meeting across worker processes and a SIGKILL', () => {
-  const prefix = `mebtest:order${randomBytes(4).toString('hex')}`;
   let t: TestApp;
   let receiver: Receiver;
   const workers: SpawnedApp[] = [];
 
-  const startWorker = async (): Promise<SpawnedApp> => {
-    const port = String(await freePort());
-    const worker = spawnApp({
-      APP_ROLE: 'worker',
-      PORT: port,
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: t.database.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      DELIVERY_CONCURRENCY: '8',
-      DELIVERY_TIMEOUT_MS: '1000',
-      DELIVERY_SWEEP_INTERVAL_MS: '500',
-      ...ENV,
-    });
-    workers.push(worker);
-    await waitFor(
-      async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200,
-      // ts-node compiles the whole app in the child first: slow on a loaded machine.
-      { timeoutMs: 150000, what: `the worker on :${port} to be ready` },
-    );
-    return worker;
-  };
+  const workerEnv = { DELIVERY_CONCURRENCY: '8', DELIVERY_TIMEOUT_MS: '1000', ...ENV };
 
   beforeAll(async () => {
     // The API alone: what it stores goes to the workers through the queue.
-    t = await startTestApp({ env: { APP_ROLE: 'api', ...ENV }, queuePrefix: prefix });
+    t = await startTestApp({ env: { APP_ROLE: 'api', ...ENV } });
     receiver = await startReceiver();
   });
   afterAll(async () => {
     for (const worker of workers) worker.child.kill('SIGKILL');
     await receiver.close();
     await t.close();
-    await deleteRedisKeys(prefix);
   });
 
   it('keeps each meeting in order and one at a time across two workers and a SIGKILL of one', async () => {
@@ -393,8 +369,8 @@ describe('ordered delivery per meeting across worker processes and a SIGKILL', (
           .filter((a) => a.request.status === 200)
           .map((a) => a.delivery),
       ).size;
-    const first = await startWorker();
-    const second = await startWorker();
+    const first = await startWorker(t, { env: workerEnv, workers });
+    const second = await startWorker(t, { env: workerEnv, workers });
     await waitFor(() => distinctSuccesses() >= 30, {
       timeoutMs: 60000,
       what: '30 deliveries to succeed',

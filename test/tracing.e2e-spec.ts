@@ -6,14 +6,8 @@ import { FakeZoom } from './support/fake-zoom';
 import { request } from './support/http';
 import { CollectedSpan, OtlpCollector, startCollector } from './support/otlp-collector';
 import { Receiver, startReceiver } from './support/receiver';
-import { SpawnedApp, freePort, spawnApp } from './support/spawn-app';
-import {
-  TEST_REDIS_URL,
-  TestApp,
-  ZOOM_SECRET_TOKEN,
-  deleteRedisKeys,
-  startTestApp,
-} from './support/test-app';
+import { SpawnedApp, spawnTestMs, startWorker } from './support/spawn-app';
+import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
 import { queryDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
@@ -304,44 +298,31 @@ describe('traces off (no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
 });
 
 describe('traces across processes (role api + role worker)', () => {
-  const prefix = `mebtest:trace${randomBytes(4).toString('hex')}`;
   let collector: OtlpCollector;
   let receiver: Receiver;
   let t: TestApp;
-  let worker: SpawnedApp | undefined;
+  const workers: SpawnedApp[] = [];
 
   beforeAll(async () => {
     collector = await startCollector();
     receiver = await startReceiver();
     t = await startTestApp({
       env: { APP_ROLE: 'api', ...otel(collector, 'bridge-api'), DELIVERY_TIMEOUT_MS: '10000' },
-      queuePrefix: prefix,
     });
-    const port = String(await freePort());
-    worker = spawnApp({
-      APP_ROLE: 'worker',
-      PORT: port,
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: t.database.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      DELIVERY_BACKOFF_MS: '50',
-      DELIVERY_TIMEOUT_MS: '10000',
-      ...otel(collector, 'bridge-worker'),
+    await startWorker(t, {
+      env: {
+        DELIVERY_BACKOFF_MS: '50',
+        DELIVERY_TIMEOUT_MS: '10000',
+        ...otel(collector, 'bridge-worker'),
+      },
+      workers,
     });
-    await waitFor(
-      async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200,
-      { timeoutMs: 150_000, what: 'the worker process to be ready' },
-    );
-    // A worker compiles the app with ts-node as it starts: minutes on a loaded machine.
-  }, 180_000);
+  }, spawnTestMs(1));
   afterAll(async () => {
-    worker?.child.kill('SIGKILL');
+    for (const worker of workers) worker.child.kill('SIGKILL');
     await t?.close();
     await receiver?.close();
     await collector?.close();
-    await deleteRedisKeys(prefix);
   });
 
   it("joins the worker's attempt spans to the trace of the API's request", async () => {

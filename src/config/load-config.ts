@@ -112,65 +112,82 @@ class Reader {
 
   url(name: string, fallback: string, protocols: string[]): string {
     const value = this.raw(name) ?? fallback;
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(value);
-    } catch {
-      parsed = undefined;
-    }
-    if (!parsed || !protocols.includes(parsed.protocol) || !parsed.hostname) {
+    if (!isUrlOf(value, protocols)) {
       this.problems.push(`${name} must be a ${protocols.join(' or ')} URL`);
       return fallback;
     }
     return value.replace(/\/+$/, '');
   }
+
+  /**
+   * The entries of a variable holding a JSON array of objects (`what` says of what, in the
+   * problem when it holds anything else), each with where it stands for the entry's problems.
+   * An entry that is not an object has none of the fields: each is reported missing.
+   */
+  jsonEntries(name: string, what: string): { at: string; item: Record<string, unknown> }[] {
+    const value = this.raw(name);
+    if (value === undefined) return [];
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      parsed = undefined;
+    }
+    if (!Array.isArray(parsed)) {
+      this.problems.push(`${name} must be a JSON array of ${what}`);
+      return [];
+    }
+    return parsed.map((entry: unknown, index) => ({
+      at: `${name}[${index}]`,
+      item: (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>,
+    }));
+  }
+
+  /** The name of a list's entry (`field`, e.g. AUTH_CLIENTS[0].client_id): its form, and once. */
+  entryName(value: unknown, field: string, seen: Set<string>): value is string {
+    if (typeof value !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(value)) {
+      this.problems.push(`${field} must be 1-64 characters of letters, digits, . _ -`);
+      return false;
+    }
+    if (seen.has(value)) this.problems.push(`${field} "${value}" is listed twice`);
+    seen.add(value);
+    return true;
+  }
+}
+
+/** An absolute URL of one of `protocols` (as URL.protocol spells them), with a host. */
+function isUrlOf(value: unknown, protocols: readonly string[]): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return protocols.includes(url.protocol) && url.hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 function parseClients(reader: Reader, name: string): ApiClientConfig[] {
-  const value = reader.raw(name);
-  if (value === undefined) return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    reader.problems.push(`${name} must be a JSON array of clients`);
-    return [];
-  }
-  if (!Array.isArray(parsed)) {
-    reader.problems.push(`${name} must be a JSON array of clients`);
-    return [];
-  }
   const clients: ApiClientConfig[] = [];
   const seen = new Set<string>();
-  parsed.forEach((entry: unknown, index) => {
-    const at = `${name}[${index}]`;
-    const item = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<
-      string,
-      unknown
-    >;
+  for (const { at, item } of reader.jsonEntries(name, 'clients')) {
     const { client_id: id, client_secret: secret, scopes } = item;
-    if (typeof id !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(id)) {
-      reader.problems.push(`${at}.client_id must be 1-64 characters of letters, digits, . _ -`);
-      return;
-    }
-    if (seen.has(id)) reader.problems.push(`${at}.client_id "${id}" is listed twice`);
-    seen.add(id);
+    if (!reader.entryName(id, `${at}.client_id`, seen)) continue;
     if (typeof secret !== 'string' || secret.length < 16) {
       reader.problems.push(`${at}.client_secret must be a string of at least 16 characters`);
-      return;
+      continue;
     }
     if (typeof scopes !== 'string') {
       reader.problems.push(`${at}.scopes must be a space-separated string of scopes`);
-      return;
+      continue;
     }
     const list = scopes.split(/\s+/).filter(Boolean);
     const unknown = list.filter((s) => !(SCOPES as readonly string[]).includes(s));
     if (unknown.length > 0) {
       reader.problems.push(`${at}.scopes has unknown scope(s): ${unknown.join(', ')}`);
-      return;
+      continue;
     }
     clients.push({ clientId: id, clientSecret: secret, scopes: [...new Set(list)] as Scope[] });
-  });
+  }
   return clients;
 }
 
@@ -184,53 +201,25 @@ const BROKER_PROTOCOLS: Record<BrokerType, string[]> = {
  * URL may carry credentials, so a problem never quotes it.
  */
 function parseBrokers(reader: Reader, name: string): BrokerConfig[] {
-  const value = reader.raw(name);
-  if (value === undefined) return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    parsed = undefined;
-  }
-  if (!Array.isArray(parsed)) {
-    reader.problems.push(`${name} must be a JSON array of {"name","type","url"} brokers`);
-    return [];
-  }
   const brokers: BrokerConfig[] = [];
   const seen = new Set<string>();
-  parsed.forEach((entry: unknown, index) => {
-    const at = `${name}[${index}]`;
-    const item = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<
-      string,
-      unknown
-    >;
+  for (const { at, item } of reader.jsonEntries(name, '{"name","type","url"} brokers')) {
     const unknown = Object.keys(item).filter((k) => !['name', 'type', 'url'].includes(k));
     if (unknown.length > 0)
       reader.problems.push(`${at} has unknown field(s): ${unknown.join(', ')}`);
     const { name: brokerName, type, url } = item;
-    if (typeof brokerName !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(brokerName)) {
-      reader.problems.push(`${at}.name must be 1-64 characters of letters, digits, . _ -`);
-      return;
-    }
-    if (seen.has(brokerName)) reader.problems.push(`${at}.name "${brokerName}" is listed twice`);
-    seen.add(brokerName);
+    if (!reader.entryName(brokerName, `${at}.name`, seen)) continue;
     if (typeof type !== 'string' || !(BROKER_TYPES as readonly string[]).includes(type)) {
       reader.problems.push(`${at}.type must be one of ${BROKER_TYPES.join(', ')}`);
-      return;
+      continue;
     }
     const protocols = BROKER_PROTOCOLS[type as BrokerType];
-    let parsedUrl: URL | undefined;
-    try {
-      parsedUrl = typeof url === 'string' ? new URL(url) : undefined;
-    } catch {
-      parsedUrl = undefined;
-    }
-    if (!parsedUrl || !protocols.includes(parsedUrl.protocol) || !parsedUrl.hostname) {
+    if (!isUrlOf(url, protocols)) {
       reader.problems.push(`${at}.url must be a ${protocols.join(' or ')} URL`);
-      return;
+      continue;
     }
-    brokers.push({ name: brokerName, type: type as BrokerType, url: url as string });
-  });
+    brokers.push({ name: brokerName, type: type as BrokerType, url });
+  }
   return brokers;
 }
 

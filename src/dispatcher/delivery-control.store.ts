@@ -8,6 +8,7 @@ import { EventKind } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
+import { deliveryOrderSql } from './delivery-order.store';
 import { eventBodyJsonb } from './fan-out-filter';
 import { receivesSql } from './fan-out-rule';
 
@@ -74,8 +75,7 @@ const INSERT_MISSED_SQL = `
   INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at, requeued_by,
                           requeued_at, order_key, order_ts)
   SELECT $1, i.event_id, i.kind, i.body, now(), 'missed', now(),
-    CASE WHEN w.ordering = 'meeting' THEN e.order_key END,
-    CASE WHEN w.ordering = 'meeting' AND e.order_key IS NOT NULL THEN e.order_ts END
+    ${deliveryOrderSql('w', 'e')}
   FROM unnest($2::uuid[], $3::text[], $4::text[]) AS i(event_id, kind, body)
   JOIN events e ON e.id = i.event_id JOIN webhooks w ON w.id = $1
   ON CONFLICT (webhook_id, event_id) DO NOTHING

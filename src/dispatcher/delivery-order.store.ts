@@ -24,6 +24,18 @@ export const orderHeadOf = (d: string): string => `(
     LIMIT 1)`;
 
 /**
+ * Whether a delivery to webhook `w` of event `e` (a row with order_key) is ordered (SPEC §15):
+ * the webhook orders by meeting and the event has a key.
+ */
+export const orderedSql = (w: string, e: string): string =>
+  `(${w}.ordering = 'meeting' AND ${e}.order_key IS NOT NULL)`;
+
+/** The order_key and order_ts of a new delivery to `w` of event `e`: null when not ordered. */
+export const deliveryOrderSql = (w: string, e: string): string =>
+  `CASE WHEN ${orderedSql(w, e)} THEN ${e}.order_key END,
+    CASE WHEN ${orderedSql(w, e)} THEN ${e}.order_ts END`;
+
+/**
  * Whether `d` (joined with its webhook `w`) may be sent now as far as ordering goes: it has no
  * ordering key, its webhook no longer orders, or it is its key's head.
  */

@@ -9,6 +9,7 @@ import { EventKind, PublishedKind } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody, toJsonb } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
+import { deliveryOrderSql } from './delivery-order.store';
 import { DeliveryRef, deliveryRefsOf } from './delivery.store';
 import { eventBodyJsonb } from './fan-out-filter';
 import { receivesSql } from './fan-out-rule';
@@ -83,8 +84,7 @@ const FAN_OUT_SQL = `
     INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, trace_context,
                             order_key, order_ts)
     SELECT w.id, i.id, i.kind, now(), i.trace_context,
-      CASE WHEN w.ordering = 'meeting' THEN i.order_key END,
-      CASE WHEN w.ordering = 'meeting' AND i.order_key IS NOT NULL THEN i.order_ts END
+      ${deliveryOrderSql('w', 'i')}
     FROM ev JOIN input i ON i.id = ev.id
     JOIN webhooks w ON ${receivesSql({
       webhook: 'w',
@@ -137,7 +137,7 @@ const TEST_SQL = `
   RETURNING ${DELIVERY_COLUMNS}`;
 
 /** An event's ordering key and its place in it: only with both is the event ordered. */
-function orderOf(event: NewEvent): { key: string; ts: number } | null {
+export function orderOf(event: NewEvent): { key: string; ts: number } | null {
   if (!event.orderKey || !event.source) return null;
   return { key: event.orderKey, ts: event.source.event_ts };
 }

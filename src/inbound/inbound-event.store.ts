@@ -7,6 +7,7 @@ import { storableText } from '../common/unicode';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../dispatcher/delivery-body';
+import { orderedSql } from '../dispatcher/delivery-order.store';
 import { DeliveryRef, LeasedDelivery, deliveryRefsOf } from '../dispatcher/delivery.store';
 import { eventBodyJsonb } from '../dispatcher/fan-out-filter';
 import { receivesSql } from '../dispatcher/fan-out-rule';
@@ -165,7 +166,7 @@ const INGEST_SQL = `
       clients: '$3::text[]',
       body: eventBodyJsonb('i', { id: 'event_id' }),
     })}
-    CROSS JOIN LATERAL (SELECT w.ordering = 'meeting' AND i.order_key IS NOT NULL AS ordered) o
+    CROSS JOIN LATERAL (SELECT ${orderedSql('w', 'i')} AS ordered) o
     RETURNING id, event_id, webhook_id, lease_until
   )
   SELECT s.id, s.processed_at IS NOT NULL AS processed,

@@ -11,7 +11,7 @@ import {
   DeliveryTarget,
   LeasedDelivery,
 } from '../../src/dispatcher/delivery.store';
-import { EventStore, KeyedEvent, NewEvent } from '../../src/dispatcher/event.store';
+import { EventStore, KeyedEvent, NewEvent, orderOf } from '../../src/dispatcher/event.store';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
 import { inboundEventKey } from '../../src/inbound/inbound-job';
 import {
@@ -394,6 +394,7 @@ export class MemoryDeliveryControlStore extends DeliveryControlStore {
             body: deliveryBody(e),
             requeuedBy: 'missed',
             requeuedAt: new Date(),
+            ...orderFields(this.tables.webhooks.get(webhook.id), e),
           }).id,
       ),
     );
@@ -423,6 +424,12 @@ export class MemoryDeliveryControlStore extends DeliveryControlStore {
   }
 }
 
+/** As deliveryOrderSql: a delivery to an ordered webhook keeps its event's key and event_ts. */
+function orderFields(webhook: WebhookEntity | undefined, event: NewEvent): Partial<DeliveryEntity> {
+  const order = webhook?.ordering === 'meeting' ? orderOf(event) : null;
+  return order ? { orderKey: order.key, orderTs: String(order.ts) } : {};
+}
+
 const inWindow = (at: Date, window: ReplayWindow): boolean =>
   at >= window.since && (window.until === null || at < window.until);
 
@@ -440,12 +447,12 @@ export class MemoryEventStore extends EventStore {
     const deliveries = [...this.tables.webhooks.values()]
       .filter((webhook) => this.tables.receives(webhook, event.kind, body))
       .map((webhook) => {
-        // As the SQL: a delivery to an ordered webhook keeps the event's key and event_ts.
-        const ordered = webhook.ordering === 'meeting' && !!event.orderKey && !!event.source;
-        const order = ordered
-          ? { orderKey: event.orderKey, orderTs: String(event.source!.event_ts) }
-          : {};
-        const fields = { eventId: event.id, event: event.kind, body, ...order };
+        const fields = {
+          eventId: event.id,
+          event: event.kind,
+          body,
+          ...orderFields(webhook, event),
+        };
         return { id: this.tables.addDelivery(webhook.id, fields).id, webhookId: webhook.id };
       });
     return Promise.resolve(deliveries);

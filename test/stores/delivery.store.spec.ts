@@ -1,30 +1,4 @@
-import { DeliveryRef } from '../../src/dispatcher/delivery.store';
-import { AttemptResult } from '../../src/dispatcher/delivery-sender.service';
-import {
-  StoreBackend,
-  addWebhook,
-  describeContract,
-  newEvent,
-  quietEarlierWebhooks,
-} from '../support/store-backends';
-
-const failed = (): AttemptResult => ({
-  ok: false,
-  startedAt: new Date(),
-  durationMs: 12,
-  statusCode: 500,
-  error: 'HTTP 500',
-  responseBody: 'no',
-});
-
-/** One fresh pending delivery to a fresh webhook. */
-async function oneDelivery(b: StoreBackend): Promise<DeliveryRef> {
-  await quietEarlierWebhooks(b);
-  const webhook = await addWebhook(b, { events: ['job.started'] });
-  const [route] = (await b.stores.events.fanOut(newEvent('job.started')))!;
-  expect(route.webhookId).toBe(webhook.id);
-  return route;
-}
+import { attemptResult, describeContract, oneDelivery } from '../support/store-backends';
 
 describeContract('DeliveryStore', (backend) => {
   it('leases a pending, due delivery to one claim at a time, with its webhook', async () => {
@@ -50,7 +24,7 @@ describeContract('DeliveryStore', (backend) => {
     const record = {
       deliveryId: route.id,
       attempt: 1,
-      result: failed(),
+      result: attemptResult(),
       status: 'pending' as const,
       nextAttemptAt: new Date(Date.now() + 60_000),
     };

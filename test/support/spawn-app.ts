@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { TestApp } from './test-app';
 import { waitFor } from './wait-for';
 
 const ROOT = join(__dirname, '..', '..');
@@ -57,4 +58,41 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+export interface SpawnedWorker extends SpawnedApp {
+  url: string;
+}
+
+export interface WorkerOptions {
+  /** Added to (or replacing) the worker's environment: e.g. APP_ROLE=all, delivery settings. */
+  env?: Record<string, string>;
+  /** Where the process goes as soon as it is spawned, for the test's teardown to kill it. */
+  workers?: SpawnedApp[];
+}
+
+/**
+ * A worker process beside the test app `t` (APP_ROLE=api): over its database and queue
+ * prefix, receivers on loopback allowed, warnings only, and a short sweep so that the
+ * deliveries a killed worker held are queued again within a test. Resolves once it is ready.
+ */
+export async function startWorker(t: TestApp, options: WorkerOptions = {}): Promise<SpawnedWorker> {
+  // A port the kernel just handed out: a random one may be taken, and the worker would exit.
+  const port = String(await freePort());
+  const env = {
+    APP_ROLE: 'worker',
+    PORT: port,
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: t.database.url,
+    REDIS_URL: t.config.redis.url,
+    QUEUE_PREFIX: t.config.redis.prefix,
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    DELIVERY_SWEEP_INTERVAL_MS: '500',
+    ...options.env,
+  };
+  const worker = spawnApp(env);
+  options.workers?.push(worker);
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilReady(url, `the ${env.APP_ROLE} process on :${port}`);
+  return { ...worker, url };
 }

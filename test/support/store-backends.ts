@@ -8,8 +8,9 @@ import {
   DeliveryControlStore,
   PgDeliveryControlStore,
 } from '../../src/dispatcher/delivery-control.store';
+import { AttemptResult } from '../../src/dispatcher/delivery-sender.service';
 import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
-import { DeliveryStore, PgDeliveryStore } from '../../src/dispatcher/delivery.store';
+import { DeliveryRef, DeliveryStore, PgDeliveryStore } from '../../src/dispatcher/delivery.store';
 import { EventEntity } from '../../src/dispatcher/event.entity';
 import { EventStore, NewEvent, PgEventStore } from '../../src/dispatcher/event.store';
 import { EventKind, Subscription } from '../../src/webhooks/subscription-events';
@@ -215,6 +216,45 @@ export async function quietEarlierWebhooks(backend: StoreBackend): Promise<void>
       if (active.length === 0 || page.length <= 1000) break;
     }
   }
+}
+
+/** One fresh pending delivery (of a `kind` event) to a fresh webhook, the only one active. */
+export async function oneDelivery(
+  backend: StoreBackend,
+  kind: Subscription & EventKind = 'job.started',
+): Promise<DeliveryRef> {
+  await quietEarlierWebhooks(backend);
+  const webhook = await addWebhook(backend, { events: [kind] });
+  const [route] = (await backend.stores.events.fanOut(newEvent(kind)))!;
+  expect(route.webhookId).toBe(webhook.id);
+  return route;
+}
+
+/** An attempt that failed with an HTTP 500 (a 200 when `ok`). */
+export const attemptResult = (ok = false): AttemptResult => ({
+  ok,
+  startedAt: new Date(),
+  durationMs: 12,
+  statusCode: ok ? 200 : 500,
+  error: ok ? null : 'HTTP 500',
+  responseBody: ok ? 'ok' : 'no',
+});
+
+/** Ends a pending delivery by its first attempt, as a worker records it. */
+export async function endDelivery(
+  backend: StoreBackend,
+  deliveryId: string,
+  status: 'failed' | 'succeeded',
+): Promise<void> {
+  await backend.stores.deliveries.claim([deliveryId], 60_000);
+  const recorded = await backend.stores.deliveries.recordAttempt({
+    deliveryId,
+    attempt: 1,
+    result: attemptResult(status === 'succeeded'),
+    status,
+    nextAttemptAt: null,
+  });
+  if (!recorded) throw new Error(`delivery ${deliveryId} was not pending`);
 }
 
 /** Owners the cases use that AUTH_CLIENTS does not list. */

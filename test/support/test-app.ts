@@ -3,7 +3,8 @@ import { Writable } from 'node:stream';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import Redis from 'ioredis';
+import { clientToken } from '../../scripts/client-token';
+import { deleteQueueKeys } from '../../scripts/queue-keys';
 import { createApp } from '../../src/bootstrap';
 import { AppConfig } from '../../src/config/config.types';
 import { Env, loadConfig } from '../../src/config/load-config';
@@ -110,21 +111,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     baseUrl,
     database,
     logs,
-    async token(client: ClientName = 'alpha', scope?: string) {
-      const { client_id, client_secret } = CLIENTS[client];
-      const body = new URLSearchParams({ grant_type: 'client_credentials' });
-      if (scope) body.set('scope', scope);
-      const res = await fetch(`${baseUrl}/oauth/token`, {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from(`${client_id}:${client_secret}`).toString('base64')}`,
-        },
-        body,
-      });
-      if (res.status !== 200)
-        throw new Error(`token for ${client}: ${res.status} ${await res.text()}`);
-      return ((await res.json()) as { access_token: string }).access_token;
-    },
+    token: (client: ClientName = 'alpha', scope?: string) =>
+      clientToken(baseUrl, CLIENTS[client], scope),
     async close() {
       await app.close();
       if (!options.database) await database.drop();
@@ -133,17 +121,5 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
 }
 
-export async function deleteRedisKeys(prefix: string): Promise<void> {
-  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
+export const deleteRedisKeys = (prefix: string): Promise<void> =>
+  deleteQueueKeys(TEST_REDIS_URL, prefix);

@@ -34,14 +34,14 @@ export class BrokerDestinations
   }
 
   open(): void {
-    for (const broker of [...this.rabbitmq.values(), ...this.nats.values()]) broker.open();
+    for (const broker of [...this.rabbitmq.values(), ...this.nats.values()]) broker.link.open();
   }
 
   /** Each broker's connection, by name: for /health/ready, which never fails over them. */
   statuses(): Record<string, BrokerStatus> {
     return Object.fromEntries([
-      ...[...this.rabbitmq].map(([name, b]) => [name, b.status()] as const),
-      ...[...this.nats].map(([name, b]) => [name, b.status()] as const),
+      ...[...this.rabbitmq].map(([name, b]) => [name, b.link.status()] as const),
+      ...[...this.nats].map(([name, b]) => [name, b.link.status()] as const),
     ]);
   }
 

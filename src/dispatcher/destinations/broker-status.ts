@@ -1,12 +1,17 @@
+import { BrokerType } from '../../config/config.types';
+
 /** How a broker's connection stands, as /health/ready shows it (never a reason to fail it). */
 export type BrokerState = 'not connected yet' | 'connecting' | 'connected' | 'reconnecting';
 
 export interface BrokerStatus {
-  type: 'rabbitmq' | 'nats';
+  type: BrokerType;
   state: BrokerState;
   /** The last connection error, when not connected; it never holds the broker's URL. */
   error?: string;
 }
+
+/** How logs and failed attempts name a broker type. */
+export const brokerLabel: Record<BrokerType, string> = { rabbitmq: 'RabbitMQ', nats: 'NATS' };
 
 /** A broker URL's credentials must never reach a log or an answer. */
 export function withoutCredentials(text: string, url: string): string {

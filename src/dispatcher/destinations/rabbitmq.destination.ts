@@ -1,8 +1,7 @@
-import { Logger } from '@nestjs/common';
 import * as amqp from 'amqplib';
 import { BrokerConfig } from '../../config/config.types';
 import { APP_VERSION } from '../../common/version';
-import { BrokerState, BrokerStatus, reconnectDelayMs, withoutCredentials } from './broker-status';
+import { BrokerLink } from './broker-link';
 import {
   OutgoingMessage,
   TransportResult,
@@ -36,33 +35,24 @@ const keyOf = (deliveryId: string, attempt: string | number) => `${deliveryId}/$
  * routing key) fails, with the broker's reply.
  */
 export class RabbitMqBroker {
-  private readonly logger: Logger;
-  private connection: Promise<amqp.ChannelModel> | null = null;
+  /** Its connection, which also answers for it in /health/ready and opens at the worker's start. */
+  readonly link: BrokerLink<amqp.ChannelModel>;
   private readonly channels = new Map<string, Promise<ExchangeChannel>>();
-  private state: BrokerState = 'not connected yet';
-  private lastError: string | undefined;
-  private failures = 0;
-  private reconnectTimer: NodeJS.Timeout | null = null;
-  private closing = false;
 
-  constructor(
-    private readonly config: BrokerConfig,
-    private readonly connectTimeoutMs: number,
-  ) {
-    this.logger = new Logger(`RabbitMqBroker ${config.name}`);
-  }
-
-  status(): BrokerStatus {
-    return {
-      type: 'rabbitmq',
-      state: this.state,
-      ...(this.state !== 'connected' && this.lastError && { error: this.lastError }),
-    };
-  }
-
-  /** Opens the connection now rather than at the first attempt. */
-  open(): void {
-    this.connect().catch(() => undefined);
+  constructor(config: BrokerConfig, connectTimeoutMs: number) {
+    this.link = new BrokerLink(
+      config,
+      async (dropped) => {
+        const connection = await amqp.connect(config.url, {
+          timeout: connectTimeoutMs,
+          clientProperties: { connection_name: 'meeting-event-bridge' },
+        });
+        connection.on('error', (error: Error) => this.link.noteError(describeError(error)));
+        connection.on('close', dropped);
+        return connection;
+      },
+      () => this.channels.clear(),
+    );
   }
 
   async publish(
@@ -75,11 +65,7 @@ export class RabbitMqBroker {
     try {
       ch = await unlessAborted(this.channel(exchange), signal);
     } catch (error) {
-      return failed(
-        signal.aborted
-          ? `timed out connecting to RabbitMQ broker "${this.config.name}"`
-          : `RabbitMQ broker "${this.config.name}": ${this.hide(describeError(error))}`,
-      );
+      return this.link.unreachable(error, signal);
     }
     const key = keyOf(message.deliveryId, message.attempt);
     const confirmed = new Promise<TransportResult>((resolve) => {
@@ -95,7 +81,7 @@ export class RabbitMqBroker {
           );
         } else if (error) {
           const reason = ch.closedBy ?? describeError(error);
-          resolve(failed(`RabbitMQ did not confirm the message: ${this.hide(reason)}`));
+          resolve(failed(`RabbitMQ did not confirm the message: ${this.link.hide(reason)}`));
         } else {
           resolve({ ok: true, statusCode: null, error: null, responseBody: null });
         }
@@ -128,11 +114,8 @@ export class RabbitMqBroker {
     }
   }
 
-  async close(): Promise<void> {
-    this.closing = true;
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    const connection = await this.connection?.catch(() => null);
-    await connection?.close().catch(() => undefined);
+  close(): Promise<void> {
+    return this.link.close((connection) => connection.close());
   }
 
   private channel(exchange: string): Promise<ExchangeChannel> {
@@ -149,7 +132,7 @@ export class RabbitMqBroker {
   }
 
   private async openChannel(onClose: () => void): Promise<ExchangeChannel> {
-    const connection = await this.connect();
+    const connection = await this.link.connect();
     const channel = await connection.createConfirmChannel();
     const ch: ExchangeChannel = { channel, returned: new Map(), closedBy: null };
     channel.on('return', (msg: amqp.Message) => {
@@ -166,58 +149,5 @@ export class RabbitMqBroker {
     });
     channel.on('close', onClose);
     return ch;
-  }
-
-  private connect(): Promise<amqp.ChannelModel> {
-    if (this.connection) return this.connection;
-    this.state = this.failures > 0 || this.state === 'reconnecting' ? 'reconnecting' : 'connecting';
-    const connecting = amqp
-      .connect(this.config.url, {
-        timeout: this.connectTimeoutMs,
-        clientProperties: { connection_name: 'meeting-event-bridge' },
-      })
-      .then(
-        (connection) => {
-          this.state = 'connected';
-          this.failures = 0;
-          this.lastError = undefined;
-          this.logger.log('connected');
-          connection.on('error', (error: Error) => {
-            this.lastError = this.hide(describeError(error));
-          });
-          connection.on('close', () => this.dropped(connecting));
-          return connection;
-        },
-        (error: unknown) => {
-          this.lastError = this.hide(describeError(error));
-          this.dropped(connecting);
-          throw new Error(this.lastError);
-        },
-      );
-    this.connection = connecting;
-    return connecting;
-  }
-
-  /** The connection is gone: attempts fail (and retry) until it is back, tried on its own. */
-  private dropped(which: Promise<amqp.ChannelModel>): void {
-    if (this.connection !== which) return;
-    this.connection = null;
-    this.channels.clear();
-    if (this.closing) return;
-    if (this.state === 'connected') {
-      this.logger.warn(`connection lost${this.lastError ? `: ${this.lastError}` : ''}`);
-    }
-    this.state = 'reconnecting';
-    const delay = reconnectDelayMs(this.failures++);
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = null;
-      if (!this.connection && !this.closing) this.open();
-    }, delay);
-    this.reconnectTimer.unref();
-  }
-
-  private hide(text: string): string {
-    return withoutCredentials(text, this.config.url);
   }
 }

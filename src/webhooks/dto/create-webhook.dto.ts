@@ -1,21 +1,9 @@
-import { CustomHeaders } from '../custom-headers';
-import { Destination } from '../destination';
+import { IntersectionType } from '@nestjs/swagger';
 import { Subscription } from '../subscription-events';
-import {
-  WebhookCreateUrl,
-  WebhookDestination,
-  WebhookEvents,
-  WebhookFilter,
-  WebhookHeaders,
-  WebhookMaxInFlight,
-  WebhookOrderingField,
-  WebhookRateLimit,
-  WebhookSecret,
-} from './webhook-fields';
-import { WebhookOrdering } from '../webhook.entity';
+import { WebhookCreateUrl, WebhookEvents, WebhookSecret } from './webhook-fields';
+import { WebhookSettings } from './webhook-settings';
 
-/** Body of POST /api/webhooks. Any other field is refused. */
-export class CreateWebhookDto {
+class CreateWebhookFields {
   /** Required for an http destination, refused for a broker one. */
   @WebhookCreateUrl()
   url?: string;
@@ -25,22 +13,7 @@ export class CreateWebhookDto {
 
   @WebhookSecret({ required: true })
   secret: string;
-
-  @WebhookDestination({ required: false })
-  destination?: Destination;
-
-  @WebhookFilter({ required: false })
-  filter?: Record<string, unknown> | null;
-
-  @WebhookHeaders({ required: false })
-  headers?: CustomHeaders | null;
-
-  @WebhookMaxInFlight({ required: false })
-  max_in_flight?: number;
-
-  @WebhookRateLimit({ required: false })
-  rate_limit?: number | null;
-
-  @WebhookOrderingField({ required: false })
-  ordering?: WebhookOrdering;
 }
+
+/** Body of POST /api/webhooks. Any other field is refused. */
+export class CreateWebhookDto extends IntersectionType(CreateWebhookFields, WebhookSettings) {}

@@ -1,24 +1,10 @@
+import { IntersectionType } from '@nestjs/swagger';
 import { SchemaRules } from '../../common/openapi-exact';
-import { CustomHeaders } from '../custom-headers';
-import { Destination } from '../destination';
 import { Subscription } from '../subscription-events';
-import {
-  WebhookActive,
-  WebhookDestination,
-  WebhookEvents,
-  WebhookFilter,
-  WebhookHeaders,
-  WebhookMaxInFlight,
-  WebhookOrderingField,
-  WebhookRateLimit,
-  WebhookSecret,
-  WebhookUrl,
-} from './webhook-fields';
-import { WebhookOrdering } from '../webhook.entity';
+import { WebhookActive, WebhookEvents, WebhookSecret, WebhookUrl } from './webhook-fields';
+import { WebhookSettings } from './webhook-settings';
 
-/** Body of PATCH /api/webhooks/:id: at least one of these; null is a value of filter and headers only. */
-@SchemaRules({ minProperties: 1 })
-export class UpdateWebhookDto {
+class UpdateWebhookFields {
   @WebhookUrl({ required: false })
   url?: string;
 
@@ -30,22 +16,8 @@ export class UpdateWebhookDto {
 
   @WebhookActive({ required: false })
   active?: boolean;
-
-  @WebhookDestination({ required: false })
-  destination?: Destination;
-
-  @WebhookFilter({ required: false })
-  filter?: Record<string, unknown> | null;
-
-  @WebhookHeaders({ required: false })
-  headers?: CustomHeaders | null;
-
-  @WebhookMaxInFlight({ required: false })
-  max_in_flight?: number;
-
-  @WebhookRateLimit({ required: false })
-  rate_limit?: number | null;
-
-  @WebhookOrderingField({ required: false })
-  ordering?: WebhookOrdering;
 }
+
+/** Body of PATCH /api/webhooks/:id: at least one of these; null is a value of filter and headers only. */
+@SchemaRules({ minProperties: 1 })
+export class UpdateWebhookDto extends IntersectionType(UpdateWebhookFields, WebhookSettings) {}

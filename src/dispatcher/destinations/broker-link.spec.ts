@@ -1,0 +1,96 @@
+import { BrokerLink } from './broker-link';
+
+interface FakeConnection {
+  id: number;
+  drop: () => void;
+}
+
+/** A dial that fails while `down` is set and otherwise hands out numbered connections. */
+function fakeBroker() {
+  const broker = { down: false, dials: 0, dropped: 0, connections: [] as FakeConnection[] };
+  const link = new BrokerLink<FakeConnection>(
+    { name: 'bus', type: 'rabbitmq', url: 'amqp://user:s3cret@broker.test:5672' },
+    (drop) => {
+      broker.dials++;
+      if (broker.down) {
+        return Promise.reject(
+          new Error('connect ECONNREFUSED amqp://user:s3cret@broker.test:5672'),
+        );
+      }
+      const connection = { id: broker.dials, drop };
+      broker.connections.push(connection);
+      return Promise.resolve(connection);
+    },
+    () => broker.dropped++,
+  );
+  return { broker, link };
+}
+
+describe('BrokerLink', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('opens one connection however many ask for it at once', async () => {
+    const { broker, link } = fakeBroker();
+    expect(link.status()).toEqual({ type: 'rabbitmq', state: 'not connected yet' });
+    const [a, b] = await Promise.all([link.connect(), link.connect()]);
+    expect(a).toBe(b);
+    expect(broker.dials).toBe(1);
+    expect(link.status()).toEqual({ type: 'rabbitmq', state: 'connected' });
+  });
+
+  it('a failed dial: reconnecting, the error without credentials, and a new dial after the wait', async () => {
+    const { broker, link } = fakeBroker();
+    broker.down = true;
+    await expect(link.connect()).rejects.toThrow('<broker url>');
+    const status = link.status();
+    expect(status.state).toBe('reconnecting');
+    expect(status.error).not.toContain('s3cret');
+    expect(broker.dials).toBe(1);
+
+    broker.down = false;
+    await jest.runOnlyPendingTimersAsync();
+    expect(broker.dials).toBe(2);
+    expect(link.status()).toEqual({ type: 'rabbitmq', state: 'connected' });
+  });
+
+  it('a dropped connection is forgotten with what goes with it, then opened again', async () => {
+    const { broker, link } = fakeBroker();
+    const first = await link.connect();
+    first.drop();
+    expect(broker.dropped).toBe(1);
+    expect(link.status().state).toBe('reconnecting');
+    // A stale connection's drop changes nothing once another is open.
+    await jest.runOnlyPendingTimersAsync();
+    const second = await link.connect();
+    expect(second.id).toBe(2);
+    first.drop();
+    expect(broker.dropped).toBe(1);
+    expect(link.status().state).toBe('connected');
+  });
+
+  it('an attempt without a connection fails naming the broker, or its deadline', async () => {
+    const { link } = fakeBroker();
+    const live = new AbortController();
+    expect(
+      link.unreachable(new Error('refused by amqp://user:s3cret@broker.test:5672'), live.signal),
+    ).toMatchObject({ ok: false, error: 'RabbitMQ broker "bus": refused by <broker url>' });
+    const late = new AbortController();
+    late.abort();
+    expect(link.unreachable(new Error('x'), late.signal)).toMatchObject({
+      ok: false,
+      error: 'timed out connecting to RabbitMQ broker "bus"',
+    });
+  });
+
+  it('after close: the connection is shut and nothing reconnects', async () => {
+    const { broker, link } = fakeBroker();
+    const connection = await link.connect();
+    const shut: number[] = [];
+    await link.close((c) => Promise.resolve(shut.push(c.id)));
+    expect(shut).toEqual([1]);
+    connection.drop();
+    await jest.runOnlyPendingTimersAsync();
+    expect(broker.dials).toBe(1);
+  });
+});
