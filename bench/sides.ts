@@ -8,7 +8,7 @@ import { ChildProcess, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { Client } from 'pg';
 import { Pool } from 'undici';
@@ -42,16 +42,20 @@ export function build(extra: string[] = []): void {
     [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', 'dist'],
     { cwd: ROOT, stdio: 'inherit' },
   );
-  mkdirSync(join(ROOT, BASELINE_DIR), { recursive: true });
-  for (const name of ['minimal-pipeline', 'minimal-sql', 'support', ...extra]) {
-    const { outputText } = ts.transpileModule(readFileSync(join(__dirname, `${name}.ts`), 'utf8'), {
+  // support.ts imports scripts/client-token.ts: it lands at the same place relative to it.
+  const files = ['minimal-pipeline', 'minimal-sql', 'support', ...extra]
+    .map((name) => `bench/${name}`)
+    .concat('scripts/client-token');
+  for (const file of files) {
+    const { outputText } = ts.transpileModule(readFileSync(join(ROOT, `${file}.ts`), 'utf8'), {
       compilerOptions: {
         module: ts.ModuleKind.CommonJS,
         target: ts.ScriptTarget.ES2022,
         esModuleInterop: true,
       },
     });
-    writeFileSync(join(ROOT, BASELINE_DIR, `${name}.js`), outputText);
+    mkdirSync(dirname(join(ROOT, 'dist', file)), { recursive: true });
+    writeFileSync(join(ROOT, 'dist', `${file}.js`), outputText);
   }
 }
 
