@@ -5,10 +5,11 @@ import {
   OTLPExporterBase,
   createOtlpNetworkExportDelegate,
 } from '@opentelemetry/otlp-exporter-base';
-import {
-  JsonTraceSerializer,
-  ProtobufTraceSerializer,
-  TraceExporterMetricsHelper,
+import { JsonTraceSerializer, TraceExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
+import type {
+  IExportTraceServiceResponse,
+  IExporterMetricsHelper,
+  ISerializer,
 } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -19,12 +20,14 @@ import {
   ParentBasedSampler,
   ReadableSpan,
   Sampler,
-  SpanExporter,
+  SpanProcessor,
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { Agent, request } from 'undici';
 import { TelemetryConfig } from '../config/config.types';
+import { SerializingBatchSpanProcessor } from './serializing-batch-span-processor';
+import { SpanBatchMetricsHelper, SpanBatchSerializer } from './otlp-protobuf';
 import { Tracing } from './tracing';
 
 /** Export timeout and the batch processor's settings: the SDK's defaults, written out. */
@@ -108,13 +111,17 @@ function undiciTransport(url: string, contentType: string): IExporterTransport {
 }
 
 /**
- * The OTLP/HTTP span exporter, from the exporter package's parts with every setting given: the
- * ready-made OTLPTraceExporter classes merge OTEL_EXPORTER_OTLP_* variables from the
- * environment into what they are given (headers are added, not replaced), and this service's
- * configuration comes from src/config alone.
+ * An OTLP/HTTP exporter of `Internal` (spans, or span batches), from the exporter package's
+ * parts with every setting given: the ready-made OTLPTraceExporter classes merge
+ * OTEL_EXPORTER_OTLP_* variables from the environment into what they are given (headers are
+ * added, not replaced), and this service's configuration comes from src/config alone.
  */
-function otlpExporter(config: TelemetryConfig, endpoint: string): SpanExporter {
-  const json = config.protocol === 'http/json';
+function otlpExporter<Internal>(
+  endpoint: string,
+  serializer: ISerializer<Internal, IExportTraceServiceResponse>,
+  metricsHelper: IExporterMetricsHelper<Internal>,
+  contentType: string,
+): OTLPExporterBase<Internal> {
   const url = `${endpoint}/v1/traces`;
   const options = {
     timeoutMillis: EXPORT_TIMEOUT_MS,
@@ -123,17 +130,41 @@ function otlpExporter(config: TelemetryConfig, endpoint: string): SpanExporter {
   };
   const delegate = createOtlpNetworkExportDelegate(
     options,
-    json ? JsonTraceSerializer : ProtobufTraceSerializer,
-    new ExporterMetrics<ReadableSpan[]>({
+    serializer,
+    new ExporterMetrics<Internal>({
       componentType: 'otlp_http_span_exporter',
-      metricsHelper: TraceExporterMetricsHelper,
+      metricsHelper,
       url,
       meterProvider: undefined,
       responseAttributesFromError: () => ({}),
     }),
-    undiciTransport(url, json ? 'application/json' : 'application/x-protobuf'),
+    undiciTransport(url, contentType),
   );
-  return new OTLPExporterBase<ReadableSpan[]>(delegate);
+  return new OTLPExporterBase<Internal>(delegate);
+}
+
+/**
+ * The batching processor of the configured protocol: http/protobuf (the default) serialises
+ * each span as it ends (SerializingBatchSpanProcessor); http/json keeps the SDK's processor
+ * and serializer.
+ */
+function spanProcessorOf(config: TelemetryConfig, endpoint: string): SpanProcessor {
+  if (config.protocol === 'http/json') {
+    const exporter = otlpExporter<ReadableSpan[]>(
+      endpoint,
+      JsonTraceSerializer,
+      TraceExporterMetricsHelper,
+      'application/json',
+    );
+    return new BatchSpanProcessor(exporter, BATCH);
+  }
+  const exporter = otlpExporter(
+    endpoint,
+    SpanBatchSerializer,
+    SpanBatchMetricsHelper,
+    'application/x-protobuf',
+  );
+  return new SerializingBatchSpanProcessor(exporter, BATCH);
 }
 
 /**
@@ -152,7 +183,7 @@ export function createTracing(config: TelemetryConfig, version: string): Tracing
     generalLimits: LIMITS,
     spanLimits: SPAN_LIMITS,
     forceFlushTimeoutMillis: EXPORT_TIMEOUT_MS,
-    spanProcessors: [new BatchSpanProcessor(otlpExporter(config, config.endpoint), BATCH)],
+    spanProcessors: [spanProcessorOf(config, config.endpoint)],
   });
   return new Tracing(
     provider.getTracer('meeting-event-bridge', version),
