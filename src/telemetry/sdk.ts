@@ -30,7 +30,7 @@ import { SerializingBatchSpanProcessor } from './serializing-batch-span-processo
 import { SpanBatchMetricsHelper, SpanBatchSerializer } from './otlp-protobuf';
 import { Tracing } from './tracing';
 
-/** Export timeout and the batch processor's settings: the SDK's defaults, written out. */
+/** Export timeout and the SDK batch processor's settings (http/json): its defaults, written out. */
 const EXPORT_TIMEOUT_MS = 10000;
 const BATCH = {
   maxQueueSize: 2048,
@@ -38,6 +38,15 @@ const BATCH = {
   scheduledDelayMillis: 1000,
   exportTimeoutMillis: EXPORT_TIMEOUT_MS,
 };
+/** Exports the SDK's processor may have under way: it sends one batch at a time. */
+const EXPORTS_IN_FLIGHT = 30;
+/**
+ * Batches of encoded spans (http/protobuf): larger than the SDK's, since they wait as bytes and
+ * part of a request's cost is the same however many spans it carries. A few may be in flight
+ * (a collector that is slow or down keeps a few megabytes of spans waiting, the rest dropped).
+ */
+const ENCODED_BATCH = { maxExportBatchSize: 2048, scheduledDelayMillis: 1000 };
+const ENCODED_BATCHES_IN_FLIGHT = 4;
 const UNLIMITED = Infinity;
 /** The SDK's default limits, written out so that it has nothing left to look up. */
 const LIMITS = {
@@ -121,11 +130,12 @@ function otlpExporter<Internal>(
   serializer: ISerializer<Internal, IExportTraceServiceResponse>,
   metricsHelper: IExporterMetricsHelper<Internal>,
   contentType: string,
+  concurrencyLimit: number,
 ): OTLPExporterBase<Internal> {
   const url = `${endpoint}/v1/traces`;
   const options = {
     timeoutMillis: EXPORT_TIMEOUT_MS,
-    concurrencyLimit: 30,
+    concurrencyLimit,
     compression: 'none' as const,
   };
   const delegate = createOtlpNetworkExportDelegate(
@@ -155,6 +165,7 @@ function spanProcessorOf(config: TelemetryConfig, endpoint: string): SpanProcess
       JsonTraceSerializer,
       TraceExporterMetricsHelper,
       'application/json',
+      EXPORTS_IN_FLIGHT,
     );
     return new BatchSpanProcessor(exporter, BATCH);
   }
@@ -163,8 +174,9 @@ function spanProcessorOf(config: TelemetryConfig, endpoint: string): SpanProcess
     SpanBatchSerializer,
     SpanBatchMetricsHelper,
     'application/x-protobuf',
+    ENCODED_BATCHES_IN_FLIGHT,
   );
-  return new SerializingBatchSpanProcessor(exporter, BATCH);
+  return new SerializingBatchSpanProcessor(exporter, ENCODED_BATCH);
 }
 
 /**
