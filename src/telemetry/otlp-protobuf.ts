@@ -56,7 +56,7 @@ function putVarint(buf: Buffer, pos: number, value: number): number {
   return pos;
 }
 
-/** Each character's value as a hex digit, leniently (as the exporter package's hexToBinary reads ids). */
+/** Each ASCII character's value as a hex digit, as the exporter package's hexToBinary reads ids. */
 const HEX = new Uint8Array(256).map((_, code) => {
   if (code >= 48 && code <= 57) return code - 48;
   if (code >= 97 && code <= 102) return code - 87;
