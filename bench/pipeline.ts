@@ -30,7 +30,8 @@
  * - tracing (not in the default phases): e2e (APP_ROLE=all) and ingest (APP_ROLE=api) with
  *   tracing off, then on (OTEL_EXPORTER_OTLP_ENDPOINT at a local OTLP/HTTP sink in a process of
  *   its own, the default http/protobuf, every trace sampled), alternating round by round; the
- *   summary gives on ÷ off per round and the median (SPEC §11: at least 0.9).
+ *   summary gives on ÷ off per round and the median (SPEC §11: at least 0.9). With
+ *   BENCH_BEFORE_ENTRY, the build before runs a third time per phase and round, tracing on.
  *
  * The app and the baselines run compiled, on plain node (see build()).
  *
@@ -460,35 +461,32 @@ async function startSink(): Promise<{
   };
 }
 
-/** Per round: [e2e off, e2e on, ingest off, ingest on]. */
-async function tracingOnOff(subscriber: Subscriber): Promise<Figures[][]> {
+/** Per round, of each phase: [off, on] and, with BENCH_BEFORE_ENTRY, [before, on] after them. */
+interface TracedRound {
+  e2e: Figures[];
+  ingest: Figures[];
+}
+
+async function tracingOnOff(subscriber: Subscriber): Promise<TracedRound[]> {
   const hook = `${subscriber.urls[0]}/hook`;
   const sink = await startSink();
   const on = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
-  const rounds: Figures[][] = [];
+  const sides = (role: 'all' | 'api') => [
+    () => appSide(role, [hook], undefined, 'app, tracing off'),
+    () => appSide(role, [hook], undefined, 'app, tracing on', on),
+    ...(BEFORE ? [() => appSide(role, [hook], BEFORE, `${BEFORE_LABEL}, tracing on`, on)] : []),
+  ];
+  const rounds: TracedRound[] = [];
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(
-        `tracing round ${round}: off, then on; ${WARMUP} warm-up events, then ${EVENTS} at concurrency ${CONCURRENCY}`,
+        `tracing round ${round}: off, then on${BEFORE ? ', then the build before on' : ''}; ` +
+          `${WARMUP} warm-up events, then ${EVENTS} at concurrency ${CONCURRENCY}`,
       );
-      const e2e = await measureEach(
-        [
-          () => appSide('all', [hook], undefined, 'app, tracing off'),
-          () => appSide('all', [hook], undefined, 'app, tracing on', on),
-        ],
-        subscriber,
-        true,
-      );
-      const alone = await measureEach(
-        [
-          () => appSide('api', [hook], undefined, 'app, tracing off'),
-          () => appSide('api', [hook], undefined, 'app, tracing on', on),
-        ],
-        subscriber,
-        false,
-      );
+      const e2e = await measureEach(sides('all'), subscriber, true);
+      const ingest = await measureEach(sides('api'), subscriber, false);
       console.log(`  the sink has received ${await sink.counts()} so far`);
-      rounds.push([...e2e, ...alone]);
+      rounds.push({ e2e, ingest });
     }
   } finally {
     sink.stop();
@@ -602,24 +600,31 @@ async function main(): Promise<void> {
       );
     }
     if (traced.length > 0) {
-      const onOff = (on: number, off: number, pick: (f: Figures) => number, name: string) => {
-        const perRound = traced.map((r) => pick(r[on]) / pick(r[off]));
+      const onOff = (phase: keyof TracedRound, on: number, pick: (f: Figures) => number) => {
+        const perRound = traced.map((r) => pick(r[phase][on]) / pick(r[phase][0]));
         const m = median(perRound);
         return (
-          `  tracing, ${name}: off ${f0(median(traced.map((r) => pick(r[off]))))}/s, on ` +
-          `${f0(median(traced.map((r) => pick(r[on]))))}/s; on ÷ off per round ` +
+          `${f0(median(traced.map((r) => pick(r[phase][on]))))}/s; on ÷ off per round ` +
           `${perRound.map((r) => `${r.toFixed(2)}x`).join(', ')}, median ${m.toFixed(2)}x ` +
           `(target ≥ 0.9x: ${m >= 0.9 ? 'met' : 'MISSED'})`
         );
       };
-      lines.push(
-        onOff(1, 0, (f) => f.deliveriesPerSecond, 'e2e deliveries (APP_ROLE=all)'),
-        onOff(3, 2, (f) => f.ingestPerSecond, 'ingest (APP_ROLE=api)'),
-        `  tracing, CPU per event of the process: e2e off ${f3(median(traced.map((r) => r[0].cpuMsPerEvent.process)))} ms, ` +
-          `on ${f3(median(traced.map((r) => r[1].cpuMsPerEvent.process)))} ms; ingest off ` +
-          `${f3(median(traced.map((r) => r[2].cpuMsPerEvent.process)))} ms, on ` +
-          `${f3(median(traced.map((r) => r[3].cpuMsPerEvent.process)))} ms`,
-      );
+      const cpu = (phase: keyof TracedRound, i: number) =>
+        f3(median(traced.map((r) => r[phase][i].cpuMsPerEvent.process)));
+      for (const [phase, name, pick] of [
+        ['e2e', 'e2e deliveries (APP_ROLE=all)', (f: Figures) => f.deliveriesPerSecond],
+        ['ingest', 'ingest (APP_ROLE=api)', (f: Figures) => f.ingestPerSecond],
+      ] as const) {
+        lines.push(
+          `  tracing, ${name}: off ${f0(median(traced.map((r) => pick(r[phase][0]))))}/s, ` +
+            `on ${onOff(phase, 1, pick)}`,
+        );
+        if (BEFORE) lines.push(`    the build before, on ${onOff(phase, 2, pick)}`);
+        lines.push(
+          `    CPU per event of the process: off ${cpu(phase, 0)} ms, on ${cpu(phase, 1)} ms` +
+            (BEFORE ? `, the build before on ${cpu(phase, 2)} ms` : ''),
+        );
+      }
     }
     console.log(lines.join('\n'));
     console.log(

@@ -1,6 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { meetingStarted, zoomHeaders } from '../scripts/platform/zoom-events';
+import {
+  ZoomEvent,
+  meetingStarted,
+  registrationCreated,
+  zoomHeaders,
+} from '../scripts/platform/zoom-events';
 import { postZoomEvent } from '../scripts/platform/zoom-sender';
 import { FakeZoom } from './support/fake-zoom';
 import { request } from './support/http';
@@ -16,10 +21,14 @@ const SERVER = 2;
 const CLIENT = 3;
 const ERROR = 2;
 
-/** Posts a signed meeting.started with its own tracking id; returns that id. */
-async function sendTracked(baseUrl: string, uuid: string): Promise<string> {
+/** Posts a signed platform event (meeting.started) with its own tracking id; returns that id. */
+async function sendTracked(
+  baseUrl: string,
+  uuid: string,
+  event: ZoomEvent = meetingStarted(uuid),
+): Promise<string> {
   const trackingId = `v=2.0;clid=aw1;rid=${randomBytes(8).toString('hex')}`;
-  const body = Buffer.from(JSON.stringify(meetingStarted(uuid)));
+  const body = Buffer.from(JSON.stringify(event));
   const res = await postZoomEvent(baseUrl, body, {
     headers: { ...zoomHeaders(ZOOM_SECRET_TOKEN, body), 'x-zm-trackingid': trackingId },
   });
@@ -58,11 +67,19 @@ function attemptSpans(
   );
 }
 
-const otel = (collector: OtlpCollector, serviceName = 'bridge-under-test') => ({
+/** Tracing to `collector`, in the default http/protobuf unless `protocol` says otherwise. */
+const otel = (
+  collector: OtlpCollector,
+  serviceName = 'bridge-under-test',
+  protocol = 'http/protobuf',
+) => ({
   OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
   OTEL_SERVICE_NAME: serviceName,
 });
+
+const parsedLogs = (t: TestApp) =>
+  t.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe('traces (SPEC §12), one process (role all)', () => {
   let collector: OtlpCollector;
@@ -167,7 +184,7 @@ describe('traces (SPEC §12), one process (role all)', () => {
     ]);
 
     // Log lines lead to the trace: the request's line, and the failed attempt's.
-    const lines = t.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = parsedLogs(t);
     const requestLine = lines.find(
       (l) =>
         l.msg === 'request completed' &&
@@ -182,6 +199,43 @@ describe('traces (SPEC §12), one process (role all)', () => {
         l.msg.includes('will retry'),
     );
     expect(retryLine).toMatchObject({ trace_id: root.traceId, span_id: first.spanId });
+  });
+
+  it('makes the inbound job a span of the trace, with its publishes and their attempts under it', async () => {
+    const route = receiver.route({}, 'registrations');
+    await createWebhook(t, { url: route.url, events: ['follower.gained'] });
+    const uuid = `job-${randomUUID()}`;
+    const registration = registrationCreated(uuid);
+    (registration.payload.object as { registrant: { id: string } }).registrant.id = `reg-${uuid}`;
+    const trackingId = await sendTracked(t.baseUrl, uuid, registration);
+    await waitFor(() => receiver.requests(route.path).length === 1, { what: 'the delivery' });
+
+    const root = await rootSpan(collector, trackingId);
+    const [attempt] = await attemptSpans(collector, root.traceId, 1);
+    const trace = collector.trace(root.traceId);
+    const job = trace.find((s) => s.name === 'bridge.inbound.job');
+    expect(job).toMatchObject({
+      parentSpanId: root.spanId,
+      attributes: expect.objectContaining({
+        'zoom.event': 'meeting.registration_created',
+        'bridge.inbound_id': root.attributes['bridge.inbound_id'],
+        'bridge.event': 'follower.gained',
+      }),
+    });
+    const publish = trace.find(
+      (s) => s.name === 'bridge.publish' && s.attributes['bridge.event'] === 'follower.gained',
+    );
+    expect(publish?.parentSpanId).toBe(job!.spanId);
+    expect(attempt.parentSpanId).toBe(publish!.spanId);
+
+    // The job's lines carry its span.
+    const published = parsedLogs(t).find(
+      (l) =>
+        typeof l.msg === 'string' &&
+        l.msg.includes(String(root.attributes['bridge.inbound_id'])) &&
+        l.msg.endsWith('published follower.gained'),
+    );
+    expect(published).toMatchObject({ trace_id: root.traceId, span_id: job!.spanId });
   });
 
   it('traces an event with a compressed body (served through Express) the same way', async () => {
@@ -313,7 +367,8 @@ describe('traces across processes (role api + role worker)', () => {
       env: {
         DELIVERY_BACKOFF_MS: '50',
         DELIVERY_TIMEOUT_MS: '10000',
-        ...otel(collector, 'bridge-worker'),
+        // The other protocol: the trace is one whichever each process exports in.
+        ...otel(collector, 'bridge-worker', 'http/json'),
       },
       workers,
     });

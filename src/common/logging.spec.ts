@@ -55,6 +55,15 @@ describe('AppLogger (Nest lines as pino lines)', () => {
       expect.objectContaining({ level: 30, deliveries: 3, context: 'Dispatcher' }),
     ]);
   });
+
+  it("redacts an object message's msg as it redacts a plain message", () => {
+    const { logger, lines } = capture();
+    logger.warn({ msg: 'failed: GET https://r.example/h?token=abc', trace_id: 't' }, 'Attempts');
+    expect(lines[0]).toMatchObject({
+      msg: 'failed: GET https://r.example/h?token=[redacted]',
+      trace_id: 't',
+    });
+  });
 });
 
 describe('redactUrl (credentials in query strings, by name)', () => {

@@ -202,7 +202,10 @@ export class AppLogger implements LoggerService {
     if (message instanceof Error) {
       this.pino[level]({ ...fields, err: redactError(message) }, ...(rest as []));
     } else if (typeof message === 'object' && message !== null) {
-      this.pino[level]({ ...fields, ...message }, ...(rest as []));
+      // A message with fields (src/telemetry/tracing.ts inSpan) is redacted like a plain one.
+      const { msg } = message as { msg?: unknown };
+      const redacted = typeof msg === 'string' ? { msg: redactUrl(msg) } : {};
+      this.pino[level]({ ...fields, ...message, ...redacted }, ...(rest as []));
     } else if (
       // Nest's exception handlers call error(message, stack, context).
       level === 'error' &&

@@ -10,7 +10,7 @@ import { DeliveryStore, DeliveryTarget } from './delivery.store';
 import { OperationalEventsService } from './operational-events.service';
 import { ReceiverHealthService } from './receiver-health.service';
 import { retryAfterMs } from './retry-after';
-import { Tracing, traceFields, traceparentOf } from '../telemetry/tracing';
+import { Tracing, inSpan, traceparentOf } from '../telemetry/tracing';
 
 export const INACTIVE_WEBHOOK_ERROR = 'webhook is inactive: delivery cancelled, not sent';
 
@@ -142,7 +142,9 @@ export class DeliveryAttemptService {
         : `/${this.retry.attempts}`);
     if (delayMs === null) {
       this.metrics.deliveries.inc({ outcome: 'failed', destination });
-      this.warn(span, `${what} failed: ${result.error}; final, delivery marked failed`);
+      this.logger.warn(
+        inSpan(span, `${what} failed: ${result.error}; final, delivery marked failed`),
+      );
       await this.operational?.deliveryFailed({
         deliveryId,
         webhookId: target.webhookId,
@@ -151,13 +153,8 @@ export class DeliveryAttemptService {
       });
       return DONE;
     }
-    this.warn(span, `${what} failed: ${result.error}; will retry in ${delayMs} ms`);
+    this.logger.warn(inSpan(span, `${what} failed: ${result.error}; will retry in ${delayMs} ms`));
     return { next: 'retry', delayMs };
-  }
-
-  /** A warning with the attempt span's trace_id and span_id, while tracing is on. */
-  private warn(span: Span | null, message: string): void {
-    this.logger.warn(span === null ? message : { msg: message, ...traceFields(span) });
   }
 
   /** The backoff, or the receiver's Retry-After on 429/503 when that is longer (SPEC §9). */

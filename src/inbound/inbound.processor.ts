@@ -1,11 +1,14 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { SpanKind } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import type { Job, Queue } from 'bull';
 import { DispatcherService } from '../dispatcher/dispatcher.service';
 import { orderKeyOf } from '../dispatcher/order-key';
 import { ensureJobs } from '../queue/ensure-job';
 import { OnJob } from '../queue/on-job.decorator';
 import { JOBS, QUEUES } from '../queue/queue.constants';
+import { SPAN_ATTRIBUTES, Tracing, inSpan, traceparentOf } from '../telemetry/tracing';
 import { platformEventKind } from '../webhooks/subscription-events';
 import { dedupeKey } from './dedupe-key';
 import {
@@ -32,6 +35,14 @@ import {
 
 type PublishRule = Exclude<MappingRule, { automation: string }>;
 
+/** A stored event being worked, and the span of its job (null: not traced). */
+interface Worked {
+  row: InboundEventEntity;
+  span: Span | null;
+  /** The traceparent its publishes continue: the job's span, else the request's. */
+  traceContext: string | null;
+}
+
 /** An inbound event as log lines name it: event, id and the platform's tracking id. */
 const describe = (row: InboundEventEntity): string =>
   `inbound ${row.event} ${row.id} (tracking id ${row.trackingId})`;
@@ -51,6 +62,7 @@ export class InboundProcessor {
     @InjectQueue(QUEUES.recordings) private readonly recordings: Queue<InboundJobData>,
     private readonly store: InboundEventStore,
     private readonly dispatcher: DispatcherService,
+    @Optional() private readonly tracing: Tracing = Tracing.off,
   ) {}
 
   // Each job is two or three short queries and a publish, so many run at once.
@@ -63,34 +75,56 @@ export class InboundProcessor {
       processor.store.recordError(job.data.inboundEventId, error.message),
   })
   async process(job: Job<InboundJobData>): Promise<void> {
-    const id = job.data.inboundEventId;
-    const row = await this.store.findById(id);
+    const row = await this.store.findById(job.data.inboundEventId);
     if (!row || row.processedAt) return;
+    // The job is a span of the event's trace (SPEC §12), when its request was traced.
+    const span = row.traceContext
+      ? this.tracing.fromStored(row.traceContext, 'bridge.inbound.job', SpanKind.INTERNAL, {
+          [SPAN_ATTRIBUTES.zoomEvent]: row.event,
+          [SPAN_ATTRIBUTES.inboundId]: row.id,
+        })
+      : null;
+    const worked = { row, span, traceContext: traceparentOf(span) ?? row.traceContext };
+    try {
+      await this.work(worked);
+    } catch (error) {
+      this.tracing.failed(span, error);
+      throw error;
+    } finally {
+      span?.end();
+    }
+  }
+
+  private async work(worked: Worked): Promise<void> {
+    const { row, span } = worked;
     const rule = mappingRuleOf(row.event);
     // An event that cannot be mapped is delivered as it came and kept, never retried (SPEC §5).
     const unmappable = rule && unmappableReason(rule, platformPayloadOf(row));
     if (unmappable) {
       this.logger.warn(
-        `${describe(row)} cannot be mapped (${unmappable}): kept, and delivered only as it came`,
+        inSpan(
+          span,
+          `${describe(row)} cannot be mapped (${unmappable}): kept, and delivered only as it came`,
+        ),
       );
     }
     if (rule && 'automation' in rule && !unmappable) {
-      await this.publishAsIs(row);
+      await this.publishAsIs(worked);
       // The automation marks the event processed once it has published its outcome.
-      await this.handOver(id);
+      await this.handOver(worked);
       return;
     }
     // Unmapped events are delivered only as they are, and kept as the record (SPEC §5).
     const [, failure] = await Promise.all([
-      this.publishAsIs(row),
-      rule && !unmappable && !('automation' in rule) ? this.map(row, rule) : null,
+      this.publishAsIs(worked),
+      rule && !unmappable && !('automation' in rule) ? this.map(worked, rule) : null,
     ]);
     const error = unmappable ? `cannot be mapped: ${unmappable}` : failure;
-    await this.store.markProcessed(id, error ?? null);
+    await this.store.markProcessed(row.id, error ?? null);
   }
 
   /** `zoom.<event>` with the platform's payload (the download_token was never stored in it). */
-  private async publishAsIs(row: InboundEventEntity): Promise<void> {
+  private async publishAsIs({ row, traceContext }: Worked): Promise<void> {
     const kind = platformEventKind(row.event);
     if (kind === null) return;
     await this.dispatcher.publish({
@@ -99,7 +133,7 @@ export class InboundProcessor {
       source: sourceOf(row),
       idempotencyKey: asIsKey(row),
       orderKey: orderKeyOf(platformObjectOf(row)),
-      traceContext: row.traceContext,
+      traceContext,
     });
   }
 
@@ -107,7 +141,8 @@ export class InboundProcessor {
    * The mapped notification. Registration events follow the approval rules: keyed per
    * registrant and meeting rather than per event, and a loss only after a gain.
    */
-  private async map(row: InboundEventEntity, rule: PublishRule): Promise<string | null> {
+  private async map(worked: Worked, rule: PublishRule): Promise<string | null> {
+    const { row, span, traceContext } = worked;
     const object = platformObjectOf(row);
     const what = describe(row);
     let step: ApprovalStep | null;
@@ -121,7 +156,7 @@ export class InboundProcessor {
       // What the event holds fails every run alike: recorded, not retried.
       if (!isDeterministicFailure(error)) throw error;
       const reason = `cannot be mapped: ${(error as Error).message}`;
-      this.logger.error(`${what} ${reason}: kept, and delivered only as it came`);
+      this.logger.error(inSpan(span, `${what} ${reason}: kept, and delivered only as it came`));
       return reason;
     }
     if (step === null || (step.onlyAfter && !(await this.dispatcher.published(step.onlyAfter)))) {
@@ -129,18 +164,19 @@ export class InboundProcessor {
       if (step !== null && (await this.gainPending(row))) {
         throw new Error(`${what}: the registration it withdraws is not processed yet; retrying`);
       }
-      this.logger.log(`${what}: no ${rule.kind} under the approval rules`);
+      this.logger.log(inSpan(span, `${what}: no ${rule.kind} under the approval rules`));
       return null;
     }
+    span?.setAttribute(SPAN_ATTRIBUTES.event, rule.kind);
     await this.dispatcher.publish({
       kind: rule.kind,
       data,
       source: sourceOf(row),
       idempotencyKey: step.key,
       orderKey: orderKeyOf(object),
-      traceContext: row.traceContext,
+      traceContext,
     });
-    this.logger.log(`${what}: published ${rule.kind}`);
+    this.logger.log(inSpan(span, `${what}: published ${rule.kind}`));
     return null;
   }
 
@@ -151,13 +187,16 @@ export class InboundProcessor {
     return this.store.anyUnprocessed(keys);
   }
 
-  private async handOver(id: string): Promise<void> {
-    const { notRemoved } = await ensureJobs(this.recordings, [recordingJob(id)]);
+  private async handOver({ row, span }: Worked): Promise<void> {
+    const { notRemoved } = await ensureJobs(this.recordings, [recordingJob(row.id)]);
     for (const { reason } of notRemoved) {
       // The event stays unprocessed, so the inbound sweeper brings it back here later.
       this.logger.warn(
-        `inbound event ${id}: the finished recording automation job cannot be replaced yet ` +
-          `(${reason}); the sweeper queues the event again`,
+        inSpan(
+          span,
+          `inbound event ${row.id}: the finished recording automation job cannot be replaced ` +
+            `yet (${reason}); the sweeper queues the event again`,
+        ),
       );
     }
   }

@@ -5,10 +5,11 @@ import {
   OTLPExporterBase,
   createOtlpNetworkExportDelegate,
 } from '@opentelemetry/otlp-exporter-base';
-import {
-  JsonTraceSerializer,
-  ProtobufTraceSerializer,
-  TraceExporterMetricsHelper,
+import { JsonTraceSerializer, TraceExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
+import type {
+  IExportTraceServiceResponse,
+  IExporterMetricsHelper,
+  ISerializer,
 } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -19,15 +20,17 @@ import {
   ParentBasedSampler,
   ReadableSpan,
   Sampler,
-  SpanExporter,
+  SpanProcessor,
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { Agent, request } from 'undici';
 import { TelemetryConfig } from '../config/config.types';
+import { SerializingBatchSpanProcessor } from './serializing-batch-span-processor';
+import { SpanBatchMetricsHelper, SpanBatchSerializer } from './otlp-protobuf';
 import { Tracing } from './tracing';
 
-/** Export timeout and the batch processor's settings: the SDK's defaults, written out. */
+/** Export timeout and the SDK batch processor's settings (http/json): its defaults, written out. */
 const EXPORT_TIMEOUT_MS = 10000;
 const BATCH = {
   maxQueueSize: 2048,
@@ -35,6 +38,15 @@ const BATCH = {
   scheduledDelayMillis: 1000,
   exportTimeoutMillis: EXPORT_TIMEOUT_MS,
 };
+/** Exports the SDK's processor may have under way: it sends one batch at a time. */
+const EXPORTS_IN_FLIGHT = 30;
+/**
+ * Batches of encoded spans (http/protobuf): larger than the SDK's, since they wait as bytes and
+ * part of a request's cost is the same however many spans it carries. A few may be in flight
+ * (a collector that is slow or down keeps a few megabytes of spans waiting, the rest dropped).
+ */
+const ENCODED_BATCH = { maxExportBatchSize: 2048, scheduledDelayMillis: 1000 };
+const ENCODED_BATCHES_IN_FLIGHT = 4;
 const UNLIMITED = Infinity;
 /** The SDK's default limits, written out so that it has nothing left to look up. */
 const LIMITS = {
@@ -108,32 +120,63 @@ function undiciTransport(url: string, contentType: string): IExporterTransport {
 }
 
 /**
- * The OTLP/HTTP span exporter, from the exporter package's parts with every setting given: the
- * ready-made OTLPTraceExporter classes merge OTEL_EXPORTER_OTLP_* variables from the
- * environment into what they are given (headers are added, not replaced), and this service's
- * configuration comes from src/config alone.
+ * An OTLP/HTTP exporter of `Internal` (spans, or span batches), from the exporter package's
+ * parts with every setting given: the ready-made OTLPTraceExporter classes merge
+ * OTEL_EXPORTER_OTLP_* variables from the environment into what they are given (headers are
+ * added, not replaced), and this service's configuration comes from src/config alone.
  */
-function otlpExporter(config: TelemetryConfig, endpoint: string): SpanExporter {
-  const json = config.protocol === 'http/json';
+function otlpExporter<Internal>(
+  endpoint: string,
+  serializer: ISerializer<Internal, IExportTraceServiceResponse>,
+  metricsHelper: IExporterMetricsHelper<Internal>,
+  contentType: string,
+  concurrencyLimit: number,
+): OTLPExporterBase<Internal> {
   const url = `${endpoint}/v1/traces`;
   const options = {
     timeoutMillis: EXPORT_TIMEOUT_MS,
-    concurrencyLimit: 30,
+    concurrencyLimit,
     compression: 'none' as const,
   };
   const delegate = createOtlpNetworkExportDelegate(
     options,
-    json ? JsonTraceSerializer : ProtobufTraceSerializer,
-    new ExporterMetrics<ReadableSpan[]>({
+    serializer,
+    new ExporterMetrics<Internal>({
       componentType: 'otlp_http_span_exporter',
-      metricsHelper: TraceExporterMetricsHelper,
+      metricsHelper,
       url,
       meterProvider: undefined,
       responseAttributesFromError: () => ({}),
     }),
-    undiciTransport(url, json ? 'application/json' : 'application/x-protobuf'),
+    undiciTransport(url, contentType),
   );
-  return new OTLPExporterBase<ReadableSpan[]>(delegate);
+  return new OTLPExporterBase<Internal>(delegate);
+}
+
+/**
+ * The batching processor of the configured protocol: http/protobuf (the default) serialises
+ * each span as it ends (SerializingBatchSpanProcessor); http/json keeps the SDK's processor
+ * and serializer.
+ */
+function spanProcessorOf(config: TelemetryConfig, endpoint: string): SpanProcessor {
+  if (config.protocol === 'http/json') {
+    const exporter = otlpExporter<ReadableSpan[]>(
+      endpoint,
+      JsonTraceSerializer,
+      TraceExporterMetricsHelper,
+      'application/json',
+      EXPORTS_IN_FLIGHT,
+    );
+    return new BatchSpanProcessor(exporter, BATCH);
+  }
+  const exporter = otlpExporter(
+    endpoint,
+    SpanBatchSerializer,
+    SpanBatchMetricsHelper,
+    'application/x-protobuf',
+    ENCODED_BATCHES_IN_FLIGHT,
+  );
+  return new SerializingBatchSpanProcessor(exporter, ENCODED_BATCH);
 }
 
 /**
@@ -152,7 +195,7 @@ export function createTracing(config: TelemetryConfig, version: string): Tracing
     generalLimits: LIMITS,
     spanLimits: SPAN_LIMITS,
     forceFlushTimeoutMillis: EXPORT_TIMEOUT_MS,
-    spanProcessors: [new BatchSpanProcessor(otlpExporter(config, config.endpoint), BATCH)],
+    spanProcessors: [spanProcessorOf(config, config.endpoint)],
   });
   return new Tracing(
     provider.getTracer('meeting-event-bridge', version),

@@ -6,6 +6,7 @@ import {
   SpanKind,
   SpanStatusCode,
   Tracer,
+  context,
   trace,
 } from '@opentelemetry/api';
 import { parseTraceParent } from '@opentelemetry/core';
@@ -59,8 +60,8 @@ export interface TracedAttemptResult {
 
 const hex2 = (flags: number) => (flags & 0xff).toString(16).padStart(2, '0');
 
-/** The URL as an attribute: no credentials, no query (a receiver's token often rides in it). */
-function urlAttributes(url: string): Attributes {
+/** The URL as attributes: no credentials, no query (a receiver's token often rides in it). */
+function urlAttributesOf(url: string): Attributes {
   try {
     const parsed = new URL(url);
     const port = parsed.port
@@ -78,6 +79,39 @@ function urlAttributes(url: string): Attributes {
   } catch {
     return {};
   }
+}
+
+/** The request span's attributes known at its start, per scheme. */
+const INBOUND_ATTRIBUTES = {
+  http: inboundAttributes('http'),
+  https: inboundAttributes('https'),
+};
+
+function inboundAttributes(scheme: 'http' | 'https'): Readonly<Attributes> {
+  return Object.freeze({
+    [ATTR_HTTP_REQUEST_METHOD]: 'POST',
+    [ATTR_HTTP_ROUTE]: '/zoom/events',
+    [ATTR_URL_PATH]: '/zoom/events',
+    [ATTR_URL_SCHEME]: scheme,
+  });
+}
+
+/** How many URLs' attributes are kept; the cache starts over when it is full. */
+const URL_CACHE_SIZE = 1024;
+const urlCache = new Map<string, Readonly<Attributes>>();
+
+/**
+ * The attributes of a URL, parsed once: every attempt to a webhook carries its URL's, and
+ * parsing it was the dearest part of starting an attempt's span.
+ */
+function urlAttributes(url: string): Readonly<Attributes> {
+  let attributes = urlCache.get(url);
+  if (attributes === undefined) {
+    if (urlCache.size >= URL_CACHE_SIZE) urlCache.clear();
+    attributes = Object.freeze(urlAttributesOf(url));
+    urlCache.set(url, attributes);
+  }
+  return attributes;
 }
 
 /**
@@ -101,22 +135,24 @@ export class Tracing {
     return this.tracer !== null;
   }
 
+  /**
+   * Starts a span and then gives it its attributes: given to startSpan, the SDK would copy and
+   * check them twice more for the sampler, and none of the configurable samplers reads them.
+   */
+  private start(name: string, kind: SpanKind, parent: Context, attributes?: Attributes): Span {
+    const span = this.tracer!.startSpan(name, { kind }, parent);
+    if (attributes !== undefined) span.setAttributes(attributes);
+    return span;
+  }
+
   /** The root span of one POST /zoom/events request (HTTP server conventions). */
   startInbound(scheme: 'http' | 'https' = 'http'): Span | null {
     if (this.tracer === null) return null;
-    return this.tracer.startSpan(
+    return this.start(
       'POST /zoom/events',
-      {
-        kind: SpanKind.SERVER,
-        root: true,
-        attributes: {
-          [ATTR_HTTP_REQUEST_METHOD]: 'POST',
-          [ATTR_HTTP_ROUTE]: '/zoom/events',
-          [ATTR_URL_PATH]: '/zoom/events',
-          [ATTR_URL_SCHEME]: scheme,
-        },
-      },
+      SpanKind.SERVER,
       ROOT_CONTEXT,
+      INBOUND_ATTRIBUTES[scheme],
     );
   }
 
@@ -132,13 +168,9 @@ export class Tracing {
   }
 
   /** An internal span under `parent` (mapping, publishing); null when there is no parent. */
-  child(parent: Span | null, name: string, attributes: Attributes = {}): Span | null {
+  child(parent: Span | null, name: string, attributes?: Attributes): Span | null {
     if (this.tracer === null || parent === null) return null;
-    return this.tracer.startSpan(
-      name,
-      { kind: SpanKind.INTERNAL, attributes },
-      trace.setSpan(ROOT_CONTEXT, parent),
-    );
+    return this.start(name, SpanKind.INTERNAL, trace.setSpan(ROOT_CONTEXT, parent), attributes);
   }
 
   /** A span under a stored traceparent (a new trace when there is none). */
@@ -146,20 +178,16 @@ export class Tracing {
     traceContext: string | null | undefined,
     name: string,
     kind: SpanKind,
-    attributes: Attributes = {},
+    attributes?: Attributes,
   ): Span | null {
     if (this.tracer === null) return null;
-    return this.tracer.startSpan(name, { kind, attributes }, contextOf(traceContext));
+    return this.start(name, kind, contextOf(traceContext), attributes);
   }
 
   /** A span starting a trace of its own (a test delivery). */
-  root(name: string, attributes: Attributes = {}): Span | null {
+  root(name: string, attributes?: Attributes): Span | null {
     if (this.tracer === null) return null;
-    return this.tracer.startSpan(
-      name,
-      { kind: SpanKind.INTERNAL, root: true, attributes },
-      ROOT_CONTEXT,
-    );
+    return this.start(name, SpanKind.INTERNAL, ROOT_CONTEXT, attributes);
   }
 
   /**
@@ -171,14 +199,20 @@ export class Tracing {
     const type = delivery.destination?.type ?? 'http';
     // A broker attempt is a publish (messaging conventions' operation name), not an HTTP call.
     const http = type === 'http' && delivery.url !== null;
-    return this.fromStored(delivery.traceContext, http ? 'POST' : 'publish', SpanKind.CLIENT, {
-      ...(http && { [ATTR_HTTP_REQUEST_METHOD]: 'POST', ...urlAttributes(delivery.url!) }),
-      [SPAN_ATTRIBUTES.webhookId]: delivery.webhookId,
-      [SPAN_ATTRIBUTES.deliveryId]: delivery.id,
-      [SPAN_ATTRIBUTES.event]: delivery.event,
-      [SPAN_ATTRIBUTES.attempt]: attempt,
-      [SPAN_ATTRIBUTES.destinationType]: type,
-    });
+    const attributes: Attributes = http
+      ? { [ATTR_HTTP_REQUEST_METHOD]: 'POST', ...urlAttributes(delivery.url!) }
+      : {};
+    attributes[SPAN_ATTRIBUTES.webhookId] = delivery.webhookId;
+    attributes[SPAN_ATTRIBUTES.deliveryId] = delivery.id;
+    attributes[SPAN_ATTRIBUTES.event] = delivery.event;
+    attributes[SPAN_ATTRIBUTES.attempt] = attempt;
+    attributes[SPAN_ATTRIBUTES.destinationType] = type;
+    return this.fromStored(
+      delivery.traceContext,
+      http ? 'POST' : 'publish',
+      SpanKind.CLIENT,
+      attributes,
+    );
   }
 
   /**
@@ -187,9 +221,9 @@ export class Tracing {
    */
   startClient(method: string, url: string): Span | null {
     if (this.tracer === null) return null;
-    return this.tracer.startSpan(method, {
-      kind: SpanKind.CLIENT,
-      attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, ...urlAttributes(url) },
+    return this.start(method, SpanKind.CLIENT, context.active(), {
+      [ATTR_HTTP_REQUEST_METHOD]: method,
+      ...urlAttributesOf(url),
     });
   }
 
@@ -268,4 +302,12 @@ export function traceFields(span: Span | null): { trace_id?: string; span_id?: s
   if (span === null) return {};
   const { traceId, spanId } = span.spanContext();
   return { trace_id: traceId, span_id: spanId };
+}
+
+/** A log message written in `span`: with its trace_id and span_id, or as it is without one. */
+export function inSpan(
+  span: Span | null,
+  message: string,
+): string | { msg: string; trace_id?: string; span_id?: string } {
+  return span === null ? message : { msg: message, ...traceFields(span) };
 }

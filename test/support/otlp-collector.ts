@@ -1,5 +1,6 @@
 import { Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeTraceRequest } from './otlp-protobuf-reader';
 
 /** One span as the collector received it, its attributes flattened to plain values. */
 export interface CollectedSpan {
@@ -15,17 +16,17 @@ export interface CollectedSpan {
   serviceName: string | undefined;
 }
 
-interface OtlpValue {
+export interface OtlpValue {
   stringValue?: string;
   intValue?: number | string;
   doubleValue?: number;
   boolValue?: boolean;
 }
-interface OtlpAttribute {
+export interface OtlpAttribute {
   key: string;
   value: OtlpValue;
 }
-interface OtlpRequest {
+export interface OtlpRequest {
   resourceSpans?: {
     resource?: { attributes?: OtlpAttribute[] };
     scopeSpans?: {
@@ -53,9 +54,8 @@ const flatten = (attributes: OtlpAttribute[] = []) =>
   Object.fromEntries(attributes.map((a) => [a.key, valueOf(a.value)]));
 
 /**
- * A local OTLP/HTTP trace collector for the tests (node:http, the JSON protocol): it answers
- * every POST /v1/traces with 200 and keeps each span it was sent. The bodies of other
- * protocols (protobuf) are counted as requests but not decoded.
+ * A local OTLP/HTTP trace collector for the tests (node:http, both protocols: http/protobuf and
+ * http/json): it answers every POST /v1/traces with 200 and keeps each span it was sent.
  */
 export class OtlpCollector {
   readonly spans: CollectedSpan[] = [];
@@ -69,9 +69,14 @@ export class OtlpCollector {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         this.requests += 1;
-        const json = String(req.headers['content-type']).startsWith('application/json');
-        if (req.method === 'POST' && req.url === '/v1/traces' && json) {
-          this.keep(JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpRequest);
+        const type = String(req.headers['content-type']);
+        const body = Buffer.concat(chunks);
+        if (req.method === 'POST' && req.url === '/v1/traces') {
+          if (type.startsWith('application/json')) {
+            this.keep(JSON.parse(body.toString('utf8')) as OtlpRequest);
+          } else if (type.startsWith('application/x-protobuf')) {
+            this.keep(decodeTraceRequest(body));
+          }
         }
         res.setHeader('content-type', 'application/json');
         res.end('{}');
