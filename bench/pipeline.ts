@@ -199,6 +199,39 @@ async function redisCpuSeconds(): Promise<number> {
   return cpuSecondsOf(redisPid);
 }
 
+/**
+ * BENCH_TRACE=1: statements (transactions committed in the side's database) and Redis commands
+ * (every client's: Redis counts them per server) so far, and of those the scripts run.
+ */
+async function roundTrips(
+  database: TestDatabase | null,
+): Promise<{ statements: number; redis: number; scripts: number }> {
+  let statements = 0;
+  if (database !== null) {
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      // Statistics reach pg_stat_database within a second of a backend going idle.
+      const { rows } = await client.query<{ n: string }>(
+        'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
+      );
+      statements = Number(rows[0].n);
+    } finally {
+      await client.end();
+    }
+  }
+  const redis = new Redis(TEST_REDIS_URL);
+  const stats = await redis.info('commandstats');
+  redis.disconnect();
+  let calls = 0;
+  let scripts = 0;
+  for (const [, command, n] of stats.matchAll(/cmdstat_([^:]+):calls=(\d+)/g)) {
+    calls += Number(n);
+    if (command === 'evalsha' || command === 'eval') scripts += Number(n);
+  }
+  return { statements, redis: calls, scripts };
+}
+
 interface Figures {
   side: string;
   http: boolean;
@@ -231,6 +264,7 @@ async function measure(side: Side, subscriber: Subscriber, deliver: boolean): Pr
     await postgresCpuSeconds(side.database),
     await redisCpuSeconds(),
   ];
+  const tripsBefore = process.env.BENCH_TRACE ? await roundTrips(side.database) : null;
   const rss = sampleRss(side.pid);
   const start = now();
   const sent = await side.burst('burst', EVENTS);
@@ -247,6 +281,16 @@ async function measure(side: Side, subscriber: Subscriber, deliver: boolean): Pr
     await redisCpuSeconds(),
   ];
   const perEvent = (i: number) => ((cpuAfter[i] - cpu[i]) * 1000) / EVENTS;
+  if (tripsBefore) {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const after = await roundTrips(side.database);
+    const per = (n: number) => (n / EVENTS).toFixed(2);
+    console.log(
+      `    per event: ${per(after.statements - tripsBefore.statements)} transactions, ` +
+        `${per(after.redis - tripsBefore.redis)} Redis commands ` +
+        `(${per(after.scripts - tripsBefore.scripts)} scripts)`,
+    );
+  }
 
   const spans = deliver ? sent.map((s) => subscriber.arrivalOf(s.uuid)! - s.sentAt) : [];
   const lastArrival = deliver ? Math.max(...sent.map((s) => subscriber.arrivalOf(s.uuid)!)) : NaN;

@@ -148,6 +148,24 @@ describe('DeliveryScheduler', () => {
     expect(work.started.filter((id) => id.startsWith('slow/'))).toHaveLength(10);
   });
 
+  it("keeps an idle slot a short while for the webhook's next delivery, then gives it back", async () => {
+    const work = new FakeWork();
+    work.limitsOf.set('a', { maxInFlight: 1, rateLimit: null });
+    const s = scheduler(work);
+    s.submit(deliveries('a', 1));
+    await waitFor(() => work.started.length === 1, { what: 'the first attempt' });
+    work.finish();
+    // Nothing waits: the slot stays with this process, and the next delivery takes it at once.
+    expect(slots.heldBy('a')).toBe(1);
+    s.submit(deliveries('a', 1, 1));
+    await waitFor(() => work.started.length === 2, { what: 'the next, on the kept slot' });
+    expect(slots.heldBy('a')).toBe(1);
+    work.finish();
+    // IDLE_KEEP_MS later, with nothing more to send, it goes back.
+    await waitFor(() => slots.heldBy('a') === 0, { what: 'the idle slot given back' });
+    expect(s.inFlight).toBe(0);
+  });
+
   it('starts no more than rate_limit attempts in a second, and the rest once it allows', async () => {
     const work = new FakeWork();
     work.limitsOf.set('a', { maxInFlight: 10, rateLimit: 3 });

@@ -107,6 +107,8 @@ interface Lane {
   wakeAt: number;
   /** Until then its slots are given back, not kept: another process waits for one. */
   contendedUntil: number;
+  /** Slots kept with no attempt on them (see keepIdle), with when each became idle. */
+  idle: { holding: Holding; at: number }[];
 }
 
 /** A delivery holding a slot, from the grant until its attempt's request is over. */
@@ -116,6 +118,8 @@ interface Holding {
   token: string;
   /** When the slot was taken from WebhookSlots (kept slots keep it). */
   since: number;
+  /** When its lease was last started (taken or renewed), as far as this process knows. */
+  leasedAt: number;
 }
 
 /** How long a process that learnt another waits for a webhook's slot counts it as contended. */
@@ -126,6 +130,23 @@ const CONTENDED_MS = 1000;
  * take turns by the second, not by the attempt.
  */
 const KEEP_CONTENDED_MS = 1000;
+/**
+ * A kept slot's lease is renewed once it is this old, not at every attempt it serves: a
+ * renewal is script work in Redis and a round from this process, and under a burst a slot
+ * serves many attempts a second. Far inside the lease's margin past an attempt's deadline, so
+ * an attempt started on a slot not renewed still ends well before its lease lapses; and short
+ * next to KEEP_CONTENDED_MS, since a renewal's answer is also how this process learns that
+ * another one waits for the webhook's slots.
+ */
+export const RENEW_AFTER_MS = 250;
+/**
+ * How long a slot whose lane has nothing left to send is kept for the webhook's next delivery
+ * before it goes back. Under a steady flow the lane empties between deliveries that come a
+ * fraction of a millisecond apart; giving the slot back and asking for it again then costs two
+ * rounds per delivery, each a script in Redis and a turn of this process. Short enough that a
+ * process waiting for the slot (which this one learns only at its next round) hardly notices.
+ */
+export const IDLE_KEEP_MS = 50;
 
 /**
  * Sends submitted deliveries as slots allow (see the top of this file). Every round is one
@@ -155,6 +176,11 @@ export class DeliveryScheduler {
   private closed = false;
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Infinity;
+  private idleTimer: NodeJS.Timeout | null = null;
+  /** Lanes with idle slots given deliveries in this submit. */
+  private readonly withIdle = new Set<Lane>();
+  /** Idle slots in all lanes. */
+  private idleCount = 0;
   /** Where the next round starts handing out this process's capacity. */
   private turn = 0;
 
@@ -183,6 +209,7 @@ export class DeliveryScheduler {
     if (this.closed) return deliveries;
     for (const delivery of deliveries) {
       const lane = this.lane(delivery.webhookId);
+      if (lane.idle.length > 0) this.withIdle.add(lane);
       if (lane.waiting.has(delivery.id) || lane.sending.has(delivery.id)) continue;
       if (lane.waiting.size >= this.limits.waitingPerWebhook) {
         lane.spilled = true;
@@ -192,6 +219,7 @@ export class DeliveryScheduler {
       lane.waiting.add(delivery.id);
       this.waitingTotal++;
     }
+    this.useIdle();
     this.schedulePump();
     return spilled;
   }
@@ -210,6 +238,8 @@ export class DeliveryScheduler {
   close(): ScheduledDelivery[] {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.releaseIdle(() => true);
     const left = [...this.lanes].flatMap(([webhookId, lane]) =>
       [...lane.waiting].map((id) => ({ id, webhookId })),
     );
@@ -239,6 +269,7 @@ export class DeliveryScheduler {
         lapseAt: 0,
         wakeAt: 0,
         contendedUntil: 0,
+        idle: [],
       };
       this.lanes.set(webhookId, lane);
     }
@@ -385,6 +416,7 @@ export class DeliveryScheduler {
       const lane = this.lanes.get(webhookId);
       if (lane) lane.contendedUntil = now + CONTENDED_MS;
     }
+    if (contended.length > 0) this.releaseIdle((lane) => lane.contendedUntil > now);
     const batch: Holding[] = [];
     requests.forEach((request, i) => {
       const grant = grants[i];
@@ -402,7 +434,13 @@ export class DeliveryScheduler {
         this.waitingTotal--;
         lane.busy++;
         this.used++;
-        batch.push({ id: next.value, webhookId: request.webhookId, token, since: now });
+        batch.push({
+          id: next.value,
+          webhookId: request.webhookId,
+          token,
+          since: now,
+          leasedAt: now,
+        });
       }
       if (grant.tokens.length < request.want) {
         const at = now + (grant.retryInMs ?? 0);
@@ -449,10 +487,10 @@ export class DeliveryScheduler {
 
   /**
    * Keeps the slot of an attempt that is over for the next delivery waiting in its lane, with
-   * no round trip (its lease renewed in the next round): unless another process has waited for
-   * this webhook's slots and this one has kept it for KEEP_CONTENDED_MS already, the webhook
-   * has a rate limit (each start must be counted), or the process's other lanes wait for its
-   * capacity.
+   * no round trip (its lease renewed in a round once RENEW_AFTER_MS old), or, with nothing
+   * waiting, idle (keepIdle): unless another process has waited for this webhook's slots and
+   * this one has kept it for KEEP_CONTENDED_MS already, the webhook has a rate limit (each
+   * start must be counted), or the process's other lanes wait for its capacity.
    */
   private reuse(entry: Holding): boolean {
     const lane = this.lanes.get(entry.webhookId);
@@ -461,28 +499,89 @@ export class DeliveryScheduler {
       this.closed ||
       !lane ||
       !limit ||
-      lane.waiting.size === 0 ||
       limit.rateLimit !== null ||
       lane.busy > limit.maxInFlight ||
-      (lane.contendedUntil > Date.now() && Date.now() - entry.since >= KEEP_CONTENDED_MS) ||
-      (this.used >= this.limits.capacity && this.waitingTotal > lane.waiting.size)
+      (lane.contendedUntil > Date.now() && Date.now() - entry.since >= KEEP_CONTENDED_MS)
     ) {
       return false;
     }
+    if (lane.waiting.size === 0) return this.keepIdle(entry, lane);
+    if (this.used >= this.limits.capacity && this.waitingTotal > lane.waiting.size) return false;
+    this.startOn(entry, lane);
+    return true;
+  }
+
+  /** Sends the next delivery waiting in `lane` on a slot this process already holds. */
+  private startOn(entry: Holding, lane: Lane): void {
     const next = lane.waiting.values().next().value as string;
     lane.sending.delete(entry.id);
     lane.waiting.delete(next);
     lane.sending.add(next);
     this.waitingTotal--;
-    this.renewed.push({ webhookId: entry.webhookId, token: entry.token });
     const holding = { ...entry, id: next };
+    const now = Date.now();
+    if (now - entry.leasedAt >= RENEW_AFTER_MS) {
+      this.renewed.push({ webhookId: entry.webhookId, token: entry.token });
+      holding.leasedAt = now;
+    }
     // Started from this very callback: a busy event loop would otherwise hold the slot idle
     // for a turn, and at 10 in flight the turn, not the receiver, would set the pace.
     if (this.work.leased(next)) this.claim([holding]);
     else this.reused.push(holding);
     if (lane.spilled) this.refill(entry.webhookId, lane);
     this.schedulePump();
+  }
+
+  /**
+   * Keeps the slot of an attempt that is over, with nothing left in its lane, for IDLE_KEEP_MS:
+   * the webhook's next delivery then takes it with no round. Not while another process is known
+   * to wait for the webhook's slots, nor while other lanes wait (the slot counts against this
+   * process's capacity).
+   */
+  private keepIdle(entry: Holding, lane: Lane): boolean {
+    if (lane.contendedUntil > Date.now() || this.waitingTotal > 0) return false;
+    lane.sending.delete(entry.id);
+    // The delivery it served is over: nothing of it stays with the slot.
+    lane.idle.push({ holding: { ...entry, id: '' }, at: Date.now() });
+    this.idleCount++;
+    this.armIdleTimer();
     return true;
+  }
+
+  /** Idle slots go to the deliveries now waiting in their lanes; the rest back if others wait. */
+  private useIdle(): void {
+    for (const lane of this.withIdle) {
+      while (lane.idle.length > 0 && lane.waiting.size > 0) {
+        this.idleCount--;
+        this.startOn(lane.idle.pop()!.holding, lane);
+      }
+    }
+    this.withIdle.clear();
+    if (this.waitingTotal > 0 && this.idleCount > 0) this.releaseIdle(() => true);
+  }
+
+  /** Gives back the idle slots `which` selects; re-arms the timer for those left. */
+  private releaseIdle(which: (lane: Lane, at: number) => boolean): void {
+    if (this.idleCount === 0) return;
+    for (const lane of this.lanes.values()) {
+      if (lane.idle.length === 0) continue;
+      const given = lane.idle.filter(({ at }) => which(lane, at));
+      lane.idle = lane.idle.filter(({ at }) => !which(lane, at));
+      this.idleCount -= given.length;
+      for (const { holding } of given) this.give(holding);
+    }
+    if (this.idleCount > 0) this.armIdleTimer();
+  }
+
+  /** Gives back, IDLE_KEEP_MS on, the idle slots kept that long by then. */
+  private armIdleTimer(): void {
+    if (this.idleTimer || this.closed) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      const now = Date.now();
+      this.releaseIdle((_lane, at) => now - at >= IDLE_KEEP_MS);
+    }, IDLE_KEEP_MS);
+    this.idleTimer.unref();
   }
 
   private give(entry: Holding): void {
