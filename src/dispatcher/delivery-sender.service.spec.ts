@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { Server, ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dnsPromises from 'node:dns/promises';
+import { waitFor } from '../../test/support/wait-for';
 import { AppConfig } from '../config/config.types';
 import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { BrokerDestinations } from './destinations/broker-destinations';
@@ -96,9 +97,14 @@ describe('DeliverySenderService against a receiver', () => {
   let url: string;
   /** How the receiver answers, once it has read the request. */
   let answer: (res: ServerResponse) => void;
+  /** The request line's target of each request, and whether its connection closed unanswered. */
+  let seen: { url: string | undefined; closedUnanswered: boolean }[];
 
   beforeAll(async () => {
     server = createServer((req, res) => {
+      const request = { url: req.url, closedUnanswered: false };
+      seen.push(request);
+      res.on('close', () => (request.closedUnanswered = !res.writableEnded));
       req.resume();
       req.on('end', () => answer(res));
     });
@@ -108,6 +114,7 @@ describe('DeliverySenderService against a receiver', () => {
   });
   beforeEach(() => {
     sender = senderFor(config, cipher);
+    seen = [];
   });
   afterEach(() => http.onApplicationShutdown());
   afterAll(async () => {
@@ -115,11 +122,11 @@ describe('DeliverySenderService against a receiver', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const send = () =>
+  const send = (to = url) =>
     sender.send({
       deliveryId: '6f1c1c3e-0000-4000-8000-000000000002',
       event: 'job.started',
-      url,
+      url: to,
       body: '{}',
       secretEncrypted: cipher.encrypt('secret'),
       previousSecretEncrypted: null,
@@ -157,6 +164,46 @@ describe('DeliverySenderService against a receiver', () => {
     const result = await send();
     expect(result).toMatchObject({ ok: false, statusCode: 200, responseBody: 'partial' });
     expect(result.error).toMatch(/^HTTP 200, then the response body failed: /);
+  });
+
+  it('gives up on a receiver that never answers at the deadline, and drops its connection', async () => {
+    answer = () => undefined;
+    const result = await send();
+    expect(result).toMatchObject({
+      ok: false,
+      statusCode: null,
+      error: `timed out after ${TIMEOUT_MS} ms`,
+      responseBody: null,
+    });
+    await waitFor(() => seen[0]?.closedUnanswered, { what: 'the connection dropped' });
+  });
+
+  it('sends the path and query as registered, and keeps Retry-After and the answer of a 503', async () => {
+    answer = (res) => {
+      res.writeHead(503, { 'retry-after': '7', 'content-type': 'text/plain' });
+      res.end('busy');
+    };
+    expect(await send(`${url}/deep?tenant=a%20b&x=1`)).toMatchObject({
+      ok: false,
+      statusCode: 503,
+      error: 'HTTP 503',
+      responseBody: 'busy',
+      retryAfter: '7',
+    });
+    expect(seen.map((r) => r.url)).toEqual(['/hook/deep?tenant=a%20b&x=1']);
+  });
+
+  it('does not follow a redirect', async () => {
+    answer = (res) => {
+      res.writeHead(302, { location: '/elsewhere' });
+      res.end();
+    };
+    expect(await send()).toMatchObject({
+      ok: false,
+      statusCode: 302,
+      error: 'HTTP 302: redirects are not followed',
+    });
+    expect(seen).toHaveLength(1);
   });
 
   it('records an empty answer as an empty excerpt', async () => {

@@ -9,7 +9,7 @@ import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { SigningSecrets, signatureHeaders, unixSeconds } from './delivery-signature';
 import { BrokerDestinations } from './destinations/broker-destinations';
 import { HttpDestination } from './destinations/http.destination';
-import { OutgoingMessage, TransportResult, failed } from './destinations/transport';
+import { Deadline, OutgoingMessage, TransportResult, failed } from './destinations/transport';
 import { SecretCache } from './secret-cache';
 
 export { RESPONSE_EXCERPT_BYTES, excerptText } from './destinations/http.destination';
@@ -137,17 +137,16 @@ export class DeliverySenderService implements OnApplicationBootstrap {
 
     // One deadline for the whole attempt (a URL check's DNS lookup, a broker's connection and
     // its confirm included): nothing holds a delivery slot past DELIVERY_TIMEOUT_MS.
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    const deadline = new Deadline(this.timeoutMs);
     try {
       const destination = req.destination ?? HTTP;
       const result =
         destination.type === 'http'
-          ? await this.http.send(destination, req, message, controller.signal)
-          : await this.brokers.send(destination, req, message, controller.signal);
+          ? await this.http.send(destination, req, message, deadline)
+          : await this.brokers.send(destination, req, message, deadline);
       return timed(result);
     } finally {
-      clearTimeout(timer);
+      deadline.end();
     }
   }
 }

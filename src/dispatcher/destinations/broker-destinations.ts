@@ -5,7 +5,13 @@ import type { Destination } from '../../webhooks/destination';
 import { BrokerStatus } from './broker-status';
 import { NatsBroker } from './nats.destination';
 import { RabbitMqBroker } from './rabbitmq.destination';
-import { DestinationTransport, OutgoingMessage, TransportResult, failed } from './transport';
+import {
+  Deadline,
+  DestinationTransport,
+  OutgoingMessage,
+  TransportResult,
+  failed,
+} from './transport';
 
 type BrokerDestination = Exclude<Destination, { type: 'http' }>;
 
@@ -49,9 +55,9 @@ export class BrokerDestinations
     destination: BrokerDestination,
     _target: unknown,
     message: OutgoingMessage,
-    signal: AbortSignal,
+    deadline: Deadline,
   ): Promise<TransportResult> {
-    const deadline = Date.now() + this.timeoutMs;
+    const { signal } = deadline;
     if (destination.type === 'rabbitmq') {
       const broker = this.rabbitmq.get(destination.broker);
       if (!broker) return Promise.resolve(missing(destination));
@@ -59,7 +65,7 @@ export class BrokerDestinations
     }
     const broker = this.nats.get(destination.broker);
     if (!broker) return Promise.resolve(missing(destination));
-    return broker.publish(destination.subject, message, signal, deadline);
+    return broker.publish(destination.subject, message, signal, deadline.at);
   }
 
   async onApplicationShutdown(): Promise<void> {

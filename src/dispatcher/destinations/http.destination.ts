@@ -1,17 +1,17 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { finished } from 'node:stream';
-import { Agent, Dispatcher, request } from 'undici';
+import { Agent, Dispatcher } from 'undici';
 import { APP_CONFIG } from '../../config/config.module';
 import { AppConfig } from '../../config/config.types';
 import { checkWebhookUrl } from '../../webhooks/ssrf-policy';
 import { createDeliveryAgent } from '../delivery-agent';
 import {
+  Deadline,
   DestinationTransport,
   OutgoingMessage,
   TransportResult,
+  beforeDeadline,
   describeError,
   failed,
-  unlessAborted,
 } from './transport';
 
 /** How much of a receiver's answer is kept in the delivery log. */
@@ -22,33 +22,107 @@ export function excerptText(bytes: Buffer): string {
   return bytes.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replaceAll('\u0000', '\uFFFD');
 }
 
+/** What an HTTP attempt came to: an answer read to its end, or why there was none. */
+type Exchange =
+  | { answered: false; error: unknown; timedOut: boolean }
+  | {
+      answered: true;
+      statusCode: number;
+      retryAfter: string | string[] | undefined;
+      excerpt: string;
+      /** The body failed part-way (a reset, the deadline): null when it arrived whole. */
+      bodyError: unknown;
+      timedOut: boolean;
+    };
+
 /**
- * Reads an answer to its end, keeping its start for the delivery log. A body that fails
- * part-way (the attempt's deadline, a reset) is reported, not swallowed: the receiver may not
- * have finished with the request, so the attempt cannot count as a success. Read to the end
- * however long, since stopping early would count a body that never ends as a success; the
- * attempt's one deadline bounds it. The excerpt keeps what arrived.
+ * One POST through undici's dispatcher, answered by handler callbacks rather than `request()`'s
+ * body stream and AbortSignal: per delivery those cost about as much again as the rest of the
+ * client (figures in docs/benchmarks.md). The answer is read to its end however long, keeping
+ * its start for the delivery log: stopping early would count a body that never ends as a
+ * success. The deadline stops the request where it is (connecting, waiting for the answer or
+ * reading it); one not yet on a connection is given up at once, and stopped if it gets one.
  */
-function readExcerpt(
-  body: Dispatcher.ResponseData['body'],
-): Promise<{ excerpt: string; failure: unknown }> {
-  // Stream events rather than `for await`: the async iterator costs a promise and its
-  // machinery per chunk, on every delivery, for an answer that is usually one chunk or none.
+function exchange(
+  agent: Dispatcher,
+  url: URL,
+  message: OutgoingMessage,
+  deadline: Deadline,
+): Promise<Exchange> {
   return new Promise((resolve) => {
+    let controller: Dispatcher.DispatchController | null = null;
+    let statusCode = 0;
+    let retryAfter: string | string[] | undefined;
+    let started = false;
+    let settled = false;
+    let timedOut = false;
     const kept: Buffer[] = [];
     let keptBytes = 0;
-    const onData = (chunk: Buffer) => {
-      if (keptBytes >= RESPONSE_EXCERPT_BYTES) return;
-      const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - keptBytes);
-      kept.push(part);
-      keptBytes += part.length;
+    const settle = (outcome: Exchange) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
     };
-    body.on('data', onData);
-    // finished() also reports a body that errored or closed early before this was attached.
-    finished(body, (error) => {
-      body.off('data', onData);
-      resolve({ excerpt: excerptText(Buffer.concat(kept)), failure: error ?? null });
-    });
+    const excerpt = () => excerptText(Buffer.concat(kept));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      const reason = new Error("the attempt's deadline passed");
+      if (controller !== null) controller.abort(reason);
+      // Not on a connection yet: nobody waits for it; onRequestStart stops it if it gets one.
+      else settle({ answered: false, error: reason, timedOut });
+    }, deadline.remainingMs());
+    agent.dispatch(
+      {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: message.headers,
+        body: message.body,
+      },
+      {
+        onRequestStart(c) {
+          controller = c;
+          if (timedOut) c.abort(new Error("the attempt's deadline passed"));
+        },
+        onResponseStart(_c, status, headers) {
+          // Interim answers are dropped before the parser (interim-responses.ts).
+          started = true;
+          statusCode = status;
+          retryAfter = headers['retry-after'];
+        },
+        onResponseData(_c, chunk) {
+          if (keptBytes >= RESPONSE_EXCERPT_BYTES) return;
+          const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - keptBytes);
+          kept.push(part);
+          keptBytes += part.length;
+        },
+        onResponseEnd() {
+          settle({
+            answered: true,
+            statusCode,
+            retryAfter,
+            excerpt: excerpt(),
+            bodyError: null,
+            timedOut,
+          });
+        },
+        onResponseError(_c, error) {
+          settle(
+            started
+              ? {
+                  answered: true,
+                  statusCode,
+                  retryAfter,
+                  excerpt: excerpt(),
+                  bodyError: error,
+                  timedOut,
+                }
+              : { answered: false, error, timedOut },
+          );
+        },
+      },
+    );
   });
 }
 
@@ -76,48 +150,39 @@ export class HttpDestination implements DestinationTransport, OnApplicationShutd
     _destination: unknown,
     target: { url: string | null },
     message: OutgoingMessage,
-    signal: AbortSignal,
+    deadline: Deadline,
   ): Promise<TransportResult> {
-    const timedOut = `timed out after ${this.timeoutMs} ms`;
+    const timedOut = `timed out after ${deadline.ms} ms`;
     const url = target.url;
     if (url === null) return failed('the webhook has an http destination but no url');
     try {
       // Again at every attempt: the name may point elsewhere now than when it was registered.
-      await unlessAborted(checkWebhookUrl(url, { allowPrivate: this.allowPrivate }), signal);
+      await beforeDeadline(checkWebhookUrl(url, { allowPrivate: this.allowPrivate }), deadline);
     } catch (error) {
-      return failed(signal.aborted ? `${timedOut} checking the URL` : describeError(error));
+      return failed(deadline.passed ? `${timedOut} checking the URL` : describeError(error));
     }
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await request(url, {
-        method: 'POST',
-        dispatcher: this.agent,
-        signal,
-        headers: message.headers,
-        body: message.body,
-      });
-    } catch (error) {
-      return failed(signal.aborted ? timedOut : describeError(error));
+    const answer = await exchange(this.agent, new URL(url), message, deadline);
+    if (!answer.answered) {
+      return failed(answer.timedOut ? timedOut : describeError(answer.error));
     }
     // SPEC §4: a 2xx counts only if the whole answer is in within the deadline.
-    const { excerpt, failure } = await readExcerpt(res.body);
-    const status = res.statusCode;
+    const status = answer.statusCode;
     let error: string | null = null;
-    if (failure !== null) {
-      error = signal.aborted
+    if (answer.bodyError !== null) {
+      error = answer.timedOut
         ? `${timedOut} reading the response body`
-        : `HTTP ${status}, then the response body failed: ${describeError(failure)}`;
+        : `HTTP ${status}, then the response body failed: ${describeError(answer.bodyError)}`;
     } else if (status >= 300 && status < 400) {
       error = `HTTP ${status}: redirects are not followed`;
     } else if (status < 200 || status >= 300) {
       error = `HTTP ${status}`;
     }
-    const retryAfter = res.headers['retry-after'];
+    const { retryAfter } = answer;
     return {
       ok: error === null,
       statusCode: status,
       error,
-      responseBody: excerpt,
+      responseBody: answer.excerpt,
       retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : (retryAfter ?? null),
     };
   }

@@ -27,8 +27,53 @@ export interface TransportResult {
 }
 
 /**
+ * One attempt's deadline (DELIVERY_TIMEOUT_MS), shared by every step of it: the URL check, the
+ * connection, the request, a broker's confirm. Its AbortSignal is made on first use only: an
+ * HTTP attempt never needs one (it stops its request from a timer), and a signal with listeners
+ * cost an HTTP delivery more than the rest of its client (figures in docs/benchmarks.md).
+ */
+export class Deadline {
+  private controller: AbortController | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private over = false;
+
+  constructor(
+    readonly ms: number,
+    /** When it passes, ms since the epoch. */
+    readonly at: number = Date.now() + ms,
+  ) {}
+
+  /** Time left, never below 0. */
+  remainingMs(): number {
+    return Math.max(0, this.at - Date.now());
+  }
+
+  /** Whether it has passed. */
+  get passed(): boolean {
+    return this.controller?.signal.aborted === true || Date.now() >= this.at;
+  }
+
+  /** Aborts when the deadline passes (for what takes a signal: the brokers' clients). */
+  get signal(): AbortSignal {
+    if (this.controller === null) {
+      const controller = new AbortController();
+      this.controller = controller;
+      if (this.over) controller.abort();
+      else this.timer = setTimeout(() => controller.abort(), this.remainingMs());
+    }
+    return this.controller.signal;
+  }
+
+  /** The attempt is over: the signal's timer, if one was made, is cleared. */
+  end(): void {
+    this.over = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+  }
+}
+
+/**
  * One kind of destination (SPEC §14). `send` never throws: every outcome is a result to record.
- * It gives up when `signal` aborts (the attempt's one deadline, DELIVERY_TIMEOUT_MS), saying
+ * It gives up when `deadline` passes (the attempt's one deadline, DELIVERY_TIMEOUT_MS), saying
  * what it was waiting for.
  */
 export interface DestinationTransport<D extends Destination = Destination> {
@@ -36,7 +81,7 @@ export interface DestinationTransport<D extends Destination = Destination> {
     destination: D,
     target: { url: string | null },
     message: OutgoingMessage,
-    signal: AbortSignal,
+    deadline: Deadline,
   ): Promise<TransportResult>;
 }
 
@@ -64,6 +109,18 @@ export function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise
     else signal.addEventListener('abort', onAbort, { once: true });
   });
   return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}
+
+/**
+ * Rejects once `deadline` passes; the work itself goes on, but nobody waits for it any more. A
+ * timer set to the time the deadline has left, not a listener on its signal (see Deadline).
+ */
+export function beforeDeadline<T>(work: Promise<T>, deadline: Deadline): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const passed = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('deadline passed')), deadline.remainingMs());
+  });
+  return Promise.race([work, passed]).finally(() => clearTimeout(timer));
 }
 
 /** A failed result with no answer. */
