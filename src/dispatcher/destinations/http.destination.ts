@@ -6,6 +6,7 @@ import { checkWebhookUrl } from '../../webhooks/ssrf-policy';
 import { createDeliveryAgent } from '../delivery-agent';
 import {
   Deadline,
+  DeadlinePassedError,
   DestinationTransport,
   OutgoingMessage,
   TransportResult,
@@ -159,7 +160,8 @@ export class HttpDestination implements DestinationTransport, OnApplicationShutd
       // Again at every attempt: the name may point elsewhere now than when it was registered.
       await beforeDeadline(checkWebhookUrl(url, { allowPrivate: this.allowPrivate }), deadline);
     } catch (error) {
-      return failed(deadline.passed ? `${timedOut} checking the URL` : describeError(error));
+      const late = error instanceof DeadlinePassedError || deadline.passed;
+      return failed(late ? `${timedOut} checking the URL` : describeError(error));
     }
     const answer = await exchange(this.agent, new URL(url), message, deadline);
     if (!answer.answered) {

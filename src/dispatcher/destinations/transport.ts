@@ -111,6 +111,14 @@ export function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise
   return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
+/** What beforeDeadline rejects with: a timer's clock and Date.now() may differ by a tick. */
+export class DeadlinePassedError extends Error {
+  constructor() {
+    super('deadline passed');
+    this.name = 'DeadlinePassedError';
+  }
+}
+
 /**
  * Rejects once `deadline` passes; the work itself goes on, but nobody waits for it any more. A
  * timer set to the time the deadline has left, not a listener on its signal (see Deadline).
@@ -118,7 +126,7 @@ export function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise
 export function beforeDeadline<T>(work: Promise<T>, deadline: Deadline): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const passed = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('deadline passed')), deadline.remainingMs());
+    timer = setTimeout(() => reject(new DeadlinePassedError()), deadline.remainingMs());
   });
   return Promise.race([work, passed]).finally(() => clearTimeout(timer));
 }
