@@ -7,7 +7,7 @@ import { Json, request } from './support/http';
 import { TcpProxy } from './support/tcp-proxy';
 import { TestApp, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
-import { getDelivery, waitForDeliveryStatus } from './support/deliveries';
+import { getDelivery, waitForAttempt, waitForDeliveryStatus } from './support/deliveries';
 
 const SECRET = 'whsec_dGVzdC1zZWNyZXQtZm9yLWJyb2tlcnMtMDEyMw==';
 const AUTH = 'Bearer broker-receiver-token-0123456789';
@@ -34,6 +34,16 @@ function natsHeaders(msg: { header?: { keys(): string[]; get(k: string): string 
 describe('broker destinations (RabbitMQ and NATS JetStream, real servers behind a TCP proxy)', () => {
   let t: TestApp;
   let token: string;
+  /**
+   * A failed wait for a broker's message, rethrown with the delivery as its log shows it:
+   * never tried, tried and failed (with what), or still pending.
+   */
+  const saying =
+    (webhookId: string, deliveryId: string) =>
+    async (error: Error): Promise<never> => {
+      const d = await getDelivery(t, token, webhookId, deliveryId);
+      throw new Error(`${error.message}; the delivery: ${JSON.stringify(d)}`);
+    };
   const rabbitProxy = new TcpProxy('127.0.0.1', 5672);
   const natsProxy = new TcpProxy('127.0.0.1', 4222);
   let queue: Awaited<ReturnType<typeof rabbitQueue>>;
@@ -113,7 +123,7 @@ describe('broker destinations (RabbitMQ and NATS JetStream, real servers behind 
       { headers: { Authorization: AUTH } },
     );
     const deliveryId = await publishTo(id, { topic: 'rabbit' });
-    const [msg] = await queue.waitForCount(1);
+    const [msg] = await queue.waitForCount(1).catch(saying(id, deliveryId));
     const body = JSON.parse(msg.body.toString('utf8'));
     expect(body).toMatchObject({ event: 'job.started', data: { topic: 'rabbit' } });
     expect(msg.properties).toMatchObject({
@@ -162,16 +172,10 @@ describe('broker destinations (RabbitMQ and NATS JetStream, real servers behind 
       routing_key: 'meetings',
     });
     const d2 = await publishTo(noExchange);
-    const first = await waitFor(async () => {
-      const d = await getDelivery(t, token, unroutable, d1);
-      return d.attempts?.length > 0 && d;
-    });
+    const first = await waitForAttempt(t, token, unroutable, d1);
     expect(first.attempts[0]).toMatchObject({ status_code: null, response_body: null });
     expect(first.attempts[0].error).toMatch(/unroutable: 312 NO_ROUTE/);
-    const second = await waitFor(async () => {
-      const d = await getDelivery(t, token, noExchange, d2);
-      return d.attempts?.length > 0 && d;
-    });
+    const second = await waitForAttempt(t, token, noExchange, d2);
     expect(second.attempts[0].status_code).toBeNull();
     expect(second.attempts[0].error).toMatch(/404.*NOT_FOUND.*no exchange/);
     // Neither took the channel of the routable exchange down with it.
@@ -197,7 +201,7 @@ describe('broker destinations (RabbitMQ and NATS JetStream, real servers behind 
       { headers: { Authorization: AUTH } },
     );
     const deliveryId = await publishTo(id, { topic: 'nats' });
-    const [msg] = await stream.waitForCount(1);
+    const [msg] = await stream.waitForCount(1).catch(saying(id, deliveryId));
     expect(msg.subject).toBe(subject);
     expect(JSON.parse(Buffer.from(msg.data).toString('utf8'))).toMatchObject({
       event: 'job.started',
@@ -231,10 +235,7 @@ describe('broker destinations (RabbitMQ and NATS JetStream, real servers behind 
     const subject = `mebtest.nostream.${Date.now()}`;
     const id = await webhook({ type: 'nats', broker: 'stream', subject });
     const deliveryId = await publishTo(id);
-    const d = await waitFor(async () => {
-      const x = await getDelivery(t, token, id, deliveryId);
-      return x.attempts?.length > 0 && x;
-    });
+    const d = await waitForAttempt(t, token, id, deliveryId);
     expect(d.attempts[0].status_code).toBeNull();
     expect(d.attempts[0].error).toContain(`subject "${subject}"`);
     await api('PATCH', `/api/webhooks/${id}`, { active: false });

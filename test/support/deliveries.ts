@@ -33,6 +33,35 @@ export async function getDelivery(
   ).body;
 }
 
+/**
+ * Polls the delivery log until `done` holds for the delivery; resolves to the delivery then. On
+ * timeout the error carries the delivery as last seen (status, attempts, next attempt), so a
+ * failure says whether it was never tried, tried and not recorded, or still pending.
+ */
+async function waitForDelivery(
+  t: TestApp,
+  token: string,
+  webhookId: string,
+  deliveryId: string,
+  done: (delivery: Json) => boolean,
+  what: string,
+): Promise<Json> {
+  let last: Json = null;
+  try {
+    return await waitFor(
+      async () => {
+        last = await getDelivery(t, token, webhookId, deliveryId);
+        return done(last) && last;
+      },
+      { what },
+    );
+  } catch (error) {
+    throw new Error(
+      `${(error as Error).message}; the delivery as last seen: ${JSON.stringify(last)}`,
+    );
+  }
+}
+
 /** Polls the delivery log until the delivery has `status`; resolves to the delivery then. */
 export function waitForDeliveryStatus(
   t: TestApp,
@@ -41,11 +70,29 @@ export function waitForDeliveryStatus(
   deliveryId: string,
   status: string,
 ): Promise<Json> {
-  return waitFor(
-    async () => {
-      const d = await getDelivery(t, token, webhookId, deliveryId);
-      return d?.status === status && d;
-    },
-    { what: `delivery ${deliveryId} to be ${status}` },
+  return waitForDelivery(
+    t,
+    token,
+    webhookId,
+    deliveryId,
+    (d) => d?.status === status,
+    `delivery ${deliveryId} to be ${status}`,
+  );
+}
+
+/** Polls the delivery log until the delivery has a recorded attempt; resolves to it then. */
+export function waitForAttempt(
+  t: TestApp,
+  token: string,
+  webhookId: string,
+  deliveryId: string,
+): Promise<Json> {
+  return waitForDelivery(
+    t,
+    token,
+    webhookId,
+    deliveryId,
+    (d) => d?.attempts?.length > 0,
+    `an attempt of delivery ${deliveryId}`,
   );
 }
