@@ -21,7 +21,7 @@ import { finished } from 'node:stream';
 import { Agent, request } from 'undici';
 import type { AppConfig } from '../src/config/config.types';
 import { HttpDestination } from '../src/dispatcher/destinations/http.destination';
-import { Deadline, OutgoingMessage, unlessAborted } from '../src/dispatcher/destinations/transport';
+import { Deadline, OutgoingMessage } from '../src/dispatcher/destinations/transport';
 import { checkWebhookUrl } from '../src/webhooks/ssrf-policy';
 import { percentile } from './support';
 
@@ -49,6 +49,16 @@ const message: OutgoingMessage = {
 };
 
 type Send = () => Promise<unknown>;
+
+/** The URL check's race as attempts ran it before: against an AbortSignal, by a listener. */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}
 
 function viaRequest(url: string, agent: Agent, asBefore: boolean): Send {
   return async () => {

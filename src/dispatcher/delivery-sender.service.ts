@@ -138,15 +138,11 @@ export class DeliverySenderService implements OnApplicationBootstrap {
     // One deadline for the whole attempt (a URL check's DNS lookup, a broker's connection and
     // its confirm included): nothing holds a delivery slot past DELIVERY_TIMEOUT_MS.
     const deadline = new Deadline(this.timeoutMs);
-    try {
-      const destination = req.destination ?? HTTP;
-      const result =
-        destination.type === 'http'
-          ? await this.http.send(destination, req, message, deadline)
-          : await this.brokers.send(destination, req, message, deadline);
-      return timed(result);
-    } finally {
-      deadline.end();
-    }
+    const destination = req.destination ?? HTTP;
+    const result =
+      destination.type === 'http'
+        ? await this.http.send(destination, req, message, deadline)
+        : await this.brokers.send(destination, req, message, deadline);
+    return timed(result);
   }
 }

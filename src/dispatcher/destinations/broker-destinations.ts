@@ -57,15 +57,14 @@ export class BrokerDestinations
     message: OutgoingMessage,
     deadline: Deadline,
   ): Promise<TransportResult> {
-    const { signal } = deadline;
     if (destination.type === 'rabbitmq') {
       const broker = this.rabbitmq.get(destination.broker);
       if (!broker) return Promise.resolve(missing(destination));
-      return broker.publish(destination.exchange, destination.routing_key, message, signal);
+      return broker.publish(destination.exchange, destination.routing_key, message, deadline);
     }
     const broker = this.nats.get(destination.broker);
     if (!broker) return Promise.resolve(missing(destination));
-    return broker.publish(destination.subject, message, signal, deadline.at);
+    return broker.publish(destination.subject, message, deadline);
   }
 
   async onApplicationShutdown(): Promise<void> {

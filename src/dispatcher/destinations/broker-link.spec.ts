@@ -1,4 +1,5 @@
 import { BrokerLink } from './broker-link';
+import { Deadline } from './transport';
 
 interface FakeConnection {
   id: number;
@@ -71,13 +72,12 @@ describe('BrokerLink', () => {
 
   it('an attempt without a connection fails naming the broker, or its deadline', async () => {
     const { link } = fakeBroker();
-    const live = new AbortController();
+    const live = new Deadline(60_000);
     expect(
-      link.unreachable(new Error('refused by amqp://user:s3cret@broker.test:5672'), live.signal),
+      link.unreachable(new Error('refused by amqp://user:s3cret@broker.test:5672'), live),
     ).toMatchObject({ ok: false, error: 'RabbitMQ broker "bus": refused by <broker url>' });
-    const late = new AbortController();
-    late.abort();
-    expect(link.unreachable(new Error('x'), late.signal)).toMatchObject({
+    const late = new Deadline(1000, Date.now() - 1);
+    expect(link.unreachable(new Error('x'), late)).toMatchObject({
       ok: false,
       error: 'timed out connecting to RabbitMQ broker "bus"',
     });

@@ -7,7 +7,7 @@ import {
   reconnectDelayMs,
   withoutCredentials,
 } from './broker-status';
-import { TransportResult, describeError, failed } from './transport';
+import { Deadline, TransportResult, describeError, failed } from './transport';
 
 /**
  * Opens a connection. `dropped` is this connection's own: call it once the connection is gone
@@ -74,10 +74,10 @@ export class BrokerLink<C> {
   }
 
   /** The attempt's failure when no connection came before its deadline or at all. */
-  unreachable(error: unknown, signal: AbortSignal): TransportResult {
+  unreachable(error: unknown, deadline: Deadline): TransportResult {
     const broker = `${brokerLabel[this.config.type]} broker "${this.config.name}"`;
     return failed(
-      signal.aborted
+      deadline.passed
         ? `timed out connecting to ${broker}`
         : `${broker}: ${this.hide(describeError(error))}`,
     );

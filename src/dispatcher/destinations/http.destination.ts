@@ -6,7 +6,6 @@ import { checkWebhookUrl } from '../../webhooks/ssrf-policy';
 import { createDeliveryAgent } from '../delivery-agent';
 import {
   Deadline,
-  DeadlinePassedError,
   DestinationTransport,
   OutgoingMessage,
   TransportResult,
@@ -68,6 +67,7 @@ function exchange(
     const excerpt = () => excerptText(Buffer.concat(kept));
     const timer = setTimeout(() => {
       timedOut = true;
+      deadline.expire();
       const reason = new Error("the attempt's deadline passed");
       if (controller !== null) controller.abort(reason);
       // Not on a connection yet: nobody waits for it; onRequestStart stops it if it gets one.
@@ -160,8 +160,7 @@ export class HttpDestination implements DestinationTransport, OnApplicationShutd
       // Again at every attempt: the name may point elsewhere now than when it was registered.
       await beforeDeadline(checkWebhookUrl(url, { allowPrivate: this.allowPrivate }), deadline);
     } catch (error) {
-      const late = error instanceof DeadlinePassedError || deadline.passed;
-      return failed(late ? `${timedOut} checking the URL` : describeError(error));
+      return failed(deadline.passed ? `${timedOut} checking the URL` : describeError(error));
     }
     const answer = await exchange(this.agent, new URL(url), message, deadline);
     if (!answer.answered) {

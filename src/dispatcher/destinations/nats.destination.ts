@@ -6,7 +6,8 @@ import {
   TransportResult,
   describeError,
   failed,
-  unlessAborted,
+  beforeDeadline,
+  Deadline,
 } from './transport';
 
 /**
@@ -39,31 +40,30 @@ export class NatsBroker {
   async publish(
     subject: string,
     message: OutgoingMessage,
-    signal: AbortSignal,
-    deadline: number,
+    deadline: Deadline,
   ): Promise<TransportResult> {
     let js: JetStreamClient;
     try {
-      ({ js } = await unlessAborted(this.link.connect(), signal));
+      ({ js } = await beforeDeadline(this.link.connect(), deadline));
     } catch (error) {
-      return this.link.unreachable(error, signal);
+      return this.link.unreachable(error, deadline);
     }
     const h = natsHeaders();
     for (const [name, value] of Object.entries(message.headers)) h.set(name, value);
     try {
-      const ack = await unlessAborted(
+      const ack = await beforeDeadline(
         js.publish(subject, message.body, {
           // Set last, as Nats-Msg-Id: a custom header cannot replace it.
           msgID: message.deliveryId,
           headers: h,
-          timeout: Math.max(1, deadline - Date.now()),
+          timeout: Math.max(1, deadline.remainingMs()),
         }),
-        signal,
+        deadline,
       );
       void ack;
       return { ok: true, statusCode: null, error: null, responseBody: null };
     } catch (error) {
-      if (signal.aborted) return failed(`timed out waiting for the JetStream acknowledgement`);
+      if (deadline.passed) return failed(`timed out waiting for the JetStream acknowledgement`);
       const code = (error as NatsError).code;
       // A JetStream publish that no stream listens to has no responder.
       if (code === '503') {

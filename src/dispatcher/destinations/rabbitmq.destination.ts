@@ -7,7 +7,8 @@ import {
   TransportResult,
   describeError,
   failed,
-  unlessAborted,
+  beforeDeadline,
+  Deadline,
 } from './transport';
 
 interface Returned {
@@ -59,13 +60,13 @@ export class RabbitMqBroker {
     exchange: string,
     routingKey: string,
     message: OutgoingMessage,
-    signal: AbortSignal,
+    deadline: Deadline,
   ): Promise<TransportResult> {
     let ch: ExchangeChannel;
     try {
-      ch = await unlessAborted(this.channel(exchange), signal);
+      ch = await beforeDeadline(this.channel(exchange), deadline);
     } catch (error) {
-      return this.link.unreachable(error, signal);
+      return this.link.unreachable(error, deadline);
     }
     const key = keyOf(message.deliveryId, message.attempt);
     const confirmed = new Promise<TransportResult>((resolve) => {
@@ -107,7 +108,7 @@ export class RabbitMqBroker {
       }
     });
     try {
-      return await unlessAborted(confirmed, signal);
+      return await beforeDeadline(confirmed, deadline);
     } catch {
       ch.returned.delete(key);
       return failed(`timed out waiting for RabbitMQ's confirm`);

@@ -28,14 +28,13 @@ export interface TransportResult {
 
 /**
  * One attempt's deadline (DELIVERY_TIMEOUT_MS), shared by every step of it: the URL check, the
- * connection, the request, a broker's confirm. Its AbortSignal is made on first use only: an
- * HTTP attempt never needs one (it stops its request from a timer), and a signal with listeners
- * cost an HTTP delivery more than the rest of its client (figures in docs/benchmarks.md).
+ * connection, the request, a broker's confirm. Each step waits for it with a timer set to the
+ * time left (beforeDeadline), not with an AbortSignal: a signal with listeners cost an HTTP
+ * delivery more than the rest of its client (figures in docs/benchmarks.md).
  */
 export class Deadline {
-  private controller: AbortController | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private over = false;
+  /** A step's timer fired: a timer's clock and Date.now() may differ by a tick. */
+  private expired = false;
 
   constructor(
     readonly ms: number,
@@ -50,24 +49,12 @@ export class Deadline {
 
   /** Whether it has passed. */
   get passed(): boolean {
-    return this.controller?.signal.aborted === true || Date.now() >= this.at;
+    return this.expired || Date.now() >= this.at;
   }
 
-  /** Aborts when the deadline passes (for what takes a signal: the brokers' clients). */
-  get signal(): AbortSignal {
-    if (this.controller === null) {
-      const controller = new AbortController();
-      this.controller = controller;
-      if (this.over) controller.abort();
-      else this.timer = setTimeout(() => controller.abort(), this.remainingMs());
-    }
-    return this.controller.signal;
-  }
-
-  /** The attempt is over: the signal's timer, if one was made, is cleared. */
-  end(): void {
-    this.over = true;
-    if (this.timer !== null) clearTimeout(this.timer);
+  /** Called by the timer of a step that waited for it. */
+  expire(): void {
+    this.expired = true;
   }
 }
 
@@ -97,36 +84,17 @@ export function describeError(error: unknown): string {
 }
 
 /**
- * Rejects when `signal` aborts; the work itself goes on, but nobody waits for it any more. Not
- * withTimeout: the attempt has one deadline, shared by every step, and a timer of a step's own
- * would start a second one.
- */
-export function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  let onAbort: () => void = () => undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(new Error('aborted'));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
-}
-
-/** What beforeDeadline rejects with: a timer's clock and Date.now() may differ by a tick. */
-export class DeadlinePassedError extends Error {
-  constructor() {
-    super('deadline passed');
-    this.name = 'DeadlinePassedError';
-  }
-}
-
-/**
- * Rejects once `deadline` passes; the work itself goes on, but nobody waits for it any more. A
- * timer set to the time the deadline has left, not a listener on its signal (see Deadline).
+ * Rejects once `deadline` passes; the work itself goes on, but nobody waits for it any more.
+ * Not withTimeout: the attempt has one deadline, shared by every step, and a timer of a step's
+ * own would start a second one.
  */
 export function beforeDeadline<T>(work: Promise<T>, deadline: Deadline): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const passed = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DeadlinePassedError()), deadline.remainingMs());
+    timer = setTimeout(() => {
+      deadline.expire();
+      reject(new Error('deadline passed'));
+    }, deadline.remainingMs());
   });
   return Promise.race([work, passed]).finally(() => clearTimeout(timer));
 }
