@@ -24,7 +24,7 @@ export function excerptText(bytes: Buffer): string {
 
 /** What an HTTP attempt came to: an answer read to its end, or why there was none. */
 type Exchange =
-  | { answered: false; error: unknown; timedOut: boolean }
+  | { answered: false; error: unknown }
   | {
       answered: true;
       statusCode: number;
@@ -32,7 +32,6 @@ type Exchange =
       excerpt: string;
       /** The body failed part-way (a reset, the deadline): null when it arrived whole. */
       bodyError: unknown;
-      timedOut: boolean;
     };
 
 /**
@@ -51,11 +50,10 @@ function exchange(
 ): Promise<Exchange> {
   return new Promise((resolve) => {
     let controller: Dispatcher.DispatchController | null = null;
+    /** 0 until the answer's head arrived. */
     let statusCode = 0;
     let retryAfter: string | string[] | undefined;
-    let started = false;
     let settled = false;
-    let timedOut = false;
     const kept: Buffer[] = [];
     let keptBytes = 0;
     const settle = (outcome: Exchange) => {
@@ -66,12 +64,11 @@ function exchange(
     };
     const excerpt = () => excerptText(Buffer.concat(kept));
     const timer = setTimeout(() => {
-      timedOut = true;
       deadline.expire();
       const reason = new Error("the attempt's deadline passed");
       if (controller !== null) controller.abort(reason);
       // Not on a connection yet: nobody waits for it; onRequestStart stops it if it gets one.
-      else settle({ answered: false, error: reason, timedOut });
+      else settle({ answered: false, error: reason });
     }, deadline.remainingMs());
     agent.dispatch(
       {
@@ -84,11 +81,10 @@ function exchange(
       {
         onRequestStart(c) {
           controller = c;
-          if (timedOut) c.abort(new Error("the attempt's deadline passed"));
+          if (deadline.passed) c.abort(new Error("the attempt's deadline passed"));
         },
         onResponseStart(_c, status, headers) {
           // Interim answers are dropped before the parser (interim-responses.ts).
-          started = true;
           statusCode = status;
           retryAfter = headers['retry-after'];
         },
@@ -105,21 +101,13 @@ function exchange(
             retryAfter,
             excerpt: excerpt(),
             bodyError: null,
-            timedOut,
           });
         },
         onResponseError(_c, error) {
           settle(
-            started
-              ? {
-                  answered: true,
-                  statusCode,
-                  retryAfter,
-                  excerpt: excerpt(),
-                  bodyError: error,
-                  timedOut,
-                }
-              : { answered: false, error, timedOut },
+            statusCode === 0
+              ? { answered: false, error }
+              : { answered: true, statusCode, retryAfter, excerpt: excerpt(), bodyError: error },
           );
         },
       },
@@ -164,13 +152,13 @@ export class HttpDestination implements DestinationTransport, OnApplicationShutd
     }
     const answer = await exchange(this.agent, new URL(url), message, deadline);
     if (!answer.answered) {
-      return failed(answer.timedOut ? timedOut : describeError(answer.error));
+      return failed(deadline.passed ? timedOut : describeError(answer.error));
     }
     // SPEC §4: a 2xx counts only if the whole answer is in within the deadline.
     const status = answer.statusCode;
     let error: string | null = null;
     if (answer.bodyError !== null) {
-      error = answer.timedOut
+      error = deadline.passed
         ? `${timedOut} reading the response body`
         : `HTTP ${status}, then the response body failed: ${describeError(answer.bodyError)}`;
     } else if (status >= 300 && status < 400) {
