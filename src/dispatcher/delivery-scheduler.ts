@@ -1,4 +1,3 @@
-import type { AttemptResult, DeliveryRequest } from './delivery-sender.service';
 import type { DeliveryTarget } from './delivery.store';
 import type { SlotAnswer, SlotRequest, SlotToken, WebhookSlots } from './webhook-slots';
 
@@ -10,9 +9,9 @@ import type { SlotAnswer, SlotRequest, SlotToken, WebhookSlots } from './webhook
  *    ScheduledDelivery, once it is ready to be sent: pending, due, and (for a gate, such as
  *    the order of an ordered webhook's deliveries) allowed to go. What is not ready yet is
  *    held by whoever decides so (a DeliveryGate) and submitted when it becomes ready.
- *  - The scheduler sends through a SendStep: one attempt at one destination (HTTP POST; a
- *    broker's publish), given the signed request, answering with the attempt's result. It
- *    never throws: every outcome is an AttemptResult to record.
+ *  - The scheduler starts an attempt through SchedulerWork.start (DeliveryAttemptService, which
+ *    sends through the delivery's destination: destinations/) and is told when its request is
+ *    over, which frees the slot.
  *  - Between them: a submitted delivery waits in its webhook's lane until a slot of its
  *    webhook (held in WebhookSlots, across every worker process) and a slot of this process
  *    are both free, and then at once, with nothing re-queued on a guess: a slot given back
@@ -25,26 +24,16 @@ export interface ScheduledDelivery {
   webhookId: string;
 }
 
-/** One attempt at one destination; see DeliverySenderService (HTTP). Never rejects. */
-export interface SendStep {
-  send(request: DeliveryRequest): Promise<AttemptResult>;
-}
-
 /**
  * Decides which deliveries may be submitted now (for example: an ordered webhook's delivery
  * only once its key's predecessor ended). `admit` returns those ready now and keeps the rest;
  * `ended` is told of each delivery that ended (succeeded or failed for good) and returns those
- * it now lets go. The default admits everything.
+ * it now lets go (OrderingGate).
  */
 export interface DeliveryGate {
   admit(deliveries: ScheduledDelivery[]): ScheduledDelivery[];
   ended(delivery: ScheduledDelivery): ScheduledDelivery[];
 }
-
-export const OPEN_GATE: DeliveryGate = {
-  admit: (deliveries) => deliveries,
-  ended: () => [],
-};
 
 /** A webhook's limits (SPEC §9), as the scheduler applies them. */
 export interface WebhookLimit {
