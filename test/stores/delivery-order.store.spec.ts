@@ -96,44 +96,45 @@ describeContract('DeliveryOrderStore', (backend) => {
     expect(await b.stores.order.next([first.unordered.id])).toEqual([]);
   });
 
-  it('keeps a delivery under way at the head: leased, or between the attempts of its series', async () => {
-    const b = backend();
+  /**
+   * A key whose newer event went first: leased when the older one arrives late, then its
+   * attempt failed with a retry due in `retryInMs` (unless null: still leased).
+   */
+  const newerFirst = async (b: StoreBackend, retryInMs: number | null) => {
     const { publish } = await setUp(b);
     const key = randomUUID();
-    // The newer event went first, and is leased, when the older one arrives late.
     const newer = await publish(key, 2000);
     expect(await b.stores.deliveries.claim([newer.ordered.id], 60_000, [])).toHaveLength(1);
     const older = await publish(key, 1000);
-    expect(await b.stores.order.heads([older.ordered.id, newer.ordered.id])).toEqual([]);
-    // Its attempt failed, and its retry is not due yet: it stays the head, and waits.
-    await b.stores.deliveries.recordAttempt({
-      deliveryId: newer.ordered.id,
-      attempt: 1,
-      result: attemptResult(),
-      status: 'pending',
-      nextAttemptAt: new Date(Date.now() + 60_000),
-    });
-    expect(await b.stores.order.heads([older.ordered.id, newer.ordered.id])).toEqual([]);
-    expect(await b.stores.order.next([older.ordered.id])).toEqual([]);
+    if (retryInMs !== null) {
+      await b.stores.deliveries.recordAttempt({
+        deliveryId: newer.ordered.id,
+        attempt: 1,
+        result: attemptResult(),
+        status: 'pending',
+        nextAttemptAt: new Date(Date.now() + retryInMs),
+      });
+    }
+    return { newer: newer.ordered, older: older.ordered };
+  };
+
+  it('keeps a leased delivery at the head of its key', async () => {
+    const b = backend();
+    const { newer, older } = await newerFirst(b, null);
+    expect(await b.stores.order.heads([older.id, newer.id])).toEqual([]);
+  });
+
+  it('keeps a delivery between the attempts of its series at the head, not due yet', async () => {
+    const b = backend();
+    const { newer, older } = await newerFirst(b, 60_000);
+    expect(await b.stores.order.heads([older.id, newer.id])).toEqual([]);
+    expect(await b.stores.order.next([older.id])).toEqual([]);
   });
 
   it('lets a retry that is due go, as the head of its key', async () => {
     const b = backend();
-    const { publish } = await setUp(b);
-    const key = randomUUID();
-    const newer = await publish(key, 2000);
-    expect(await b.stores.deliveries.claim([newer.ordered.id], 60_000, [])).toHaveLength(1);
-    const older = await publish(key, 1000);
-    await b.stores.deliveries.recordAttempt({
-      deliveryId: newer.ordered.id,
-      attempt: 1,
-      result: attemptResult(),
-      status: 'pending',
-      nextAttemptAt: new Date(Date.now() - 1000),
-    });
-    expect(await b.stores.order.heads([older.ordered.id, newer.ordered.id])).toEqual([
-      newer.ordered,
-    ]);
-    expect(await b.stores.order.next([newer.ordered.id])).toEqual([newer.ordered]);
+    const { newer, older } = await newerFirst(b, -1000);
+    expect(await b.stores.order.heads([older.id, newer.id])).toEqual([newer]);
+    expect(await b.stores.order.next([newer.id])).toEqual([newer]);
   });
 });
