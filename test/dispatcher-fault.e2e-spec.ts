@@ -13,6 +13,7 @@ import {
   startTestApp,
 } from './support/test-app';
 import { queryDatabase } from './support/test-db';
+import { waitForDeliveriesSucceeded } from './support/deliveries';
 import { waitFor } from './support/wait-for';
 import { sendZoomEvent } from './support/zoom-sender';
 import { meetingStarted } from '../scripts/platform/zoom-events';
@@ -146,7 +147,8 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
       expect(await redisKeyCount(prefix)).toBe(0);
 
       const second = await startProcess();
-      await waitFor(async () => (await succeeded()).length === sent, {
+      // A failure says which deliveries were still pending, and why (attempts, due, lease).
+      await waitForDeliveriesSucceeded(t.database.url, deliveryIds, {
         timeoutMs: 60000,
         what: 'every delivery to succeed',
       });

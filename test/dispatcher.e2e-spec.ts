@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
+import type { DeliverJobData } from '../src/dispatcher/delivery-job';
+import { QUEUES } from '../src/queue/queue.constants';
 import { DispatcherService } from '../src/dispatcher/dispatcher.service';
 import { SubscriptionEvent } from '../src/webhooks/subscription-events';
 import { Json, metricSample, request } from './support/http';
@@ -440,6 +444,26 @@ describe('dispatcher (role all)', () => {
       const done = await waitForStatus(webhook.id, deliveryId, 'succeeded');
       expect(done.attempt_count).toBe(4);
       expect(receiver.requests(route.path)).toHaveLength(5);
+    });
+
+    it('sends a retry whose delayed job Redis lost: the sweeper queues it once overdue', async () => {
+      // 503 with Retry-After: 2 s makes the retry's job wait long enough to be taken away.
+      const route = receiver.route({ statuses: [503, 200], headers: { 'retry-after': '2' } });
+      const { webhook, deliveryId } = await publishTo(route.url);
+      const queue = t.app.get<Queue<DeliverJobData>>(getQueueToken(QUEUES.deliveries));
+      const retryJob = async () =>
+        (await queue.getDelayed()).find((job) => job.data.deliveryIds.includes(deliveryId));
+      const lost = await waitFor(retryJob, { what: `the delayed retry job of ${deliveryId}` });
+      await lost.remove();
+      expect(await retryJob()).toBeUndefined();
+      expect((await delivery(webhook.id, deliveryId)).status).toBe('pending');
+
+      const done = await waitForStatus(webhook.id, deliveryId, 'succeeded');
+      expect(done.attempt_count).toBe(2);
+      expect(receiver.requests(route.path).map((r) => r.headers['x-service-attempt'])).toEqual([
+        '1',
+        '2',
+      ]);
     });
 
     it('leaves a delivery that a live worker holds to it, and re-queues it once the lease lapses', async () => {

@@ -1,4 +1,6 @@
 import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { reservedSlots } from '../src/dispatcher/delivery-scheduler';
+import { request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
 import { TestApp, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
@@ -47,5 +49,63 @@ describe('fairness between webhooks', () => {
     // has been answered, and no 11th arrived.
     expect(receiver.requests(slow.path)).toHaveLength(10);
     receiver.release(slow.path);
+  });
+});
+
+/**
+ * A webhook's max_in_flight may be above DELIVERY_CONCURRENCY: one whose receiver never
+ * answers still leaves the reserve of the process's slots (docs/operations.md, "Fairness") to
+ * the other webhooks.
+ */
+describe('fairness when one max_in_flight exceeds the process', () => {
+  const CONCURRENCY = 20;
+  const HOG_SLOTS = CONCURRENCY - reservedSlots(CONCURRENCY);
+  let t: TestApp;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    [t, receiver] = await Promise.all([
+      startTestApp({
+        env: { DELIVERY_TIMEOUT_MS: '60000', DELIVERY_CONCURRENCY: String(CONCURRENCY) },
+      }),
+      startReceiver(),
+    ]);
+  });
+  afterAll(() => Promise.all([receiver.close(), t.close()]));
+
+  it("serves another webhook while one with max_in_flight 100 holds all it may of the process's 20 slots", async () => {
+    const dispatcher = t.app.get(DispatcherService);
+    const hog = receiver.route({}, 'hog');
+    const other = receiver.route({}, 'other');
+    receiver.hold(hog.path);
+    const hogHook = await createWebhook(t, { url: hog.url, events: ['job.started'] });
+    const patched = await request(t.baseUrl, 'PATCH', `/api/webhooks/${hogHook.id}`, {
+      token: await t.token('alpha'),
+      body: { max_in_flight: 100 },
+    });
+    expect([patched.status, patched.body.max_in_flight]).toEqual([200, 100]);
+    await createWebhook(t, { url: other.url, events: ['job.completed'] });
+
+    await Promise.all(
+      Array.from({ length: 60 }, (_, n) =>
+        dispatcher.publish({ kind: 'job.started', data: { n } }),
+      ),
+    );
+    await waitFor(() => receiver.requests(hog.path).length >= HOG_SLOTS, {
+      what: `${HOG_SLOTS} requests to the hog`,
+    });
+
+    // Each of the other webhook's deliveries arrives while the hog still holds every request it
+    // got: none of them waited for one of its attempts to end.
+    for (let n = 0; n < 10; n++) {
+      await dispatcher.publish({ kind: 'job.completed', data: { n } });
+      await waitFor(() => receiver.requests(other.path)[n], {
+        what: `delivery ${n} to the other webhook (the hog holds ${receiver.heldRequests().length})`,
+      });
+    }
+    // The hog never had more than its share of the process: nothing answered, no more arrived.
+    expect(receiver.heldRequests()).toHaveLength(HOG_SLOTS);
+    expect(receiver.requests(hog.path)).toHaveLength(HOG_SLOTS);
+    receiver.release(hog.path);
   });
 });

@@ -135,7 +135,8 @@ describe('DeliveryScheduler', () => {
     await waitFor(() => work.started.length === 10, { what: 'the slow webhook at its limit' });
     s.submit(deliveries('fast', 5));
 
-    await waitFor(() => work.started.length === 12, { what: 'the fast webhook served beside it' });
+    // The last two of twelve are the reserve: one each to webhooks holding none.
+    await waitFor(() => work.started.length === 11, { what: 'the fast webhook served beside it' });
     while (work.started.length < 15) {
       const before = work.started.length;
       work.finish('fast');
@@ -146,6 +147,30 @@ describe('DeliveryScheduler', () => {
     });
     // Never more than its own ten slots to the slow one, whatever the process had free.
     expect(work.started.filter((id) => id.startsWith('slow/'))).toHaveLength(10);
+  });
+
+  it("keeps the last fifth of the process's slots for webhooks holding none, whatever max_in_flight allows", async () => {
+    const work = new FakeWork();
+    // max_in_flight above the process's capacity, as a webhook may set it.
+    for (const hog of ['hog1', 'hog2'])
+      work.limitsOf.set(hog, { maxInFlight: 100, rateLimit: null });
+    const s = scheduler(work, 10);
+    s.submit(deliveries('hog1', 100));
+    s.submit(deliveries('hog2', 100));
+    // Two receivers that never answer: their attempts stay open.
+    await waitFor(() => work.started.length === 8, { what: 'the hogs at 8 of 10 slots' });
+    s.submit(deliveries('a', 3));
+    s.submit(deliveries('b', 3));
+    await waitFor(() => work.started.length === 10, { what: 'a and b served beside them' });
+    const of = (webhook: string) => work.started.filter((id) => id.startsWith(`${webhook}/`));
+    expect([of('a'), of('b')]).toEqual([['a/0'], ['b/0']]);
+    // The rest of a and b go on the slots their own attempts give back, never a hog's.
+    for (let n = 1; n < 3; n++) {
+      work.finish('a');
+      work.finish('b');
+      await waitFor(() => of('a').length > n && of('b').length > n, { what: `a/${n}, b/${n}` });
+    }
+    expect(of('hog1').length + of('hog2').length).toBe(8);
   });
 
   it("keeps an idle slot a short while for the webhook's next delivery, then gives it back", async () => {

@@ -1,4 +1,3 @@
-import type { AttemptResult, DeliveryRequest } from './delivery-sender.service';
 import type { DeliveryTarget } from './delivery.store';
 import type { SlotAnswer, SlotRequest, SlotToken, WebhookSlots } from './webhook-slots';
 
@@ -10,9 +9,9 @@ import type { SlotAnswer, SlotRequest, SlotToken, WebhookSlots } from './webhook
  *    ScheduledDelivery, once it is ready to be sent: pending, due, and (for a gate, such as
  *    the order of an ordered webhook's deliveries) allowed to go. What is not ready yet is
  *    held by whoever decides so (a DeliveryGate) and submitted when it becomes ready.
- *  - The scheduler sends through a SendStep: one attempt at one destination (HTTP POST; a
- *    broker's publish), given the signed request, answering with the attempt's result. It
- *    never throws: every outcome is an AttemptResult to record.
+ *  - The scheduler starts an attempt through SchedulerWork.start (DeliveryAttemptService, which
+ *    sends through the delivery's destination: destinations/) and is told when its request is
+ *    over, which frees the slot.
  *  - Between them: a submitted delivery waits in its webhook's lane until a slot of its
  *    webhook (held in WebhookSlots, across every worker process) and a slot of this process
  *    are both free, and then at once, with nothing re-queued on a guess: a slot given back
@@ -25,26 +24,16 @@ export interface ScheduledDelivery {
   webhookId: string;
 }
 
-/** One attempt at one destination; see DeliverySenderService (HTTP). Never rejects. */
-export interface SendStep {
-  send(request: DeliveryRequest): Promise<AttemptResult>;
-}
-
 /**
  * Decides which deliveries may be submitted now (for example: an ordered webhook's delivery
  * only once its key's predecessor ended). `admit` returns those ready now and keeps the rest;
  * `ended` is told of each delivery that ended (succeeded or failed for good) and returns those
- * it now lets go. The default admits everything.
+ * it now lets go (OrderingGate).
  */
 export interface DeliveryGate {
   admit(deliveries: ScheduledDelivery[]): ScheduledDelivery[];
   ended(delivery: ScheduledDelivery): ScheduledDelivery[];
 }
-
-export const OPEN_GATE: DeliveryGate = {
-  admit: (deliveries) => deliveries,
-  ended: () => [],
-};
 
 /** A webhook's limits (SPEC §9), as the scheduler applies them. */
 export interface WebhookLimit {
@@ -87,6 +76,21 @@ export interface SchedulerWork {
 
 /** How long a webhook's limits are used before they are read again (a PATCH takes this long). */
 export const LIMITS_TTL_MS = 5000;
+/**
+ * The share of a process's capacity kept for webhooks that hold none of its slots: a webhook
+ * holding slots here takes another only while more than `capacity / RESERVE_DIVISOR` (rounded
+ * down) stay free. A webhook's max_in_flight may exceed DELIVERY_CONCURRENCY, and a receiver
+ * that never answers keeps every slot it gets for a whole attempt's deadline: without the
+ * reserve one such webhook (or a few) could hold all of them, and every other webhook's
+ * deliveries would wait for its attempts to time out (docs/operations.md, "Fairness").
+ */
+export const RESERVE_DIVISOR = 5;
+
+/** Slots of a process of `capacity` that only webhooks holding none of its slots may take. */
+export function reservedSlots(capacity: number): number {
+  return Math.floor(capacity / RESERVE_DIVISOR);
+}
+
 /** After WebhookSlots failed (Redis unreachable), the next try. */
 const SLOTS_RETRY_MS = 1000;
 
@@ -154,7 +158,8 @@ export const IDLE_KEEP_MS = 50;
  * takes slots for every lane at once; only one round is in flight, and what happens meanwhile
  * gathers into the next. Lanes share this process's capacity in turn, one slot each at a
  * time, so a webhook with a long backlog or a slow receiver holds at most its own slots while
- * the others go on.
+ * the others go on; and never the last fifth of them (RESERVE_DIVISOR), which goes one slot
+ * each to webhooks holding none, however high their max_in_flight.
  *
  * A waiting delivery is only in this process's memory; its record is pending and unleased, so
  * if the process dies the sweeper queues it again, and if another worker got it first, the
@@ -162,6 +167,8 @@ export const IDLE_KEEP_MS = 50;
  */
 export class DeliveryScheduler {
   private readonly lanes = new Map<string, Lane>();
+  /** See RESERVE_DIVISOR. */
+  private readonly reserve: number;
   private readonly limitCache = new Map<string, { limit: WebhookLimit; at: number }>();
   private loadingLimits = false;
   private released: SlotToken[] = [];
@@ -190,6 +197,7 @@ export class DeliveryScheduler {
     private readonly slots: WebhookSlots,
     private readonly work: SchedulerWork,
   ) {
+    this.reserve = reservedSlots(limits.capacity);
     slots.onFreed((webhookId) => {
       const lane = this.lanes.get(webhookId);
       if (lane?.parked) {
@@ -353,14 +361,19 @@ export class DeliveryScheduler {
     if (open.length > 0) this.turn++;
     if (unknown.length > 0 || stale.length > 0) this.loadLimits(unknown.concat(stale));
     // One slot to each open lane, round and round: fair when this process's slots are few.
-    let asking = open;
+    // The last `reserve` free slots go one each to lanes holding none (RESERVE_DIVISOR).
+    const mayTake = (entry: (typeof open)[number]) =>
+      free > 0 &&
+      entry.want < entry.room &&
+      (free > this.reserve || entry.lane.busy + entry.want === 0);
+    let asking = open.filter(mayTake);
     while (free > 0 && asking.length > 0) {
       for (const entry of asking) {
-        if (free === 0) break;
+        if (!mayTake(entry)) continue;
         entry.want++;
         free--;
       }
-      asking = asking.filter((entry) => entry.want < entry.room);
+      asking = asking.filter(mayTake);
     }
     return open
       .filter((entry) => entry.want > 0)
@@ -506,7 +519,11 @@ export class DeliveryScheduler {
       return false;
     }
     if (lane.waiting.size === 0) return this.keepIdle(entry, lane);
-    if (this.used >= this.limits.capacity && this.waitingTotal > lane.waiting.size) return false;
+    // Other lanes wait and only the reserve (or less) is free: the slot goes back into a round,
+    // where lanes take turns, instead of serving this lane for ever.
+    if (this.limits.capacity - this.used <= this.reserve && this.waitingTotal > lane.waiting.size) {
+      return false;
+    }
     this.startOn(entry, lane);
     return true;
   }

@@ -155,7 +155,8 @@ for i = 1, requests do
       grant = math.max(0, left)
       rateBound = 1
       local oldest = redis.call('ZRANGE', starts, 0, 0, 'WITHSCORES')
-      retry = oldest[2] and (tonumber(oldest[2]) + 1000 - now) or 0
+      -- An empty window: the oldest start is one of those granted now.
+      retry = oldest[2] and (tonumber(oldest[2]) + 1000 - now) or 1000
     end
   end
   for j = 1, grant do

@@ -76,7 +76,9 @@ export class MemoryWebhookSlots {
           }
         }
       }
-      let retryInMs: number | null = grant < r.want ? Math.min(...held.values()) - now : null;
+      // As the script: the first held slot's lapse, and none when nothing was held.
+      let retryInMs: number | null =
+        grant < r.want && held.size > 0 ? Math.min(...held.values()) - now : null;
       let rateBound = false;
       const starts = (this.starts.get(r.webhookId) ?? []).filter((at) => at > now - 1000);
       if (r.rateLimit !== null) {
@@ -84,13 +86,14 @@ export class MemoryWebhookSlots {
         if (left < r.want && left <= grant) {
           grant = Math.max(0, left);
           rateBound = true;
-          retryInMs = starts.length > 0 ? starts[0] + 1000 - now : 0;
+          retryInMs = starts.length > 0 ? starts[0] + 1000 - now : 1000;
         }
       }
       const tokens = Array.from({ length: grant }, () => `${holder}:${++this.sequence}`);
       for (const token of tokens) {
         held.set(token, now + this.leaseMs);
-        starts.push(now);
+        // The script counts starts only under a rate limit.
+        if (r.rateLimit !== null) starts.push(now);
       }
       this.starts.set(r.webhookId, starts);
       const waiters = this.waiters.get(r.webhookId) ?? new Set<number>();

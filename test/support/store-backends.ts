@@ -10,6 +10,10 @@ import {
 } from '../../src/dispatcher/delivery-control.store';
 import { AttemptResult } from '../../src/dispatcher/delivery-sender.service';
 import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
+import {
+  DeliveryOrderStore,
+  PgDeliveryOrderStore,
+} from '../../src/dispatcher/delivery-order.store';
 import { DeliveryRef, DeliveryStore, PgDeliveryStore } from '../../src/dispatcher/delivery.store';
 import { EventEntity } from '../../src/dispatcher/event.entity';
 import { EventStore, NewEvent, PgEventStore } from '../../src/dispatcher/event.store';
@@ -37,6 +41,7 @@ import {
   MemoryTables,
   MemoryWebhookStore,
 } from '../fakes/memory-stores';
+import { MemoryDeliveryOrderStore } from '../fakes/memory-order';
 import { TestDatabase, createTestDatabase } from './test-db';
 import { CLIENTS, TEST_REDIS_URL } from './test-app';
 
@@ -48,6 +53,7 @@ export interface Stores {
   health: ReceiverHealthStore;
   control: DeliveryControlStore;
   downloads: RecordingDownloadStore;
+  order: DeliveryOrderStore;
 }
 
 /** What the stores hold of a delivery, read past them (for assertions only). */
@@ -106,6 +112,7 @@ async function postgres(): Promise<StoreBackend> {
       health: new PgReceiverHealthStore(db),
       control: new PgDeliveryControlStore(db, config),
       downloads: new PgRecordingDownloadStore(db),
+      order: new PgDeliveryOrderStore(db),
     },
     async delivery(id) {
       const [row] = (await db.query(
@@ -136,6 +143,7 @@ function memory(): StoreBackend {
       health: new MemoryReceiverHealthStore(tables),
       control: new MemoryDeliveryControlStore(tables),
       downloads: new MemoryRecordingDownloadStore(tables),
+      order: new MemoryDeliveryOrderStore(tables),
     },
     delivery(id) {
       const row = tables.deliveries.get(id);
@@ -170,7 +178,12 @@ let webhookCount = 0;
 /** Stores a webhook through the store itself, as the API does (defaults: alpha's, active). */
 export async function addWebhook(
   backend: StoreBackend,
-  fields: { owner?: string; events?: Subscription[]; active?: boolean } = {},
+  fields: {
+    owner?: string;
+    events?: Subscription[];
+    active?: boolean;
+    ordering?: 'none' | 'meeting';
+  } = {},
 ): Promise<WebhookEntity> {
   webhookCount++;
   const webhook = await backend.stores.webhooks.create(
@@ -183,7 +196,7 @@ export async function addWebhook(
       active: fields.active ?? true,
       maxInFlight: 10,
       rateLimit: null,
-      ordering: 'none',
+      ordering: fields.ordering ?? 'none',
     },
     1000,
   );
