@@ -31,6 +31,7 @@ describeContract('DeliveryOrderStore', (backend) => {
           event_ts: ts,
           account_id: 'acct',
           tracking_id: null,
+          via: 'webhook' as const,
         },
       };
       const routes = (await b.stores.events.fanOut(event))!;

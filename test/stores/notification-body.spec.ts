@@ -31,7 +31,9 @@ const CASES: { name: string; data: Record<string, unknown>; source?: EventSource
   { name: 'nested objects, arrays and nulls', data: { a: [1, { b: null }, []], c: {} } },
   {
     name: 'numbers as the platform wrote them',
-    data: parsePrecise('{"big":9223372036854775807,"dec":1.50,"exp":1E2,"neg":-0,"tiny":1e-7}'),
+    data: parsePrecise(
+      '{"big":9223372036854775807,"dec":1.50,"exp":1E2,"neg":-0,"tiny":1e-7}',
+    ) as Record<string, unknown>,
   },
   { name: 'text jsonb cannot hold', data: { topic: 'nul:\u0000 lone:\ud800' } },
   { name: 'no source (tests, operational events)', data: { n: 1 }, source: null },
