@@ -290,6 +290,8 @@ describe('DeliverySenderService: custom headers and broker destinations', () => 
       destination: { type: 'nats', broker: 'gone', subject: 'a.b' },
     });
     expect(result).toMatchObject({ ok: false, statusCode: null, responseBody: null });
-    expect(result.error).toContain('broker "gone" is not a nats broker of DESTINATION_BROKERS');
+    expect(result.error).toBe(
+      'not published: destination.broker "gone" is not a nats broker of this service',
+    );
   });
 });
