@@ -96,7 +96,7 @@ async function burst(
 
 async function burstPhase(): Promise<void> {
   const receiver = await startReceiver();
-  const exchange = `meb-bench-${suffix}`;
+  const exchange = `meb.alpha.bench-${suffix}`;
   const queue = `meb-bench-${suffix}`;
   const amqpConnection = await amqp.connect(TEST_RABBITMQ_URL);
   const channel = await amqpConnection.createChannel();
@@ -104,10 +104,11 @@ async function burstPhase(): Promise<void> {
   await channel.assertQueue(queue, { durable: false });
   await channel.bindQueue(queue, exchange, 'bench');
   const stream = `MEB_BENCH_${suffix}`;
-  const subject = `mebbench.${suffix}.events`;
+  // Inside client alpha's part of each broker (docs/destinations.md#clients-sharing-a-broker).
+  const subject = `meb.alpha.bench${suffix}.events`;
   const nc = await connect({ servers: TEST_NATS_URL });
   const jsm = await nc.jetstreamManager();
-  await jsm.streams.add({ name: stream, subjects: [`mebbench.${suffix}.>`] });
+  await jsm.streams.add({ name: stream, subjects: [`meb.alpha.bench${suffix}.>`] });
 
   const arrivals = new Map<string, number>();
   const route = receiver.route({}, 'bench');

@@ -232,7 +232,7 @@ describe('broker destinations (RabbitMQ and NATS JetStream, real servers behind 
   });
 
   it('NATS: a subject no stream takes is a failed attempt naming it', async () => {
-    const subject = `mebtest.nostream.${Date.now()}`;
+    const subject = `meb.alpha.nostream.${Date.now()}`;
     const id = await webhook({ type: 'nats', broker: 'stream', subject });
     const deliveryId = await publishTo(id);
     const d = await waitForAttempt(t, token, id, deliveryId);
@@ -381,12 +381,12 @@ describe('broker destinations (RabbitMQ and NATS JetStream, real servers behind 
       });
       const id = created.body.id;
       const moved = await api('PATCH', `/api/webhooks/${id}`, {
-        destination: { type: 'nats', broker: 'stream', subject: 'a.b' },
+        destination: { type: 'nats', broker: 'stream', subject: 'meb.alpha.a' },
       });
       expect(moved.status).toBe(200);
       expect(moved.body).toMatchObject({
         url: null,
-        destination: { type: 'nats', broker: 'stream', subject: 'a.b' },
+        destination: { type: 'nats', broker: 'stream', subject: 'meb.alpha.a' },
       });
       const noUrl = await api('PATCH', `/api/webhooks/${id}`, { destination: { type: 'http' } });
       expect(noUrl.status).toBe(400);

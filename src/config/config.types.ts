@@ -24,12 +24,24 @@ export type Scope = (typeof SCOPES)[number];
 export const BROKER_TYPES = ['rabbitmq', 'nats'] as const;
 export type BrokerType = (typeof BROKER_TYPES)[number];
 
+/**
+ * How the API clients share a broker (docs/destinations.md#clients-sharing-a-broker):
+ * `client`, each in its own part (exchanges or subjects beginning `<prefix><client_id>.`);
+ * `shared`, the operator's opt-out for a broker that serves one tenant.
+ */
+export const BROKER_NAMESPACES = ['client', 'shared'] as const;
+export type BrokerNamespace = (typeof BROKER_NAMESPACES)[number];
+export const DEFAULT_BROKER_PREFIX = 'meb.';
+
 /** A message broker the operator lets webhooks deliver to (SPEC §14); clients name it. */
 export interface BrokerConfig {
   name: string;
   type: BrokerType;
   /** amqp(s):// for rabbitmq, nats:// (or tls://) for nats; may carry credentials. */
   url: string;
+  namespace: BrokerNamespace;
+  /** What every client's part begins with, before its client id (`client` namespace only). */
+  prefix: string;
 }
 
 /** OTEL_TRACES_SAMPLER values, as the OpenTelemetry specification names them. */

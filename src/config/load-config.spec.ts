@@ -160,13 +160,59 @@ describe('loadConfig', () => {
       { name: 'stream', type: 'nats', url: 'nats://127.0.0.1:4222' },
     ];
     expect(loadConfig({ DESTINATION_BROKERS: JSON.stringify(brokers) }).destinationBrokers).toEqual(
-      brokers,
+      brokers.map((b) => ({ ...b, namespace: 'client', prefix: 'meb.' })),
     );
     expect(loadConfig({}).destinationBrokers).toEqual([]);
     const bad = problemsOf({
       DESTINATION_BROKERS: '[{"name":"bus","type":"rabbitmq","url":"http://u:s3cret@h"}]',
     });
     expect(bad.join('\n')).not.toContain('s3cret');
+  });
+
+  it('reads how clients share each broker: namespace client (prefix meb.) unless told otherwise', () => {
+    const read = (extra: object) =>
+      loadConfig({
+        DESTINATION_BROKERS: JSON.stringify([
+          { name: 'bus', type: 'rabbitmq', url: 'amqp://h', ...extra },
+        ]),
+      }).destinationBrokers[0];
+    expect(read({ prefix: 'bridge.prod.' })).toMatchObject({
+      namespace: 'client',
+      prefix: 'bridge.prod.',
+    });
+    expect(read({ prefix: '' })).toMatchObject({ namespace: 'client', prefix: '' });
+    expect(read({ namespace: 'shared' })).toMatchObject({ namespace: 'shared' });
+    const problems = (extra: object) =>
+      problemsOf({
+        DESTINATION_BROKERS: JSON.stringify([
+          { name: 'bus', type: 'rabbitmq', url: 'amqp://h', ...extra },
+        ]),
+      });
+    expect(problems({ namespace: 'tenant' })).toEqual([
+      'DESTINATION_BROKERS[0].namespace must be one of client, shared',
+    ]);
+    for (const prefix of ['meb', 'amq.', '_INBOX.', '$JS.', 'a..', 'a b.', 7]) {
+      expect(problems({ prefix })).toEqual([
+        expect.stringMatching(/^DESTINATION_BROKERS\[0\]\.prefix must be/),
+      ]);
+    }
+    expect(problems({ namespace: 'shared', prefix: 'x.' })).toEqual([
+      'DESTINATION_BROKERS[0].prefix applies only to "namespace": "client"',
+    ]);
+  });
+
+  it('refuses client ids whose broker parts would overlap (a, a.b), unless every broker is shared', () => {
+    const clients = JSON.stringify([
+      { client_id: 'a', client_secret: 'a-secret-0123456789', scopes: 'webhooks:read' },
+      { client_id: 'a.b', client_secret: 'b-secret-0123456789', scopes: 'webhooks:read' },
+    ]);
+    const broker = (namespace: string) =>
+      JSON.stringify([{ name: 'bus', type: 'nats', url: 'nats://h', namespace }]);
+    expect(problemsOf({ AUTH_CLIENTS: clients, DESTINATION_BROKERS: broker('client') })).toEqual([
+      expect.stringMatching(/^AUTH_CLIENTS: client ids "a" and "a.b" would share a part/),
+    ]);
+    const shared = loadConfig({ AUTH_CLIENTS: clients, DESTINATION_BROKERS: broker('shared') });
+    expect(shared.auth.clients).toHaveLength(2);
   });
 
   it('serves the console framed by no one unless CONSOLE_FRAME_ANCESTORS lists origins', () => {

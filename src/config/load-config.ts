@@ -4,9 +4,12 @@ import {
   ApiClientConfig,
   AppConfig,
   AppRoleName,
+  BROKER_NAMESPACES,
   BROKER_TYPES,
   BrokerConfig,
+  BrokerNamespace,
   BrokerType,
+  DEFAULT_BROKER_PREFIX,
   OTLP_PROTOCOLS,
   SCOPES,
   Scope,
@@ -196,18 +199,25 @@ const BROKER_PROTOCOLS: Record<BrokerType, string[]> = {
   nats: ['nats:', 'tls:'],
 };
 
+// Dot-terminated tokens that both an exchange name and a NATS subject may begin with.
+const BROKER_PREFIX = /^([A-Za-z0-9_-]+\.){0,8}$/;
+// Names the brokers keep for themselves (docs/destinations.md): no client's part begins so.
+const RESERVED_PREFIX = /^(amq\.|_INBOX)/;
+
 /**
- * DESTINATION_BROKERS (SPEC §14): names unique, a known type, a URL of that type's scheme. The
- * URL may carry credentials, so a problem never quotes it.
+ * DESTINATION_BROKERS (docs/destinations.md): names unique, a known type, a URL of that type's
+ * scheme, how clients share it (`namespace`, `prefix`). The URL may carry credentials, so a
+ * problem never quotes it.
  */
 function parseBrokers(reader: Reader, name: string): BrokerConfig[] {
   const brokers: BrokerConfig[] = [];
   const seen = new Set<string>();
+  const fields = ['name', 'type', 'url', 'namespace', 'prefix'];
   for (const { at, item } of reader.jsonEntries(name, '{"name","type","url"} brokers')) {
-    const unknown = Object.keys(item).filter((k) => !['name', 'type', 'url'].includes(k));
+    const unknown = Object.keys(item).filter((k) => !fields.includes(k));
     if (unknown.length > 0)
       reader.problems.push(`${at} has unknown field(s): ${unknown.join(', ')}`);
-    const { name: brokerName, type, url } = item;
+    const { name: brokerName, type, url, namespace = 'client', prefix } = item;
     if (!reader.entryName(brokerName, `${at}.name`, seen)) continue;
     if (typeof type !== 'string' || !(BROKER_TYPES as readonly string[]).includes(type)) {
       reader.problems.push(`${at}.type must be one of ${BROKER_TYPES.join(', ')}`);
@@ -218,9 +228,55 @@ function parseBrokers(reader: Reader, name: string): BrokerConfig[] {
       reader.problems.push(`${at}.url must be a ${protocols.join(' or ')} URL`);
       continue;
     }
-    brokers.push({ name: brokerName, type: type as BrokerType, url });
+    if (!(BROKER_NAMESPACES as readonly unknown[]).includes(namespace)) {
+      reader.problems.push(`${at}.namespace must be one of ${BROKER_NAMESPACES.join(', ')}`);
+      continue;
+    }
+    if (prefix !== undefined && namespace !== 'client') {
+      reader.problems.push(`${at}.prefix applies only to "namespace": "client"`);
+      continue;
+    }
+    if (
+      prefix !== undefined &&
+      (typeof prefix !== 'string' || !BROKER_PREFIX.test(prefix) || RESERVED_PREFIX.test(prefix))
+    ) {
+      reader.problems.push(
+        `${at}.prefix must be "" or up to 8 tokens of letters, digits, _ - each ending in "." ` +
+          '(not amq. nor _INBOX)',
+      );
+      continue;
+    }
+    brokers.push({
+      name: brokerName,
+      type: type as BrokerType,
+      url,
+      namespace: namespace as BrokerNamespace,
+      prefix: (prefix as string | undefined) ?? DEFAULT_BROKER_PREFIX,
+    });
   }
   return brokers;
+}
+
+/**
+ * A client's part of a broker is `<prefix><client_id>.`: with client ids `a` and `a.b`, the
+ * second's part lies inside the first's, so `a` could publish where `b`'s consumers read.
+ */
+function checkNamespacesApart(
+  reader: Reader,
+  brokers: BrokerConfig[],
+  clients: ApiClientConfig[],
+): void {
+  if (!brokers.some((b) => b.namespace === 'client')) return;
+  const ids = clients.map((c) => c.clientId);
+  for (const outer of ids) {
+    const inner = ids.find((id) => id !== outer && id.startsWith(`${outer}.`));
+    if (inner === undefined) continue;
+    reader.problems.push(
+      `AUTH_CLIENTS: client ids "${outer}" and "${inner}" would share a part of the brokers of ` +
+        `DESTINATION_BROKERS ("${inner}." lies within "${outer}."): rename one, or give the ` +
+        'brokers "namespace": "shared"',
+    );
+  }
 }
 
 function parseKey(reader: Reader, name: string, production: boolean): Buffer {
@@ -356,6 +412,9 @@ export function loadConfig(env: Env): AppConfig {
   }
 
   const port = r.int('PORT', 3000, 1, 65535);
+  const clients = parseClients(r, 'AUTH_CLIENTS');
+  const brokers = parseBrokers(r, 'DESTINATION_BROKERS');
+  checkNamespacesApart(r, brokers, clients);
   const config: AppConfig = {
     nodeEnv,
     production,
@@ -384,7 +443,7 @@ export function loadConfig(env: Env): AppConfig {
     auth: {
       tokenSecret: tokenSecret ?? DEV_AUTH_TOKEN_SECRET,
       tokenTtlSeconds: r.int('AUTH_TOKEN_TTL_SECONDS', 3600, 60, 86400),
-      clients: parseClients(r, 'AUTH_CLIENTS'),
+      clients,
     },
     secretsEncryptionKey: parseKey(r, 'SECRETS_ENCRYPTION_KEY', production),
     zoom: {
@@ -436,7 +495,7 @@ export function loadConfig(env: Env): AppConfig {
     },
     webhookAllowPrivateUrls: r.bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookSecretGraceSeconds: r.int('WEBHOOK_SECRET_GRACE_SECONDS', 86400, 0, 30 * 86400),
-    destinationBrokers: parseBrokers(r, 'DESTINATION_BROKERS'),
+    destinationBrokers: brokers,
     publicBaseUrl: r.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
     telemetry: parseTelemetry(r),
     console: {

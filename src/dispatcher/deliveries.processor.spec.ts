@@ -101,6 +101,7 @@ describe('DeliveriesProcessor', () => {
           attemptCount: 0,
           seriesStart: 0,
           webhookId: webhook.id,
+          ownerClientId: webhook.ownerClientId,
           destination: webhook.destination,
           url: webhook.url,
           secretEncrypted: webhook.secretEncrypted,

@@ -77,6 +77,7 @@ export class DeliveryAttemptService {
       result = await this.sender.send({
         deliveryId,
         event: target.event,
+        ownerClientId: target.ownerClientId,
         destination: target.destination,
         url: target.url,
         body: target.body,

@@ -66,6 +66,7 @@ describe('DeliverySenderService', () => {
     const result = await sender.send({
       deliveryId: '6f1c1c3e-0000-4000-8000-000000000001',
       event: 'job.started',
+      ownerClientId: 'alpha',
       url: 'http://hooks.example.com/notify',
       body: '{}',
       secretEncrypted: new SecretCipherService(config).encrypt('secret'),
@@ -126,6 +127,7 @@ describe('DeliverySenderService against a receiver', () => {
     sender.send({
       deliveryId: '6f1c1c3e-0000-4000-8000-000000000002',
       event: 'job.started',
+      ownerClientId: 'alpha',
       url: to,
       body: '{}',
       secretEncrypted: cipher.encrypt('secret'),
@@ -249,6 +251,7 @@ describe('DeliverySenderService: custom headers and broker destinations', () => 
     sender.send({
       deliveryId: '6f1c1c3e-0000-4000-8000-000000000003',
       event: 'job.started',
+      ownerClientId: 'alpha',
       url,
       body: '{}',
       secretEncrypted: cipher.encrypt('secret'),
@@ -287,6 +290,8 @@ describe('DeliverySenderService: custom headers and broker destinations', () => 
       destination: { type: 'nats', broker: 'gone', subject: 'a.b' },
     });
     expect(result).toMatchObject({ ok: false, statusCode: null, responseBody: null });
-    expect(result.error).toContain('broker "gone" is not a nats broker of DESTINATION_BROKERS');
+    expect(result.error).toBe(
+      'not published: destination.broker "gone" is not a nats broker of this service',
+    );
   });
 });

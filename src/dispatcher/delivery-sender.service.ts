@@ -21,6 +21,8 @@ export const ORDERING_HEADER = 'x-service-ordering';
 export interface DeliveryRequest {
   deliveryId: string;
   event: string;
+  /** The webhook's client: a broker destination must lie in its part of the broker. */
+  ownerClientId: string;
   /** Where it goes (SPEC §14); HTTP when absent. */
   destination?: Destination;
   /** The http destination's URL; null for a broker. */

@@ -34,6 +34,8 @@ export interface DeliveryTarget {
   /** attempt_count when the current series of attempts began (a redelivery starts one). */
   seriesStart: number;
   webhookId: string;
+  /** The webhook's client: a broker destination must lie in its part of the broker. */
+  ownerClientId: string;
   /** Where the attempt goes (SPEC §14); url is the http destination's, null for a broker. */
   destination: Destination;
   url: string | null;
@@ -68,6 +70,7 @@ interface DeliveryTargetRow {
   attempt_count: number;
   series_start: number;
   webhook_id: string;
+  owner_client_id: string;
   destination: Destination;
   url: string | null;
   secret_encrypted: string;
@@ -90,6 +93,7 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
     attemptCount: row.attempt_count,
     seriesStart: row.series_start,
     webhookId: row.webhook_id,
+    ownerClientId: row.owner_client_id,
     destination: row.destination,
     url: row.url,
     secretEncrypted: row.secret_encrypted,
@@ -122,7 +126,7 @@ const CLAIM_SQL = `
          OR d.lease_until = ANY($3::timestamptz[]))
     AND ${orderAllows('d', 'w')}
   RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
-    d.series_start, d.webhook_id, w.destination, w.url, w.secret_encrypted, w.headers_encrypted,
+    d.series_start, d.webhook_id, w.owner_client_id, w.destination, w.url, w.secret_encrypted, w.headers_encrypted,
     w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures,
     d.trace_context, CASE WHEN w.ordering = 'meeting' THEN d.order_key END AS order_key,
     ${orderLate('d', 'w')} AS late`;

@@ -47,8 +47,10 @@ export class HealthController {
     summary: 'Readiness: PostgreSQL and Redis answer, and no queue processor has stopped',
     description:
       'With DESTINATION_BROKERS set, `brokers` shows how each connection stands in this ' +
-      'process (a worker connects as it starts; an API-only process never does). A broker ' +
-      'that is down never makes the process unready: its deliveries fail and are retried.',
+      'process (a worker connects as it starts; an API-only process never does), with a ' +
+      'general reason while it is not connected (`connection refused`): never where a broker ' +
+      'is, which the log shows. A broker that is down never makes the process unready: its ' +
+      'deliveries fail and are retried.',
   })
   @ApiOkResponse({
     schema: {

@@ -178,7 +178,7 @@ const INGEST_SQL = `
     coalesce(array_agg(d.webhook_id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS webhook_ids,
     json_agg(json_build_array(d.id, d.lease_until::text, w.url, w.secret_encrypted,
       w.previous_secret_encrypted, w.previous_secret_expires_at, w.consecutive_failures,
-      w.destination, w.headers_encrypted))
+      w.destination, w.headers_encrypted, w.owner_client_id))
       FILTER (WHERE d.lease_until IS NOT NULL) AS leased
   FROM stored s JOIN input i ON i.id = s.id LEFT JOIN d ON d.event_id = i.event_id
   LEFT JOIN webhooks w ON w.id = d.webhook_id AND d.lease_until IS NOT NULL
@@ -195,6 +195,7 @@ type LeasedRow = [
   consecutiveFailures: number,
   destination: Destination,
   headersEncrypted: string | null,
+  ownerClientId: string,
 ];
 
 interface StoredRow {
@@ -211,7 +212,18 @@ function leasedOf(row: StoredRow, event: SerialisedEvent): LeasedDelivery[] {
   const { kind, body } = event.published;
   const webhookOf = new Map(row.delivery_ids.map((id, i) => [id, row.webhook_ids[i]]));
   return row.leased.map(
-    ([id, lease, url, secret, previous, previousExpiresAt, failures, destination, headers]) => ({
+    ([
+      id,
+      lease,
+      url,
+      secret,
+      previous,
+      previousExpiresAt,
+      failures,
+      destination,
+      headers,
+      owner,
+    ]) => ({
       lease,
       target: {
         id,
@@ -221,6 +233,7 @@ function leasedOf(row: StoredRow, event: SerialisedEvent): LeasedDelivery[] {
         attemptCount: 0,
         seriesStart: 0,
         webhookId: webhookOf.get(id)!,
+        ownerClientId: owner,
         destination,
         url,
         secretEncrypted: secret,

@@ -6,6 +6,7 @@ import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
 import { UUID_PATTERN } from '../common/uuid-param';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
+import { brokerHeaderProblem } from './broker-headers';
 import { CustomHeaders, maskHeaders } from './custom-headers';
 import { Destination, HTTP_DESTINATION, brokerProblem } from './destination';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
@@ -61,7 +62,8 @@ export class WebhooksService {
 
   async create(ownerClientId: string, dto: CreateWebhookDto): Promise<WebhookEntity> {
     const destination = dto.destination ?? HTTP_DESTINATION;
-    const url = await this.checkDestination(destination, dto.url, undefined);
+    const url = await this.checkDestination(ownerClientId, destination, dto.url, undefined);
+    this.checkBrokerHeaders(destination, dto.headers ?? null);
     const limit = this.config.webhooks.perClient;
     const webhook = await this.webhooks.create(
       {
@@ -116,12 +118,18 @@ export class WebhooksService {
       ]);
     }
     let url: { url: string | null } | undefined;
-    if (dto.url !== undefined || dto.destination !== undefined) {
-      // Whether a url fits depends on the destination, given here or already stored.
+    if (dto.url !== undefined || dto.destination !== undefined || dto.headers !== undefined) {
+      // Whether a url or a header fits depends on the destination, given here or stored.
       const current = await this.findOwned(ownerClientId, id);
       const destination = dto.destination ?? current.destination;
-      const keptUrl = dto.destination === undefined ? undefined : (current.url ?? undefined);
-      url = { url: await this.checkDestination(destination, dto.url, keptUrl) };
+      if (dto.url !== undefined || dto.destination !== undefined) {
+        const keptUrl = dto.destination === undefined ? undefined : (current.url ?? undefined);
+        url = { url: await this.checkDestination(ownerClientId, destination, dto.url, keptUrl) };
+      }
+      this.checkBrokerHeaders(
+        destination,
+        dto.headers !== undefined ? dto.headers : this.storedHeaders(current),
+      );
     }
     const secret =
       dto.secret === undefined ? undefined : await this.replacement(ownerClientId, id, dto.secret);
@@ -212,6 +220,7 @@ export class WebhooksService {
    * name must be configured with its type.
    */
   private async checkDestination(
+    ownerClientId: string,
     destination: Destination,
     given: string | undefined,
     kept: string | undefined,
@@ -234,11 +243,30 @@ export class WebhooksService {
         },
       ]);
     }
-    const problem = brokerProblem(destination, this.config.destinationBrokers);
-    if (problem !== null) {
-      throw ApiError.validation([{ field: 'destination.broker', message: problem }]);
-    }
+    const problem = brokerProblem(destination, this.config.destinationBrokers, ownerClientId);
+    if (problem !== null) throw ApiError.validation([problem]);
     return null;
+  }
+
+  /** A broker destination's custom headers: none that its broker acts on (broker-headers.ts). */
+  private checkBrokerHeaders(destination: Destination, headers: CustomHeaders | null): void {
+    const problem = brokerHeaderProblem(destination.type, Object.keys(headers ?? {}));
+    if (problem !== null) throw ApiError.validation([problem]);
+  }
+
+  /**
+   * The headers a webhook has, for a PATCH that moves it to a broker without giving them.
+   * Headers that no longer decrypt (SECRETS_ENCRYPTION_KEY changed) are never sent: none.
+   */
+  private storedHeaders(webhook: WebhookEntity): CustomHeaders | null {
+    if (webhook.headersEncrypted === null) return null;
+    try {
+      return JSON.parse(
+        this.cipher.decrypt(webhook.headersEncrypted, 'webhook-headers'),
+      ) as CustomHeaders;
+    } catch {
+      return null;
+    }
   }
 
   /** The stored forms of a filter the DTO rule has already checked; null removes it. */

@@ -172,6 +172,7 @@ function targetOf(delivery: DeliveryEntity, webhook: WebhookEntity): DeliveryTar
     attemptCount: delivery.attemptCount,
     seriesStart: delivery.seriesStart,
     webhookId: webhook.id,
+    ownerClientId: webhook.ownerClientId,
     destination: webhook.destination,
     url: webhook.url,
     secretEncrypted: webhook.secretEncrypted,

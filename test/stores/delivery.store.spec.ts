@@ -8,6 +8,8 @@ describeContract('DeliveryStore', (backend) => {
     expect(target).toMatchObject({
       id: route.id,
       webhookId: route.webhookId,
+      // Whose part of a broker the attempt may publish to (docs/destinations.md).
+      ownerClientId: 'alpha',
       event: 'job.started',
       status: 'pending',
       attemptCount: 0,

@@ -13,13 +13,20 @@ export interface AmqpMessage {
   properties: amqp.MessageProperties;
 }
 
+/** The part of a broker of namespace `client` (the default) that test client `alpha` reaches. */
+export const ALPHA_PART = 'meb.alpha.';
+
 /**
  * An exchange and a queue of this test's own (random names, on the shared broker), bound by
- * `routingKey`, and what the queue received.
+ * `routingKey`, and what the queue received. The exchange's name begins with `within` (by
+ * default the part of the broker client `alpha` may publish to).
  */
-export async function rabbitQueue(routingKey: string, options: { consume?: boolean } = {}) {
+export async function rabbitQueue(
+  routingKey: string,
+  options: { consume?: boolean; within?: string } = {},
+) {
   const suffix = randomBytes(4).toString('hex');
-  const exchange = `meb-test-${suffix}`;
+  const exchange = `${options.within ?? ALPHA_PART}test-${suffix}`;
   const queue = `meb-test-${suffix}`;
   const connection = await amqp.connect(TEST_RABBITMQ_URL);
   const channel = await connection.createChannel();
@@ -37,6 +44,7 @@ export async function rabbitQueue(routingKey: string, options: { consume?: boole
   return {
     exchange,
     queue,
+    channel,
     /** Puts a message straight into the queue, as something other than the service would. */
     sendRaw: (body: Buffer, properties: amqp.Options.Publish) =>
       channel.sendToQueue(queue, body, properties),
@@ -51,11 +59,14 @@ export async function rabbitQueue(routingKey: string, options: { consume?: boole
   };
 }
 
-/** A JetStream stream of this test's own, taking `<prefix>.>`, and a reader of its messages. */
-export async function natsStream() {
+/**
+ * A JetStream stream of this test's own, taking `<prefix>.>`, and a reader of its messages; the
+ * prefix begins with `within` (by default the part of the broker client `alpha` may publish to).
+ */
+export async function natsStream(options: { within?: string } = {}) {
   const suffix = randomBytes(4).toString('hex');
   const name = `MEB_TEST_${suffix}`;
-  const prefix = `mebtest.${suffix}`;
+  const prefix = `${options.within ?? ALPHA_PART}test${suffix}`;
   const nc: NatsConnection = await connect({ servers: TEST_NATS_URL });
   const jsm: JetStreamManager = await nc.jetstreamManager();
   await jsm.streams.add({ name, subjects: [`${prefix}.>`], duplicate_window: 60_000_000_000 });

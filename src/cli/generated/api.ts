@@ -255,7 +255,7 @@ export interface paths {
         };
         /**
          * Readiness: PostgreSQL and Redis answer, and no queue processor has stopped
-         * @description With DESTINATION_BROKERS set, `brokers` shows how each connection stands in this process (a worker connects as it starts; an API-only process never does). A broker that is down never makes the process unready: its deliveries fail and are retried.
+         * @description With DESTINATION_BROKERS set, `brokers` shows how each connection stands in this process (a worker connects as it starts; an API-only process never does), with a general reason while it is not connected (`connection refused`): never where a broker is, which the log shows. A broker that is down never makes the process unready: its deliveries fail and are retried.
          */
         get: operations["HealthController_ready"];
         put?: never;
@@ -390,7 +390,7 @@ export interface components {
             ttl_seconds?: number;
         };
         CreateWebhookDto: {
-            /** @description Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. `{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a RabbitMQ exchange (`""` is the default exchange, whose routing key is a queue name), and `{"type": "nats", "broker", "subject"}` to a NATS JetStream subject, on a broker the service's operator configured (DESTINATION_BROKERS): name it by `broker`. A broker destination has no `url`. An unknown broker, or one of another type, is refused (400 naming `destination.broker`). */
+            /** @description Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. `{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a RabbitMQ exchange, and `{"type": "nats", "broker", "subject"}` to a NATS JetStream subject, on a broker the service's operator configured (DESTINATION_BROKERS): name it by `broker`. A broker destination has no `url`. An unknown broker, or one of another type, is refused (400 naming `destination.broker`). Unless the operator shares a broker whole, each client has its own part of it: exchange names and subjects beginning `<prefix><client_id>.` (`meb.<client_id>.` by default); others are refused (400 naming `destination.exchange` or `destination.subject`). RabbitMQ's own exchanges (`amq.*`) and the NATS server's subjects (`$…`, `_INBOX…`) are never reachable, and neither are headers the broker acts on (`CC`, `BCC`, `x-death`; `Nats-*`: 400 naming `headers.<name>`). */
             destination?: {
                 /** @enum {string} */
                 type: "http";
@@ -1156,7 +1156,7 @@ export interface components {
         UpdateWebhookDto: {
             /** @description false pauses deliveries to this webhook; true resumes them */
             active?: boolean;
-            /** @description Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. `{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a RabbitMQ exchange (`""` is the default exchange, whose routing key is a queue name), and `{"type": "nats", "broker", "subject"}` to a NATS JetStream subject, on a broker the service's operator configured (DESTINATION_BROKERS): name it by `broker`. A broker destination has no `url`. An unknown broker, or one of another type, is refused (400 naming `destination.broker`). */
+            /** @description Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. `{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a RabbitMQ exchange, and `{"type": "nats", "broker", "subject"}` to a NATS JetStream subject, on a broker the service's operator configured (DESTINATION_BROKERS): name it by `broker`. A broker destination has no `url`. An unknown broker, or one of another type, is refused (400 naming `destination.broker`). Unless the operator shares a broker whole, each client has its own part of it: exchange names and subjects beginning `<prefix><client_id>.` (`meb.<client_id>.` by default); others are refused (400 naming `destination.exchange` or `destination.subject`). RabbitMQ's own exchanges (`amq.*`) and the NATS server's subjects (`$…`, `_INBOX…`) are never reachable, and neither are headers the broker acts on (`CC`, `BCC`, `x-death`; `Nats-*`: 400 naming `headers.<name>`). */
             destination?: {
                 /** @enum {string} */
                 type: "http";

@@ -1,7 +1,8 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
-import { AppConfig } from '../../config/config.types';
-import type { Destination } from '../../webhooks/destination';
+import { AppConfig, BrokerConfig } from '../../config/config.types';
+import { brokerHeaderProblem } from '../../webhooks/broker-headers';
+import { Destination, brokerProblem, destinationRule } from '../../webhooks/destination';
 import { BrokerStatus } from './broker-status';
 import { NatsBroker } from './nats.destination';
 import { RabbitMqBroker } from './rabbitmq.destination';
@@ -24,12 +25,15 @@ type BrokerDestination = Exclude<Destination, { type: 'http' }>;
 export class BrokerDestinations
   implements DestinationTransport<BrokerDestination>, OnApplicationShutdown
 {
+  private readonly logger = new Logger(BrokerDestinations.name);
   private readonly rabbitmq = new Map<string, RabbitMqBroker>();
   private readonly nats = new Map<string, NatsBroker>();
   private readonly timeoutMs: number;
+  private readonly configs: BrokerConfig[];
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.timeoutMs = config.delivery.timeoutMs;
+    this.configs = config.destinationBrokers;
     for (const broker of config.destinationBrokers) {
       if (broker.type === 'rabbitmq') {
         this.rabbitmq.set(broker.name, new RabbitMqBroker(broker, this.timeoutMs));
@@ -53,18 +57,47 @@ export class BrokerDestinations
 
   send(
     destination: BrokerDestination,
-    _target: unknown,
+    target: { ownerClientId: string },
     message: OutgoingMessage,
     deadline: Deadline,
   ): Promise<TransportResult> {
-    if (destination.type === 'rabbitmq') {
-      const broker = this.rabbitmq.get(destination.broker);
-      if (!broker) return Promise.resolve(missing(destination));
-      return broker.publish(destination.exchange, destination.routing_key, message, deadline);
+    const refused = this.refusal(destination, target.ownerClientId, message);
+    if (refused !== null) {
+      this.logger.warn(
+        `delivery ${message.deliveryId} of client ${target.ownerClientId} not published: ${refused}`,
+      );
+      return Promise.resolve(failed(`not published: ${refused}`));
     }
-    const broker = this.nats.get(destination.broker);
-    if (!broker) return Promise.resolve(missing(destination));
-    return broker.publish(destination.subject, message, deadline);
+    if (destination.type === 'rabbitmq') {
+      return this.rabbitmq
+        .get(destination.broker)!
+        .publish(
+          target.ownerClientId,
+          destination.exchange,
+          destination.routing_key,
+          message,
+          deadline,
+        );
+    }
+    return this.nats.get(destination.broker)!.publish(destination.subject, message, deadline);
+  }
+
+  /**
+   * The rules of create and PATCH, again at every attempt: a row written before a rule, or a
+   * broker since removed or shared differently, must not publish where its client may not
+   * (docs/destinations.md#clients-sharing-a-broker). Null when it may go.
+   */
+  private refusal(
+    destination: BrokerDestination,
+    clientId: string,
+    message: OutgoingMessage,
+  ): string | null {
+    return (
+      destinationRule(destination, 'destination') ??
+      brokerProblem(destination, this.configs, clientId)?.message ??
+      brokerHeaderProblem(destination.type, Object.keys(message.headers))?.message ??
+      null
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -73,10 +106,3 @@ export class BrokerDestinations
     );
   }
 }
-
-/** A broker removed from DESTINATION_BROKERS after the webhook named it. */
-const missing = (destination: BrokerDestination): TransportResult =>
-  failed(
-    `broker "${destination.broker}" is not a ${destination.type} broker of DESTINATION_BROKERS ` +
-      '(removed from the configuration?)',
-  );

@@ -4,7 +4,9 @@ import {
   BrokerState,
   BrokerStatus,
   brokerLabel,
+  publicReason,
   reconnectDelayMs,
+  withoutAddress,
   withoutCredentials,
 } from './broker-status';
 import { Deadline, TransportResult, describeError, failed } from './transport';
@@ -18,8 +20,9 @@ export type Dial<C> = (dropped: () => void) => Promise<C>;
 /**
  * The connection bookkeeping a broker keeps whatever its client library: one connection at a
  * time, opened on demand or at the worker's start, opened again after it drops (with a growing
- * wait) until the broker closes, and how it stands for /health/ready, its errors stripped of
- * the broker URL's credentials.
+ * wait) until the broker closes, and how it stands for /health/ready. The log has its errors
+ * without the URL's credentials; answers (readiness, the delivery log) name the broker and a
+ * general reason, never where it is.
  */
 export class BrokerLink<C> {
   readonly logger: Logger;
@@ -43,7 +46,8 @@ export class BrokerLink<C> {
     return {
       type: this.config.type,
       state: this.state,
-      ...(this.state !== 'connected' && this.lastError && { error: this.lastError }),
+      ...(this.state !== 'connected' &&
+        this.lastError && { error: publicReason(this.lastError) ?? 'unreachable' }),
     };
   }
 
@@ -64,7 +68,10 @@ export class BrokerLink<C> {
         return connection;
       },
       (error: unknown) => {
-        this.lastError = this.hide(describeError(error));
+        const first = this.lastError === undefined;
+        this.lastError = withoutCredentials(describeError(error), this.config.url);
+        // Once per outage, not at every reconnection: the waits grow to 30 s, the log stays short.
+        if (first) this.logger.warn(`cannot connect: ${this.lastError}`);
         this.dropped(connecting);
         throw new Error(this.lastError);
       },
@@ -73,14 +80,15 @@ export class BrokerLink<C> {
     return connecting;
   }
 
-  /** The attempt's failure when no connection came before its deadline or at all. */
+  /**
+   * The attempt's failure when no connection came before its deadline or at all: the broker by
+   * its name and why in general terms, never its address (the log has that).
+   */
   unreachable(error: unknown, deadline: Deadline): TransportResult {
     const broker = `${brokerLabel[this.config.type]} broker "${this.config.name}"`;
-    return failed(
-      deadline.passed
-        ? `timed out connecting to ${broker}`
-        : `${broker}: ${this.hide(describeError(error))}`,
-    );
+    if (deadline.passed) return failed(`timed out connecting to ${broker}`);
+    const reason = publicReason(describeError(error));
+    return failed(`${broker} unreachable${reason === null ? '' : ` (${reason})`}`);
   }
 
   /** A client that reconnects by itself lost its connection for now. */
@@ -98,11 +106,12 @@ export class BrokerLink<C> {
 
   /** An error the connection reported without (yet) closing. */
   noteError(text: string): void {
-    this.lastError = this.hide(text);
+    this.lastError = withoutCredentials(text, this.config.url);
   }
 
+  /** A broker's answer as a client may read it in its delivery log. */
   hide(text: string): string {
-    return withoutCredentials(text, this.config.url);
+    return withoutAddress(text, this.config.url);
   }
 
   /** Stops reconnecting and closes the connection, if one is open. */

@@ -30,8 +30,10 @@ const keyOf = (deliveryId: string, attempt: string | number) => `${deliveryId}/$
 /**
  * One RabbitMQ broker of DESTINATION_BROKERS: a long-lived connection, opened at the worker's
  * start, and opened again on its own after it drops (with a growing wait), and one confirm
- * channel per exchange, so an exchange that does not exist (the server then closes the
- * channel) fails only the attempts to it. An attempt publishes persistent and mandatory, and
+ * channel per client and exchange: the server closes a channel over one message (an exchange
+ * that does not exist, a header it refuses), failing every publish awaiting a confirm on it,
+ * so what one client sends never fails another's deliveries nor shows them its error. A
+ * closed channel is opened again at the next attempt. An attempt publishes persistent and mandatory, and
  * succeeds when the broker confirms it; a message the broker returns (no queue bound for its
  * routing key) fails, with the broker's reply.
  */
@@ -57,6 +59,7 @@ export class RabbitMqBroker {
   }
 
   async publish(
+    clientId: string,
     exchange: string,
     routingKey: string,
     message: OutgoingMessage,
@@ -64,7 +67,7 @@ export class RabbitMqBroker {
   ): Promise<TransportResult> {
     let ch: ExchangeChannel;
     try {
-      ch = await beforeDeadline(this.channel(exchange), deadline);
+      ch = await beforeDeadline(this.channel(clientId, exchange), deadline);
     } catch (error) {
       return this.link.unreachable(error, deadline);
     }
@@ -119,15 +122,17 @@ export class RabbitMqBroker {
     return this.link.close((connection) => connection.close());
   }
 
-  private channel(exchange: string): Promise<ExchangeChannel> {
-    let channel = this.channels.get(exchange);
+  private channel(clientId: string, exchange: string): Promise<ExchangeChannel> {
+    // Neither a client id nor an exchange name holds a line break.
+    const key = `${clientId}\n${exchange}`;
+    let channel = this.channels.get(key);
     if (!channel) {
       const forget = () => {
-        if (this.channels.get(exchange) === opening) this.channels.delete(exchange);
+        if (this.channels.get(key) === opening) this.channels.delete(key);
       };
       const opening = this.openChannel(forget);
       opening.catch(forget);
-      this.channels.set(exchange, (channel = opening));
+      this.channels.set(key, (channel = opening));
     }
     return channel;
   }

@@ -66,7 +66,7 @@ export class Deadline {
 export interface DestinationTransport<D extends Destination = Destination> {
   send(
     destination: D,
-    target: { url: string | null },
+    target: { url: string | null; ownerClientId: string },
     message: OutgoingMessage,
     deadline: Deadline,
   ): Promise<TransportResult>;

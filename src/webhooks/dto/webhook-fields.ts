@@ -4,7 +4,7 @@ import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec
 import { ValidateBy } from 'class-validator';
 import { FieldRule, Satisfies, quote } from '../../common/field-rule';
 import { HEADERS_MAX, HEADER_VALUE_MAX, headersRule } from '../custom-headers';
-import { BROKER_DESTINATION_TYPES, destinationRule } from '../destination';
+import { BROKER_DESTINATION_TYPES, SUBJECT_PATTERN, destinationRule } from '../destination';
 import {
   FILTER_COMBINATORS,
   FILTER_MAX_BYTES,
@@ -241,11 +241,16 @@ export const WebhookDestination = (options: FieldOptions): PropertyDecorator =>
       description:
         'Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. ' +
         '`{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a ' +
-        'RabbitMQ exchange (`""` is the default exchange, whose routing key is a queue name), ' +
-        'and `{"type": "nats", "broker", "subject"}` to a NATS JetStream subject, on a broker ' +
-        "the service's operator configured (DESTINATION_BROKERS): name it by `broker`. A broker " +
-        'destination has no `url`. An unknown broker, or one of another type, is refused ' +
-        '(400 naming `destination.broker`).',
+        'RabbitMQ exchange, and `{"type": "nats", "broker", "subject"}` to a NATS JetStream ' +
+        "subject, on a broker the service's operator configured (DESTINATION_BROKERS): name it " +
+        'by `broker`. A broker destination has no `url`. An unknown broker, or one of another ' +
+        'type, is refused (400 naming `destination.broker`). Unless the operator shares a broker ' +
+        'whole, each client has its own part of it: exchange names and subjects beginning ' +
+        '`<prefix><client_id>.` (`meb.<client_id>.` by default); others are refused (400 naming ' +
+        "`destination.exchange` or `destination.subject`). RabbitMQ's own exchanges (`amq.*`) " +
+        "and the NATS server's subjects (`$…`, `_INBOX…`) are never reachable, and neither " +
+        'are headers the broker acts on (`CC`, `BCC`, `x-death`; `Nats-*`: 400 naming ' +
+        '`headers.<name>`).',
       oneOf: [
         {
           type: 'object',
@@ -260,7 +265,7 @@ export const WebhookDestination = (options: FieldOptions): PropertyDecorator =>
           properties: {
             type: { type: 'string', enum: ['rabbitmq'] },
             broker: { type: 'string', minLength: 1 },
-            exchange: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{0,255}$' },
+            exchange: { type: 'string', pattern: '^(?!amq\\.)[A-Za-z0-9_.:-]{0,255}$' },
             routing_key: { type: 'string', maxLength: 255, pattern: '^[\\x20-\\x7e]*$' },
           },
           required: ['type', 'broker', 'exchange', 'routing_key'],
@@ -272,7 +277,11 @@ export const WebhookDestination = (options: FieldOptions): PropertyDecorator =>
           properties: {
             type: { type: 'string', enum: ['nats'] },
             broker: { type: 'string', minLength: 1 },
-            subject: { type: 'string', maxLength: 255, pattern: '^[^\\s.*>]+(\\.[^\\s.*>]+)*$' },
+            subject: {
+              type: 'string',
+              maxLength: 255,
+              pattern: `^(?![$]|_INBOX)${SUBJECT_PATTERN.slice(1)}`,
+            },
           },
           required: ['type', 'broker', 'subject'],
           additionalProperties: false,
