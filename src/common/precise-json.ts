@@ -14,7 +14,7 @@ const NUMERIC_MAX_INTEGER_DIGITS = 131_072;
  * number in plain decimal (`1e15990` as 15,991 digits), so 16 KB of short exponents became
  * 32 MB there and in everything that read it; a number whose plain form is longer than its
  * own text and this many characters is recorded as a string of its text instead
- * (docs/receiving.md, "Numbers").
+ * (docs/operations.md, "Platform events are never refused").
  */
 export const JSONB_NUMBER_MAX_CHARS = 32;
 
@@ -141,9 +141,9 @@ export function parsePrecise(text: string): unknown {
   }
 }
 
-/** JSON.stringify that writes PreciseNumbers as their own text. */
-export function stringifyPrecise(value: unknown): string {
-  const json = JSON.stringify(value);
+/** JSON.stringify that writes PreciseNumbers as their own text; `space` indents as it does. */
+export function stringifyPrecise(value: unknown, space?: number): string {
+  const json = JSON.stringify(value, null, space);
   return json.includes('\\u0001precise-number:') ? json.replace(MARKED, '$1') : json;
 }
 

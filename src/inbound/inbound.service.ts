@@ -253,7 +253,7 @@ export class InboundService {
       };
       stored = await this.store.insert(row).catch((error: unknown) => {
         if (!isDataException(error)) throw error;
-        // Nothing the platform sends may be refused or lost (docs/receiving.md): what
+        // Nothing the platform sends may be refused or lost (docs/operations.md): what
         // PostgreSQL still would not take as JSON is kept as its bytes, and the inbound job
         // maps and delivers it from them.
         this.logger.error(
