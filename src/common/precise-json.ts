@@ -104,15 +104,17 @@ export function holdsImpreciseNumber(value: unknown): boolean {
 }
 
 /**
- * Whether a text may hold a number that JSON.parse would change, read over the whole text
- * (strings too: a match there only costs the exact parse). It matches every number token
- * that JavaScript does not write back as it came: an exponent, a negative zero, a fraction
- * ending in 0, 16 or more digits (past 15 significant digits a double rounds; 1e21 and up it
- * writes with an exponent), and 0.000000… (below 1e-6 it writes an exponent). A token with
- * none of these has at most 15 significant digits and no trailing zero, which a double holds
- * and JavaScript writes back digit for digit.
+ * Whether a text may hold a number that JSON.parse would change: a number token (after `:`,
+ * `,` or `[`, which in a string only costs the exact parse) that JavaScript does not write
+ * back as it came: an exponent, a negative zero, a fraction ending in 0, 16 or more digits
+ * (past 15 significant digits a double rounds; 1e21 and up it writes with an exponent), or
+ * 0.000000… (below 1e-6 it writes an exponent). A token with none of these has at most 15
+ * significant digits and no trailing zero, which a double holds and JavaScript writes back
+ * digit for digit. Anchored on the token's start, ids such as `55FF8A1B-0000-4E3F` do not
+ * send the event through the slower exact parse.
  */
-const MAY_CHANGE_NUMBER = /\d[eE]|-0(?:\.0+)?(?![\d.])|\.\d*0(?!\d)|[\d.]{16}|0\.000000/;
+const MAY_CHANGE_NUMBER =
+  /[:,[]\s*(?:-?[\d.]+[eE]|-0(?:\.0+)?(?![\d.])|-?\d+\.\d*0(?!\d)|-?[\d.]{16}|-?0\.000000)/;
 
 /**
  * A number token's value, kept as a JavaScript number only when it writes back as it came and
