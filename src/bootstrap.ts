@@ -12,6 +12,7 @@ import {
   requireJsonBody,
 } from './common/request-body';
 import { limitJsonDepth } from './common/json-depth';
+import { answerPreciseNumbers } from './common/precise-answers';
 import { makeDocumentExact, refreshDatedExamples } from './common/openapi-exact';
 import { RequestRecorder, recordRequests } from './common/request-record';
 import { isMultipartUpload } from './platform-api/platform-operations';
@@ -124,6 +125,7 @@ export async function createApp(
   app.use(limitJsonDepth);
   app.useGlobalPipes(createValidationPipe());
   app.disable('x-powered-by');
+  answerPreciseNumbers(app.getHttpAdapter().getInstance());
   app.set('trust proxy', config.trustProxy);
   if (config.role.api) setupSwagger(app, APP_VERSION);
   return app;

@@ -598,4 +598,132 @@ describe('inbound fidelity (event-only deployment, two secret tokens)', () => {
       expect(await published('follower.lost', uuid)).toBe(2);
     });
   });
+
+  describe('numbers and payloads exactly as the platform sent them (docs/receiving.md)', () => {
+    /** Signs and sends exact bytes, as the platform would. */
+    const sendText = (text: string) => {
+      const bytes = Buffer.from(text, 'utf8');
+      return postZoomEvent(t.baseUrl, bytes, { headers: zoomHeaders(ZOOM_SECRET_TOKEN, bytes) });
+    };
+    /** The raw bodies delivered on a subscriber's path that hold `marker`. */
+    const rawReceived = (name: string, marker: string) =>
+      receiver
+        .requests(paths[name])
+        .map((r) => r.body.toString('utf8'))
+        .filter((body) => body.includes(marker));
+    const rawReceivedOne = (name: string, marker: string) =>
+      waitFor(() => rawReceived(name, marker)[0], {
+        what: `a delivery on ${name} holding ${marker.slice(0, 60)}`,
+        timeoutMs: 30_000,
+      });
+    /** The event lookup's answer as its exact text. */
+    async function lookupText(eventId: string): Promise<string> {
+      const res = await fetch(`${t.baseUrl}/api/events/${eventId}`, {
+        headers: { authorization: `Bearer ${await t.token()}` },
+      });
+      expect(res.status).toBe(200);
+      return res.text();
+    }
+    /** A participant_joined fixture whose participant holds `numbers` (JSON text) as `extra`. */
+    function joinedWith(uuid: string, numbers: string): string {
+      const event = fixtureEvent('meeting.participant_joined', uuid);
+      partOf(event, 'participant').extra = '__NUMBERS__';
+      return JSON.stringify(event).replace('"__NUMBERS__"', numbers);
+    }
+
+    it('delivers, maps and shows every number by its own text', async () => {
+      const uuid = freshUuid();
+      const numbers =
+        '{"huge":1e400,"money":1.50,"hundred":1E2,"negative_zero":-0,"tiny":1e-400,' +
+        '"small":0.0000001,"fraction":0.12345678901234567890123,"max":9223372036854775807,' +
+        '"list":[1.0,-0.0,2E-3]}';
+      expect((await sendText(joinedWith(uuid, numbers))).body).toEqual({ status: 'accepted' });
+      const asIs = await rawReceivedOne('all', uuid);
+      expect(asIs).toContain(`"extra":${numbers}`);
+      const mapped = await rawReceivedOne('gained', uuid);
+      expect(mapped).toContain(`"extra":${numbers}`);
+      // The lookup shows what was sent, for the event as it came and for the mapped one.
+      for (const body of [asIs, mapped]) {
+        const id = (JSON.parse(body) as { id: string }).id;
+        expect(await lookupText(id)).toContain(`"extra":${numbers}`);
+      }
+    });
+
+    it('keeps a 16 KB event of 1e15990 × 2,000 at its own size, delivered and stored', async () => {
+      const uuid = freshUuid();
+      const numbers = `[${Array.from({ length: 2000 }, () => '1e15990').join(',')}]`;
+      const text = joinedWith(uuid, numbers);
+      expect(text.length).toBeLessThan(20_000);
+      expect((await sendText(text)).status).toBe(200);
+      const asIs = await rawReceivedOne('all', uuid);
+      expect(asIs).toContain(`"extra":${numbers}`);
+      expect(asIs.length).toBeLessThan(2 * text.length);
+      const mapped = await rawReceivedOne('gained', uuid);
+      expect(mapped.length).toBeLessThan(2 * text.length);
+      // The record costs about what came, not 32 MB.
+      const rows = await queryDatabase<{ stored: number; events: number }>(
+        t.database.url,
+        `SELECT octet_length(i.payload::text) + coalesce(octet_length(i.raw_body), 0) AS stored,
+           (SELECT max(octet_length(e.data::text) + octet_length(e.body)) FROM events e
+            WHERE e.body LIKE '%' || $1 || '%') AS events
+         FROM inbound_events i WHERE i.payload->'payload'->'object'->>'uuid' = $1`,
+        [uuid],
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0].stored).toBeLessThan(4 * text.length);
+      expect(rows[0].events).toBeLessThan(4 * text.length);
+    });
+
+    it('delivers an event holding numbers numeric cannot hold (1e-17000, 17,000 decimals)', async () => {
+      for (const extra of ['1e-17000', `0.${'3'.repeat(17_000)}`]) {
+        const uuid = freshUuid();
+        expect((await sendText(joinedWith(uuid, extra))).body).toEqual({ status: 'accepted' });
+        expect(await rawReceivedOne('all', uuid)).toContain(`"extra":${extra}`);
+        expect(await rawReceivedOne('gained', uuid)).toContain(`"extra":${extra}`);
+      }
+    });
+
+    it('stores and answers 200 a payload that is null, a string or an array, delivered as it came', async () => {
+      const before = await unmappableCount('meeting.started');
+      const marker = freshUuid();
+      const payloads = ['null', `"${marker}"`, `[{"marker":"${marker}"},1.50]`];
+      const eventTs = Date.now();
+      for (const [i, payload] of payloads.entries()) {
+        const text = `{"event":"meeting.started","event_ts":${eventTs + i},"payload":${payload}}`;
+        const res = await sendText(text);
+        expect({ payload, status: res.status, body: res.body }).toEqual({
+          payload,
+          status: 200,
+          body: { status: 'accepted' },
+        });
+      }
+      const delivered = await waitFor(
+        () => {
+          const bodies = receiver
+            .requests(paths.all)
+            .map((r) => r.body.toString('utf8'))
+            .filter((b) => b.includes(`"event":"zoom.meeting.started"`))
+            .filter((b) => [0, 1, 2].some((i) => b.includes(`"event_ts":${eventTs + i},`)));
+          return bodies.length === 3 && bodies;
+        },
+        { what: 'the three odd payloads delivered to zoom.*' },
+      );
+      const dataOf = (i: number) => {
+        const body = delivered.find((b) => b.includes(`"event_ts":${eventTs + i},`))!;
+        return body.slice(body.indexOf('"data":') + 7, body.indexOf(',"source":'));
+      };
+      expect([0, 1, 2].map(dataOf)).toEqual(payloads);
+      expect(await unmappableCount('meeting.started')).toBe(before + 3);
+      // Nothing was mapped from them.
+      expect(rawReceived('jobs', marker)).toEqual([]);
+    });
+
+    async function unmappableCount(event: string): Promise<number> {
+      const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
+      const line = metrics
+        .split('\n')
+        .find((l) => l.startsWith(`inbound_events_total{event="${event}",outcome="unmappable"}`));
+      return line === undefined ? 0 : Number(line.split(' ').pop());
+    }
+  });
 });

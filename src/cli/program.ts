@@ -5,6 +5,7 @@ import { CliError, EXIT, ExitCode } from './exit-codes';
 import { Output, record, table } from './output';
 import { ProfileStore } from './profiles';
 import { EventSummary, Schemas, ServiceClient, call, serviceClient } from './service-client';
+import { parsePrecise, stringifyPrecise } from '../common/precise-json';
 
 export const DEFAULT_URL = 'http://127.0.0.1:3000';
 
@@ -123,7 +124,7 @@ export function buildProgram(ctx: CliContext): Command {
 
   /** Prints `data` as JSON (`--json`) or as the table `human` makes of it. */
   const show = <T>(cmd: Command, data: T, human: (data: T) => string) =>
-    output.out(globals(cmd).json ? JSON.stringify(data, null, 2) : human(data));
+    output.out(globals(cmd).json ? stringifyPrecise(data, 2) : human(data));
 
   const showWebhook = (cmd: Command, webhook: Webhook, secret?: string) => {
     show(cmd, secret ? { ...webhook, secret } : webhook, (w) =>
@@ -524,9 +525,11 @@ export function buildProgram(ctx: CliContext): Command {
         cmd: Command,
       ) => {
         const { api, url } = client(cmd);
-        const page = await call(
+        // Read as text and parsed keeping every number's own text (the platform's 1.50, 1e400).
+        const text = await call(
           url,
           api.GET('/api/events', {
+            parseAs: 'text',
             params: {
               query: {
                 tracking_id: opts.trackingId,
@@ -538,7 +541,8 @@ export function buildProgram(ctx: CliContext): Command {
             },
           }),
         );
-        show(cmd, page, (p) => table((p.data as EventSummary[]).map(eventRow), EVENT_COLUMNS));
+        const page = parsePrecise(text) as { data: EventSummary[] };
+        show(cmd, page, (p) => table(p.data.map(eventRow), EVENT_COLUMNS));
       },
     );
 
@@ -547,10 +551,9 @@ export function buildProgram(ctx: CliContext): Command {
     .description('one event with its deliveries to your webhooks')
     .action(async (id: string, _opts, cmd: Command) => {
       const { api, url } = client(cmd);
-      const event = (await call(
-        url,
-        api.GET('/api/events/{id}', { params: { path: { id } } }),
-      )) as EventSummary;
+      const event = parsePrecise(
+        await call(url, api.GET('/api/events/{id}', { params: { path: { id } }, parseAs: 'text' })),
+      ) as EventSummary;
       show(cmd, event, (e) => {
         const { deliveries: sent, ...rest } = e;
         return `${record(rest as unknown as Record<string, unknown>, ['id', 'event', 'created_at', 'source'])}\n${table(

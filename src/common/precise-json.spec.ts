@@ -27,8 +27,59 @@ describe('precise JSON', () => {
     });
     expect(changed).toBe(true);
     expect(stringifyPrecise(value)).toBe(
-      '{"k\uFFFD":["a\uFFFDb","c\uFFFD","😀"],"n":1e400,"far":"1e99999","__proto__":"data"}',
+      '{"k\uFFFD":["a\uFFFDb","c\uFFFD","😀"],"n":"1e400","far":"1e99999","__proto__":"data"}',
     );
     expect(storableCopy({ a: 'plain', b: [1, null] }).changed).toBe(false);
+  });
+
+  it('keeps the text of every number JavaScript or jsonb would spell otherwise', () => {
+    const numbers = [
+      '1e400',
+      '1.50',
+      '1E2',
+      '-0',
+      '-0.0',
+      '1e-400',
+      '1e-7',
+      '0.0000001',
+      '0.12345678901234567890123',
+      '9223372036854775807',
+      '1e15990',
+      '123456789012345678901234',
+      `0.${'7'.repeat(17_000)}`,
+    ];
+    const text = `{"n":[${numbers.join(',')}],"plain":[0,-1,0.5,85746065432,1.25e0]}`;
+    const value = parsePrecise(text) as { n: unknown[]; plain: unknown[] };
+    expect(stringifyPrecise(value)).toBe(text);
+    for (const n of value.n) expect(n).toBeInstanceOf(PreciseNumber);
+    expect(value.plain.slice(0, 4)).toEqual([0, -1, 0.5, 85746065432]);
+    // Texts with no such number are JSON.parse's alone.
+    expect(parsePrecise('{"a":[1,2.5,-3,"1e5 in text"]}')).toEqual({
+      a: [1, 2.5, -3, '1e5 in text'],
+    });
+  });
+
+  it('records in jsonb what numeric holds at a bounded cost, the rest as its text', () => {
+    const inJsonb = (text: string) => new PreciseNumber(text).inJsonb;
+    expect(inJsonb('1.50')).toBe('itself');
+    expect(inJsonb('9223372036854775807')).toBe('itself');
+    expect(inJsonb('1E2')).toBe('respelt');
+    expect(inJsonb('-0')).toBe('respelt');
+    expect(inJsonb('1.5e-10')).toBe('respelt');
+    // Plain decimal past 32 characters and its own length: the text.
+    expect(inJsonb('1e400')).toBe('text');
+    expect(inJsonb('1e15990')).toBe('text');
+    expect(inJsonb('1e-400')).toBe('text');
+    // Past numeric's 16,383 fraction digits, however it is spelt.
+    expect(inJsonb(`0.${'1'.repeat(16_384)}`)).toBe('text');
+    expect(inJsonb(`0.${'1'.repeat(16_383)}`)).toBe('itself');
+    const bomb = { n: Array.from({ length: 2000 }, () => new PreciseNumber('1e15990')) };
+    const { value, changed } = storableCopy(bomb);
+    expect(changed).toBe(true);
+    expect(stringifyPrecise(value).length).toBeLessThan(2000 * 12);
+    const { value: kept, changed: respelt } = storableCopy({ a: new PreciseNumber('1.50') });
+    expect(respelt).toBe(false);
+    expect(stringifyPrecise(kept)).toBe('{"a":1.50}');
+    expect(storableCopy({ a: new PreciseNumber('1E2') }).changed).toBe(true);
   });
 });

@@ -1,12 +1,32 @@
-import { isSafeNumber, parse as parseLossless } from 'lossless-json';
+import { parse as parseLossless } from 'lossless-json';
 import { storableText } from './unicode';
 
 /**
+ * PostgreSQL's numeric, which jsonb stores numbers as, takes at most 16,383 digits after the
+ * decimal point and 131,072 before it; a number past those is refused, and the whole insert
+ * with it.
+ */
+const NUMERIC_MAX_FRACTION_DIGITS = 16_383;
+const NUMERIC_MAX_INTEGER_DIGITS = 131_072;
+
+/**
+ * The most characters a number costs in the jsonb record beyond its own text. jsonb writes a
+ * number in plain decimal (`1e15990` as 15,991 digits), so 16 KB of short exponents became
+ * 32 MB there and in everything that read it; a number whose plain form is longer than its
+ * own text and this many characters is recorded as a string of its text instead
+ * (docs/operations.md, "Platform events are never refused").
+ */
+export const JSONB_NUMBER_MAX_CHARS = 32;
+
+const NUMBER_PARTS = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/**
  * A JSON number that a JavaScript number would change: beyond 2^53 (2^63, a 64-bit id), beyond
- * the double range (1e400, which JSON.parse makes Infinity and JSON.stringify then `null`), or
- * with more digits than a double keeps. It keeps the number's own text, and serialises as it:
- * through stringifyPrecise exactly, through a plain JSON.stringify as a marked string (never as
- * a silent `null`).
+ * the double range (1e400, which JSON.parse makes Infinity and JSON.stringify then `null`),
+ * with more digits than a double keeps, or spelt otherwise than JavaScript writes it (`1.50`,
+ * `1E2`, `-0`, `1e-7`). It keeps the number's own text, and serialises as it: through
+ * stringifyPrecise exactly, through a plain JSON.stringify as a marked string (never as a
+ * silent `null`).
  */
 export class PreciseNumber {
   constructor(readonly text: string) {}
@@ -24,13 +44,29 @@ export class PreciseNumber {
   }
 
   /**
-   * Whether PostgreSQL's numeric (and so jsonb) holds it: up to 131,072 digits before the
-   * decimal point and 16,383 after. Kept well inside that.
+   * How jsonb records it: as itself (a numeric) when numeric holds it and writes it back as its
+   * own text, `respelt` when numeric holds it at a bounded cost but writes it otherwise (`1E2`
+   * as `100`, `-0` as `0`: the same value, so filters still compare it), `text` when it would
+   * not fit numeric or would grow past JSONB_NUMBER_MAX_CHARS (then a string of its text).
    */
-  get storable(): boolean {
-    const exponent = /e([+-]?\d+)$/i.exec(this.text);
-    const power = exponent === null ? 0 : Math.abs(Number(exponent[1]));
-    return power + this.text.length < 16_000;
+  get inJsonb(): 'itself' | 'respelt' | 'text' {
+    const parts = NUMBER_PARTS.exec(this.text);
+    if (parts === null) return 'text';
+    const [, sign, integer, fraction = '', exponentText] = parts;
+    const exponent = exponentText === undefined ? 0 : Number(exponentText);
+    // Digits numeric writes on each side of the point (leading zeros of the integer aside).
+    const integerDigits = Math.max(1, integer.length + exponent);
+    const fractionDigits = Math.max(0, fraction.length - exponent);
+    if (
+      fractionDigits > NUMERIC_MAX_FRACTION_DIGITS ||
+      integerDigits > NUMERIC_MAX_INTEGER_DIGITS
+    ) {
+      return 'text';
+    }
+    const plainLength = sign.length + integerDigits + (fractionDigits > 0 ? fractionDigits + 1 : 0);
+    if (plainLength > Math.max(this.text.length, JSONB_NUMBER_MAX_CHARS)) return 'text';
+    const negativeZero = sign === '-' && !/[1-9]/.test(integer + fraction);
+    return exponentText === undefined && !negativeZero ? 'itself' : 'respelt';
   }
 }
 
@@ -46,8 +82,7 @@ const mayBeChanged = (n: number): boolean =>
 /**
  * Whether a parsed JSON value holds a number that JSON.parse may have changed (past 2^53,
  * past the double range), or a PreciseNumber. A walk of the parsed value (with a stack, as
- * nesting is not yet checked) costs far less than a pattern over the text: `\d{16}` alone
- * cost most of a JSON.parse on every event.
+ * nesting is not yet checked).
  */
 export function holdsImpreciseNumber(value: unknown): boolean {
   const stack: unknown[] = [value];
@@ -69,16 +104,38 @@ export function holdsImpreciseNumber(value: unknown): boolean {
 }
 
 /**
- * JSON.parse, except that numbers a JavaScript number would change become PreciseNumbers.
- * Texts without such a number (nearly all) are parsed by JSON.parse alone.
+ * Whether a text may hold a number that JSON.parse would change: a number token (after `:`,
+ * `,` or `[`, which in a string only costs the exact parse) that JavaScript does not write
+ * back as it came: an exponent, a negative zero, a fraction ending in 0, 16 or more digits
+ * (past 15 significant digits a double rounds; 1e21 and up it writes with an exponent), or
+ * 0.000000… (below 1e-6 it writes an exponent). A token with none of these has at most 15
+ * significant digits and no trailing zero, which a double holds and JavaScript writes back
+ * digit for digit. Anchored on the token's start, ids such as `55FF8A1B-0000-4E3F` do not
+ * send the event through the slower exact parse.
+ */
+const MAY_CHANGE_NUMBER =
+  /[:,[]\s*(?:-?[\d.]+[eE]|-0(?:\.0+)?(?![\d.])|-?\d+\.\d*0(?!\d)|-?[\d.]{16}|-?0\.000000)/;
+
+/**
+ * A number token's value, kept as a JavaScript number only when it writes back as it came and
+ * jsonb writes it as it came too (so never one with an exponent: `1e-7` is JavaScript's own
+ * spelling, but jsonb writes 0.0000001).
+ */
+const numberOf = (text: string): number | PreciseNumber => {
+  const n = Number(text);
+  return String(n) === text && !/[eE]/.test(text) ? n : new PreciseNumber(text);
+};
+
+/**
+ * JSON.parse, except that numbers a JavaScript number would change (PreciseNumber's list)
+ * become PreciseNumbers that keep their own text. Texts without such a number (nearly all)
+ * are parsed by JSON.parse alone.
  */
 export function parsePrecise(text: string): unknown {
   const value: unknown = JSON.parse(text);
-  if (!holdsImpreciseNumber(value)) return value;
+  if (!MAY_CHANGE_NUMBER.test(text)) return value;
   try {
-    return parseLossless(text, null, (number) =>
-      isSafeNumber(number) ? Number(number) : new PreciseNumber(number),
-    );
+    return parseLossless(text, null, numberOf);
   } catch {
     // lossless-json refuses what JSON.parse takes (a key repeated with another value): the
     // numbers stay as JSON.parse read them; the caller keeps the bytes beside.
@@ -86,16 +143,18 @@ export function parsePrecise(text: string): unknown {
   }
 }
 
-/** JSON.stringify that writes PreciseNumbers as their own text. */
-export function stringifyPrecise(value: unknown): string {
-  const json = JSON.stringify(value);
+/** JSON.stringify that writes PreciseNumbers as their own text; `space` indents as it does. */
+export function stringifyPrecise(value: unknown, space?: number): string {
+  const json = JSON.stringify(value, null, space);
   return json.includes('\\u0001precise-number:') ? json.replace(MARKED, '$1') : json;
 }
 
 /**
- * A copy of a parsed JSON value that PostgreSQL's jsonb can hold: text without U+0000 or
- * unpaired surrogates (U+FFFD instead, keys too), and PreciseNumbers beyond numeric's range as
- * strings of their text. `changed` says whether anything was replaced.
+ * A copy of a parsed JSON value that PostgreSQL's jsonb can hold at a bounded cost: text without
+ * U+0000 or unpaired surrogates (U+FFFD instead, keys too), and PreciseNumbers that numeric
+ * would refuse or grow (PreciseNumber.inJsonb) as strings of their text. `changed` says whether
+ * jsonb's text of the copy is not the value's own: something replaced, or a number jsonb
+ * writes otherwise (`1E2` as `100`); the caller then keeps the exact bytes beside it.
  */
 export function storableCopy(value: unknown): { value: unknown; changed: boolean } {
   let changed = false;
@@ -107,9 +166,9 @@ export function storableCopy(value: unknown): { value: unknown; changed: boolean
   const copy = (v: unknown): unknown => {
     if (typeof v === 'string') return text(v);
     if (v instanceof PreciseNumber) {
-      if (v.storable) return v;
-      changed = true;
-      return v.text;
+      const kept = v.inJsonb;
+      if (kept !== 'itself') changed = true;
+      return kept === 'text' ? v.text : v;
     }
     if (Array.isArray(v)) return v.map(copy);
     if (typeof v === 'object' && v !== null) {

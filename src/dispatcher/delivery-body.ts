@@ -21,7 +21,7 @@ export function deliveryBody(event: {
   id: string;
   kind: string;
   createdAt: Date;
-  data: Record<string, unknown>;
+  data: unknown;
   source: EventSource | null;
 }): string {
   return bodyOfSerialised(event, stringifyPrecise(event.data), JSON.stringify(event.source));

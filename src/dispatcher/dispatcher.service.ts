@@ -17,7 +17,8 @@ import { SPAN_ATTRIBUTES, Tracing, traceparentOf } from '../telemetry/tracing';
 
 export interface PublishInput {
   kind: PublishedKind;
-  data: Record<string, unknown>;
+  /** An object, except a platform event as it came whose payload was not one (docs/receiving.md). */
+  data: unknown;
   source?: EventSource | null;
   /** Same key => the same event, no second fan-out (events.idempotency_key is UNIQUE). */
   idempotencyKey?: string;
@@ -161,7 +162,8 @@ export class DispatcherService {
     idempotencyKey: string,
   ): Promise<{ kind: PublishedKind; data: Record<string, unknown> } | null> {
     const event = await this.events.findByIdempotencyKey(idempotencyKey);
-    return event && { kind: event.kind, data: event.data };
+    // Callers read the mapped and operation events they keyed, whose data are objects.
+    return event && { kind: event.kind, data: event.data as Record<string, unknown> };
   }
 
   /**

@@ -19,7 +19,8 @@ export interface NewEvent {
   id: string;
   kind: EventKind;
   createdAt: Date;
-  data: Record<string, unknown>;
+  /** An object, except a platform event as it came whose payload was not one (null, …). */
+  data: unknown;
   source: EventSource | null;
   idempotencyKey: string | null;
   /** The platform object's uuid, for ordered webhooks (SPEC §15); ordered by source.event_ts. */
@@ -35,7 +36,7 @@ export interface NewEvent {
 export interface KeyedEvent {
   eventId: string;
   kind: PublishedKind;
-  data: Record<string, unknown>;
+  data: unknown;
   deliveries: DeliveryRef[];
 }
 
@@ -119,7 +120,7 @@ const KEYED_EVENT_SQL = `
 interface KeyedEventRow {
   id: string;
   kind: PublishedKind;
-  data: Record<string, unknown>;
+  data: unknown;
   delivery_ids: string[];
   webhook_ids: string[];
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Cursor } from '../common/cursor';
+import { parsePrecise } from '../common/precise-json';
 import { query } from '../database/query';
 import { DeliveryStatus } from '../dispatcher/delivery.entity';
 
@@ -9,7 +10,8 @@ export interface LookedUpEvent {
   id: string;
   kind: string;
   createdAt: Date;
-  data: Record<string, unknown>;
+  /** As its notifications carry it: numbers by their own text (PreciseNumber where needed). */
+  data: unknown;
   source: Record<string, unknown> | null;
 }
 
@@ -50,21 +52,37 @@ interface EventRow {
   id: string;
   kind: string;
   created_at: Date;
-  data: Record<string, unknown>;
+  /** The body its deliveries send; null only for events stored before bodies were kept. */
+  body: string | null;
+  /** data as jsonb text, read only where there is no body. */
+  data_text: string | null;
   source: Record<string, unknown> | null;
+}
+
+/**
+ * `data` as its deliveries sent it: read from the body they send, with numbers by their own
+ * text (the jsonb copy writes `1E2` as `100`, and the driver's JSON.parse turns `1e400` into
+ * null and `1.50` into 1.5).
+ */
+function dataOf(r: EventRow): unknown {
+  if (r.body !== null) return (parsePrecise(r.body) as { data: unknown }).data;
+  return r.data_text === null ? null : parsePrecise(r.data_text);
 }
 
 const toEvent = (r: EventRow): LookedUpEvent => ({
   id: r.id,
   kind: r.kind,
   createdAt: r.created_at,
-  data: r.data,
+  data: dataOf(r),
   source: r.source,
 });
 
+const EVENT_COLUMNS = `e.id, e.kind, e.created_at, e.body,
+  CASE WHEN e.body IS NULL THEN e.data::text END AS data_text, e.source`;
+
 // The event by its key, its deliveries by deliveries_event_webhook_uq, each webhook by its key.
 const OWNED_SQL = `
-  SELECT e.id, e.kind, e.created_at, e.data, e.source, d.id AS delivery_id, d.webhook_id,
+  SELECT ${EVENT_COLUMNS}, d.id AS delivery_id, d.webhook_id,
     d.status, d.attempt_count, d.last_status_code, d.completed_at
   FROM events e
   JOIN deliveries d ON d.event_id = e.id
@@ -133,7 +151,7 @@ export class PgEventLookupStore extends EventLookupStore {
     params.push(filter.limit + 1);
     const rows = await query<EventRow>(
       this.db,
-      `SELECT e.id, e.kind, e.created_at, e.data, e.source FROM events e
+      `SELECT ${EVENT_COLUMNS} FROM events e
        WHERE ${where.join(' AND ')}
        ORDER BY e.created_at DESC, e.id DESC LIMIT $${params.length}`,
       params,

@@ -68,7 +68,7 @@ function occurrenceParts(rule: IdentityRule, object: Record<string, unknown>): s
  *   `download_token`, which is not part of `payload`).
  */
 export function dedupeKey(envelope: PlatformEnvelope): string {
-  const object = asRecord(envelope.payload.object);
+  const object = asRecord(asRecord(envelope.payload).object);
   const route = mappingRuleOf(envelope.event);
   const own = objectParts(object);
   const parts = [envelope.event, ...own, ...occurrenceParts(route?.identity ?? 'object', object)];

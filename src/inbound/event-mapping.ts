@@ -190,3 +190,18 @@ export function unmappableReason(rule: MappingRule, payload: unknown): string | 
   }
   return null;
 }
+
+/**
+ * Why a platform event cannot be mapped, or null: a `payload` that is not an object (null, a
+ * string, an array: kept and delivered as it came, docs/receiving.md) whatever the event, else
+ * its mapping rule's reason. An event with no rule and an object payload is not unmappable: it
+ * is simply not mapped.
+ */
+export function unmappableEventReason(event: string, payload: unknown): string | null {
+  if (!isRecord(payload)) {
+    const what = payload === null ? 'null' : Array.isArray(payload) ? 'an array' : typeof payload;
+    return `payload is ${what}, not an object`;
+  }
+  const rule = mappingRuleOf(event);
+  return rule && unmappableReason(rule, payload);
+}

@@ -55,6 +55,10 @@ export class InboundEventEntity {
   @Column({ name: 'process_error', type: 'text', nullable: true })
   processError: string | null;
 
+  /** Runs of the inbound job begun on it: past INBOUND_MAX_RUNS it is given up (inbound.processor.ts). */
+  @Column({ name: 'process_attempts', type: 'int', default: 0 })
+  processAttempts: number;
+
   /** W3C traceparent of the request that brought it, for the inbound job's spans (SPEC §12). */
   @Column({ name: 'trace_context', type: 'text', nullable: true })
   traceContext: string | null;

@@ -358,6 +358,12 @@ function payloadOf(payloadText: string, rawBody: Buffer | null): Record<string, 
   return null;
 }
 
+/** What names an inbound event in a log line, and where its processing stands. */
+export type InboundEventSummary = Pick<
+  InboundEventEntity,
+  'id' | 'event' | 'trackingId' | 'processedAt' | 'processError'
+>;
+
 /**
  * inbound_events: the durable record of every verified platform event (the injection token;
  * PgInboundEventStore is the real one).
@@ -372,6 +378,9 @@ export abstract class InboundEventStore {
 
   abstract findById(id: string): Promise<InboundEventEntity | null>;
 
+  /** The event without its payload (for log lines and decisions that need not read it). */
+  abstract findSummary(id: string): Promise<InboundEventSummary | null>;
+
   /**
    * Marks the event done, unless it is already; `error` records why it was done without a
    * notification. The event's download token is dropped then: what still needs it has a copy.
@@ -383,6 +392,13 @@ export abstract class InboundEventStore {
 
   /** Records a failed processing attempt without finishing the event (the sweeper retries it). */
   abstract recordError(id: string, error: string): Promise<void>;
+
+  /**
+   * Counts one more run of the inbound job on an unprocessed event and returns how many have
+   * begun, this one included; null when it is processed already (or gone). Counted before the
+   * run, so a run that kills its process counts too.
+   */
+  abstract beginRun(id: string): Promise<number | null>;
 
   /** Ids of the oldest unprocessed events received before `before`. */
   abstract findUnprocessed(before: Date, limit: number): Promise<string[]>;
@@ -481,6 +497,13 @@ export class PgInboundEventStore extends InboundEventStore {
     return row;
   }
 
+  findSummary(id: string): Promise<InboundEventSummary | null> {
+    return this.repo.findOne({
+      select: { id: true, event: true, trackingId: true, processedAt: true, processError: true },
+      where: { id },
+    });
+  }
+
   async markProcessed(id: string, error: string | null = null): Promise<void> {
     await this.repo.update(
       { id, processedAt: IsNull() },
@@ -506,6 +529,16 @@ export class PgInboundEventStore extends InboundEventStore {
 
   async recordError(id: string, error: string): Promise<void> {
     await this.repo.update({ id }, { processError: storableText(error) });
+  }
+
+  async beginRun(id: string): Promise<number | null> {
+    const rows = await query<{ process_attempts: number }>(
+      this.db,
+      `UPDATE inbound_events SET process_attempts = process_attempts + 1
+       WHERE id = $1 AND processed_at IS NULL RETURNING process_attempts`,
+      [id],
+    );
+    return rows.length === 0 ? null : rows[0].process_attempts;
   }
 
   /** Served by the partial index inbound_events_unprocessed_idx. */

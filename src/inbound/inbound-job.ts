@@ -10,7 +10,15 @@ export interface InboundJobData {
   inboundEventId: string;
 }
 
-/** `payload` of a stored event (its payload column holds the whole envelope). */
+/**
+ * `payload` of a stored event as the platform sent it, whatever it is (null, a string, an
+ * array: docs/receiving.md); its numbers keep their own text (PreciseNumber).
+ */
+export function platformPayloadAsSent(row: InboundEventEntity): unknown {
+  return row.payload.payload;
+}
+
+/** `payload` of a stored event as an object to read fields from ({} when it is not one). */
 export function platformPayloadOf(row: InboundEventEntity): PlatformObject {
   return asRecord(row.payload.payload);
 }

@@ -120,12 +120,14 @@ export class InboundController {
     },
   })
   @ApiErrorResponse(400, {
-    description: 'correctly signed, but not JSON or not an event envelope',
+    description:
+      'correctly signed, but not JSON, not an event envelope (no `event`), or a URL ' +
+      'validation without an object `payload`',
     examples: {
       'not JSON': { message: 'Request body is not valid JSON' },
       'not an envelope': {
-        message: 'payload must be an object',
-        details: [{ field: 'payload', message: 'payload must be an object' }],
+        message: 'event must be a string of 1 to 200 characters',
+        details: [{ field: 'event', message: 'event must be a string of 1 to 200 characters' }],
       },
     },
   })

@@ -7,7 +7,7 @@ import {
 import { TestContext, newTestService } from '../../test/fakes/new-test-service';
 import { dedupeKey } from './dedupe-key';
 import { InboundEventEntity } from './inbound-event.entity';
-import { InboundProcessor } from './inbound.processor';
+import { INBOUND_MAX_RUNS, InboundProcessor } from './inbound.processor';
 
 const UUID = 'proc-uuid==';
 
@@ -98,5 +98,39 @@ describe('InboundProcessor', () => {
       'follower.lost',
     ]);
     expect(cancelled.processedAt).toBeInstanceOf(Date);
+  });
+
+  it('delivers a payload that is null, a string or an array as it came, counted unmappable', async () => {
+    for (const payload of [null, 'text', [1, { a: 2 }]]) {
+      const row = stored({ event: 'meeting.started', payload } as unknown as Envelope);
+      await run(row);
+      expect(row.processedAt).toBeInstanceOf(Date);
+      expect(row.processError).toMatch(/cannot be mapped: payload is .*, not an object/);
+    }
+    const asIs = [...t.tables.events.values()].filter((e) => e.kind === 'zoom.meeting.started');
+    expect(asIs.map((e) => e.data)).toEqual([null, 'text', [1, { a: 2 }]]);
+    expect(published().filter((kind) => !kind.startsWith('zoom.'))).toEqual([]);
+  });
+
+  it(`gives up an event after ${INBOUND_MAX_RUNS} runs: kept, marked, logged and counted`, async () => {
+    const row = stored(registrationCancelled(UUID, 3));
+    // Its registration stays unprocessed: every run throws, as a poison event's would.
+    stored(registrationCreated(UUID, 3));
+    for (let i = 0; i < INBOUND_MAX_RUNS; i++) {
+      await expect(run(row)).rejects.toThrow(/retrying/);
+    }
+    expect(row.processedAt).toBeNull();
+    await run(row);
+    expect(row.processedAt).toBeInstanceOf(Date);
+    expect(row.processError).toMatch(`given up after ${INBOUND_MAX_RUNS} runs`);
+    expect(t.tables.inboundEvents.get(row.id)).toBe(row);
+    const counted = await t.metrics.inboundEventsAbandoned.get();
+    expect(counted.values).toEqual([
+      { labels: { event: 'meeting.registration_cancelled' }, value: 1 },
+    ]);
+    // A later run (the sweeper, a stalled job) finds it processed and does nothing; its as-is
+    // delivery went out at its first run.
+    await run(row);
+    expect(published()).toEqual(['zoom.meeting.registration_cancelled']);
   });
 });

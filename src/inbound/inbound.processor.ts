@@ -4,6 +4,7 @@ import { SpanKind } from '@opentelemetry/api';
 import type { Span } from '@opentelemetry/api';
 import type { Job, Queue } from 'bull';
 import { DispatcherService } from '../dispatcher/dispatcher.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { orderKeyOf } from '../dispatcher/order-key';
 import { ensureJobs } from '../queue/ensure-job';
 import { OnJob } from '../queue/on-job.decorator';
@@ -18,15 +19,16 @@ import {
   approvalStep,
   gainingEventsOf,
   mappingRuleOf,
-  unmappableReason,
+  unmappableEventReason,
 } from './event-mapping';
 import { isDeterministicFailure } from './platform-reader';
 import { InboundEventEntity } from './inbound-event.entity';
-import { InboundEventStore } from './inbound-event.store';
+import { InboundEventStore, InboundEventSummary } from './inbound-event.store';
 import {
   InboundJobData,
   asIsKey,
   platformObjectOf,
+  platformPayloadAsSent,
   platformPayloadOf,
   publishKey,
   recordingJob,
@@ -43,8 +45,17 @@ interface Worked {
   traceContext: string | null;
 }
 
+/**
+ * Most runs of the inbound job on one event. A job makes 5 attempts and the sweeper queues an
+ * unprocessed event again, so a failure that every run meets (or a run that kills its process)
+ * once meant for ever; after this many begun runs the event is given up: kept, marked
+ * processed with the reason, logged and counted (docs/operations.md). Legitimate waits (a
+ * cancellation waiting for its registration) end within a few runs.
+ */
+export const INBOUND_MAX_RUNS = 20;
+
 /** An inbound event as log lines name it: event, id and the platform's tracking id. */
-const describe = (row: InboundEventEntity): string =>
+const describe = (row: InboundEventSummary): string =>
   `inbound ${row.event} ${row.id} (tracking id ${row.trackingId})`;
 
 /**
@@ -62,6 +73,7 @@ export class InboundProcessor {
     @InjectQueue(QUEUES.recordings) private readonly recordings: Queue<InboundJobData>,
     private readonly store: InboundEventStore,
     private readonly dispatcher: DispatcherService,
+    private readonly metrics: MetricsService,
     @Optional() private readonly tracing: Tracing = Tracing.off,
   ) {}
 
@@ -75,7 +87,14 @@ export class InboundProcessor {
       processor.store.recordError(job.data.inboundEventId, error.message),
   })
   async process(job: Job<InboundJobData>): Promise<void> {
-    const row = await this.store.findById(job.data.inboundEventId);
+    const id = job.data.inboundEventId;
+    const runs = await this.store.beginRun(id);
+    if (runs === null) return;
+    if (runs > INBOUND_MAX_RUNS) {
+      await this.giveUp(id);
+      return;
+    }
+    const row = await this.store.findById(id);
     if (!row || row.processedAt) return;
     // The job is a span of the event's trace (SPEC §12), when its request was traced.
     const span = row.traceContext
@@ -95,11 +114,27 @@ export class InboundProcessor {
     }
   }
 
+  /**
+   * Ends an event that INBOUND_MAX_RUNS runs did not finish: kept as it is, marked processed
+   * with the reason (its last error beside), logged with its inbound id, counted. Read without
+   * its payload: reading it may be what failed.
+   */
+  private async giveUp(id: string): Promise<void> {
+    const row = await this.store.findSummary(id);
+    if (!row || row.processedAt) return;
+    const reason =
+      `given up after ${INBOUND_MAX_RUNS} runs of the inbound job` +
+      (row.processError ? ` (last error: ${row.processError})` : '');
+    this.metrics.inboundEventsAbandoned.inc({ event: row.event });
+    this.logger.error(`${describe(row)} ${reason}: kept, and no longer retried`);
+    await this.store.markProcessed(id, reason);
+  }
+
   private async work(worked: Worked): Promise<void> {
     const { row, span } = worked;
     const rule = mappingRuleOf(row.event);
     // An event that cannot be mapped is delivered as it came and kept, never retried (SPEC §5).
-    const unmappable = rule && unmappableReason(rule, platformPayloadOf(row));
+    const unmappable = unmappableEventReason(row.event, platformPayloadAsSent(row));
     if (unmappable) {
       this.logger.warn(
         inSpan(
@@ -129,7 +164,7 @@ export class InboundProcessor {
     if (kind === null) return;
     await this.dispatcher.publish({
       kind,
-      data: platformPayloadOf(row),
+      data: platformPayloadAsSent(row),
       source: sourceOf(row),
       idempotencyKey: asIsKey(row),
       orderKey: orderKeyOf(platformObjectOf(row)),

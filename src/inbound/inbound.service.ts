@@ -23,7 +23,8 @@ import { dedupeKey } from './dedupe-key';
 import { isUtf8 } from 'node:buffer';
 import { DispatcherService } from '../dispatcher/dispatcher.service';
 import { orderKeyOf } from '../dispatcher/order-key';
-import { asRecord, mappingRuleOf, unmappableReason } from './event-mapping';
+import { asRecord, mappingRuleOf, unmappableEventReason } from './event-mapping';
+import { asString } from './platform-reader';
 import {
   InboundEventStore,
   IngestPlan,
@@ -116,10 +117,12 @@ function ingestPlan(
 ): IngestPlan {
   const rule = mappingRuleOf(envelope.event);
   // Nothing to map (or nothing that can be): the record, and the as-it-came delivery.
-  if (!rule || unmappableReason(rule, envelope.payload) !== null) return { then: 'done' };
+  if (!rule || unmappableEventReason(envelope.event, envelope.payload) !== null) {
+    return { then: 'done' };
+  }
   if ('automation' in rule || rule.approval) return { then: 'queue' };
   const createdAt = new Date();
-  const object = asRecord(envelope.payload.object);
+  const object = asRecord(asRecord(envelope.payload).object);
   return {
     then: 'publish',
     event: {
@@ -194,7 +197,8 @@ export class InboundService {
     const envelope = this.parse(rawBody, span, 'webhook');
     if (envelope.event === URL_VALIDATION_EVENT) {
       this.count(envelope.event, 'accepted', span, 'webhook');
-      const plainToken = envelope.payload.plainToken as string;
+      // parseEnvelope checked it is a string.
+      const plainToken = asRecord(envelope.payload).plainToken as string;
       return answerCrcChallenge(check.secret, plainToken);
     }
     return this.storeAndQueue(envelope, rawBody, { via: 'webhook', trackingId }, span);
@@ -241,10 +245,8 @@ export class InboundService {
     const { trackingId, via } = origin;
     const downloadToken = envelope.download_token;
     const eventTs = Number.isSafeInteger(envelope.event_ts) ? (envelope.event_ts as number) : null;
-    const accountId =
-      typeof envelope.payload.account_id === 'string' ? envelope.payload.account_id : null;
-    const rule = mappingRuleOf(envelope.event);
-    const unmappable = rule && unmappableReason(rule, envelope.payload);
+    const accountId = asString(asRecord(envelope.payload).account_id);
+    const unmappable = unmappableEventReason(envelope.event, envelope.payload);
     const id = newRowId();
     span?.setAttribute(SPAN_ATTRIBUTES.inboundId, id);
     const mapping = this.tracing.child(span, 'bridge.map', {
@@ -286,11 +288,12 @@ export class InboundService {
       };
       stored = await this.store.insert(row).catch((error: unknown) => {
         if (!isDataException(error)) throw error;
-        // Nothing the platform sends may be refused (SPEC §5): what PostgreSQL still would not
-        // take is kept as its bytes alone, for an operator to look at.
+        // Nothing the platform sends may be refused or lost (docs/operations.md): what
+        // PostgreSQL still would not take as JSON is kept as its bytes, and the inbound job
+        // maps and delivers it from them.
         this.logger.error(
           `inbound ${envelope.event} ${id} (tracking id ${trackingId}) cannot be stored as ` +
-            `JSON (${(error as Error).message}): kept as its bytes only`,
+            `JSON (${(error as Error).message}): kept as its bytes, processed from them`,
         );
         return this.store.insert({
           ...row,
@@ -300,8 +303,7 @@ export class InboundService {
             'download_token' in envelope
               ? Buffer.from(stringifyPrecise({ ...envelope, download_token: undefined }), 'utf8')
               : rawBody,
-          downloadTokenEncrypted: null,
-          plan: { then: 'done' },
+          plan: { then: 'queue' },
         });
       });
     } catch (error) {

@@ -3,11 +3,15 @@ import { ApiError } from '../common/api-error';
 import { exceedsJsonDepth, tooDeepError } from '../common/json-depth';
 import { parsePrecise } from '../common/precise-json';
 
-/** A verified platform event, as parsed from the request body. */
+/**
+ * A verified platform event, as parsed from the request body. `payload` is whatever the
+ * platform sent (an object nearly always; null, a string or an array are kept and delivered as
+ * they came: docs/receiving.md), so it is read through platform-reader.
+ */
 export interface PlatformEnvelope {
   event: string;
   event_ts?: unknown;
-  payload: Record<string, unknown>;
+  payload: unknown;
 }
 
 export const URL_VALIDATION_EVENT = 'endpoint.url_validation';
@@ -36,10 +40,13 @@ export function parseEnvelope(rawBody: Buffer): PlatformEnvelope & Record<string
   if (typeof body.event !== 'string' || body.event.length === 0 || body.event.length > 200) {
     details.push({ field: 'event', message: 'event must be a string of 1 to 200 characters' });
   }
-  if (!isObject(body.payload)) {
+  // Only the URL validation needs a payload of its own shape; any other event is stored
+  // whatever its payload is, as the platform never resends an event answered 4xx.
+  if (body.event === URL_VALIDATION_EVENT && !isObject(body.payload)) {
     details.push({ field: 'payload', message: 'payload must be an object' });
   } else if (
     body.event === URL_VALIDATION_EVENT &&
+    isObject(body.payload) &&
     (typeof body.payload.plainToken !== 'string' ||
       body.payload.plainToken.length === 0 ||
       body.payload.plainToken.length > 512)

@@ -28,6 +28,15 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly inboundEventsAbandoned = new Counter({
+    name: 'inbound_events_abandoned_total',
+    help:
+      'Stored platform events the inbound job gave up on after the most runs it makes ' +
+      '(kept, marked processed with the reason: docs/operations.md), by event type',
+    labelNames: ['event'] as const,
+    registers: [this.registry],
+  });
+
   readonly deliveries = new Counter({
     name: 'deliveries_total',
     help:

@@ -285,11 +285,10 @@ const PLATFORM_FAMILY = notification(
     description: '`zoom.` + the platform event name',
   },
   {
-    type: 'object',
     description:
-      "The platform's `payload` as it sent it (`account_id`, `object`, …); the top-level " +
-      '`download_token` of recording events is never forwarded',
-    additionalProperties: true,
+      "The platform's `payload` as it sent it, numbers by their own text (`account_id`, " +
+      '`object`, …: an object nearly always; null, a string or an array when the platform ' +
+      'sent one); the top-level `download_token` of recording events is never forwarded',
   },
   SOURCE,
 );

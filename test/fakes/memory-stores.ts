@@ -150,6 +150,7 @@ export class MemoryTables {
       receivedAt: new Date(),
       processedAt: null,
       processError: null,
+      processAttempts: 0,
       traceContext: null,
       ...fields,
     };
@@ -547,6 +548,10 @@ export class MemoryInboundEventStore extends InboundEventStore {
     return Promise.resolve(this.tables.inboundEvents.get(id) ?? null);
   }
 
+  findSummary(id: string): Promise<InboundEventEntity | null> {
+    return this.findById(id);
+  }
+
   markProcessed(id: string, error: string | null = null): Promise<void> {
     const row = this.tables.inboundEvents.get(id);
     if (row && row.processedAt === null) {
@@ -571,6 +576,13 @@ export class MemoryInboundEventStore extends InboundEventStore {
     const row = this.tables.inboundEvents.get(id);
     if (row) row.processError = error;
     return Promise.resolve();
+  }
+
+  beginRun(id: string): Promise<number | null> {
+    const row = this.tables.inboundEvents.get(id);
+    if (!row || row.processedAt !== null) return Promise.resolve(null);
+    row.processAttempts += 1;
+    return Promise.resolve(row.processAttempts);
   }
 
   findUnprocessed(before: Date, limit: number): Promise<string[]> {

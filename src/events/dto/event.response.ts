@@ -17,12 +17,18 @@ export class EventResponse {
   created_at: string;
 
   @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    description: "The notification's `data`, as its kind's schema in GET /api/event-types says",
+    oneOf: [
+      { type: 'object', additionalProperties: true, nullable: true },
+      { type: 'array', items: {} },
+      { type: 'string' },
+    ],
+    description:
+      "The notification's `data` as its deliveries sent it (numbers by their own text), as its " +
+      "kind's schema in GET /api/event-types says: an object, except for a platform event as it " +
+      'came (`zoom.*`) whose `payload` was not one (null, a string, an array)',
     example: { id: '85746065432', uuid: 'iJq5Qc1ZQe6m7Mvo2j3u5A==', topic: 'Weekly sync' },
   })
-  data: Record<string, unknown>;
+  data: unknown;
 
   @ApiProperty({
     type: 'object',

@@ -13,12 +13,13 @@ export class ZoomEventDto {
   event_ts?: number;
 
   @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    description: '`account_id` and `object`; for URL validation `plainToken`',
+    description:
+      '`account_id` and `object`; for URL validation `plainToken` (an object then). Any other ' +
+      'event is stored whatever its payload is (null, a string, an array: kept, counted ' +
+      'unmappable and delivered to `zoom.*` as it came), numbers by their own text',
     example: { account_id: 'AAAAAAAAAAAAAAAAAAAAAA', object: { id: '85746065432' } },
   })
-  payload: Record<string, unknown>;
+  payload: unknown;
 
   @ApiPropertyOptional({
     description:
