@@ -722,7 +722,9 @@ describe('inbound fidelity (event-only deployment, two secret tokens)', () => {
       const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
       const line = metrics
         .split('\n')
-        .find((l) => l.startsWith(`inbound_events_total{event="${event}",outcome="unmappable"}`));
+        .find((l) =>
+          l.startsWith(`inbound_events_total{event="${event}",outcome="unmappable",via="webhook"}`),
+        );
       return line === undefined ? 0 : Number(line.split(' ').pop());
     }
   });
