@@ -24,7 +24,8 @@ import { SCALE, TargetRow, scaled } from './results';
 async function machine(): Promise<string[]> {
   const pg = new Client({ connectionString: ADMIN_DATABASE_URL });
   await pg.connect();
-  const postgres = (await pg.query<{ v: string }>('SHOW server_version AS v')).rows[0].v;
+  const postgres = (await pg.query<{ v: string }>("SELECT current_setting('server_version') AS v"))
+    .rows[0].v;
   await pg.end();
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true });
   await redis.connect();
