@@ -68,13 +68,14 @@ import {
   startMinimal,
 } from './sides';
 import { cpuSecondsOf, now, percentile, sampleRss, spawnNode } from './support';
+import { recordTarget, scaled } from './results';
 
 const EVENTS = Math.min(Number(process.argv[2] ?? 5000), 100_000);
 const CONCURRENCY = Math.min(Number(process.argv[3] ?? 50), 512);
 const WARMUP = Math.min(Number(process.argv[4] ?? 2000), 100_000);
 const ROUNDS = Math.min(Number(process.argv[5] ?? 1), 5);
 const PHASES = (process.argv[6] ?? 'e2e,ingest,fanout').split(',');
-const FAN_OUT = 1000;
+const FAN_OUT = scaled(1000);
 const FAN_OUT_RECEIVERS = 4;
 const FAN_OUT_TRIES = 3;
 /** Longest wait for one burst's arrivals. */
@@ -596,6 +597,27 @@ async function main(): Promise<void> {
         `  e2e ingest during the burst: app ${f0(app.ingest)}/s, durable ${f0(durable.ingest)}/s (${ratio(app.ingest, durable.ingest)})`,
         `  peak RSS in the burst: app ${f0(app.rss)} MB (target < 200 MB: ${app.rss < 200 ? 'met' : 'MISSED'}), durable ${f0(durable.rss)} MB, chain ${f0(chain.rss)} MB`,
       );
+      recordTarget({
+        target: 'end to end, 5,000 events at concurrency 50: at least the minimal durable pipeline',
+        figure: `${f0(app.rate)} deliveries/s`,
+        baseline: `minimal durable ${f0(durable.rate)}/s (raw Bull chain ${f0(chain.rate)}/s)`,
+        ratio: `${median(perRound).toFixed(2)}x`,
+        met: median(perRound) >= 1,
+      });
+      recordTarget({
+        target: 'end to end, same burst: POST → arrival p50 under 300 ms',
+        figure: `p50 ${f0(app.p50)} ms (p99 ${f0(app.p99)} ms)`,
+        baseline: `minimal durable p50 ${f0(durable.p50)} ms`,
+        ratio: '-',
+        met: app.p50 < 300,
+      });
+      recordTarget({
+        target: 'peak RSS under 200 MB in the burst',
+        figure: `${f0(app.rss)} MB`,
+        baseline: `minimal durable ${f0(durable.rss)} MB`,
+        ratio: '-',
+        met: app.rss < 200,
+      });
       lines.push(
         `  app at the default 10 in flight per webhook: ${f0(defaultLimit.rate)} deliveries/s ` +
           `(${ratio(defaultLimit.rate, durable.rate)} of durable), p50 ${f0(defaultLimit.p50)} ms ` +
@@ -618,6 +640,13 @@ async function main(): Promise<void> {
     if (ing.length > 0) {
       const rate = (i: number) => median(ing.map((r) => r[i].ingestPerSecond));
       const perRound = ing.map((r) => r[0].ingestPerSecond / r[1].ingestPerSecond);
+      recordTarget({
+        target: 'ingest (verified, stored, 200): at least 0.5 of a minimal durable ingest',
+        figure: `${f0(rate(0))}/s`,
+        baseline: `minimal durable ingest ${f0(rate(1))}/s`,
+        ratio: `${median(perRound).toFixed(2)}x`,
+        met: median(perRound) >= 0.5,
+      });
       lines.push(
         `  ingest: app (api) ${f0(rate(0))}/s, minimal durable ingest ${f0(rate(1))}/s; ` +
           `app ÷ minimal per round ${perRound.map((r) => `${r.toFixed(2)}x`).join(', ')}, ` +
@@ -632,6 +661,13 @@ async function main(): Promise<void> {
     }
     if (fan.length > 0) {
       const worst = Math.max(...fan.map((r) => r.allMs));
+      recordTarget({
+        target: `one event to ${FAN_OUT.toLocaleString('en')} webhooks in under 1 s`,
+        figure: `slowest of ${fan.length}: ${f0(worst)} ms`,
+        baseline: '1,000 ms',
+        ratio: '-',
+        met: worst < 1000,
+      });
       lines.push(
         `  fan-out to ${FAN_OUT}: slowest of ${fan.length} ${f0(worst)} ms (target < 1 s: ${worst < 1000 ? 'met' : 'MISSED'}), ` +
           `answered in at most ${f0(Math.max(...fan.map((r) => r.answerMs)))} ms`,
@@ -647,6 +683,15 @@ async function main(): Promise<void> {
       const onOff = (phase: keyof TracedRound, on: number, pick: (f: Figures) => number) => {
         const perRound = traced.map((r) => pick(r[phase][on]) / pick(r[phase][0]));
         const m = median(perRound);
+        if (on === 1) {
+          recordTarget({
+            target: `tracing on: ${phase === 'e2e' ? 'end-to-end' : 'ingest'} throughput at least 0.9 of tracing off`,
+            figure: `${f0(median(traced.map((r) => pick(r[phase][on]))))}/s`,
+            baseline: `tracing off ${f0(median(traced.map((r) => pick(r[phase][0]))))}/s`,
+            ratio: `${m.toFixed(2)}x`,
+            met: m >= 0.9,
+          });
+        }
         return (
           `${f0(median(traced.map((r) => pick(r[phase][on]))))}/s; on ÷ off per round ` +
           `${perRound.map((r) => `${r.toFixed(2)}x`).join(', ')}, median ${m.toFixed(2)}x ` +

@@ -73,6 +73,32 @@ interface Webhook {
   id: string;
   url: string;
   active: boolean;
+  /** The last 4 characters of the secret it signs with (the API never returns a secret). */
+  secret_hint: string;
+  previous_secret_expires_at: string | null;
+}
+
+/**
+ * What the banner says of the webhook's secret. Found again after `meb webhooks rotate`, it
+ * signs with the new secret, and the try-out's verifies only as the previous one until its
+ * grace ends: naming the try-out's as the secret then would send the reader astray.
+ */
+function secretLines(webhook: Webhook): { signed: string; receiver: string } {
+  if (TRYOUT.webhookSecret.endsWith(webhook.secret_hint)) {
+    return {
+      signed: `signed with the secret ${TRYOUT.webhookSecret}`,
+      receiver: 'npm run receiver',
+    };
+  }
+  const grace = webhook.previous_secret_expires_at
+    ? `; the previous one verifies until ${webhook.previous_secret_expires_at}`
+    : '';
+  return {
+    signed:
+      `signed with the secret it was rotated to (ending in ${webhook.secret_hint}), ` +
+      `not the try-out's${grace}`,
+    receiver: 'npm run receiver -- --secret <the new secret>',
+  };
 }
 
 async function api<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
@@ -120,6 +146,7 @@ async function ensureWebhook(): Promise<{ webhook: Webhook; found: boolean }> {
 
 async function announce(database: string): Promise<void> {
   const { webhook, found } = await ensureWebhook();
+  const secret = secretLines(webhook);
   const login = `meb login --client-id ${TRYOUT.clientId} --client-secret ${TRYOUT.clientSecret}`;
   process.stdout.write(
     [
@@ -128,11 +155,11 @@ async function announce(database: string): Promise<void> {
       `  database ${database}, kept between runs (npm run tryout -- --reset starts it empty)`,
       `  API client: ${TRYOUT.clientId} / ${TRYOUT.clientSecret} (every scope)`,
       `  webhook ${webhook.id} ${found ? '(found again)' : '(created)'}: ${TRYOUT.webhookEvents.join(', ')} → ${receiverUrl}`,
-      `    signed with the secret ${TRYOUT.webhookSecret}`,
+      `    ${secret.signed}`,
       `  Swagger UI: ${base}/docs   queue dashboard: ${base}/admin/queues`,
       `  logs: warnings and errors only (LOG_LEVEL=info npm run tryout for every request)`,
       'Next:',
-      '  1. in a second terminal: npm run receiver',
+      `  1. in a second terminal: ${secret.receiver}`,
       '  2. in a third:           npm run send-event -- meeting.started',
       `  3. follow the deliveries: ${login}`,
       `                            meb deliveries tail ${webhook.id}`,

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { AppLogger } from './common/logging';
+import { AppLogger, logConfigProblems } from './common/logging';
 import { startupProblem } from './common/startup-problems';
 import { ConfigError, loadConfigFromProcess } from './config/load-config';
 import { AppConfig } from './config/config.types';
@@ -11,7 +11,7 @@ function readConfig(): AppConfig {
     return loadConfigFromProcess();
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
+      logConfigProblems(error.problems);
       process.exit(1);
     }
     throw error;
@@ -21,7 +21,10 @@ function readConfig(): AppConfig {
 async function main(config: AppConfig): Promise<void> {
   // Loaded once the configuration is valid: a bad one is reported before the whole app loads.
   const { createApp } = await import('./bootstrap');
-  const { startupWarnings } = await import('./health/startup-checks');
+  const { configWarnings, redisWarnings } = await import('./health/startup-checks');
+  // What a person must read first comes first: Nest's own start is logged at debug.
+  const early = new AppLogger(config);
+  for (const warning of configWarnings(config)) early.warn(warning, 'Bootstrap');
   const app = await createApp(config);
   const logger = new Logger('Bootstrap');
 
@@ -62,7 +65,7 @@ async function main(config: AppConfig): Promise<void> {
   // What app.listen would have set, for whatever waits on it.
   app.get(HttpAdapterHost).listening = true;
   logger.log(`listening on :${config.port} as role ${config.role.name}`);
-  for (const warning of await startupWarnings(app, config)) logger.warn(warning);
+  for (const warning of await redisWarnings(app, config)) logger.warn(warning);
 }
 
 const config = readConfig();

@@ -26,12 +26,15 @@ describe('meb, the CLI, against the real service', () => {
   let store: ProfileStore;
 
   /** Runs one command line in this process, as `meb …` would, with its output captured. */
-  const meb = async (...args: string[]): Promise<Run> => {
+  const meb = (...args: string[]): Promise<Run> => mebIn(undefined, ...args);
+
+  /** As meb, its output a terminal `columns` wide (undefined: not a terminal). */
+  const mebIn = async (columns: number | undefined, ...args: string[]): Promise<Run> => {
     let stdout = '';
     let stderr = '';
     const code = await runCli(['--url', t.baseUrl, ...args], {
       store,
-      output: { out: (s) => (stdout += `${s}\n`), err: (s) => (stderr += `${s}\n`) },
+      output: { out: (s) => (stdout += `${s}\n`), err: (s) => (stderr += `${s}\n`), columns },
     });
     let json: Json;
     try {
@@ -208,6 +211,29 @@ describe('meb, the CLI, against the real service', () => {
     );
     expect((await meb('event-types')).stdout).toContain('job.started');
   });
+
+  it.each([[100], [80], [undefined]])(
+    'prints the event types within a terminal %s columns wide (100 when not a terminal)',
+    async (columns) => {
+      const run = await mebIn(columns, 'event-types');
+      expect(run.code).toBe(EXIT.ok);
+      const lines = run.stdout.trimEnd().split('\n');
+      const widest = Math.max(...lines.map((l) => [...l].length));
+      expect({ widest, lines: lines.length }).toEqual({
+        widest: expect.any(Number) as unknown,
+        lines: expect.any(Number) as unknown,
+      });
+      expect(widest).toBeLessThanOrEqual(columns ?? 100);
+      // Wrapped, not cut: every description's words are all there.
+      const described = (await meb('--json', 'event-types')).json.data as {
+        description: string;
+      }[];
+      const text = run.stdout.replace(/[│┌┐└┘├┤┬┴┼─\s]+/g, ' ');
+      for (const { description } of described) {
+        expect(text).toContain(description.split(/\s+/).slice(-1)[0]);
+      }
+    },
+  );
 
   it('finds events by tracking id and shows one (SPEC §12), or says why not', async () => {
     const found = await meb('--json', 'events', 'find', '--tracking-id', 'no-such-tracking-id');

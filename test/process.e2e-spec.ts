@@ -3,7 +3,19 @@ import { FakeZoom } from './support/fake-zoom';
 import { waitFor } from './support/wait-for';
 import { createTestDatabase } from './support/test-db';
 import { freePort, spawnApp, spawnTestMs, waitUntilReady } from './support/spawn-app';
-import { CLIENTS, TEST_REDIS_URL } from './support/test-app';
+import { CLIENTS, TEST_REDIS_URL, deleteRedisKeys } from './support/test-app';
+import { runNpmScript } from './support/npm-script';
+
+/** Whether any process is left in the process group `pgid` (signal 0 only checks). */
+const groupAlive = (pgid: number): boolean => {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+};
 
 /** Whether a new TCP connection to the port is refused (not merely slow or reset). */
 const refuses = (port: number): Promise<boolean> =>
@@ -24,13 +36,63 @@ describe('the process', () => {
     [{ DATABASE_URL: 'nonsense' }, 'DATABASE_URL'],
     [{ NODE_ENV: 'production' }, 'AUTH_TOKEN_SECRET'],
     [{ NODE_ENV: 'production', AUTH_TOKEN_SECRET: 'p'.repeat(40) }, 'SECRETS_ENCRYPTION_KEY'],
-  ])('stops at once with a non-zero exit for %j, naming %s', async (env, name) => {
+  ])('stops at once with a non-zero exit for %j, naming %s in one JSON line', async (env, name) => {
     const app = spawnApp(env as Record<string, string>);
     const { code } = await app.exit;
     expect(code).toBe(1);
-    expect(app.output()).toContain('Invalid configuration');
-    expect(app.output()).toMatch(new RegExp(`- ${name} `));
+    // Like every line of the process (docs/operations.md), the refusal is JSON.
+    const lines = app
+      .output()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        try {
+          return JSON.parse(line) as { level: number; msg: string; problems: string[] };
+        } catch {
+          throw new Error(`a line that is not JSON: ${line}`);
+        }
+      });
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 60,
+        msg: expect.stringMatching(/^Invalid configuration: /) as unknown,
+        problems: expect.arrayContaining([
+          expect.stringMatching(new RegExp(`^${name} `)),
+        ]) as unknown,
+      }),
+    ]);
   });
+
+  it(
+    'SIGTERM to npm start (npm alone, as a supervisor sends it) stops the server behind it',
+    async () => {
+      const db = await createTestDatabase();
+      const port = await freePort();
+      const npm = runNpmScript('start', [], {
+        PORT: String(port),
+        REDIS_URL: TEST_REDIS_URL,
+        DATABASE_URL: db.url,
+        QUEUE_PREFIX: `mebtest:npmstart${port}`,
+      });
+      const pgid = npm.child.pid as number;
+      try {
+        await waitUntilReady(`http://127.0.0.1:${port}`, 'npm start');
+        // npm's shell used to die at once and leave node on the port with no parent.
+        npm.child.kill('SIGTERM');
+        await npm.exit;
+        await waitFor(() => !groupAlive(pgid), {
+          what: `every process of npm start gone; output:\n${npm.output()}`,
+        });
+        expect(npm.output()).toContain('drained: exiting');
+        expect(await refuses(port)).toBe(true);
+      } finally {
+        if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
+        await db.drop();
+        await deleteRedisKeys(`mebtest:npmstart${port}`);
+      }
+    },
+    spawnTestMs(),
+  );
 
   it(
     'drains and exits 0 on SIGTERM',

@@ -1,15 +1,25 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { SpawnedApp, freePort, spawnApp } from './support/spawn-app';
+import { runNpmScript } from './support/npm-script';
+import { SpawnedApp, freePort, spawnApp, spawnTestMs, waitUntilReady } from './support/spawn-app';
 import { TEST_REDIS_URL, deleteRedisKeys } from './support/test-app';
 import { TestDatabase, createTestDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
 
+const execFileAsync = promisify(execFile);
+
 /** Every line the process wrote, each parsed: a line that is not JSON fails the test. */
-const jsonLines = (app: SpawnedApp): Record<string, unknown>[] =>
-  app
-    .output()
+const jsonLines = (app: Pick<SpawnedApp, 'output'>): Record<string, unknown>[] =>
+  parseLines(app.output());
+
+const parseLines = (text: string): Record<string, unknown>[] =>
+  text
     .split('\n')
     .filter(Boolean)
     .map((line) => {
@@ -35,9 +45,87 @@ describe('start-up and dependency errors, as a newcomer meets them', () => {
     await database?.drop();
     await deleteRedisKeys('mebtest:startup-port');
     await deleteRedisKeys('mebtest:startup-redis');
+    await deleteRedisKeys('mebtest:startup-npm');
   });
 
-  it('names DATABASE_URL in JSON lines when PostgreSQL cannot be reached, and exits 1', async () => {
+  it("npm start's prestart builds a missing console, in one JSON line, and leaves a fresh one", async () => {
+    const out = mkdtempSync(join(tmpdir(), 'meb-console-'));
+    const prestart = () =>
+      execFileAsync(
+        process.execPath,
+        ['-r', 'ts-node/register/transpile-only', 'scripts/ensure-console.ts', out],
+        { cwd: join(__dirname, '..') },
+      );
+    try {
+      const first = await prestart();
+      expect(parseLines(first.stdout + first.stderr)).toEqual([
+        expect.objectContaining({
+          level: 30,
+          msg: expect.stringMatching(/^console built into .* in \d+ ms/) as unknown,
+        }),
+      ]);
+      expect(readFileSync(join(out, 'index.html'), 'utf8')).toContain('/console/assets/');
+      const second = await prestart();
+      expect(second.stdout + second.stderr).toBe('');
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it(
+    'npm start: a few JSON lines, the warning first, /console served, no line per favicon',
+    async () => {
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      // As a newcomer runs it (npm's own banner aside: --silent): prestart, then the service.
+      const npm = runNpmScript('start', [], {
+        PORT: String(port),
+        DATABASE_URL: database.url,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: 'mebtest:startup-npm',
+      });
+      try {
+        await waitUntilReady(base, 'npm start');
+        await waitFor(() => npm.output().includes('listening on'), {
+          what: `the listening line; output so far:\n${npm.output()}`,
+        });
+        const lines = parseLines(npm.output());
+        const ready = lines.findIndex((l) => String(l.msg).startsWith('listening on'));
+        expect(ready + 1).toBeLessThanOrEqual(30);
+        // What a person must read first comes first: before any other line of the service.
+        const service = lines.filter((l) => l.role !== undefined);
+        expect(service[0]).toMatchObject({
+          level: 40,
+          msg: expect.stringMatching(/^No API client is configured/) as unknown,
+        });
+        expect(lines.filter((l) => l.context === 'RouterExplorer')).toEqual([]);
+
+        const page = await fetch(`${base}/console`);
+        expect(page.status).toBe(200);
+        const html = await page.text();
+        expect(html).toContain('<div id="app">');
+        // The console names its own icon, so a browser does not guess /favicon.ico.
+        const icon = /<link rel="icon"[^>]* href="([^"]+)"/.exec(html)?.[1];
+        expect((await fetch(`${base}${icon}`)).status).toBe(200);
+        const before = npm.output().length;
+        expect((await fetch(`${base}/favicon.ico`)).status).toBe(404);
+        // A request's line is written when it finishes, at most 100 ms late: this one marks
+        // that everything before it is out.
+        await fetch(`${base}/console/?after-favicon`);
+        await waitFor(() => npm.output().includes('after-favicon'), {
+          what: 'the line of the request after /favicon.ico',
+        });
+        const after = parseLines(npm.output().slice(before));
+        expect(after.filter((l) => JSON.stringify(l).includes('favicon.ico'))).toEqual([]);
+        expect(after.filter((l) => Number(l.level) >= 40)).toEqual([]);
+      } finally {
+        await npm.stop();
+      }
+    },
+    spawnTestMs(),
+  );
+
+  it('names DATABASE_URL in one JSON line when PostgreSQL cannot be reached, and exits 1', async () => {
     const app = spawnApp({
       PORT: String(await freePort()),
       DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/nowhere`,
@@ -46,6 +134,10 @@ describe('start-up and dependency errors, as a newcomer meets them', () => {
     });
     const { code } = await app.exit;
     expect(code).toBe(1);
+    // One line, not TypeORM's retries and Nest's report each with a stack before it.
+    // (The warning of no API client aside, said before the app loads.)
+    const lines = jsonLines(app).filter((l) => !String(l.msg).startsWith('No API client'));
+    expect(lines).toHaveLength(1);
     const fatal = messages(app, 60);
     expect(fatal).toEqual([
       expect.stringMatching(
@@ -80,10 +172,10 @@ describe('start-up and dependency errors, as a newcomer meets them', () => {
     const port = await freePort();
     const app = spawnApp({
       PORT: String(port),
-      APP_ROLE: 'api',
+      // Role all: the worker's own Redis connections (the freed-slot subscriber) too.
       DATABASE_URL: database.url,
       REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
-      LOG_LEVEL: 'info',
+      LOG_LEVEL: 'debug',
       QUEUE_PREFIX: `mebtest:startup-redis`,
     });
     try {
@@ -107,6 +199,11 @@ describe('start-up and dependency errors, as a newcomer meets them', () => {
       expect(messages(app, 40).filter((m) => m.startsWith('Not ready'))).toHaveLength(1);
       // No stack per probe: nothing at error level.
       expect(messages(app, 50)).toEqual([]);
+      // ioredis's connection errors are lines of the log, not plain text beside it.
+      await waitFor(() => messages(app, 20).some((m) => m.startsWith('freed-slot notices wait')), {
+        what: "the subscriber's line on Redis away",
+      });
+      expect(app.output()).not.toContain('[ioredis]');
     } finally {
       app.child.kill('SIGTERM');
       await app.exit;

@@ -250,6 +250,11 @@ describe('the README try-out', () => {
     await service?.stop();
     const again = await startTryout();
     expect(again).toEqual({ id: webhookId, how: 'found again' });
+    // Rotated above: the banner must not name the try-out's secret as the one it signs with.
+    const banner = service?.output() ?? '';
+    expect(banner).not.toContain(`signed with the secret ${TRYOUT.webhookSecret}`);
+    expect(banner).toContain('signed with the secret it was rotated to (ending in 6789)');
+    expect(banner).toContain('npm run receiver -- --secret <the new secret>');
     const res = await request(baseUrl, 'GET', '/api/webhooks?limit=100', { token: await token() });
     expect(res.body.data.filter((w: { url: string }) => w.url === receiverUrl)).toHaveLength(1);
   }, 180_000);
@@ -258,6 +263,7 @@ describe('the README try-out', () => {
     await service?.stop();
     const fresh = await startTryout('--reset');
     expect(fresh.how).toBe('created');
+    expect(service?.output()).toContain(`signed with the secret ${TRYOUT.webhookSecret}`);
     expect(fresh.id).not.toBe(webhookId);
     const res = await request(baseUrl, 'GET', '/api/webhooks?limit=100', { token: await token() });
     expect(res.body.data.map((w: { id: string }) => w.id)).toEqual([fresh.id]);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError, EXIT, ExitCode } from './exit-codes';
-import { Output, record, table } from './output';
+import { DEFAULT_WIDTH, Output, record, table } from './output';
 import { ProfileStore } from './profiles';
 import { EventSummary, Schemas, ServiceClient, call, serviceClient } from './service-client';
 import { parsePrecise, stringifyPrecise } from '../common/precise-json';
@@ -88,6 +88,11 @@ function readSecret(value: string): string {
 /** The CLI: every command, built over one context (tests pass their own store and output). */
 export function buildProgram(ctx: CliContext): Command {
   const { output, store } = ctx;
+  // Tables fit the terminal (a 100-column one when the output is not a terminal).
+  const fitTable = (rows: Record<string, unknown>[], columns: string[]) =>
+    table(rows, columns, output.columns ?? DEFAULT_WIDTH);
+  const fitRecord = (value: Record<string, unknown>, fields?: string[]) =>
+    record(value, fields, output.columns ?? DEFAULT_WIDTH);
   const program = new Command('meb')
     .description('Meeting Event Bridge from the command line: webhooks, deliveries, events')
     .option('--url <url>', `the service (default: the profile's, else ${DEFAULT_URL})`)
@@ -128,7 +133,7 @@ export function buildProgram(ctx: CliContext): Command {
 
   const showWebhook = (cmd: Command, webhook: Webhook, secret?: string) => {
     show(cmd, secret ? { ...webhook, secret } : webhook, (w) =>
-      record(w as Record<string, unknown>),
+      fitRecord(w as Record<string, unknown>),
     );
     // Said once, on stderr: a script reading --json finds it as `secret` instead.
     if (secret && !globals(cmd).json) {
@@ -202,7 +207,7 @@ export function buildProgram(ctx: CliContext): Command {
         cursor = page.next_cursor ?? undefined;
       } while (cursor && (opts.limit === undefined || all.length < opts.limit));
       const shown = opts.limit === undefined ? all : all.slice(0, opts.limit);
-      show(cmd, shown, (rows) => table(rows as Record<string, unknown>[], WEBHOOK_COLUMNS));
+      show(cmd, shown, (rows) => fitTable(rows as Record<string, unknown>[], WEBHOOK_COLUMNS));
     });
 
   webhooks
@@ -324,7 +329,7 @@ export function buildProgram(ctx: CliContext): Command {
         url,
         api.POST('/api/webhooks/{id}/test', { params: { path: { id } } }),
       );
-      show(cmd, delivery, (d) => record(d as Record<string, unknown>, DELIVERY_COLUMNS));
+      show(cmd, delivery, (d) => fitRecord(d as Record<string, unknown>, DELIVERY_COLUMNS));
     });
 
   const deliveries = program.command('deliveries').description('what was sent to a webhook');
@@ -353,7 +358,7 @@ export function buildProgram(ctx: CliContext): Command {
             },
           }),
         );
-        show(cmd, page, (p) => table(p.data as Record<string, unknown>[], DELIVERY_COLUMNS));
+        show(cmd, page, (p) => fitTable(p.data as Record<string, unknown>[], DELIVERY_COLUMNS));
       },
     );
 
@@ -371,7 +376,7 @@ export function buildProgram(ctx: CliContext): Command {
       show(cmd, delivery, (d) => {
         const { attempts, payload, ...rest } = d;
         void payload;
-        return `${record(rest as Record<string, unknown>)}\n${table(
+        return `${fitRecord(rest as Record<string, unknown>)}\n${fitTable(
           attempts as unknown as Record<string, unknown>[],
           ['attempt', 'started_at', 'duration_ms', 'status_code', 'error'],
         )}`;
@@ -451,7 +456,7 @@ export function buildProgram(ctx: CliContext): Command {
           params: { path: { id: webhookId, deliveryId } },
         }),
       );
-      show(cmd, delivery, (d) => record(d as Record<string, unknown>, DELIVERY_COLUMNS));
+      show(cmd, delivery, (d) => fitRecord(d as Record<string, unknown>, DELIVERY_COLUMNS));
     });
 
   program
@@ -491,7 +496,7 @@ export function buildProgram(ctx: CliContext): Command {
       const { api, url } = client(cmd);
       const types = await call(url, api.GET('/api/event-types'));
       show(cmd, types, (t) =>
-        table(t.data as unknown as Record<string, unknown>[], ['name', 'description']),
+        fitTable(t.data as unknown as Record<string, unknown>[], ['name', 'description']),
       );
     });
 
@@ -542,7 +547,7 @@ export function buildProgram(ctx: CliContext): Command {
           }),
         );
         const page = parsePrecise(text) as { data: EventSummary[] };
-        show(cmd, page, (p) => table(p.data.map(eventRow), EVENT_COLUMNS));
+        show(cmd, page, (p) => fitTable(p.data.map(eventRow), EVENT_COLUMNS));
       },
     );
 
@@ -556,7 +561,7 @@ export function buildProgram(ctx: CliContext): Command {
       ) as EventSummary;
       show(cmd, event, (e) => {
         const { deliveries: sent, ...rest } = e;
-        return `${record(rest as unknown as Record<string, unknown>, ['id', 'event', 'created_at', 'source'])}\n${table(
+        return `${fitRecord(rest as unknown as Record<string, unknown>, ['id', 'event', 'created_at', 'source'])}\n${fitTable(
           (sent ?? []) as Record<string, unknown>[],
           ['id', 'webhook_id', 'status', 'attempt_count', 'last_status_code', 'completed_at'],
         )}`;

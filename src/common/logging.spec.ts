@@ -103,4 +103,23 @@ describe('redactUrl (credentials in query strings, by name)', () => {
     expect(text).not.toMatch(/tok1|tok2/);
     expect(text).toContain('token=[redacted]');
   });
+
+  it("writes Nest's start-up chatter and a failed start's retries at debug, other lines as given", () => {
+    const { logger, lines } = capture('info');
+    logger.log('WebhooksController {/api/webhooks}:', 'RoutesResolver');
+    logger.log('Mapped {/api/webhooks, GET} route', 'RouterExplorer');
+    logger.log('AppModule dependencies initialized', 'InstanceLoader');
+    logger.error(
+      'Unable to connect to the database. Retrying (1)...',
+      'Error: connect ECONNREFUSED\n    at x (y.js:1:1)',
+      'TypeOrmModule',
+    );
+    logger.error(new Error('connect ECONNREFUSED'), 'ExceptionHandler');
+    logger.log('listening on :3000 as role all', 'Bootstrap');
+    logger.log('AppModule dependencies initialized', 'SomethingElse');
+    expect(lines.map((l) => [l.level, l.context])).toEqual([
+      [30, 'Bootstrap'],
+      [30, 'SomethingElse'],
+    ]);
+  });
 });

@@ -82,11 +82,28 @@ function redactRequest<T extends { url?: unknown; query?: unknown; headers?: unk
   };
 }
 
+const SERVICE = 'meeting-event-bridge';
+
 /** The level and fields of every line of the process. */
 function appPino(config: AppConfig, stream?: DestinationStream): PinoLogger {
   return pino(
-    { level: config.logLevel, base: { service: 'meeting-event-bridge', role: config.role.name } },
+    { level: config.logLevel, base: { service: SERVICE, role: config.role.name } },
     stream ?? stdout(),
+  );
+}
+
+/**
+ * The line of a start refused for its configuration, in the shape of every other line though
+ * no configuration (LOG_LEVEL, APP_ROLE) could be read: one fatal line naming every problem,
+ * written at once since the process exits next.
+ */
+export function logConfigProblems(
+  problems: string[],
+  stream: DestinationStream = pino.destination({ dest: 1, sync: true }),
+): void {
+  pino({ base: { service: SERVICE } }, stream).fatal(
+    { context: 'Config', problems },
+    `Invalid configuration: ${problems.join('; ')}`,
   );
 }
 
@@ -160,6 +177,38 @@ function redactError(error: Error): Error {
 type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
 /**
+ * Nest's account of its own start (a line per module, controller and route: some 230 of them)
+ * would bury the few lines a person starting the service must read (docs/operations.md), so
+ * it is logged at debug.
+ */
+const NEST_START_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
+
+/**
+ * Lines of a failing start that src/main.ts says once, in words and naming the variable:
+ * TypeORM's retries while PostgreSQL does not answer, and Nest's report of the error that
+ * stopped the start. At debug they are still there for whoever asks for them.
+ */
+const SAID_BY_MAIN = (context: unknown, message: unknown): boolean =>
+  context === 'ExceptionHandler' ||
+  (context === 'TypeOrmModule' &&
+    typeof message === 'string' &&
+    message.startsWith('Unable to connect to the database'));
+
+/** The level a line of Nest's is written at: its own, or debug for the lines above. */
+export function nestLineLevel(level: Level, context: unknown, message: unknown): Level {
+  if (level === 'info' && typeof context === 'string' && NEST_START_CONTEXTS.has(context)) {
+    return 'debug';
+  }
+  return SAID_BY_MAIN(context, message) ? 'debug' : level;
+}
+
+/**
  * Nest's own lines (Logger in services and in Nest itself) as pino lines on the same stdout,
  * `context` naming the class, as nestjs-pino wrote them. Lines written while serving a request
  * do not carry its id (its completion line does): binding them to it takes AsyncLocalStorage,
@@ -194,7 +243,8 @@ export class AppLogger implements LoggerService {
   }
 
   /** Nest passes the context last; an error may come with its stack as a string before it. */
-  private call(level: Level, message: unknown, params: unknown[]): void {
+  private call(given: Level, message: unknown, params: unknown[]): void {
+    const level = nestLineLevel(given, params[params.length - 1], message);
     if (!this.pino.isLevelEnabled(level)) return;
     const fields: Record<string, unknown> = {};
     const rest = params.slice(0, -1);

@@ -5,8 +5,12 @@ import type { Counter } from 'prom-client';
 import { traceFields } from '../telemetry/tracing';
 import { CompletionLine, ServedRequest, requestIdFor } from './logging';
 
-/** Health probes and scrapes are counted but not logged: their lines would drown the others. */
-const UNLOGGED = /^\/(health|metrics)\b/;
+/**
+ * Health probes and scrapes are counted but not logged: their lines would drown the others.
+ * Nor is a browser's guess at /favicon.ico (the console names its own icon; Swagger UI too):
+ * its 404 would be a warning with every header of the visit.
+ */
+const UNLOGGED = /^\/(health\b|metrics\b|favicon\.ico(?:$|\?))/;
 
 /** The level of a request's completion line. */
 const levelOf = (status: number, err?: Error): 'error' | 'warn' | 'info' =>

@@ -1,4 +1,4 @@
-import { HttpStatus } from '@nestjs/common';
+import { HttpStatus, Logger } from '@nestjs/common';
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { existsSync } from 'node:fs';
@@ -20,32 +20,21 @@ export function findConsoleAssets(): string | null {
   return candidates.find((dir) => existsSync(join(dir, 'index.html'))) ?? null;
 }
 
+const logger = new Logger('Console');
+
 /**
  * Serves the built console under /console with serve-static: hashed assets are cached for a
  * year, the page itself never (a new release must reach a reloading browser at once).
- * Anything else under /console is 404 in the API's error shape.
+ * Anything else under /console is 404 in the API's error shape. The build is looked for again
+ * on each visit until found (`npm start` builds it when missing, scripts/ensure-console.mjs),
+ * so one built while the service runs is served without a restart.
  */
 export function consoleAssets(
-  dir: string | null,
+  find: () => string | null,
   headers: Record<string, string>,
 ): (req: Request, res: Response, next: NextFunction) => void {
-  const serve =
-    dir === null
-      ? null
-      : express.static(dir, {
-          index: false,
-          redirect: false,
-          fallthrough: true,
-          dotfiles: 'ignore',
-          setHeaders: (res, path) => {
-            res.setHeader(
-              'cache-control',
-              path.startsWith(join(dir, 'assets'))
-                ? 'public, max-age=31536000, immutable'
-                : 'no-store',
-            );
-          },
-        });
+  let serve: ReturnType<typeof staticFiles> | null = null;
+  let told = false;
   return (req, res, next) => {
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -55,13 +44,16 @@ export function consoleAssets(
         }),
       );
     }
+    const dir = serve === null ? find() : null;
+    if (dir !== null) serve = staticFiles(dir);
     if (serve === null) {
-      return next(
-        new ApiError(
-          HttpStatus.SERVICE_UNAVAILABLE,
-          'The console is not built: run npm run build (or npm run build:console)',
-        ),
-      );
+      const message =
+        'The console is not built: run npm run build:console (npm start builds it when ' +
+        'missing); it is served once built, without a restart';
+      // Said once in the log, not with a stack per visit.
+      if (!told) logger.warn(message);
+      told = true;
+      return next(new ApiError(HttpStatus.SERVICE_UNAVAILABLE, message, { quiet: true }));
     }
     // The middleware may be mounted with or without its prefix stripped: serve-static gets
     // the path below /console either way.
@@ -75,4 +67,19 @@ export function consoleAssets(
       next(error ?? new ApiError(HttpStatus.NOT_FOUND, 'Not found'));
     });
   };
+}
+
+function staticFiles(dir: string) {
+  return express.static(dir, {
+    index: false,
+    redirect: false,
+    fallthrough: true,
+    dotfiles: 'ignore',
+    setHeaders: (res, path) => {
+      res.setHeader(
+        'cache-control',
+        path.startsWith(join(dir, 'assets')) ? 'public, max-age=31536000, immutable' : 'no-store',
+      );
+    },
+  });
 }

@@ -20,7 +20,7 @@ export class ConsoleModule implements NestModule {
     consumer
       .apply(
         consoleAssets(
-          findConsoleAssets(),
+          findConsoleAssets,
           consoleSecurityHeaders(this.config.console.frameAncestors),
         ),
       )

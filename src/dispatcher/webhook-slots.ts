@@ -270,6 +270,16 @@ export class RedisWebhookSlots extends WebhookSlots implements OnModuleDestroy {
     const subscriber = this.redis.duplicate();
     this.subscriber = subscriber;
     subscriber.on('message', (_channel: string, webhookId: string) => listener(webhookId));
+    // Without a listener ioredis prints each reconnect's error as plain text on stderr. Redis
+    // away is said already (the start's warning, /health/ready, the queues' own errors), so
+    // the first error of each outage is kept at debug.
+    let down = false;
+    subscriber.on('ready', () => (down = false));
+    subscriber.on('error', (error: Error) => {
+      if (down) return;
+      down = true;
+      this.logger.debug(`freed-slot notices wait for Redis: ${error.message}`);
+    });
     // A message lost while reconnecting costs at most a lease: exchange tells when to retry.
     subscriber
       .subscribe(this.channel)

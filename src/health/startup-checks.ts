@@ -41,25 +41,28 @@ const hostOf = (url: string): string => {
 };
 
 /**
- * What a newcomer should hear at start rather than find out later: no API client configured
- * (every token request is then 401), or Redis not answering (the API starts anyway; queued
- * work waits and /health/ready answers 503 until it is back).
+ * What a newcomer should hear at start rather than find out later, known from the
+ * configuration alone and so said first, before the app loads: no API client configured
+ * (every token request is then 401).
  */
-export async function startupWarnings(app: INestApplication, config: AppConfig): Promise<string[]> {
-  const warnings: string[] = [];
-  if (config.role.api && config.auth.clients.length === 0) {
-    warnings.push(
-      'No API client is configured (AUTH_CLIENTS is empty): POST /oauth/token answers 401 to ' +
-        'everyone, so no /api route can be called. Set AUTH_CLIENTS (see .env.example), or try ' +
-        'the service with npm run tryout',
-    );
-  }
+export function configWarnings(config: AppConfig): string[] {
+  if (!config.role.api || config.auth.clients.length > 0) return [];
+  return [
+    'No API client is configured (AUTH_CLIENTS is empty): POST /oauth/token answers 401 to ' +
+      'everyone, so no /api route can be called. Set AUTH_CLIENTS (see .env.example), or try ' +
+      'the service with npm run tryout',
+  ];
+}
+
+/**
+ * Redis not answering once the app is up: the API starts anyway; queued work waits and
+ * /health/ready answers 503 until it is back.
+ */
+export async function redisWarnings(app: INestApplication, config: AppConfig): Promise<string[]> {
   const reason = await redisReason(app.get<Queue>(getQueueToken(QUEUES.deliveries)));
-  if (reason !== undefined) {
-    warnings.push(
-      `Redis at ${hostOf(config.redis.url)} (REDIS_URL) does not answer: ${reason}. Check REDIS_URL ` +
-        'and that Redis is running; until it answers, /health/ready answers 503 and queued work waits',
-    );
-  }
-  return warnings;
+  if (reason === undefined) return [];
+  return [
+    `Redis at ${hostOf(config.redis.url)} (REDIS_URL) does not answer: ${reason}. Check REDIS_URL ` +
+      'and that Redis is running; until it answers, /health/ready answers 503 and queued work waits',
+  ];
 }

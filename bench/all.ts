@@ -1,0 +1,105 @@
+/**
+ * `npm run bench`: every performance target of docs/benchmarks.md in one run, each beside the
+ * baseline measured in the same run, then the machine and one table (target, figure, baseline,
+ * ratio, met). It runs bench/pipeline.ts (end to end, ingest, fan-out, tracing on and off) and
+ * bench/deployed.ts (the deployed defaults: fast, slow, five, workers, history) one after the
+ * other, each printing its own detail as it goes; their rows come back through BENCH_RESULTS.
+ *
+ *   npm run bench                  the figures of docs/benchmarks.md
+ *   BENCH_SCALE=0.01 npm run bench every burst a hundredth (a check that it runs; the
+ *                                  figures then mean nothing)
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem, release } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+import { TEST_REDIS_URL } from '../test/support/test-app';
+import { ADMIN_DATABASE_URL } from '../test/support/test-db';
+import { ROOT } from './sides';
+import { SCALE, TargetRow, scaled } from './results';
+
+/** What the figures were taken on: CPU, cores, memory, and the versions that serve them. */
+async function machine(): Promise<string[]> {
+  const pg = new Client({ connectionString: ADMIN_DATABASE_URL });
+  await pg.connect();
+  const postgres = (await pg.query<{ v: string }>("SELECT current_setting('server_version') AS v"))
+    .rows[0].v;
+  await pg.end();
+  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true });
+  await redis.connect();
+  const info = await redis.info('server');
+  redis.disconnect();
+  const npm = execFileSync('npm', ['--version'], { encoding: 'utf8' }).trim();
+  return [
+    `CPU: ${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores`,
+    `memory: ${(totalmem() / 2 ** 30).toFixed(1)} GiB; Linux ${release()}`,
+    `Node.js ${process.version}, npm ${npm}, PostgreSQL ${postgres}, ` +
+      `Redis ${/redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown'}`,
+    `load average at start ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  ];
+}
+
+function run(script: string, args: string[], results: string): void {
+  console.log(`\n=== ${script} ${args.join(' ')}\n`);
+  const done = spawnSync(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', join('bench', script), ...args],
+    { cwd: ROOT, stdio: 'inherit', env: { ...process.env, BENCH_RESULTS: results } },
+  );
+  if (done.status !== 0) throw new Error(`${script} exited ${done.status ?? done.signal}`);
+}
+
+function table(rows: TargetRow[]): string {
+  const cells = [
+    ['target', 'figure', 'same-run baseline', 'ratio', 'met'],
+    ...rows.map((r) => [r.target, r.figure, r.baseline, r.ratio, r.met ? 'met' : 'MISSED']),
+  ].map((row) => row.map((cell) => cell.replace(/\|/g, '\\|')));
+  const line = (row: string[]) => `| ${row.join(' | ')} |`;
+  return [line(cells[0]), line(cells[0].map(() => '---')), ...cells.slice(1).map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const about = await machine();
+  const dir = mkdtempSync(join(tmpdir(), 'meb-bench-'));
+  const results = join(dir, 'results.jsonl');
+  try {
+    // events, concurrency, warm-up, rounds, phases
+    run(
+      'pipeline.ts',
+      [String(scaled(5000)), '50', String(scaled(2000)), '1', 'e2e,ingest,fanout,tracing'],
+      results,
+    );
+    run('deployed.ts', ['fast,slow,five,workers,history'], results);
+    const rows = readFileSync(results, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as TargetRow);
+    console.log(
+      [
+        '',
+        `npm run bench, ${new Date().toISOString()}, ${((Date.now() - started) / 60_000).toFixed(1)} min` +
+          (SCALE < 1 ? ` (BENCH_SCALE=${SCALE}: the figures mean nothing)` : ''),
+        ...about,
+        '',
+        table(rows),
+        '',
+        `${rows.filter((r) => r.met).length} of ${rows.length} targets met`,
+      ].join('\n'),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
