@@ -19,6 +19,9 @@ export interface NewOperationalEvent {
   traceContext: string | null;
 }
 
+/** An operational event about the deployment itself (no webhook concerned). */
+export type DeploymentEvent = Omit<NewOperationalEvent, 'aboutWebhookId'>;
+
 /** What a bridge.delivery.failed says of the delivery, as its record stands. */
 export interface FailedDeliveryFacts {
   eventId: string;
@@ -44,7 +47,28 @@ export abstract class OperationalEventStore {
    * its kind; stores nothing (and returns none) when there is no such webhook.
    */
   abstract fanOut(event: NewOperationalEvent): Promise<DeliveryRef[]>;
+
+  /**
+   * Stores an event about the deployment (no webhook concerned) and one delivery per active
+   * webhook subscribed to its kind whose owner holds `bridge:admin` (in AUTH_CLIENTS now);
+   * nothing when there is none.
+   */
+  abstract fanOutToAdmins(event: DeploymentEvent): Promise<DeliveryRef[]>;
 }
+
+const FAN_OUT_TO_SQL = `
+  WITH targets AS (
+    SELECT w.id FROM webhooks w
+    WHERE w.active AND w.events @> ARRAY[$2]::text[] AND w.owner_client_id = ANY($7::text[])
+  ),
+  ev AS (
+    INSERT INTO events (id, kind, data, source, created_at, body)
+    SELECT $1, $2, $3::jsonb, NULL, $4, $5 WHERE EXISTS (SELECT 1 FROM targets)
+    RETURNING id
+  )
+  INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, trace_context)
+  SELECT t.id, ev.id, $2, now(), $6 FROM ev, targets t
+  RETURNING id, webhook_id`;
 
 // The owner's other active webhooks subscribed to the kind (webhooks_active_events_idx), read
 // once for both inserts; an API client no longer in AUTH_CLIENTS ($8) gets nothing (SPEC §9).
@@ -113,6 +137,20 @@ export class PgOperationalEventStore extends OperationalEventStore {
       event.body,
       event.traceContext,
       this.config.auth.clients.map((c) => c.clientId),
+    ]);
+    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }));
+  }
+
+  async fanOutToAdmins(event: DeploymentEvent): Promise<DeliveryRef[]> {
+    const admins = this.config.auth.clients.filter((c) => c.scopes.includes('bridge:admin'));
+    const rows = await query<{ id: string; webhook_id: string }>(this.db, FAN_OUT_TO_SQL, [
+      event.id,
+      event.kind,
+      JSON.stringify(event.data),
+      event.createdAt,
+      event.body,
+      event.traceContext,
+      admins.map((c) => c.clientId),
     ]);
     return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }));
   }

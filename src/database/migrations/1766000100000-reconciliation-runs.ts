@@ -30,7 +30,9 @@ export class ReconciliationRuns1766000100000 implements MigrationInterface {
         created_at timestamptz(3) NOT NULL DEFAULT now(),
         CONSTRAINT reconciliation_runs_window_ck CHECK (since < until)
       )`);
-    await q.query(`CREATE INDEX reconciliation_runs_list_idx ON reconciliation_runs (created_at DESC, id DESC)`);
+    await q.query(
+      `CREATE INDEX reconciliation_runs_list_idx ON reconciliation_runs (created_at DESC, id DESC)`,
+    );
     await q.query(`
       CREATE INDEX reconciliation_runs_pending_idx ON reconciliation_runs (created_at)
         WHERE status IN ('queued', 'running')`);
