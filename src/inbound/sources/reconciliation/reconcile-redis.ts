@@ -9,7 +9,9 @@ import { QUEUES } from '../../../queue/queue.constants';
 
 /**
  * Takes one request from reconciliation's budget (RECONCILE_MAX_RPS across every process): a
- * sliding window of the starts of the last second, on Redis's clock. Returns 0 when taken, else
+ * sliding window of the starts of the last second, on Redis's clock, widened by WINDOW_MARGIN_MS:
+ * requests reach the platform after varying delays, and two granted exactly a second apart could
+ * arrive less than a second apart, one too many in the platform's second. Returns 0 when taken, else
  * how many ms until the oldest start leaves the window. A 429's wait (`pause`) holds every
  * process: while the key lives, nothing is taken.
  */
@@ -18,14 +20,15 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local pause = redis.call('PTTL', KEYS[2])
 if pause > 0 then return pause end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 1000)
+local window = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
   redis.call('ZADD', KEYS[1], now, ARGV[2])
-  redis.call('PEXPIRE', KEYS[1], 2000)
+  redis.call('PEXPIRE', KEYS[1], window * 2)
   return 0
 end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return math.max(1, tonumber(oldest[2]) + 1000 - now)
+return math.max(1, tonumber(oldest[2]) + window - now)
 `;
 
 /** Renews the lease only while this process holds it (1), else 0. */
@@ -41,8 +44,17 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+/** See TAKE_LUA. */
+export const WINDOW_MARGIN_MS = 150;
+
 interface ScriptedRedis extends Redis {
-  reconcileTake(budget: string, pause: string, max: number, member: string): Promise<number>;
+  reconcileTake(
+    budget: string,
+    pause: string,
+    max: number,
+    member: string,
+    windowMs: number,
+  ): Promise<number>;
   reconcileRenew(lease: string, holder: string, ms: number): Promise<number>;
   reconcileRelease(lease: string, holder: string): Promise<number>;
 }
@@ -77,6 +89,7 @@ export class ReconcileRedis {
       `${this.prefix}:pause`,
       maxRps,
       `${this.holder}:${++this.sequence}`,
+      1000 + WINDOW_MARGIN_MS,
     );
   }
 
