@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { ZoomEvent } from '../scripts/platform/zoom-events';
 import { ReconcileRedis } from '../src/inbound/sources/reconciliation/reconcile-redis';
 import { FakeZoom } from './support/fake-zoom';
@@ -341,6 +342,42 @@ describe('reconciliation: what the platform never delivered', () => {
     expect(mostRunning).toBeLessThanOrEqual(1);
     const [ra, rb] = [await finished(s, a.id), await finished(s, b.id)];
     expect(Date.parse(rb.started_at)).toBeGreaterThanOrEqual(Date.parse(ra.finished_at));
+  });
+
+  it('does not deliver again a participant event stored under the participant_uuid key of before', async () => {
+    const [m] = s.reports.addDay({
+      from: new Date(Date.now() - 2.3 * HOUR).toISOString(),
+      meetings: 1,
+      participantsEach: 1,
+    });
+    const joined = m.participants[0];
+    const p = (joined.payload.object as Json).participant;
+    // As the previous release stored it: keyed on participant_uuid.
+    const oldKey = JSON.stringify([
+      joined.event,
+      'uuid',
+      m.meeting.uuid,
+      'participant',
+      p.participant_uuid,
+      'at',
+      p.join_time,
+    ]);
+    await queryDatabase(
+      s.t.database.url,
+      `INSERT INTO inbound_events (id, event, identity_key, event_ts, payload, processed_at)
+       VALUES (uuid_v7(), $1, $2, $3, $4, now())`,
+      [joined.event, oldKey, joined.event_ts, JSON.stringify(joined)],
+    );
+    // The upgrade: the re-keying migration runs over it.
+    const ds = s.t.app.get(DataSource);
+    await ds.undoLastMigration({ transaction: 'each' });
+    expect(await ds.runMigrations({ transaction: 'each' })).toHaveLength(1);
+    const retry = await sendZoomEvent(s.t.baseUrl, joined);
+    expect(retry.body).toEqual({ status: 'duplicate' });
+    const run = await finished(s, (await startRun(s, { since: since() })).id);
+    const expected = countByEvent(s.reports.webhooks(m));
+    delete expected['meeting.participant_joined'];
+    expect(run.created).toEqual(expected);
   });
 
   it('lists runs newest first with a cursor, and refuses bad windows naming the field', async () => {

@@ -20,7 +20,6 @@ export class ReconciliationRuns1766000100000 implements MigrationInterface {
         dry_run boolean NOT NULL DEFAULT false,
         status text NOT NULL DEFAULT 'queued' CONSTRAINT reconciliation_runs_status_ck
           CHECK (status IN ('queued', 'running', 'succeeded', 'partial', 'failed')),
-        requested_by text NULL,
         started_at timestamptz(3) NULL,
         finished_at timestamptz(3) NULL,
         checked jsonb NOT NULL DEFAULT '{"meetings":0,"webinars":0,"participants":0,"recordings":0}',

@@ -1,3 +1,5 @@
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ReconciliationRunEntity } from './reconciliation-run.entity';
 import { Module } from '@nestjs/common';
 import { DispatcherModule } from '../../../dispatcher/dispatcher.module';
 import { OperationalEventsService } from '../../../dispatcher/operational-events.service';
@@ -19,7 +21,12 @@ import { RunExecutor } from './run-executor';
  * stores through.
  */
 @Module({
-  imports: [InboundStoreModule, DispatcherModule, ZoomModule],
+  imports: [
+    TypeOrmModule.forFeature([ReconciliationRunEntity]),
+    InboundStoreModule,
+    DispatcherModule,
+    ZoomModule,
+  ],
   providers: [
     InboundService,
     ReconcileRedis,
