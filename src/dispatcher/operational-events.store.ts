@@ -56,27 +56,14 @@ export abstract class OperationalEventStore {
   abstract fanOutToAdmins(event: DeploymentEvent): Promise<DeliveryRef[]>;
 }
 
-const FAN_OUT_TO_SQL = `
-  WITH targets AS (
-    SELECT w.id FROM webhooks w
-    WHERE w.active AND w.events @> ARRAY[$2]::text[] AND w.owner_client_id = ANY($7::text[])
-  ),
-  ev AS (
-    INSERT INTO events (id, kind, data, source, created_at, body)
-    SELECT $1, $2, $3::jsonb, NULL, $4, $5 WHERE EXISTS (SELECT 1 FROM targets)
-    RETURNING id
-  )
-  INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, trace_context)
-  SELECT t.id, ev.id, $2, now(), $6 FROM ev, targets t
-  RETURNING id, webhook_id`;
-
-// The owner's other active webhooks subscribed to the kind (webhooks_active_events_idx), read
-// once for both inserts; an API client no longer in AUTH_CLIENTS ($8) gets nothing (SPEC §9).
+// The active webhooks subscribed to the kind (webhooks_active_events_idx) of the clients $8 (in
+// AUTH_CLIENTS, SPEC §9), read once for both inserts; with a webhook concerned ($1), only its
+// owner's others.
 const FAN_OUT_SQL = `
   WITH targets AS (
-    SELECT w.id FROM webhooks w JOIN webhooks about ON about.id = $1
-    WHERE w.active AND w.events @> ARRAY[$3]::text[] AND w.owner_client_id = about.owner_client_id
-      AND w.id <> about.id AND w.owner_client_id = ANY($8::text[])
+    SELECT w.id FROM webhooks w LEFT JOIN webhooks about ON about.id = $1
+    WHERE w.active AND w.events @> ARRAY[$3]::text[] AND w.owner_client_id = ANY($8::text[])
+      AND ($1::uuid IS NULL OR (w.owner_client_id = about.owner_client_id AND w.id <> about.id))
   ),
   ev AS (
     INSERT INTO events (id, kind, data, source, created_at, body)
@@ -127,30 +114,37 @@ export class PgOperationalEventStore extends OperationalEventStore {
     return row?.disabled_at ? { url: row.url, disabledAt: row.disabled_at } : null;
   }
 
-  async fanOut(event: NewOperationalEvent): Promise<DeliveryRef[]> {
-    const rows = await query<{ id: string; webhook_id: string }>(this.db, FAN_OUT_SQL, [
+  fanOut(event: NewOperationalEvent): Promise<DeliveryRef[]> {
+    return this.insert(
+      event,
       event.aboutWebhookId,
-      event.id,
-      event.kind,
-      JSON.stringify(event.data),
-      event.createdAt,
-      event.body,
-      event.traceContext,
       this.config.auth.clients.map((c) => c.clientId),
-    ]);
-    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }));
+    );
   }
 
-  async fanOutToAdmins(event: DeploymentEvent): Promise<DeliveryRef[]> {
+  fanOutToAdmins(event: DeploymentEvent): Promise<DeliveryRef[]> {
     const admins = this.config.auth.clients.filter((c) => c.scopes.includes('bridge:admin'));
-    const rows = await query<{ id: string; webhook_id: string }>(this.db, FAN_OUT_TO_SQL, [
+    return this.insert(
+      event,
+      null,
+      admins.map((c) => c.clientId),
+    );
+  }
+
+  private async insert(
+    event: DeploymentEvent,
+    aboutWebhookId: string | null,
+    clients: string[],
+  ): Promise<DeliveryRef[]> {
+    const rows = await query<{ id: string; webhook_id: string }>(this.db, FAN_OUT_SQL, [
+      aboutWebhookId,
       event.id,
       event.kind,
       JSON.stringify(event.data),
       event.createdAt,
       event.body,
       event.traceContext,
-      admins.map((c) => c.clientId),
+      clients,
     ]);
     return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }));
   }
