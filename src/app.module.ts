@@ -20,6 +20,8 @@ import { QueueDashboardModule } from './queue/queue-dashboard.module';
 import { QueueModule } from './queue/queue.module';
 import { RecordingAutomationModule } from './inbound/recording-automation/recording-automation.module';
 import { RecordingsModule } from './recordings/recordings.module';
+import { ReconciliationModule } from './inbound/sources/reconciliation/reconciliation.module';
+import { ReconciliationWorkerModule } from './inbound/sources/reconciliation/reconciliation-worker.module';
 import { RetentionModule } from './retention/retention.module';
 import { TelemetryModule } from './telemetry/telemetry.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -37,6 +39,7 @@ const API_MODULES: Type[] = [
   RecordingsModule,
   QueueDashboardModule,
   ConsoleModule,
+  ReconciliationModule,
 ];
 
 /** Modules that run job handlers and the sweepers (role worker or all). */
@@ -47,6 +50,7 @@ const WORKER_MODULES: Type[] = [
   InboundWorkerModule,
   RecordingAutomationModule,
   RetentionModule,
+  ReconciliationWorkerModule,
 ];
 
 export interface AppModuleOptions {

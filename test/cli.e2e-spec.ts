@@ -350,4 +350,41 @@ describe('meb, the CLI, against the real service', () => {
     expect(store.get('reader')).toBeUndefined();
     expect((await meb('--profile', 'reader', 'webhooks', 'list')).code).toBe(EXIT.unauthenticated);
   });
+
+  it('reconcile: queues a run, waits for its end with --wait, exit 1 unless it succeeded; needs bridge:admin', async () => {
+    const since = new Date(Date.now() - 60 * 60 * 1000).toISOString();
+    expect((await login('alpha', 'plain')).code).toBe(EXIT.ok);
+    const refused = await meb('reconcile', '--since', since, '--profile', 'plain');
+    expect(refused.code).toBe(EXIT.forbidden);
+    expect((await login('admin', 'ops')).code).toBe(EXIT.ok);
+    const queued = await meb(
+      'reconcile',
+      '--since',
+      since,
+      '--dry-run',
+      '--json',
+      '--profile',
+      'ops',
+    );
+    expect(queued.code).toBe(EXIT.ok);
+    expect(queued.json).toMatchObject({ status: 'queued', dry_run: true, trigger: 'manual' });
+    // No platform credentials in this app: the run cannot reach the platform and ends failed.
+    const waited = await meb(
+      'reconcile',
+      '--since',
+      since,
+      '--wait',
+      '--interval',
+      '100',
+      '--json',
+      '--profile',
+      'ops',
+    );
+    expect(waited.code).toBe(EXIT.failed);
+    expect(waited.json).toMatchObject({ status: 'failed', dry_run: false });
+    expect(waited.json.errors[0]).toMatchObject({ source: 'meetings', status: null });
+    expect(waited.stderr).toContain(`reconciliation ${waited.json.id} ended failed`);
+    const bad = await meb('reconcile', '--since', 'yesterday', '--profile', 'ops');
+    expect(bad.code).toBe(EXIT.refused);
+  });
 });

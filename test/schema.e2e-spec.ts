@@ -17,6 +17,7 @@ const ENTITY_TABLES = [
   'events',
   'inbound_events',
   'inbound_gaps',
+  'reconciliation_runs',
   'recording_downloads',
   'webhooks',
 ];

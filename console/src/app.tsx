@@ -3,6 +3,7 @@ import { Api } from './api';
 import { DeliveryPage } from './pages/delivery';
 import { EventTypesPage } from './pages/event-types';
 import { FindEventPage } from './pages/find-event';
+import { ReconciliationsPage } from './pages/reconciliations';
 import { NewWebhookPage } from './pages/new-webhook';
 import { SignInPage } from './pages/sign-in';
 import { WebhookPage } from './pages/webhook';
@@ -101,6 +102,7 @@ export function App() {
   }
 
   const writable = canWrite(session);
+  const admin = session.scopes.includes('bridge:admin');
   let page;
   switch (route.page) {
     case 'webhooks':
@@ -129,6 +131,13 @@ export function App() {
     case 'find-event':
       page = <FindEventPage key={route.query ?? ''} api={api} query={route.query} />;
       break;
+    case 'reconciliations':
+      page = admin ? (
+        <ReconciliationsPage api={api} />
+      ) : (
+        <PageTitle>Reconciliation needs a client holding bridge:admin</PageTitle>
+      );
+      break;
     default:
       page = <PageTitle>Page not found</PageTitle>;
   }
@@ -150,6 +159,7 @@ export function App() {
           {link({ page: 'webhooks' }, 'Webhooks')}
           {link({ page: 'event-types' }, 'Event types')}
           {link({ page: 'find-event' }, 'Find event')}
+          {admin && link({ page: 'reconciliations' }, 'Reconciliation')}
         </nav>
         <span class="who">
           {session.clientId}

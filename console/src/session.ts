@@ -74,9 +74,14 @@ export function saveSession(storage: Storage, session: Session | null): void {
   else storage.removeItem(SESSION_KEY);
 }
 
-// The console needs no other scopes: it asks for the webhook ones only, so a client with
-// meetings:write does not leave a token for it in the tab. A read-only client gets read.
-const SCOPE_CHOICES = ['webhooks:read webhooks:write', 'webhooks:read'];
+// The console needs no other scopes: it asks for the webhook ones (and the operator's
+// bridge:admin, for the Reconciliation page) only, so a client with meetings:write does not
+// leave a token for it in the tab. A read-only client gets read.
+const SCOPE_CHOICES = [
+  'bridge:admin webhooks:read webhooks:write',
+  'webhooks:read webhooks:write',
+  'webhooks:read',
+];
 
 /** Signs in with client credentials at /oauth/token; throws the API's message on failure. */
 export async function signIn(

@@ -568,6 +568,57 @@ export function buildProgram(ctx: CliContext): Command {
       });
     });
 
+  const RUN_COLUMNS = [
+    'id',
+    'trigger',
+    'since',
+    'until',
+    'dry_run',
+    'status',
+    'checked',
+    'missing',
+    'created',
+    'errors',
+    'started_at',
+    'finished_at',
+  ];
+
+  program
+    .command('reconcile')
+    .description(
+      'ask the platform what happened in a window and create what never came (docs/reconciliation.md)',
+    )
+    .requiredOption('--since <time>', 'start (ISO 8601 UTC, e.g. 2026-01-01T09:00:00Z)')
+    .option('--until <time>', 'end, excluded (default now)')
+    .option('--dry-run', 'only count what is missing; create nothing')
+    .option('--wait', 'wait for the run to end; exit 1 unless it succeeded')
+    .option('--interval <ms>', 'with --wait: how often to ask', positiveInt, 1000)
+    .action(
+      async (
+        opts: { since: string; until?: string; dryRun?: boolean; wait?: boolean; interval: number },
+        cmd: Command,
+      ) => {
+        const { api, url } = client(cmd);
+        let run = await call(
+          url,
+          api.POST('/api/reconciliations', {
+            body: { since: opts.since, until: opts.until, dry_run: opts.dryRun ?? false },
+          }),
+        );
+        while (opts.wait && run.finished_at === null) {
+          await new Promise((resolve) => setTimeout(resolve, opts.interval));
+          run = await call(
+            url,
+            api.GET('/api/reconciliations/{id}', { params: { path: { id: run.id } } }),
+          );
+        }
+        show(cmd, run, (r) => record(r as unknown as Record<string, unknown>, RUN_COLUMNS));
+        if (opts.wait && run.status !== 'succeeded') {
+          throw new CliError(`reconciliation ${run.id} ended ${run.status}`, EXIT.failed);
+        }
+      },
+    );
+
   return program;
 }
 

@@ -15,6 +15,8 @@ import { WebhookTimestampPrecision1765000008000 } from './migrations/17650000080
 import { TimeOrderedIds1765000050000 } from './migrations/1765000050000-time-ordered-ids';
 import { InboundProcessAttempts1765000060000 } from './migrations/1765000060000-inbound-process-attempts';
 import { InboundSources1766000000000 } from './migrations/1766000000000-inbound-sources';
+import { ReconciliationRuns1766000100000 } from './migrations/1766000100000-reconciliation-runs';
+import { ParticipantIdentityKeys1766000100001 } from './migrations/1766000100001-participant-identity-keys';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -35,4 +37,6 @@ export const MIGRATIONS = [
   TimeOrderedIds1765000050000,
   InboundProcessAttempts1765000060000,
   InboundSources1766000000000,
+  ReconciliationRuns1766000100000,
+  ParticipantIdentityKeys1766000100001,
 ];

@@ -85,4 +85,24 @@ describe('OperationalEventsService', () => {
       operational.deliveryFailed({ deliveryId: 'd1', webhookId: 'w1', event: 'job.started' }),
     ).resolves.toBeUndefined();
   });
+
+  it('publishes bridge.reconciliation.completed to the subscribed webhooks of bridge:admin clients', async () => {
+    const { store, queued, operational } = service();
+    store.adminSubscribers['bridge.reconciliation.completed'] = ['w9'];
+    const run = {
+      id: 'r1',
+      trigger: 'gap',
+      since: '2026-01-01T10:00:00.000Z',
+      until: '2026-01-01T10:05:00.000Z',
+      status: 'partial',
+      created: { 'meeting.participant_joined': 3 },
+    };
+    await operational.reconciliationCompleted(run);
+    expect(JSON.parse(store.published[0].body)).toMatchObject({
+      event: 'bridge.reconciliation.completed',
+      data: run,
+      source: null,
+    });
+    expect(queued.map((d) => d.webhookId)).toEqual(['w9']);
+  });
 });

@@ -15,6 +15,16 @@ export interface FailedDelivery {
   traceContext?: string | null;
 }
 
+/** What bridge.reconciliation.completed says of a run that ended. */
+export interface ReconciliationCompleted {
+  id: string;
+  trigger: string;
+  since: string;
+  until: string;
+  status: string;
+  created: Record<string, number>;
+}
+
 /** Events about the service's own events are never reported again: no loop can start. */
 const isOperational = (event: string) => event.startsWith('bridge.');
 
@@ -67,6 +77,25 @@ export class OperationalEventsService {
         reason,
         disabled_at: facts.disabledAt.toISOString(),
       });
+    });
+  }
+
+  /** After a reconciliation run ended (docs/reconciliation.md): to bridge:admin clients. */
+  async reconciliationCompleted(data: ReconciliationCompleted): Promise<void> {
+    await this.guarded(`reconciliation ${data.id}`, async () => {
+      const event = {
+        id: newRowId(),
+        kind: 'bridge.reconciliation.completed' as const,
+        createdAt: new Date(),
+        data: { ...data },
+        source: null,
+      };
+      const deliveries = await this.store.fanOutToAdmins({
+        ...event,
+        body: deliveryBody(event),
+        traceContext: null,
+      });
+      if (deliveries.length > 0) await this.dispatcher.queueDeliveries(deliveries);
     });
   }
 

@@ -19,6 +19,9 @@ export interface NewOperationalEvent {
   traceContext: string | null;
 }
 
+/** An operational event about the deployment itself (no webhook concerned). */
+export type DeploymentEvent = Omit<NewOperationalEvent, 'aboutWebhookId'>;
+
 /** What a bridge.delivery.failed says of the delivery, as its record stands. */
 export interface FailedDeliveryFacts {
   eventId: string;
@@ -44,15 +47,23 @@ export abstract class OperationalEventStore {
    * its kind; stores nothing (and returns none) when there is no such webhook.
    */
   abstract fanOut(event: NewOperationalEvent): Promise<DeliveryRef[]>;
+
+  /**
+   * Stores an event about the deployment (no webhook concerned) and one delivery per active
+   * webhook subscribed to its kind whose owner holds `bridge:admin` (in AUTH_CLIENTS now);
+   * nothing when there is none.
+   */
+  abstract fanOutToAdmins(event: DeploymentEvent): Promise<DeliveryRef[]>;
 }
 
-// The owner's other active webhooks subscribed to the kind (webhooks_active_events_idx), read
-// once for both inserts; an API client no longer in AUTH_CLIENTS ($8) gets nothing (SPEC §9).
+// The active webhooks subscribed to the kind (webhooks_active_events_idx) of the clients $8 (in
+// AUTH_CLIENTS, SPEC §9), read once for both inserts; with a webhook concerned ($1), only its
+// owner's others.
 const FAN_OUT_SQL = `
   WITH targets AS (
-    SELECT w.id FROM webhooks w JOIN webhooks about ON about.id = $1
-    WHERE w.active AND w.events @> ARRAY[$3]::text[] AND w.owner_client_id = about.owner_client_id
-      AND w.id <> about.id AND w.owner_client_id = ANY($8::text[])
+    SELECT w.id FROM webhooks w LEFT JOIN webhooks about ON about.id = $1
+    WHERE w.active AND w.events @> ARRAY[$3]::text[] AND w.owner_client_id = ANY($8::text[])
+      AND ($1::uuid IS NULL OR (w.owner_client_id = about.owner_client_id AND w.id <> about.id))
   ),
   ev AS (
     INSERT INTO events (id, kind, data, source, created_at, body)
@@ -103,16 +114,37 @@ export class PgOperationalEventStore extends OperationalEventStore {
     return row?.disabled_at ? { url: row.url, disabledAt: row.disabled_at } : null;
   }
 
-  async fanOut(event: NewOperationalEvent): Promise<DeliveryRef[]> {
-    const rows = await query<{ id: string; webhook_id: string }>(this.db, FAN_OUT_SQL, [
+  fanOut(event: NewOperationalEvent): Promise<DeliveryRef[]> {
+    return this.insert(
+      event,
       event.aboutWebhookId,
+      this.config.auth.clients.map((c) => c.clientId),
+    );
+  }
+
+  fanOutToAdmins(event: DeploymentEvent): Promise<DeliveryRef[]> {
+    const admins = this.config.auth.clients.filter((c) => c.scopes.includes('bridge:admin'));
+    return this.insert(
+      event,
+      null,
+      admins.map((c) => c.clientId),
+    );
+  }
+
+  private async insert(
+    event: DeploymentEvent,
+    aboutWebhookId: string | null,
+    clients: string[],
+  ): Promise<DeliveryRef[]> {
+    const rows = await query<{ id: string; webhook_id: string }>(this.db, FAN_OUT_SQL, [
+      aboutWebhookId,
       event.id,
       event.kind,
       JSON.stringify(event.data),
       event.createdAt,
       event.body,
       event.traceContext,
-      this.config.auth.clients.map((c) => c.clientId),
+      clients,
     ]);
     return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }));
   }

@@ -44,11 +44,26 @@ describe('dedupeKey', () => {
         'uuid',
         UUID,
         'participant',
-        '55FF8A1B-0000-4E3F-9D1B-000000000001',
-        'at',
-        '2025-01-01T10:01:40Z',
+        '16778241',
+        'joined',
+        '2025-01-01T10:01:40.000Z',
       ]),
     );
+  });
+
+  it('keys a participant on what the platform reports carry too: user_id and the time', () => {
+    // The participant report has no participant_uuid, and may spell the time with fractions.
+    const fromReport = participantJoined(UUID, 1, '2025-01-01T10:01:40.000Z');
+    const p = (fromReport.payload.object as { participant: Record<string, unknown> }).participant;
+    delete p.participant_uuid;
+    expect(dedupeKey(fromReport)).toBe(dedupeKey(participantJoined(UUID, 1)));
+    // The leave is keyed on its own time, whether the join time came with it or not.
+    const left = participantLeft(UUID, 1, '2025-01-01T10:20:00Z');
+    const reportLeft = participantLeft(UUID, 1, '2025-01-01T10:20:00Z');
+    const q = (reportLeft.payload.object as { participant: Record<string, unknown> }).participant;
+    delete q.participant_uuid;
+    q.join_time = '2025-01-01T09:00:00Z';
+    expect(dedupeKey(reportLeft)).toBe(dedupeKey(left));
   });
 
   it('tells one participant leaving twice apart, by leave time or else by the join it ends', () => {
@@ -91,11 +106,11 @@ describe('dedupeKey', () => {
     expect(dedupeKey(second)).not.toBe(dedupeKey(first));
   });
 
-  it('falls back to user_id when the participant has no participant_uuid', () => {
+  it('falls back to participant_uuid when the participant has no user_id', () => {
     const event = participantJoined(UUID, 3);
     const p = (event.payload.object as { participant: Record<string, unknown> }).participant;
-    delete p.participant_uuid;
-    expect(dedupeKey(event)).toContain('"participant","16778243"');
+    delete p.user_id;
+    expect(dedupeKey(event)).toContain('"participant","55FF8A1B-0000-4E3F-9D1B-000000000003"');
   });
 
   it('tells registrants apart', () => {

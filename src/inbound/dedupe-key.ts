@@ -19,21 +19,34 @@ function objectParts(object: Record<string, unknown>): string[] {
   return [];
 }
 
+/** A time as one spelling (the report and the webhook may differ in fractions); else as sent. */
+function instant(value: unknown): string {
+  const text = asText(value) ?? '';
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? text : new Date(ms).toISOString();
+}
+
+/**
+ * A participant occurrence by what both the webhook and the platform's participant reports
+ * carry (docs/reconciliation.md): the participant's `user_id`, which the platform numbers per
+ * meeting, and the time of the join or the leave. `participant_uuid` is not in the reports, so
+ * it is used only where `user_id` is missing (then `id`, then `email`): a redelivery carries
+ * the same fields and resolves the same way.
+ */
+function participantParts(rule: 'joined' | 'left', p: Record<string, unknown>): string[] {
+  const who =
+    asText(p.user_id) || asText(p.participant_uuid) || asText(p.id) || asText(p.email) || '';
+  // Where the platform omits the leave time (some webinar leaves) the join it ends tells it apart.
+  if (rule === 'left' && asText(p.leave_time))
+    return ['participant', who, 'left', instant(p.leave_time)];
+  return ['participant', who, 'joined', instant(p.join_time)];
+}
+
 function occurrenceParts(rule: IdentityRule, object: Record<string, unknown>): string[] {
   switch (rule) {
     case 'joined':
-    case 'left': {
-      const p = asRecord(object.participant);
-      // The platform fills these unevenly (`id` is often ""); the first present one is used,
-      // and a redelivery carries the same fields, so it resolves the same way.
-      const who =
-        asText(p.participant_uuid) || asText(p.user_id) || asText(p.id) || asText(p.email);
-      const joinTime = asText(p.join_time) ?? '';
-      // A leave is told apart by its own time, and (where the platform omits it, as on some
-      // webinar leaves) by the join it ends.
-      const at = rule === 'left' ? [asText(p.leave_time) ?? '', 'joined', joinTime] : [joinTime];
-      return ['participant', who ?? '', 'at', ...at];
-    }
+    case 'left':
+      return participantParts(rule, asRecord(object.participant));
     case 'registrant': {
       const occurrences = occurrenceIds(object);
       const id = ['registrant', asText(asRecord(object.registrant).id) ?? ''];
@@ -55,8 +68,8 @@ function occurrenceParts(rule: IdentityRule, object: Record<string, unknown>): s
 }
 
 /**
- * The de-duplication key of SPEC §5: event name + `payload.object.uuid`, plus participant id
- * and join/leave time for participant events, the registrant id and occurrences for
+ * The de-duplication key (docs/reconciliation.md#identity): event name + `payload.object.uuid`, plus the
+ * participant's `user_id` and join or leave time for participant events (participantParts), the registrant id and occurrences for
  * registration events, and the recording's file ids for recording events.
  * Never a hash of the whole body: redeliveries differ in tokens and download URLs.
  *

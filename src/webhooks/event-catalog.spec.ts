@@ -24,6 +24,7 @@ describe('EVENT_TYPES', () => {
       'zoom.*',
       'bridge.webhook.disabled',
       'bridge.delivery.failed',
+      'bridge.reconciliation.completed',
     ]);
     for (const type of EVENT_TYPES) {
       expect(type.description.length).toBeGreaterThan(20);

@@ -350,6 +350,37 @@ const OPERATIONAL: Record<OperationalEvent, [string, JsonSchema]> = {
       additionalProperties: false,
     },
   ],
+  'bridge.reconciliation.completed': [
+    'A reconciliation run ended (docs/reconciliation.md): what it created, per platform event. ' +
+      'Sent to the webhooks that subscribe to it of clients holding `bridge:admin`; a failed ' +
+      'delivery of a `bridge.*` event causes no further event.',
+    {
+      type: 'object',
+      description: 'The run, as GET /api/reconciliations/{id} shows it, in short',
+      required: ['id', 'trigger', 'since', 'until', 'status', 'created'],
+      properties: {
+        id: uuid('The run (GET /api/reconciliations/{id})'),
+        trigger: {
+          enum: ['manual', 'schedule', 'gap'],
+          description: 'On demand, the schedule, or after a gap of the platform socket',
+        },
+        since: time('Start of the window reconciled (included)'),
+        until: time('End of the window reconciled (excluded)'),
+        status: {
+          enum: ['succeeded', 'partial', 'failed'],
+          description:
+            '`partial`: a source the credentials may not read was skipped; `failed`: the ' +
+            'platform could not be reached',
+        },
+        created: {
+          type: 'object',
+          description: 'Platform events created, per platform event name',
+          additionalProperties: { type: 'integer' },
+        },
+      },
+      additionalProperties: false,
+    },
+  ],
 };
 
 const OPERATIONAL_KINDS: EventType[] = Object.entries(OPERATIONAL).map(

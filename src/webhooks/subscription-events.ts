@@ -11,9 +11,14 @@ export type SubscriptionEvent = (typeof SUBSCRIPTION_EVENTS)[number];
 
 /**
  * The service's own operational events (SPEC §12): about a client's webhooks, sent to that
- * client's other webhooks that subscribe to them.
+ * client's other webhooks that subscribe to them; and bridge.reconciliation.completed, sent to
+ * the subscribed webhooks of clients holding bridge:admin (docs/reconciliation.md).
  */
-export const OPERATIONAL_EVENTS = ['bridge.webhook.disabled', 'bridge.delivery.failed'] as const;
+export const OPERATIONAL_EVENTS = [
+  'bridge.webhook.disabled',
+  'bridge.delivery.failed',
+  'bridge.reconciliation.completed',
+] as const;
 export type OperationalEvent = (typeof OPERATIONAL_EVENTS)[number];
 
 export function isOperationalEvent(value: unknown): value is OperationalEvent {

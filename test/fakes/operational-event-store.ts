@@ -1,5 +1,6 @@
 import type { DeliveryRef } from '../../src/dispatcher/delivery.store';
 import {
+  DeploymentEvent,
   DisabledWebhookFacts,
   FailedDeliveryFacts,
   NewOperationalEvent,
@@ -12,7 +13,9 @@ export class MemoryOperationalEventStore extends OperationalEventStore {
   readonly disabled = new Map<string, DisabledWebhookFacts>();
   /** Per webhook, the other webhooks (same owner) subscribed to each operational kind. */
   readonly subscribers = new Map<string, Record<string, string[]>>();
-  readonly published: NewOperationalEvent[] = [];
+  /** The webhooks of bridge:admin clients subscribed to each operational kind. */
+  readonly adminSubscribers: Record<string, string[]> = {};
+  readonly published: (NewOperationalEvent | DeploymentEvent)[] = [];
 
   failedDelivery(deliveryId: string): Promise<FailedDeliveryFacts | null> {
     return Promise.resolve(this.failed.get(deliveryId) ?? null);
@@ -24,6 +27,13 @@ export class MemoryOperationalEventStore extends OperationalEventStore {
 
   fanOut(event: NewOperationalEvent): Promise<DeliveryRef[]> {
     const targets = this.subscribers.get(event.aboutWebhookId)?.[event.kind] ?? [];
+    if (targets.length === 0) return Promise.resolve([]);
+    this.published.push(event);
+    return Promise.resolve(targets.map((webhookId, i) => ({ id: `${event.id}-${i}`, webhookId })));
+  }
+
+  fanOutToAdmins(event: DeploymentEvent): Promise<DeliveryRef[]> {
+    const targets = this.adminSubscribers[event.kind] ?? [];
     if (targets.length === 0) return Promise.resolve([]);
     this.published.push(event);
     return Promise.resolve(targets.map((webhookId, i) => ({ id: `${event.id}-${i}`, webhookId })));

@@ -226,6 +226,11 @@ export class FakeZoom {
   readonly contractChecks: ContractCheck[] = [];
   /** The `x-zm-trackingid` of the latest REST answer. */
   lastTrackingId = '';
+  /**
+   * REST routes of extensions (fake-zoom-reports.ts), asked first: each answers and returns
+   * true, or returns false to leave the call to the next.
+   */
+  readonly routes: ((res: ServerResponse, rec: RecordedRequest) => boolean)[] = [];
 
   private readonly tokens = new Map<string, number>();
   /** Recording events' download tokens, which open files as `?access_token=`. */
@@ -586,6 +591,7 @@ export class FakeZoom {
   }
 
   private rest(res: ServerResponse, rec: RecordedRequest): void {
+    if (this.routes.some((route) => route(res, rec))) return;
     const raw = (rec.apiPath as string).split('/').slice(1);
     const segments = raw.map(decodeSegment);
     const names = segments.map((s) => s.value);

@@ -80,6 +80,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/reconciliations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List reconciliation runs, newest first */
+        get: operations["ReconciliationController_list"];
+        put?: never;
+        /**
+         * Reconcile a window with the platform’s reports
+         * @description Queues a run that asks the platform which meetings, webinars, participants and recordings the window had, and creates the platform events the service never received (delivered with `source.via: "reconciliation"`); with `dry_run` it only counts them. Runs go one at a time; poll GET /api/reconciliations/{id}.
+         */
+        post: operations["ReconciliationController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reconciliations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one reconciliation run */
+        get: operations["ReconciliationController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks": {
         parameters: {
             query?: never;
@@ -340,6 +378,61 @@ export interface components {
             source: null;
         };
         /**
+         * bridge.reconciliation.completed notification
+         * @description A reconciliation run ended (docs/reconciliation.md): what it created, per platform event. Sent to the webhooks that subscribe to it of clients holding `bridge:admin`; a failed delivery of a `bridge.*` event causes no further event.
+         */
+        BridgeReconciliationCompletedNotification: {
+            /**
+             * Format: date-time
+             * @description When the event was published (UTC)
+             */
+            created_at: string;
+            /** @description The run, as GET /api/reconciliations/{id} shows it, in short */
+            data: {
+                /** @description Platform events created, per platform event name */
+                created: {
+                    [key: string]: number;
+                };
+                /**
+                 * Format: uuid
+                 * @description The run (GET /api/reconciliations/{id})
+                 */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description Start of the window reconciled (included)
+                 */
+                since: string;
+                /**
+                 * @description `partial`: a source the credentials may not read was skipped; `failed`: the platform could not be reached
+                 * @enum {unknown}
+                 */
+                status: "succeeded" | "partial" | "failed";
+                /**
+                 * @description On demand, the schedule, or after a gap of the platform socket
+                 * @enum {unknown}
+                 */
+                trigger: "manual" | "schedule" | "gap";
+                /**
+                 * Format: date-time
+                 * @description End of the window reconciled (excluded)
+                 */
+                until: string;
+            };
+            /** @enum {unknown} */
+            event: "bridge.reconciliation.completed";
+            /**
+             * Format: uuid
+             * @description Event id: the same in every delivery of this event; the delivery id (the de-duplication key) is the webhook-id header
+             */
+            id: string;
+            /**
+             * @description Always null: the service itself caused it, not a platform event
+             * @enum {unknown|null}
+             */
+            source: null;
+        };
+        /**
          * bridge.webhook.disabled notification
          * @description The service disabled one of your webhooks: its receiver answered 410 Gone (`gone`), or its last WEBHOOK_DISABLE_AFTER_FAILURES deliveries failed (`failing`). PATCH `{"active": true}` enables it again; a replay recovers its deliveries. Sent to the same client's other webhooks that subscribe to it, never to the webhook concerned; a failed delivery of a `bridge.*` event causes no further event.
          */
@@ -389,6 +482,17 @@ export interface components {
              */
             ttl_seconds?: number;
         };
+        CreateReconciliationDto: {
+            /**
+             * @description Only count what is missing (`missing`); create nothing
+             * @default false
+             */
+            dry_run?: boolean;
+            /** @description Start of the window (included). At most RETENTION_DAYS ago, and at most 31 days before `until`. */
+            since: string;
+            /** @description End of the window (excluded); default now. Not in the future. */
+            until?: string;
+        };
         CreateWebhookDto: {
             /** @description Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. `{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a RabbitMQ exchange, and `{"type": "nats", "broker", "subject"}` to a NATS JetStream subject, on a broker the service's operator configured (DESTINATION_BROKERS): name it by `broker`. A broker destination has no `url`. An unknown broker, or one of another type, is refused (400 naming `destination.broker`). Unless the operator shares a broker whole, each client has its own part of it: exchange names and subjects beginning `<prefix><client_id>.` (`meb.<client_id>.` by default); others are refused (400 naming `destination.exchange` or `destination.subject`). RabbitMQ's own exchanges (`amq.*`) and the NATS server's subjects (`$…`, `_INBOX…`) are never reachable, and neither are headers the broker acts on (`CC`, `BCC`, `x-death`; `Nats-*`: 400 naming `headers.<name>`). */
             destination?: {
@@ -407,7 +511,7 @@ export interface components {
                 type: "nats";
             };
             /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, the operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the client's other webhooks), `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
-            events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "zoom.*") | unknown)[];
+            events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "zoom.*") | unknown)[];
             /** @description Only events whose notification body matches are delivered; the others create no delivery (nor count as missed for a replay). Keys are dotted paths into the body (`data.topic`, `source.event`), each matched by a literal (equality) or an object of operators: $eq, $neq, $in, $nin, $gt, $gte, $lt, $lte, $exists, $prefix, $suffix, $contains; $and, $or, $not combine filters, and several keys must all match. A path through an array looks at each element, and an operator matches when any value reached satisfies it; a value of another type never matches. At most 2048 bytes of JSON and 8 levels deep. null: no filter (on PATCH, removes it; a PATCH with a filter replaces the whole filter). */
             filter?: {
                 [key: string]: unknown;
@@ -573,7 +677,7 @@ export interface components {
              * @description The `id` of every body sent
              */
             id: string;
-            /** @description The platform event that caused it (`tracking_id` is its x-zm-trackingid); null for tests and the service's own operational events */
+            /** @description The platform event that caused it (`tracking_id` is its x-zm-trackingid, `via` how the service learned of it: webhook, websocket or reconciliation); null for tests and the service's own operational events */
             source: {
                 [key: string]: unknown;
             } | null;
@@ -597,7 +701,7 @@ export interface components {
              * @description The `id` of every body sent
              */
             id: string;
-            /** @description The platform event that caused it (`tracking_id` is its x-zm-trackingid); null for tests and the service's own operational events */
+            /** @description The platform event that caused it (`tracking_id` is its x-zm-trackingid, `via` how the service learned of it: webhook, websocket or reconciliation); null for tests and the service's own operational events */
             source: {
                 [key: string]: unknown;
             } | null;
@@ -728,6 +832,11 @@ export interface components {
                 platform: "zoom";
                 /** @description The platform's x-zm-trackingid header (null when absent): quote it to the platform's support */
                 tracking_id?: string | null;
+                /**
+                 * @description How the service learned of the platform event: its webhook, its event socket, or reconciliation from its reports (docs/inbound-sources.md); absent on events stored before it was recorded
+                 * @enum {unknown}
+                 */
+                via?: "webhook" | "websocket" | "reconciliation";
             };
         };
         /**
@@ -844,6 +953,11 @@ export interface components {
                 platform: "zoom";
                 /** @description The platform's x-zm-trackingid header (null when absent): quote it to the platform's support */
                 tracking_id?: string | null;
+                /**
+                 * @description How the service learned of the platform event: its webhook, its event socket, or reconciliation from its reports (docs/inbound-sources.md); absent on events stored before it was recorded
+                 * @enum {unknown}
+                 */
+                via?: "webhook" | "websocket" | "reconciliation";
             };
         };
         InboundAckDto: {
@@ -909,6 +1023,11 @@ export interface components {
                 platform: "zoom";
                 /** @description The platform's x-zm-trackingid header (null when absent): quote it to the platform's support */
                 tracking_id?: string | null;
+                /**
+                 * @description How the service learned of the platform event: its webhook, its event socket, or reconciliation from its reports (docs/inbound-sources.md); absent on events stored before it was recorded
+                 * @enum {unknown}
+                 */
+                via?: "webhook" | "websocket" | "reconciliation";
             };
         };
         /**
@@ -967,6 +1086,11 @@ export interface components {
                 platform: "zoom";
                 /** @description The platform's x-zm-trackingid header (null when absent): quote it to the platform's support */
                 tracking_id?: string | null;
+                /**
+                 * @description How the service learned of the platform event: its webhook, its event socket, or reconciliation from its reports (docs/inbound-sources.md); absent on events stored before it was recorded
+                 * @enum {unknown}
+                 */
+                via?: "webhook" | "websocket" | "reconciliation";
             };
         };
         /**
@@ -1055,6 +1179,11 @@ export interface components {
                 platform: "zoom";
                 /** @description The platform's x-zm-trackingid header (null when absent): quote it to the platform's support */
                 tracking_id?: string | null;
+                /**
+                 * @description How the service learned of the platform event: its webhook, its event socket, or reconciliation from its reports (docs/inbound-sources.md); absent on events stored before it was recorded
+                 * @enum {unknown}
+                 */
+                via?: "webhook" | "websocket" | "reconciliation";
             };
         };
         /**
@@ -1115,6 +1244,11 @@ export interface components {
                 platform: "zoom";
                 /** @description The platform's x-zm-trackingid header (null when absent): quote it to the platform's support */
                 tracking_id?: string | null;
+                /**
+                 * @description How the service learned of the platform event: its webhook, its event socket, or reconciliation from its reports (docs/inbound-sources.md); absent on events stored before it was recorded
+                 * @enum {unknown}
+                 */
+                via?: "webhook" | "websocket" | "reconciliation";
             };
         };
         PortalLinkResponse: {
@@ -1125,6 +1259,72 @@ export interface components {
              * @description Opens the console signed in as the calling client, with at most webhooks:read and webhooks:write. The credential is in the fragment (after #), which browsers never send to a server or in a Referer; it stops working at expires_at.
              */
             url: string;
+        };
+        ReconciliationChecked: {
+            /** @description Meetings of the window the dashboard listed */
+            meetings: number;
+            /** @description Rows of their participant reports */
+            participants: number;
+            /** @description Recordings read */
+            recordings: number;
+            /** @description Webinars of the window the dashboard listed */
+            webinars: number;
+        };
+        ReconciliationError: {
+            message: string;
+            /** @description The source: meetings, webinars, meeting_participants, webinar_participants or recordings */
+            source: string;
+            /** @description The platform's status; null when it could not be reached */
+            status: number | null;
+        };
+        ReconciliationListResponse: {
+            data: components["schemas"]["ReconciliationResponse"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            next_cursor?: string | null;
+        };
+        ReconciliationResponse: {
+            /** @description What the platform reported */
+            checked: components["schemas"]["ReconciliationChecked"];
+            /** @description Platform events created, per event name */
+            created: {
+                [key: string]: number;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** @description Counted only, nothing created */
+            dry_run: boolean;
+            /** @description Sources skipped or failing */
+            errors: components["schemas"]["ReconciliationError"][];
+            /** Format: date-time */
+            finished_at: string | null;
+            /** Format: uuid */
+            id: string;
+            /** @description Platform events of the window the service had not received, per event name */
+            missing: {
+                [key: string]: number;
+            };
+            /**
+             * Format: date-time
+             * @description Start of the window (included)
+             */
+            since: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /**
+             * @description `partial`: a source the credentials may not read was skipped (see `errors`); `failed`: the platform could not be reached
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "partial" | "failed";
+            /**
+             * @description On demand (`manual`), the schedule, or after a gap of the platform socket
+             * @enum {string}
+             */
+            trigger: "manual" | "schedule" | "gap";
+            /**
+             * Format: date-time
+             * @description End of the window (excluded)
+             */
+            until: string;
         };
         ReplayDto: {
             /**
@@ -1173,7 +1373,7 @@ export interface components {
                 type: "nats";
             };
             /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, the operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the client's other webhooks), `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
-            events?: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "zoom.*") | unknown)[];
+            events?: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "zoom.*") | unknown)[];
             /** @description Only events whose notification body matches are delivered; the others create no delivery (nor count as missed for a replay). Keys are dotted paths into the body (`data.topic`, `source.event`), each matched by a literal (equality) or an object of operators: $eq, $neq, $in, $nin, $gt, $gte, $lt, $lte, $exists, $prefix, $suffix, $contains; $and, $or, $not combine filters, and several keys must all match. A path through an array looks at each element, and an operator matches when any value reached satisfies it; a value of another type never matches. At most 2048 bytes of JSON and 8 levels deep. null: no filter (on PATCH, removes it; a PATCH with a filter replaces the whole filter). */
             filter?: {
                 [key: string]: unknown;
@@ -1244,7 +1444,7 @@ export interface components {
              * @enum {string|null}
              */
             disabled_reason: "gone" | "failing" | null;
-            events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "zoom.*") | unknown)[];
+            events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "zoom.*") | unknown)[];
             /** @description The filter as it was set; null when every event of its kinds is delivered */
             filter: {
                 [key: string]: unknown;
@@ -1354,6 +1554,11 @@ export interface components {
                 platform: "zoom";
                 /** @description The platform's x-zm-trackingid header (null when absent): quote it to the platform's support */
                 tracking_id?: string | null;
+                /**
+                 * @description How the service learned of the platform event: its webhook, its event socket, or reconciliation from its reports (docs/inbound-sources.md); absent on events stored before it was recorded
+                 * @enum {unknown}
+                 */
+                via?: "webhook" | "websocket" | "reconciliation";
             };
         };
     };
@@ -1445,7 +1650,7 @@ export interface operations {
                 /** @description `next_cursor` of the previous page, as it was returned; omit for the first page */
                 cursor?: string;
                 /** @description Only this event kind (a platform event as `zoom.<event>`) */
-                event?: string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "webhook.test") | unknown;
+                event?: string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "webhook.test") | unknown;
                 /** @description Items per page */
                 limit?: number;
                 /** @description Only events published at or after this time (ISO 8601 UTC) */
@@ -1687,6 +1892,247 @@ export interface operations {
                 };
             };
             /** @description The body is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ReconciliationController_list: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page, as it was returned; omit for the first page */
+                cursor?: string;
+                /** @description Items per page */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationListResponse"];
+                };
+            };
+            /** @description A query parameter is malformed; `details` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or forged token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Token lacks scope bridge:admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request (headers or body) did not arrive within the server’s timeouts */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ReconciliationController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateReconciliationDto"];
+            };
+        };
+        responses: {
+            /** @description The run, queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationResponse"];
+                };
+            };
+            /** @description The body is malformed or the window cannot be served; `details` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or forged token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Token lacks scope bridge:admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request (headers or body) did not arrive within the server’s timeouts */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ReconciliationController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationResponse"];
+                };
+            };
+            /** @description The id is not a UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or forged token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Token lacks scope bridge:admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No run has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request (headers or body) did not arrive within the server’s timeouts */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2126,7 +2572,7 @@ export interface operations {
                 /** @description `next_cursor` of the previous page, as it was returned; omit for the first page */
                 cursor?: string;
                 /** @description Only this event kind (a platform event as `zoom.<event>`) */
-                event?: string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "webhook.test") | unknown;
+                event?: string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "webhook.test") | unknown;
                 /** @description Items per page */
                 limit?: number;
                 /** @description Only deliveries in this state */

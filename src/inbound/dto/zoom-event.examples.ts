@@ -213,6 +213,24 @@ const OTHER_NOTIFICATION_EXAMPLES: Record<string, object> = {
     },
     source: null,
   },
+  'bridge.reconciliation.completed': {
+    id: '0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b',
+    event: 'bridge.reconciliation.completed',
+    created_at: '2025-01-01T13:00:02.345Z',
+    data: {
+      id: '0190a1b2-0000-7e5f-8a6b-7c8d9e0f1a2b',
+      trigger: 'schedule',
+      since: '2024-12-31T10:30:00.000Z',
+      until: '2025-01-01T11:30:00.000Z',
+      status: 'succeeded',
+      created: {
+        'meeting.participant_joined': 12,
+        'meeting.participant_left': 12,
+        'meeting.ended': 1,
+      },
+    },
+    source: null,
+  },
 };
 
 /** A notification body of an event catalog entry (a kind, `webhook.test`, `zoom.*`, `bridge.*`). */

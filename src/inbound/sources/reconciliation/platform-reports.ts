@@ -1,0 +1,155 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MEETING_UUID_PARAM } from '../../../meetings/meeting-path-rules';
+import { ZoomApiError } from '../../../zoom/zoom-error';
+import { ZoomOperation } from '../../../zoom/zoom-operations';
+import { ZoomClient } from '../../../zoom/zoom.client';
+import { ReconcileRedis } from './reconcile-redis';
+
+/** The platform's report endpoints a run reads, one name each in a run's `errors`. */
+export const SOURCES = {
+  meetings: { method: 'GET', path: '/metrics/meetings' },
+  webinars: { method: 'GET', path: '/metrics/webinars' },
+  meeting_participants: { method: 'GET', path: '/metrics/meetings/{meetingId}/participants' },
+  webinar_participants: { method: 'GET', path: '/metrics/webinars/{webinarId}/participants' },
+  recordings: { method: 'GET', path: '/meetings/{meetingId}/recordings' },
+} as const satisfies Record<string, ZoomOperation>;
+export type SourceName = keyof typeof SOURCES;
+
+// Meeting and webinar UUIDs in these paths are encoded as passthrough encodes them (twice when
+// they begin with `/` or hold `//`).
+const PATH_RULES = { meetingId: MEETING_UUID_PARAM, webinarId: MEETING_UUID_PARAM };
+const PAGE_SIZE = 300;
+/** Attempts of one request the platform could not answer (unreachable, timeout, 5xx). */
+const ATTEMPTS = 3;
+const RETRY_BACKOFF_MS = 1000;
+/** 429s in a row on one request before the run gives up on the platform. */
+const MAX_RATE_LIMITED = 20;
+// A 403, or a 400/401 that says the account's plan or the app's scopes do not allow it.
+const REFUSAL_MESSAGE =
+  /scope|plan|permission|not allowed|not authori[sz]ed|access|feature|upgrade/i;
+
+/** The credentials may not read this source: recorded and skipped, the run ends `partial`. */
+export class SourceRefused extends Error {
+  constructor(
+    readonly source: SourceName,
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The platform could not be reached (or kept failing): the run ends `failed`. */
+export class PlatformUnreachable extends Error {
+  constructor(
+    readonly source: SourceName,
+    readonly status: number | null,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A meeting the platform no longer has a report of (404, 3001): nothing to reconcile. */
+export class ReportMissing extends Error {}
+
+function upstreamOf(error: ZoomApiError): { status: number; message: string } {
+  const upstream = error.extra.upstream;
+  return {
+    status: upstream?.status ?? error.getStatus(),
+    message: upstream?.message ?? error.message,
+  };
+}
+
+function retryAfterMs(error: ZoomApiError): number {
+  const seconds = Number(error.extra.headers?.['retry-after']);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.max(seconds * 1000, 100) : 1000;
+}
+
+/**
+ * Reads the platform's reports under reconciliation's own request budget (ReconcileRedis):
+ * every request waits for a slot of RECONCILE_MAX_RPS across the deployment, a 429 pauses every
+ * process for its `Retry-After`, and errors are sorted into refused sources, missing reports
+ * and an unreachable platform.
+ */
+export class PlatformReports {
+  /** Requests made (429s included), for the run's log line. */
+  requests = 0;
+
+  constructor(
+    private readonly zoom: ZoomClient,
+    private readonly budget: ReconcileRedis,
+    private readonly maxRps: number,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** Every row of every page of `list` (`meetings`, `participants`, …) of a paged report. */
+  async *rows(
+    source: SourceName,
+    list: string,
+    query: Record<string, string>,
+    params: Record<string, string> = {},
+  ): AsyncGenerator<Record<string, unknown>[]> {
+    let token = '';
+    do {
+      const search = new URLSearchParams({ ...query, page_size: String(PAGE_SIZE) });
+      if (token) search.set('next_page_token', token);
+      const body = await this.get(source, params, search.toString());
+      const rows = body[list];
+      yield Array.isArray(rows)
+        ? rows.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null)
+        : [];
+      token = typeof body.next_page_token === 'string' ? body.next_page_token : '';
+    } while (token);
+  }
+
+  /** One answer of `source`, as an object. */
+  async get(
+    source: SourceName,
+    params: Record<string, string>,
+    query = '',
+  ): Promise<Record<string, unknown>> {
+    let failures = 0;
+    let limited = 0;
+    for (;;) {
+      await this.slot();
+      this.requests++;
+      try {
+        const { body } = await this.zoom.call<Record<string, unknown>>(SOURCES[source], {
+          params,
+          pathRules: PATH_RULES,
+          query,
+        });
+        return typeof body === 'object' && body !== null ? body : {};
+      } catch (error) {
+        if (!(error instanceof ZoomApiError)) throw error;
+        const { status, message } = upstreamOf(error);
+        if (error.failure === 'not_configured')
+          throw new PlatformUnreachable(source, null, error.message);
+        if (status === 429 && ++limited <= MAX_RATE_LIMITED) {
+          await this.budget.pause(retryAfterMs(error));
+          continue;
+        }
+        if (status === 403 || ((status === 400 || status === 401) && REFUSAL_MESSAGE.test(message)))
+          throw new SourceRefused(source, status, message);
+        if (status === 404) throw new ReportMissing(message);
+        const transient = error.failure !== 'upstream' || status >= 500 || status === 429;
+        if (transient && ++failures < ATTEMPTS) {
+          await sleep(RETRY_BACKOFF_MS * failures, undefined, { signal: this.signal });
+          continue;
+        }
+        if (transient) throw new PlatformUnreachable(source, status, error.message);
+        throw new SourceRefused(source, status, message);
+      }
+    }
+  }
+
+  private async slot(): Promise<void> {
+    for (;;) {
+      this.signal.throwIfAborted();
+      const wait = await this.budget.take(this.maxRps);
+      if (wait === 0) return;
+      await sleep(wait, undefined, { signal: this.signal });
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Inject, Post, Query } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import { RequireScopes } from '../../../auth/scopes.decorator';
+import { ApiError } from '../../../common/api-error';
+import { decodeCursor, toPage } from '../../../common/cursor';
+import { ApiErrorResponse } from '../../../common/error-response';
+import { DEFAULT_PAGE_LIMIT } from '../../../common/page-query';
+import { UuidParam } from '../../../common/uuid-param';
+import { APP_CONFIG } from '../../../config/config.module';
+import { AppConfig } from '../../../config/config.types';
+import {
+  CreateReconciliationDto,
+  ListReconciliationsQuery,
+  ReconciliationListResponse,
+  ReconciliationResponse,
+  runResponse,
+} from './dto/reconciliation.dto';
+import { ReconciliationStore } from './reconciliation.store';
+
+const DAY_MS = 86_400_000;
+/** The longest window one run covers: the platform's dashboard reports a month at once. */
+const MAX_WINDOW_DAYS = 31;
+
+/**
+ * /api/reconciliations (bridge:admin, docs/reconciliation.md): start a run on demand, and see
+ * every run (scheduled, after a socket gap, on demand). The runner of a worker process runs it.
+ */
+@ApiTags('reconciliations')
+@Controller('api/reconciliations')
+export class ReconciliationController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly store: ReconciliationStore,
+  ) {}
+
+  @Post()
+  @HttpCode(HttpStatus.ACCEPTED)
+  @RequireScopes('bridge:admin')
+  @ApiOperation({
+    summary: 'Reconcile a window with the platform’s reports',
+    description:
+      'Queues a run that asks the platform which meetings, webinars, participants and ' +
+      'recordings the window had, and creates the platform events the service never received ' +
+      '(delivered with `source.via: "reconciliation"`); with `dry_run` it only counts them. ' +
+      'Runs go one at a time; poll GET /api/reconciliations/{id}.',
+  })
+  @ApiAcceptedResponse({ type: ReconciliationResponse, description: 'The run, queued' })
+  @ApiErrorResponse(400, {
+    description: 'The body is malformed or the window cannot be served; `details` names the field',
+    example: {
+      message: 'since must be within the last 30 days (RETENTION_DAYS)',
+      details: [
+        { field: 'since', message: 'since must be within the last 30 days (RETENTION_DAYS)' },
+      ],
+    },
+  })
+  async create(@Body() body: CreateReconciliationDto): Promise<ReconciliationResponse> {
+    const now = Date.now();
+    const since = new Date(body.since);
+    const until = body.until === undefined ? new Date(now) : new Date(body.until);
+    const days = this.config.retention.days;
+    const problem = (field: string, message: string) => ApiError.validation([{ field, message }]);
+    if (since.getTime() < now - days * DAY_MS)
+      throw problem('since', `since must be within the last ${days} days (RETENTION_DAYS)`);
+    if (until.getTime() > now) throw problem('until', 'until must not be in the future');
+    if (until <= since) throw problem('until', 'until must be later than since');
+    if (until.getTime() - since.getTime() > MAX_WINDOW_DAYS * DAY_MS)
+      throw problem('until', `until must be at most ${MAX_WINDOW_DAYS} days after since`);
+    return runResponse(await this.store.create('manual', since, until, body.dry_run ?? false));
+  }
+
+  @Get()
+  @RequireScopes('bridge:admin')
+  @ApiOperation({ summary: 'List reconciliation runs, newest first' })
+  @ApiOkResponse({ type: ReconciliationListResponse })
+  @ApiErrorResponse(400, {
+    description: 'A query parameter is malformed; `details` names it',
+    example: {
+      message: 'cursor is not a valid page cursor',
+      details: [{ field: 'cursor', message: 'cursor is not a valid page cursor' }],
+    },
+  })
+  async list(@Query() query: ListReconciliationsQuery): Promise<ReconciliationListResponse> {
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const runs = await this.store.list(decodeCursor(query.cursor), limit);
+    return toPage(runs, limit, runResponse);
+  }
+
+  @Get(':id')
+  @RequireScopes('bridge:admin')
+  @ApiOperation({ summary: 'Get one reconciliation run' })
+  @ApiParam({ name: 'id', format: 'uuid', description: 'The run' })
+  @ApiOkResponse({ type: ReconciliationResponse })
+  @ApiErrorResponse(400, {
+    description: 'The id is not a UUID',
+    example: {
+      message: 'id must be a UUID',
+      details: [{ field: 'id', message: 'id must be a UUID' }],
+    },
+  })
+  @ApiErrorResponse(404, {
+    description: 'No run has this id',
+    example: { message: 'Reconciliation run not found' },
+  })
+  async get(@UuidParam('id') id: string): Promise<ReconciliationResponse> {
+    const run = await this.store.get(id);
+    if (run === null) throw new ApiError(HttpStatus.NOT_FOUND, 'Reconciliation run not found');
+    return runResponse(run);
+  }
+}
