@@ -36,7 +36,8 @@ export class AuthController {
       'Authenticate with HTTP Basic (client_id:client_secret) or client_id and client_secret ' +
       'in the form body. Errors follow RFC 6749 §5.2: `error` is the OAuth error code.',
   })
-  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  // RFC 6749 §4.4.2: the form body, which generated clients then send as a form.
+  @ApiConsumes('application/x-www-form-urlencoded')
   @ApiBody({
     schema: {
       type: 'object',

@@ -1,6 +1,5 @@
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { ApiError } from './api-error';
-import { UUID_PATTERN } from './uuid-param';
 
 /** Position after the last row of a page ordered by (created_at DESC, id DESC); created_at columns are timestamptz(3) so the millisecond ISO string is exact. */
 export interface Cursor {
@@ -8,38 +7,28 @@ export interface Cursor {
   id: string;
 }
 
-export function encodeCursor(row: { createdAt: Date; id: string }): string {
-  return Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString('base64url');
-}
+/**
+ * `<created_at in ms since the epoch>_<id>`: a form a regular expression states whole
+ * (PAGE_CURSOR_PATTERN, in the document), so that every cursor the pattern admits is one the
+ * service takes. Up to 14 digits: from 1970 to year 5138, each a time PostgreSQL stores.
+ */
+const CURSOR =
+  /^([0-9]{1,14})_([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 
-// Only what encodeCursor writes for a time PostgreSQL can store: four digits of year from 0001
-// (toISOString also writes year 0000, "-000001-…" and "+275760-…", which PostgreSQL refuses
-// with an error, a 500), and a date that exists (Date.parse rolls 02-30 over into March).
-const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-export function isStorableIsoTime(value: string): boolean {
-  if (!ISO_MILLIS.test(value) || value.startsWith('0000')) return false;
-  const time = Date.parse(value);
-  return !Number.isNaN(time) && new Date(time).toISOString() === value;
+/** The cursor's pattern as the document states it; an empty cursor is the first page. */
+export const PAGE_CURSOR_PATTERN = `^(${CURSOR.source.slice(1, -1)})?$`;
+
+export function encodeCursor(row: { createdAt: Date; id: string }): string {
+  return `${row.createdAt.getTime()}_${row.id}`;
 }
 
 export function decodeCursor(value: string | undefined): Cursor | null {
   if (value === undefined || value === '') return null;
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-    if (
-      Array.isArray(parsed) &&
-      parsed.length === 2 &&
-      typeof parsed[0] === 'string' &&
-      isStorableIsoTime(parsed[0]) &&
-      typeof parsed[1] === 'string' &&
-      UUID_PATTERN.test(parsed[1])
-    ) {
-      return { createdAt: parsed[0], id: parsed[1] };
-    }
-  } catch {
-    // fall through to the 400 below
+  const match = CURSOR.exec(value);
+  if (!match) {
+    throw ApiError.validation([{ field: 'cursor', message: 'cursor is not a valid page cursor' }]);
   }
-  throw ApiError.validation([{ field: 'cursor', message: 'cursor is not a valid page cursor' }]);
+  return { createdAt: new Date(Number(match[1])).toISOString(), id: match[2].toLowerCase() };
 }
 
 /**

@@ -21,7 +21,7 @@ describe('toOpenApi30', () => {
       properties: {
         kind: { enum: ['job.started'] },
         id: { type: 'string', nullable: true, description: 'd' },
-        none: { nullable: true, enum: [null] },
+        none: { nullable: true, type: 'object', enum: [null] },
         list: { type: 'array', items: { type: 'integer', nullable: true } },
         open: { type: 'object', additionalProperties: { enum: [1] } },
       },

@@ -22,7 +22,9 @@ export function toOpenApi30(schema: JsonSchema): JsonSchema {
       const types = (Array.isArray(value) ? value : [value]).filter((t) => t !== 'null');
       out.nullable = true;
       if (types.length === 1) out.type = types[0];
-      else if (types.length === 0) out.enum = [null];
+      // 3.0 has no null type and wants one beside `nullable` (linters refuse it alone): a
+      // value that is always null is a nullable object whose one value is null.
+      else if (types.length === 0) Object.assign(out, { type: 'object', enum: [null] });
       else throw new Error(`toOpenApi30: type ${JSON.stringify(value)} has no 3.0 form`);
     } else if (keyword === 'properties' && isSchema(value)) {
       out[keyword] = Object.fromEntries(

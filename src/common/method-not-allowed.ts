@@ -4,18 +4,27 @@ import { ApiError } from './api-error';
 
 /** What Express's router (v5) keeps of each route: enough to ask which methods a path has. */
 interface RouterLayer {
-  route?: { _methods(includeAll?: boolean): string[] };
+  route?: { path: string; _methods(includeAll?: boolean): string[] };
   match(path: string): unknown;
 }
 
-/** The methods the app serves `path` with (HEAD beside GET), from the router's own routes. */
-export function allowedMethods(req: Request): string[] {
+/** A route's template with its parameters unnamed: `/meetings/:meetingId` → `/meetings/:`. */
+const shapeOf = (template: string) => template.replace(/:\w+/g, ':');
+
+/**
+ * The methods the app serves `path` with (HEAD beside GET), from the router's own routes: those
+ * of the first template that matches it, as the document lists them. Routes are registered
+ * literal segments first, so `/api/users/summary` is that template's, not `/api/users/:userId`'s.
+ */
+export function allowedMethods(req: Request, path = req.path): string[] {
   const router = (req.app as unknown as { router?: { stack: RouterLayer[] } }).router;
   const methods = new Set<string>();
+  let shape: string | undefined;
   for (const layer of router?.stack ?? []) {
-    if (layer.route && layer.match(req.path)) {
-      for (const method of layer.route._methods(false)) methods.add(method);
-    }
+    if (!layer.route || !layer.match(path)) continue;
+    shape ??= shapeOf(layer.route.path);
+    if (shapeOf(layer.route.path) !== shape) continue;
+    for (const method of layer.route._methods(false)) methods.add(method);
   }
   return [...methods].sort();
 }

@@ -137,8 +137,9 @@ function addTransportAnswers(operation: OperationObject, path: string): void {
 /**
  * Makes the built document exact (SPEC §16): the bodies of the service's own routes refuse
  * fields they do not list (the validation pipe forbids them), class-level rules are added,
- * nullable enums list null, 64-bit integers carry their bound, and every operation documents
- * the answers the HTTP server and body parsers give before it runs.
+ * nullable enums list null, 64-bit integers carry their bound, public routes say so
+ * (`security: []`), and every operation documents the answers the HTTP server and body parsers
+ * give before it runs.
  */
 export function makeDocumentExact(document: OpenAPIObject): void {
   const schemas = (document.components?.schemas ?? {}) as Schemas;
@@ -152,6 +153,9 @@ export function makeDocumentExact(document: OpenAPIObject): void {
       : undefined;
     if (name && schemas[name]) schemas[name].additionalProperties = false;
     addTransportAnswers(operation, path);
+    // A route takes a token exactly when it has RequireScopes, which documents its security:
+    // the others (health, the platform's events, the token endpoint) say they are public.
+    operation.security ??= [];
     walk(operation.parameters, (s) => boundInt64(s));
     walk(content, (s) => boundInt64(s));
   }

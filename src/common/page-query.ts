@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
+import { PAGE_CURSOR_PATTERN } from './cursor';
 import { Satisfies } from './field-rule';
 
 export const DEFAULT_PAGE_LIMIT = 50;
@@ -32,12 +33,19 @@ export function PageLimit(): PropertyDecorator {
 }
 
 /** `cursor` of a cursor-paginated list: the `next_cursor` of the previous page, opaque. */
+/** The document's format name of `cursor`. */
+export const PAGE_CURSOR_FORMAT = 'page-cursor';
+
 export function PageCursor(): PropertyDecorator {
   return applyDecorators(
     // No example: Swagger UI's "Try it out" would send it and so skip the first page.
     ApiPropertyOptional({
       description:
-        '`next_cursor` of the previous page, as it was returned; omit for the first page',
+        '`next_cursor` of the previous page, as it was returned; omit for the first page. ' +
+        'Any other value is refused (400).',
+      // Its own format name, and a pattern such that every cursor it admits is taken.
+      format: PAGE_CURSOR_FORMAT,
+      pattern: PAGE_CURSOR_PATTERN,
     }),
     Satisfies((value, field) => (typeof value === 'string' ? null : `${field} must be a string`), {
       optional: true,

@@ -3,6 +3,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { getSchemaPath } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from './api-error';
+import { allowedMethods } from './method-not-allowed';
 import { ErrorResponse, errorBody } from './error-response';
 import { quote } from './field-rule';
 
@@ -81,7 +82,13 @@ const hasBody = (req: Request): boolean =>
 export const requireJsonBody =
   (readsOwnBody: (req: Request) => boolean) =>
   (req: Request, _res: Response, next: NextFunction): void => {
-    if (hasBody(req) && !req.is('application/json') && !readsOwnBody(req)) {
+    // A method the path does not serve is its 405 (method-not-allowed.ts), whatever the body.
+    if (
+      hasBody(req) &&
+      !req.is('application/json') &&
+      !readsOwnBody(req) &&
+      allowedMethods(req, req.originalUrl.split('?')[0]).includes(req.method)
+    ) {
       const sent = req.headers['content-type'];
       next(
         new ApiError(

@@ -10,6 +10,8 @@ import type { AuthenticatedClient } from '../auth/auth.types';
 import { CurrentClient, RequireScopes } from '../auth/scopes.decorator';
 import { ApiErrorResponse } from '../common/error-response';
 import { UuidParam } from '../common/uuid-param';
+import { ApiNotificationCallbacks } from '../webhooks/notification-callbacks';
+import { TEST_EVENT } from '../webhooks/subscription-events';
 import { DeliveryControlService } from './delivery-control.service';
 import { DeliveryLogService } from './delivery-log.service';
 import { ReplayDto, ReplayResponse } from './dto/replay.dto';
@@ -54,6 +56,7 @@ export class DeliveriesController {
       'retried like any other delivery. Follow it in the delivery log.',
   })
   @ApiAcceptedResponse({ type: DeliveryResponse, description: 'The delivery it queued' })
+  @ApiNotificationCallbacks(TEST_EVENT)
   @ApiErrorResponse(409, {
     description: 'The webhook is inactive',
     example: {

@@ -36,7 +36,10 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @ApiOperation({ summary: 'Liveness: the process is up' })
+  @ApiOperation({
+    summary: 'Liveness: the process is up',
+    description: 'Answers 200 while the process runs, whatever its dependencies: restart it if not.',
+  })
   @ApiOkResponse({ schema: { example: { status: 'ok' } } })
   live(): { status: 'ok' } {
     return { status: 'ok' };

@@ -10,7 +10,6 @@ import {
 } from '@nestjs/common';
 import {
   ApiBody,
-  ApiCallbacks,
   ApiExtraModels,
   ApiHeader,
   ApiOkResponse,
@@ -23,18 +22,14 @@ import type { IncomingMessage } from 'node:http';
 import { ApiErrorResponse } from '../common/error-response';
 import { recordSpan } from '../common/request-record';
 import { Tracing } from '../telemetry/tracing';
-import { SUBSCRIPTION_EVENTS } from '../webhooks/subscription-events';
+import { ApiNotificationCallbacks } from '../webhooks/notification-callbacks';
+import { ALL_PLATFORM_EVENTS, SUBSCRIPTION_EVENTS } from '../webhooks/subscription-events';
 import {
   ZOOM_SIGNATURE_HEADER,
   ZOOM_TIMESTAMP_HEADER,
   signZoomRequest,
 } from '../zoom/webhook-signature';
-import {
-  InboundAckDto,
-  UrlValidationAnswerDto,
-  ZoomEventDto,
-  notificationSchemaName,
-} from './dto/zoom-event.dto';
+import { InboundAckDto, UrlValidationAnswerDto, ZoomEventDto } from './dto/zoom-event.dto';
 import { PLATFORM_EVENT_EXAMPLES } from './dto/zoom-event.examples';
 import { EVENT_MAPPING } from './event-mapping';
 import { InboundAck, InboundService, UrlValidationAnswer } from './inbound.service';
@@ -148,16 +143,9 @@ export class InboundController {
       'database down': { message: 'Events cannot be stored right now; the platform will retry' },
     },
   })
-  @ApiCallbacks(
-    ...SUBSCRIPTION_EVENTS.map((kind) => ({
-      name: kind,
-      callbackUrl: '{subscribed webhook url}',
-      method: 'post',
-      // The event catalog's schema, added to the document by addNotificationSchemas.
-      requestBody: { type: notificationSchemaName(kind) },
-      expectedResponse: { status: 200, description: 'any 2xx within DELIVERY_TIMEOUT_MS' },
-    })),
-  )
+  // What a webhook subscribed to them then receives; bridge.* and webhook.test are documented
+  // on the routes that cause them.
+  @ApiNotificationCallbacks(...SUBSCRIPTION_EVENTS, ALL_PLATFORM_EVENTS)
   async receive(@Req() req: RawBodyRequest<Request>): Promise<UrlValidationAnswer | InboundAck> {
     const raw = Buffer.isBuffer(req.body) ? req.body : (req.rawBody ?? Buffer.alloc(0));
     // Compressed bodies come this way (src/inbound/zoom-events.route.ts): the same root span.

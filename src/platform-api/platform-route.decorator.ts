@@ -13,7 +13,7 @@ import { RequireScopes } from '../auth/scopes.decorator';
 import { ApiUpstreamErrors } from '../common/upstream';
 import { PathRules } from './path-rules';
 import { PlatformOperation, expressPath, scopeOf } from './platform-operations';
-import { lenientPathSchema } from './schema-leniency';
+import { lenientPathSchema, lenientSchema } from './schema-leniency';
 
 const asSchema = (schema: object): SchemaObject => schema as SchemaObject;
 
@@ -53,7 +53,8 @@ export function PlatformRoute(op: PlatformOperation, pathRules: PathRules): Meth
           name: p.name,
           required: p.required,
           description: p.description,
-          schema: asSchema(p.schema),
+          // As validated: what the service refuses, no more (SPEC §6's leniencies).
+          schema: asSchema(lenientSchema(p.schema)),
         });
       }
       const documented = pathRules[p.name]?.document;
@@ -78,7 +79,7 @@ export function PlatformRoute(op: PlatformOperation, pathRules: PathRules): Meth
     ...(op.body
       ? [
           ApiConsumes(op.body.contentType),
-          ApiBody({ required: op.body.required, schema: asSchema(op.body.schema) }),
+          ApiBody({ required: op.body.required, schema: asSchema(lenientSchema(op.body.schema)) }),
         ]
       : []),
     ...Object.entries(op.responses).map(([status, description]) =>

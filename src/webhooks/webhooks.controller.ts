@@ -25,6 +25,8 @@ import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { ListWebhooksQuery } from './dto/list-webhooks.query';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
+import { ApiNotificationCallbacks } from './notification-callbacks';
+import { OPERATIONAL_EVENTS } from './subscription-events';
 import { WebhooksService } from './webhooks.service';
 
 /** One bad field, as the validation answers it. */
@@ -83,6 +85,8 @@ export class WebhooksController {
       'notification (`x-service-signature`) and is never returned.',
   })
   @ApiCreatedResponse({ description: 'The new webhook', type: WebhookResponse })
+  // The service's own events, which a webhook receives only if it subscribes to them.
+  @ApiNotificationCallbacks(...OPERATIONAL_EVENTS)
   @badBody(BAD_FIELDS)
   @ApiErrorResponse(409, {
     description: 'The client holds WEBHOOKS_PER_CLIENT webhooks already',
@@ -114,7 +118,10 @@ export class WebhooksController {
 
   @Get(':id')
   @RequireScopes('webhooks:read')
-  @ApiOperation({ summary: 'Get one webhook' })
+  @ApiOperation({
+    summary: 'Get one webhook',
+    description: 'One webhook of the calling client; another client’s is 404, as a missing one.',
+  })
   @OWNED_WEBHOOK
   @ApiOkResponse({ description: 'The webhook', type: WebhookResponse })
   @BAD_ID

@@ -149,7 +149,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one webhook */
+        /**
+         * Get one webhook
+         * @description One webhook of the calling client; another client’s is 404, as a missing one.
+         */
         get: operations["WebhooksController_get"];
         put?: never;
         post?: never;
@@ -274,7 +277,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process is up */
+        /**
+         * Liveness: the process is up
+         * @description Answers 200 while the process runs, whatever its dependencies: restart it if not.
+         */
         get: operations["HealthController_live"];
         put?: never;
         post?: never;
@@ -373,9 +379,9 @@ export interface components {
             id: string;
             /**
              * @description Always null: the service itself caused it, not a platform event
-             * @enum {unknown|null}
+             * @enum {object|null}
              */
-            source: null;
+            source: never | null;
         };
         /**
          * bridge.reconciliation.completed notification
@@ -471,9 +477,9 @@ export interface components {
             id: string;
             /**
              * @description Always null: the service itself caused it, not a platform event
-             * @enum {unknown|null}
+             * @enum {object|null}
              */
-            source: null;
+            source: never | null;
         };
         CreatePortalLinkDto: {
             /**
@@ -537,7 +543,17 @@ export interface components {
              * @description Receiver of the notifications, for an http destination (the default), where it is required: an absolute http or https URL. Refused when its host is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Refused with a broker destination. Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
              */
             url?: string;
-        };
+        } & ({
+            destination?: {
+                /** @enum {unknown} */
+                type?: "http";
+            };
+        } | {
+            destination: {
+                /** @enum {unknown} */
+                type?: "rabbitmq" | "nats";
+            };
+        });
         DeliveryAttemptResponse: {
             /** @description 1 for the first attempt, 2 for the first retry, … */
             attempt: number;
@@ -1332,7 +1348,10 @@ export interface components {
              * @default false
              */
             missed?: boolean;
-            /** @description Start of the window (included): deliveries created, and with `missed` events published, at or after it. At most RETENTION_DAYS ago. */
+            /**
+             * Format: date-time
+             * @description Start of the window (included): deliveries created, and with `missed` events published, at or after it. At most RETENTION_DAYS ago.
+             */
             since: string;
             /**
              * @description Which deliveries of the window to send again
@@ -1340,7 +1359,10 @@ export interface components {
              * @enum {string}
              */
             status?: "failed" | "succeeded";
-            /** @description End of the window (excluded); default now */
+            /**
+             * Format: date-time
+             * @description End of the window (excluded); default now
+             */
             until?: string;
         };
         ReplayResponse: {
@@ -1505,9 +1527,9 @@ export interface components {
             id: string;
             /**
              * @description Always null: no platform event caused it
-             * @enum {unknown|null}
+             * @enum {object|null}
              */
-            source: null;
+            source: never | null;
         };
         ZoomEventDto: {
             /** @description recording events only; a credential: kept only encrypted (for the download links of an event-only deployment, until it expires), never forwarded */
@@ -1647,7 +1669,7 @@ export interface operations {
     EventsController_list: {
         parameters: {
             query?: {
-                /** @description `next_cursor` of the previous page, as it was returned; omit for the first page */
+                /** @description `next_cursor` of the previous page, as it was returned; omit for the first page. Any other value is refused (400). */
                 cursor?: string;
                 /** @description Only this event kind (a platform event as `zoom.<event>`) */
                 event?: string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "webhook.test") | unknown;
@@ -2146,7 +2168,7 @@ export interface operations {
     WebhooksController_list: {
         parameters: {
             query?: {
-                /** @description `next_cursor` of the previous page, as it was returned; omit for the first page */
+                /** @description `next_cursor` of the previous page, as it was returned; omit for the first page. Any other value is refused (400). */
                 cursor?: string;
                 /** @description Items per page */
                 limit?: number;
@@ -2569,7 +2591,7 @@ export interface operations {
     DeliveriesController_list: {
         parameters: {
             query?: {
-                /** @description `next_cursor` of the previous page, as it was returned; omit for the first page */
+                /** @description `next_cursor` of the previous page, as it was returned; omit for the first page. Any other value is refused (400). */
                 cursor?: string;
                 /** @description Only this event kind (a platform event as `zoom.<event>`) */
                 event?: string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "webhook.test") | unknown;
@@ -3173,14 +3195,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    client_id?: string;
-                    client_secret?: string;
-                    /** @enum {string} */
-                    grant_type: "client_credentials";
-                    /** @description space-separated subset of the client scopes */
-                    scope?: string;
-                };
                 "application/x-www-form-urlencoded": {
                     client_id?: string;
                     client_secret?: string;

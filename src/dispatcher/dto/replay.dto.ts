@@ -6,7 +6,12 @@ const REPLAY_STATUSES = ['failed', 'succeeded'] as const;
 
 // An ISO 8601 UTC timestamp with Z, the wire format of every date of the API (also the event
 // lookup's since and until).
-const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?Z$/;
+// [0-9], not \d: the document's pattern must mean the same in every engine (in Python's, \d
+// matches any Unicode digit).
+const UTC_TIMESTAMP = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?Z$/;
+
+/** How the document states timestampRule: a date-time, in UTC with Z (an offset is refused). */
+export const TIMESTAMP_SCHEMA = { format: 'date-time', pattern: UTC_TIMESTAMP.source } as const;
 
 export const timestampRule: FieldRule = (value, field) =>
   typeof value === 'string' && UTC_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value))
@@ -31,6 +36,7 @@ export class ReplayDto {
       'Start of the window (included): deliveries created, and with `missed` events ' +
       'published, at or after it. At most RETENTION_DAYS ago.',
     example: '2026-01-01T09:00:00Z',
+    ...TIMESTAMP_SCHEMA,
   })
   @DatedExample(-2 * 60 * 60 * 1000)
   @Satisfies(requiredTimestamp)
@@ -39,6 +45,7 @@ export class ReplayDto {
   @ApiPropertyOptional({
     description: 'End of the window (excluded); default now',
     example: '2026-01-01T12:00:00Z',
+    ...TIMESTAMP_SCHEMA,
   })
   @DatedExample(-60 * 60 * 1000)
   @Satisfies(timestampRule, { optional: true })

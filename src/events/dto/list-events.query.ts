@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { FieldRule, Satisfies } from '../../common/field-rule';
 import { PageCursor, PageLimit } from '../../common/page-query';
 import { EventKindFilter } from '../../dispatcher/dto/list-deliveries.query';
-import { timestampRule } from '../../dispatcher/dto/replay.dto';
+import { TIMESTAMP_SCHEMA, timestampRule } from '../../dispatcher/dto/replay.dto';
 
 /** As the platform sends x-zm-trackingid: printable ASCII, at most 255 characters. */
 export const TRACKING_ID_PATTERN = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
@@ -31,7 +31,7 @@ export class ListEventsQuery {
   @ApiPropertyOptional({
     description: 'Only events published at or after this time (ISO 8601 UTC)',
     example: '2026-01-01T09:00:00Z',
-    format: 'date-time',
+    ...TIMESTAMP_SCHEMA,
   })
   @Satisfies(timestampRule, { optional: true })
   since?: string;
@@ -39,7 +39,7 @@ export class ListEventsQuery {
   @ApiPropertyOptional({
     description: 'Only events published before this time (ISO 8601 UTC)',
     example: '2026-01-01T12:00:00Z',
-    format: 'date-time',
+    ...TIMESTAMP_SCHEMA,
   })
   @Satisfies(timestampRule, { optional: true })
   until?: string;

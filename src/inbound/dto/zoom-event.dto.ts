@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional, OpenAPIObject } from '@nestjs/swagger
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { toOpenApi30 } from '../../common/json-schema';
 import { EVENT_TYPES } from '../../webhooks/event-catalog';
+import { notificationSchemaName } from '../../webhooks/notification-callbacks';
 import { catalogExample } from './zoom-event.examples';
 
 /** The platform's webhook envelope (documentation only: the body is verified raw, then parsed). */
@@ -49,16 +50,6 @@ export class InboundAckDto {
   })
   status: 'accepted' | 'duplicate';
 }
-
-const pascal = (name: string) =>
-  name
-    .split(/[._]/)
-    .map((w) => w[0].toUpperCase() + w.slice(1))
-    .join('');
-
-/** Swagger's name of an event catalog entry's body: JobStartedNotification, ZoomNotification. */
-export const notificationSchemaName = (name: string): string =>
-  `${pascal(name.replace(/\.\*$/, ''))}Notification`;
 
 /**
  * The event catalog's schemas (GET /api/event-types) as Swagger components, each with an
