@@ -6,6 +6,7 @@ import { AppConfig } from '../config/config.types';
 import { query } from '../database/query';
 import { OperationalEvent } from '../webhooks/subscription-events';
 import { DeliveryRef } from './delivery.store';
+import { filterMatches } from './fan-out-filter';
 
 /** An operational event about one webhook, ready to store (body already serialised). */
 export interface NewOperationalEvent {
@@ -46,13 +47,15 @@ export abstract class OperationalEventStore {
   abstract fanOut(event: NewOperationalEvent): Promise<DeliveryRef[]>;
 }
 
-// The owner's other active webhooks subscribed to the kind (webhooks_active_events_idx), read
-// once for both inserts; an API client no longer in AUTH_CLIENTS ($8) gets nothing (SPEC §9).
+// The owner's other active webhooks subscribed to the kind (webhooks_active_events_idx) whose
+// filter takes the body ($6, the notification body as delivered), read once for both inserts;
+// an API client no longer in AUTH_CLIENTS ($8) gets nothing (docs/api.md).
 const FAN_OUT_SQL = `
   WITH targets AS (
     SELECT w.id FROM webhooks w JOIN webhooks about ON about.id = $1
     WHERE w.active AND w.events @> ARRAY[$3]::text[] AND w.owner_client_id = about.owner_client_id
       AND w.id <> about.id AND w.owner_client_id = ANY($8::text[])
+      AND ${filterMatches('w', '$6::jsonb')}
   ),
   ev AS (
     INSERT INTO events (id, kind, data, source, created_at, body)
