@@ -6,10 +6,31 @@ const REPLAY_STATUSES = ['failed', 'succeeded'] as const;
 
 // An ISO 8601 UTC timestamp with Z, the wire format of every date of the API (also the event
 // lookup's since and until).
-const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?Z$/;
+const UTC_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,6})?)?Z$/;
+
+/**
+ * Whether the fields name a time that exists: Date.parse rolls 2026-02-30 over into March 2
+ * and 24:00 into the next day, so each field is read back from the date it made.
+ */
+function isRealTime(value: string): boolean {
+  const match = UTC_TIMESTAMP.exec(value);
+  if (match === null) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map((f) => Number(f ?? 0));
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second);
+  return (
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second
+  );
+}
 
 export const timestampRule: FieldRule = (value, field) =>
-  typeof value === 'string' && UTC_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value))
+  typeof value === 'string' && isRealTime(value)
     ? null
     : `${field} must be an ISO 8601 UTC timestamp such as 2026-01-01T09:30:00Z`;
 
