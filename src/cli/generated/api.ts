@@ -412,7 +412,7 @@ export interface components {
             filter?: {
                 [key: string]: unknown;
             } | null;
-            /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens (case-insensitive, each once) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent and any beginning x-service- or webhook-; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
+            /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens of at most 256 characters (case-insensitive, each once) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent, any beginning x-service- or webhook-, and the connection and framing headers keep-alive, proxy-connection, te, trailer, upgrade, expect, content-encoding, http2-settings; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
             headers?: {
                 [key: string]: string;
             } | null;
@@ -1178,7 +1178,7 @@ export interface components {
             filter?: {
                 [key: string]: unknown;
             } | null;
-            /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens (case-insensitive, each once) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent and any beginning x-service- or webhook-; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
+            /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens of at most 256 characters (case-insensitive, each once) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent, any beginning x-service- or webhook-, and the connection and framing headers keep-alive, proxy-connection, te, trailer, upgrade, expect, content-encoding, http2-settings; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
             headers?: {
                 [key: string]: string;
             } | null;
@@ -1437,6 +1437,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     EventsController_list: {
@@ -1523,6 +1534,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     EventsController_get: {
@@ -1602,6 +1624,17 @@ export interface operations {
             /** @description A body was sent that is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1695,6 +1728,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     WebhooksController_list: {
@@ -1768,6 +1812,17 @@ export interface operations {
             /** @description A body was sent that is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1861,6 +1916,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     WebhooksController_get: {
@@ -1940,6 +2006,17 @@ export interface operations {
             /** @description A body was sent that is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2029,6 +2106,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     WebhooksController_update: {
@@ -2112,6 +2200,17 @@ export interface operations {
             /** @description The body is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2212,6 +2311,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     DeliveriesController_get: {
@@ -2292,6 +2402,17 @@ export interface operations {
             /** @description A body was sent that is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2388,6 +2509,17 @@ export interface operations {
             /** @description A body was sent that is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2493,6 +2625,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     DeliveriesController_test: {
@@ -2591,6 +2734,17 @@ export interface operations {
             /** @description Ten tests were sent to this webhook in the last 60 s; `Retry-After` says in how many seconds a slot frees */
             429: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2791,7 +2945,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body’s Content-Encoding is not one the service reads */
+            /** @description The body is neither a form (application/x-www-form-urlencoded) nor JSON, or has no Content-Type */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2802,6 +2956,17 @@ export interface operations {
             };
             /** @description More than 9 failed authentications from this address for this client_id, or 49 for any client ids, within 60 s; see the Retry-After header (seconds) */
             429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
                 headers: {
                     /** @description seconds to wait */
                     "Retry-After"?: number;
