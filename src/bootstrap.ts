@@ -10,6 +10,7 @@ import {
   answerBodyParserErrors,
   documentJsonBodies,
   requireJsonBody,
+  requireTokenBody,
 } from './common/request-body';
 import { limitJsonDepth } from './common/json-depth';
 import { answerPreciseNumbers } from './common/precise-answers';
@@ -142,6 +143,7 @@ export async function createApp(
     '/api',
     requireJsonBody((req) => isMultipartUpload(req.method, req.originalUrl)),
   );
+  app.use('/oauth/token', requireTokenBody);
   app.useBodyParser('json', { limit: BODY_LIMIT_BYTES });
   // The token endpoint also takes the form body of RFC 6749.
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT_BYTES, extended: false });

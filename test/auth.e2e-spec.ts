@@ -7,6 +7,7 @@ import {
 } from '../src/auth/auth-failure-limiter';
 import { SCOPES } from '../src/config/config.types';
 import { Json, request } from './support/http';
+import { rawExchange } from './support/raw-http';
 import { apiRoutes, concretePath } from './support/routes';
 import { CLIENTS, TestApp, startTestApp } from './support/test-app';
 
@@ -144,6 +145,32 @@ describe('the service’s own authentication', () => {
         },
       });
       expect(json.status).toBe(200);
+    });
+
+    it('answers a body that is neither a form nor JSON (or has no Content-Type) 415, naming the form type', async () => {
+      const json = JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: CLIENTS.alpha.client_id,
+        client_secret: CLIENTS.alpha.client_secret,
+      });
+      const host = new URL(t.baseUrl).host;
+      const untyped = await rawExchange(
+        t.baseUrl,
+        `POST /oauth/token HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n` +
+          `Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+      );
+      expect(untyped.status).toBe(415);
+      expect(untyped.body).toMatchObject({
+        statusCode: 415,
+        message: expect.stringContaining('application/x-www-form-urlencoded'),
+      });
+      expect((untyped.body as Json).message).toContain('none was given');
+      const plain = await request(t.baseUrl, 'POST', '/oauth/token', {
+        body: json,
+        headers: { 'content-type': 'text/plain' },
+      });
+      expect(plain.status).toBe(415);
+      expect(plain.body.message).toContain('got "text/plain"');
     });
 
     it('narrows to a requested subset of the client’s scopes', async () => {

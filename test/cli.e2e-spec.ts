@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { EXIT } from '../src/cli/exit-codes';
 import { ProfileStore } from '../src/cli/profiles';
 import { runCli } from '../src/cli/program';
@@ -113,7 +114,7 @@ describe('meb, the CLI, against the real service', () => {
       active: true,
     });
     // Made here and shown once: the service never returns a secret.
-    expect(created.json.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(created.json.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(created.json.secret_hint).toBe(created.json.secret.slice(-4));
     const id: string = created.json.id;
 
@@ -144,6 +145,30 @@ describe('meb, the CLI, against the real service', () => {
     expect((await meb('--json', 'webhooks', 'enable', id)).json.active).toBe(true);
     expect((await meb('--json', 'webhooks', 'delete', id)).json).toEqual({ id, deleted: true });
     expect((await meb('webhooks', 'get', id)).code).toBe(EXIT.notFound);
+  });
+
+  it('makes whsec_ secrets a Standard Webhooks library verifies deliveries with, as they are (create and rotate)', async () => {
+    const { url, path } = receiver.route({}, 'cli-standard-webhooks');
+    const created = await meb('--json', 'webhooks', 'create', url, '--events', 'job.started');
+    const id: string = created.json.id;
+    const verified = async (secret: string, count: number): Promise<unknown> => {
+      expect((await meb('--json', 'webhooks', 'test', id)).code).toBe(EXIT.ok);
+      const got = await waitFor(() => receiver.requests(path)[count - 1], {
+        what: `test delivery ${count}`,
+      });
+      const headers = {
+        'webhook-id': String(got.headers['webhook-id']),
+        'webhook-timestamp': String(got.headers['webhook-timestamp']),
+        // During a rotation's grace it holds both signatures: the library takes either.
+        'webhook-signature': String(got.headers['webhook-signature']),
+      };
+      return new StandardWebhook(secret).verify(got.body.toString('utf8'), headers);
+    };
+    expect(await verified(created.json.secret, 1)).toMatchObject({ event: 'webhook.test' });
+    const rotated = await meb('--json', 'webhooks', 'rotate', id);
+    expect(rotated.json.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(await verified(rotated.json.secret, 2)).toMatchObject({ event: 'webhook.test' });
+    await meb('webhooks', 'delete', id);
   });
 
   it('passes a field it has no option for with --field, and names the bad field when refused (exit 6)', async () => {

@@ -180,6 +180,9 @@ describe('delivery control: redeliver, replay, test limit', () => {
         [{ since: 'yesterday' }, 'since'],
         [{ since: old }, 'since'],
         [{ since: now, until: now }, 'until'],
+        // Would roll over into the next month (Date.parse), after since: a date that does not exist.
+        [{ since: now, until: '2099-11-31T00:00:00Z' }, 'until'],
+        [{ since: now, until: '2099-02-29T00:00:00Z' }, 'until'],
         [{ since: now, status: 'pending' }, 'status'],
         [{ since: now, missed: 'yes' }, 'missed'],
         [{ since: now, bogus: 1 }, 'bogus'],

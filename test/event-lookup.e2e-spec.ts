@@ -168,6 +168,10 @@ describe('event lookup (SPEC §12: GET /api/events, GET /api/events/:id)', () =>
   it.each([
     ['since=yesterday', 'since'],
     ['until=2026-13-01T00:00:00Z', 'until'],
+    // Date.parse rolls these over (March 2, May 1, the next day): a date that does not exist.
+    ['since=2026-02-30T00:00:00Z', 'since'],
+    ['until=2026-04-31T00:00:00Z', 'until'],
+    ['since=2026-01-01T24:00:00Z', 'since'],
     ['event=job.unknown', 'event'],
     ['limit=0', 'limit'],
     ['cursor=not-a-cursor', 'cursor'],

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { meetingStarted } from '../scripts/platform/zoom-events';
 import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { OperationalEventStore } from '../src/dispatcher/operational-events.store';
 import { Json, request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
 import { TestApp, startTestApp } from './support/test-app';
@@ -128,6 +129,63 @@ describe('filters and custom headers (SPEC §14)', () => {
       await api('PATCH', `/api/webhooks/${id}`, { active: false });
     });
 
+    it('a replay with missed: true goes by the filter of the time, not the one set since', async () => {
+      const since = new Date(Date.now() - 1000).toISOString();
+      const id = await webhook({ filter: { 'data.topic': { $prefix: 'Sales' } } });
+      await api('PATCH', `/api/webhooks/${id}`, { active: false });
+      const dispatcher = t.app.get(DispatcherService);
+      for (const topic of ['Sales kept', 'Other 1', 'Other 2', 'Other 3', 'Other 4']) {
+        await dispatcher.publish({ kind: 'job.started', data: { topic } });
+      }
+      const patched = await api('PATCH', `/api/webhooks/${id}`, { filter: null, active: true });
+      expect(patched.status).toBe(200);
+      const replay = await api('POST', `/api/webhooks/${id}/replay`, { since, missed: true });
+      expect(replay.body).toEqual({ count: 1 });
+      const rows = await db.query(
+        `SELECT e.data->>'topic' AS topic FROM deliveries d JOIN events e ON e.id = d.event_id
+         WHERE d.webhook_id = $1`,
+        [id],
+      );
+      expect(rows).toEqual([{ topic: 'Sales kept' }]);
+      // An event published after the PATCH went by the new filter (none): it is delivered.
+      const after = await dispatcher.publish({ kind: 'job.started', data: { topic: 'Later' } });
+      expect((await deliveredTo(after.eventId)).has(id)).toBe(true);
+      await api('PATCH', `/api/webhooks/${id}`, { active: false });
+    });
+
+    it('applies to operational (bridge.*) events too', async () => {
+      const about = await webhook({});
+      const takes = await webhook({ filter: { 'data.webhook_id': about } }, [
+        'bridge.delivery.failed',
+      ]);
+      const declines = await webhook({ filter: { 'data.webhook_id': { $neq: about } } }, [
+        'bridge.delivery.failed',
+      ]);
+      const unfiltered = await webhook({}, ['bridge.delivery.failed']);
+      const eventId = randomUUID();
+      const createdAt = new Date();
+      const data = { delivery_id: randomUUID(), webhook_id: about };
+      const refs = await t.app.get(OperationalEventStore).fanOut({
+        id: eventId,
+        kind: 'bridge.delivery.failed',
+        createdAt,
+        data,
+        body: JSON.stringify({
+          id: eventId,
+          event: 'bridge.delivery.failed',
+          created_at: createdAt.toISOString(),
+          data,
+        }),
+        aboutWebhookId: about,
+        traceContext: null,
+      });
+      expect(new Set(refs.map((r) => r.webhookId))).toEqual(new Set([takes, unfiltered]));
+      expect(await deliveredTo(eventId)).toEqual(new Set([takes, unfiltered]));
+      await db.query(`UPDATE webhooks SET active = false WHERE id = ANY($1)`, [
+        [about, takes, declines, unfiltered],
+      ]);
+    });
+
     it('shows the filter as set; PATCH replaces it, null removes it', async () => {
       const id = await webhook({ filter: { 'data.topic': 'A' } });
       expect((await api('GET', `/api/webhooks/${id}`)).body.filter).toEqual({ 'data.topic': 'A' });
@@ -161,6 +219,12 @@ describe('filters and custom headers (SPEC §14)', () => {
         { $not: { $not: { $not: { $not: { $not: { $not: { $not: { $not: { a: 1 } } } } } } } } },
         '8 levels',
       ],
+      ['an empty filter in $or', { $or: [{}, { 'data.topic': 'a' }] }, '$or[0] is empty'],
+      ['an empty $not', { $not: {} }, '$not is empty'],
+      ['empty filters in $and', { $and: [{}, {}] }, '$and[0] is empty'],
+      ['U+0000 in a value', { 'data.topic': 'a\u0000' }, 'U+0000'],
+      ['U+0000 in a path', { 'data.\u0000': { $exists: true } }, 'U+0000'],
+      ['an unpaired surrogate', { 'data.topic': { $suffix: 'x\ud800' } }, 'surrogate'],
     ])(
       'refuses %s: 400 naming filter and the operator, nothing written',
       async (_, filter, what) => {
@@ -183,6 +247,36 @@ describe('filters and custom headers (SPEC §14)', () => {
       },
     );
   });
+
+  // Nest deletes __proto__, constructor and prototype from bodies, and class-transformer skips
+  // the names of Object.prototype's members: such a filter was stored as {} (every event).
+  // JSON text, so that "__proto__" is a key and not an object literal's prototype.
+  it.each([
+    ['{"filter":{"constructor":1}}', 'filter.constructor'],
+    ['{"filter":{"__proto__":{"$eq":1}}}', 'filter.__proto__'],
+    ['{"filter":{"toString":1}}', 'filter.toString'],
+    ['{"filter":{"data.topic":{"$eq":"x","constructor":1}}}', 'filter.data.topic.constructor'],
+    ['{"filter":{"$or":[{"a":1},{"hasOwnProperty":1}]}}', 'filter.$or[1].hasOwnProperty'],
+    ['{"headers":{"__proto__":"v"}}', 'headers.__proto__'],
+    ['{"headers":{"constructor":"v"}}', 'headers.constructor'],
+    ['{"headers":{"valueOf":"v"}}', 'headers.valueOf'],
+  ])(
+    'refuses %s (a key JavaScript objects own): 400 naming it, nothing written',
+    async (text, field) => {
+      const body = JSON.parse(text) as Json;
+      const [before] = await db.query(`SELECT count(*)::int AS n FROM webhooks`);
+      const res = await api('POST', '/api/webhooks', {
+        url: receiver.route({}, 'refused').url,
+        events: ['job.started'],
+        secret: SECRET,
+        ...body,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.details).toEqual([{ field, message: expect.stringContaining(field) }]);
+      const [after] = await db.query(`SELECT count(*)::int AS n FROM webhooks`);
+      expect(after.n).toBe(before.n);
+    },
+  );
 
   describe('custom headers', () => {
     it('are sent with every attempt (a retry too), masked in every answer, never in logs or in plain text in the database', async () => {
@@ -240,6 +334,10 @@ describe('filters and custom headers (SPEC §14)', () => {
       ['a value of 1,025 characters', { 'X-Long': 'x'.repeat(1025) }, 'headers.X-Long'],
       ['a value that is not a string', { 'X-Num': 1 }, 'headers.X-Num'],
       ['a name given twice', { 'X-A': '1', 'x-a': '2' }, 'headers.x-a'],
+      ...['Expect', 'Upgrade', 'Keep-Alive', 'Connection', 'TE', 'Trailer', 'Transfer-Encoding']
+        .concat(['Proxy-Connection'])
+        .map((name): [string, Json, string] => [name, { [name]: 'v' }, `headers.${name}`]),
+      ['a name of 257 characters', { ['X'.repeat(257)]: 'v' }, `headers.${'X'.repeat(61)}…`],
       [
         '21 headers',
         Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, 'v'])),

@@ -8,6 +8,7 @@ import {
   zoomHeaders,
 } from '../scripts/platform/zoom-events';
 import { request } from './support/http';
+import { reservedConnections } from '../src/common/http-server';
 import { rawExchange } from './support/raw-http';
 import { Receiver, startReceiver } from './support/receiver';
 import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
@@ -274,22 +275,66 @@ describe('HTTP_MAX_CONNECTIONS', () => {
   };
   const live = `GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
 
-  it('answers 503 with Retry-After when full, and serves again once connections close', async () => {
-    const held = [await open(), await open(), await open()];
-    // The server counts a connection once it has accepted it: wait until the cap is reached.
-    const full = await waitFor(async () => {
-      const answer = await rawExchange(t.baseUrl, live, { deadlineMs: 5000 });
-      return answer.status === 503 && answer;
-    });
-    expect(full.text).toMatch(/\r\nRetry-After: 1\r\n/i);
-    expect(full.body).toMatchObject({ statusCode: 503, error: 'Service Unavailable' });
-    expect(full.ended).toBe('closed');
+  /** A POST whose body never comes: it holds its connection until the request timeout. */
+  const slowBody = async (): Promise<Socket> => {
+    const socket = await open();
+    socket.on('error', () => undefined);
+    socket.write(
+      'POST /api/webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 1000\r\n\r\n{',
+    );
+    return socket;
+  };
+  const other = `GET /api/event-types HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
 
-    for (const socket of held) socket.destroy();
-    const served = await waitFor(async () => {
-      const answer = await rawExchange(t.baseUrl, live, { deadlineMs: 5000 });
-      return answer.status === 200 && answer;
-    });
-    expect(served.status).toBe(200);
+  it('keeps /health/* and /zoom/events served while slow bodies hold every connection; 503 with Retry-After for the rest, and when the reserve is full too', async () => {
+    const held = [await slowBody(), await slowBody(), await slowBody()];
+    const reserve = reservedConnections(3);
+    try {
+      // The server counts a connection once it has accepted it: wait until the cap is reached.
+      const refused = await waitFor(
+        async () => {
+          const answer = await rawExchange(t.baseUrl, other, { deadlineMs: 5000 });
+          return answer.status === 503 && answer;
+        },
+        { what: 'GET /api/event-types refused once the slow bodies hold the cap' },
+      );
+      expect(refused.text).toMatch(/\r\nRetry-After: 1\r\n/i);
+      expect(refused.body).toMatchObject({ statusCode: 503, error: 'Service Unavailable' });
+      expect(refused.ended).toBe('closed');
+
+      for (const probe of ['/health/live', '/health/ready']) {
+        const answer = await rawExchange(
+          t.baseUrl,
+          `GET ${probe} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+          { deadlineMs: 10_000 },
+        );
+        expect({ probe, status: answer.status }).toEqual({ probe, status: 200 });
+      }
+      const event = await sendZoomEvent(t.baseUrl, meetingStarted(`cap-${Date.now()}`));
+      expect(event.status).toBe(200);
+
+      // The reserve full too (idle connections): refused at the door.
+      for (let i = 0; i < reserve; i += 1) held.push(await open());
+      const full = await waitFor(
+        async () => {
+          const answer = await rawExchange(t.baseUrl, live, { deadlineMs: 5000 });
+          return answer.status === 503 && answer;
+        },
+        { what: '/health/live refused once the reserve is full too' },
+      );
+      expect(full.text).toMatch(/\r\nRetry-After: 1\r\n/i);
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+    // Served again (401: the route runs, and wants a token).
+    const served = await waitFor(
+      async () => {
+        const answer = await rawExchange(t.baseUrl, other, { deadlineMs: 5000 });
+        return answer.status === 401 && answer;
+      },
+      { what: 'GET /api/event-types served once the connections closed' },
+    );
+    expect(served.body).toMatchObject({ statusCode: 401 });
   });
 });

@@ -6,6 +6,7 @@ import {
   localToUtc,
   looksLikeEventId,
   parseEvents,
+  shortId,
   utcToLocal,
 } from './logic';
 import type { Delivery, Page } from './types';
@@ -110,6 +111,15 @@ describe('generateSecret', () => {
     const secret = generateSecret((bytes) => bytes.fill(7));
     expect(secret).toBe(`whsec_${Buffer.alloc(24, 7).toString('base64')}`);
     expect(secret.length).toBeGreaterThanOrEqual(16);
+  });
+});
+
+describe('shortId', () => {
+  it('tells apart ids made in the same millisecond (UUIDv7: the time comes first)', () => {
+    const a = '019ac4b2-1f00-7a3c-8d2e-5b6c7d8e9f01';
+    const b = '019ac4b2-1f00-7f11-9a0b-c1d2e3f4a5b6';
+    expect(shortId(a)).not.toBe(shortId(b));
+    expect(shortId(a)).toBe('…5b6c7d8e9f01');
   });
 });
 

@@ -75,6 +75,13 @@ export function generateSecret(random: (bytes: Uint8Array) => Uint8Array): strin
   return `whsec_${btoa(binary)}`;
 }
 
+/**
+ * What a table shows of a delivery or event id: its last 12 hex digits. Ids are UUIDv7, whose
+ * first 12 digits are the time in milliseconds: every row of one minute began with the same 8.
+ * The tail is random (48 bits), so rows differ there; the link's name holds the whole id.
+ */
+export const shortId = (id: string): string => `…${id.slice(-12)}`;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Event ids are UUIDs; anything else is looked up as the platform's tracking id. */

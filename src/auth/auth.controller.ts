@@ -9,6 +9,7 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiErrorResponse } from '../common/error-response';
+import { NOT_TOKEN_FORM } from '../common/request-body';
 import { ADDRESS_FAILURE_BUDGET, FAILURE_WINDOW_MS, MAX_FAILURES } from './auth-failure-limiter';
 import { ClientCredentialsService, TokenGrant } from './client-credentials.service';
 
@@ -64,6 +65,12 @@ export class AuthController {
         message: 'Client "reader" lacks scope meetings:write',
       },
     },
+  })
+  @ApiErrorResponse(415, {
+    description:
+      'The body is neither a form (application/x-www-form-urlencoded) nor JSON, or has no ' +
+      'Content-Type',
+    example: { message: `${NOT_TOKEN_FORM} (got "text/plain")` },
   })
   @ApiErrorResponse(401, {
     description: 'invalid_client: the client id or secret is missing or wrong',

@@ -75,8 +75,12 @@ const field = (value: string, previous: Record<string, unknown> = {}): Record<st
   return { ...previous, [value.slice(0, at)]: parsed };
 };
 
-/** A signing secret made here when none is given: 32 random bytes, shown once. */
-const newSecret = (): string => `whsec_${randomBytes(32).toString('base64url')}`;
+/**
+ * A signing secret made here when none is given: 32 random bytes, shown once, in standard
+ * padded base64, which the Standard Webhooks libraries decode (docs/receiving.md); they refuse
+ * the URL-safe alphabet and a missing `=`.
+ */
+const newSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
 function readSecret(value: string): string {
   // `-` reads it from stdin, so it stays out of the shell's history and the process list.

@@ -70,16 +70,41 @@ function rawAnswer({ status, message, headers = {} }: ClientErrorAnswer): string
 }
 
 /**
+ * Connections kept beyond HTTP_MAX_CONNECTIONS for the routes that must answer while clients
+ * hold every other one: a tenth of the cap, at least 5.
+ */
+export const reservedConnections = (max: number): number => Math.max(5, Math.ceil(max / 10));
+
+/**
+ * What the reserve serves: the probes (a pod whose /health/live times out is restarted, which
+ * frees nothing and loses its work) and the platform's events (which it retries only for a
+ * while).
+ */
+const isReservedPath = (url: string | undefined): boolean => {
+  const path = (url ?? '').split('?')[0];
+  return path.startsWith('/health/') || path === '/zoom/events';
+};
+
+/**
  * Caps the open connections (HTTP_MAX_CONNECTIONS). Node's own server.maxConnections drops the
  * connection past the cap without a word, which the client sees as a reset and cannot tell
  * from a crash; here it gets a 503 with Retry-After and the connection is closed, never handed
  * to the HTTP parser. What the server listens with for 'connection' (Node's HTTP parser) is
  * called only for connections within the cap.
+ *
+ * Past the cap a reserve (reservedConnections) is still taken, for /health/* and /zoom/events
+ * only: which route a connection wants is known once its request's headers are in, so a
+ * request for any other route on a reserve connection is answered 503 then and its connection
+ * closed. Clients holding every connection of the cap (slow bodies, say) then keep neither the
+ * probes nor the platform out.
  */
 function capConnections(server: Server, max: number, logger: LoggerService): void {
   const serve = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
+  const reserve = reservedConnections(max);
+  const onReserve = new WeakSet<Socket>();
   let open = 0;
+  let openOnReserve = 0;
   let refusedSinceLog = 0;
   const answer: ClientErrorAnswer = {
     status: 503,
@@ -87,23 +112,53 @@ function capConnections(server: Server, max: number, logger: LoggerService): voi
     headers: { 'Retry-After': String(FULL_RETRY_AFTER_SECONDS) },
   };
   const full = rawAnswer(answer);
+  const logRefusal = () => {
+    // One line per burst, not per connection: a flood must not flood the log too.
+    if (refusedSinceLog++ === 0) {
+      logger.warn(`answered 503 before the application: ${answer.message}`, 'HttpServer');
+    }
+  };
   server.on('connection', (socket: Socket) => {
-    if (open >= max) {
-      // One line per burst, not per connection: a flood must not flood the log too.
-      if (refusedSinceLog++ === 0) {
-        logger.warn(`answered 503 before the application: ${answer.message}`, 'HttpServer');
-      }
+    if (open < max) {
+      open += 1;
+      refusedSinceLog = 0;
+      socket.once('close', () => (open -= 1));
+    } else if (openOnReserve < reserve) {
+      openOnReserve += 1;
+      onReserve.add(socket);
+      socket.once('close', () => (openOnReserve -= 1));
+    } else {
+      logRefusal();
       socket.on('error', () => socket.destroy());
       socket.end(full);
       lingerThenClose(socket);
       return;
     }
-    open += 1;
-    refusedSinceLog = 0;
-    socket.once('close', () => {
-      open -= 1;
-    });
     for (const listener of serve) listener.call(server, socket);
+  });
+
+  const handle = server.listeners('request') as ((
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (onReserve.has(req.socket) && !isReservedPath(req.url)) {
+      logRefusal();
+      const body = JSON.stringify(errorBody(answer.status, answer.message));
+      res.shouldKeepAlive = false;
+      res.writeHead(answer.status, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        ...answer.headers,
+        connection: 'close',
+      });
+      res.end(body);
+      // Its body, if any, is read and dropped: unread, the close would be a reset.
+      req.resume();
+      return;
+    }
+    for (const listener of handle) listener.call(server, req, res);
   });
 }
 

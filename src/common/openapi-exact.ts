@@ -113,6 +113,19 @@ function addTransportAnswers(operation: OperationObject, path: string): void {
       'Request was not received in time (headers within 10000 ms, the whole request within 30000 ms)',
     ),
   };
+  // The connection reserve serves these routes (http-server.ts); any other is refused there.
+  if (!path.startsWith('/health/') && path !== '/zoom/events') {
+    responses[HttpStatus.SERVICE_UNAVAILABLE] ??= {
+      description:
+        'HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the ' +
+        'connections kept beyond it serve only /health/* and /zoom/events)',
+      headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } },
+      content: errorContent(
+        HttpStatus.SERVICE_UNAVAILABLE,
+        'The server has 1000 connections open, its limit; retry shortly',
+      ),
+    };
+  }
   responses[HttpStatus.PAYLOAD_TOO_LARGE] ??= {
     description: 'The body is larger than 1 MiB',
     content: errorContent(HttpStatus.PAYLOAD_TOO_LARGE, 'Request body is larger than 1 MiB'),

@@ -89,17 +89,35 @@ export const requireJsonBody =
       !readsOwnBody(req) &&
       allowedMethods(req, req.originalUrl.split('?')[0]).includes(req.method)
     ) {
-      const sent = req.headers['content-type'];
-      next(
-        new ApiError(
-          HttpStatus.UNSUPPORTED_MEDIA_TYPE,
-          `${NOT_JSON} (${sent ? `got ${quote(sent.split(';')[0].trim())}` : 'none was given'})`,
-        ),
-      );
+      next(unsupportedBody(req, NOT_JSON));
       return;
     }
     next();
   };
+
+export const NOT_TOKEN_FORM =
+  'Request body must be a form: send Content-Type: application/x-www-form-urlencoded ' +
+  '(or application/json)';
+
+/**
+ * POST /oauth/token reads the form of RFC 6749 (and JSON): a body of any other type, or of
+ * none, would be skipped by both parsers and answered "grant_type is required".
+ */
+export const requireTokenBody = (req: Request, _res: Response, next: NextFunction): void => {
+  if (hasBody(req) && !req.is(['application/x-www-form-urlencoded', 'application/json'])) {
+    next(unsupportedBody(req, NOT_TOKEN_FORM));
+    return;
+  }
+  next();
+};
+
+function unsupportedBody(req: Request, wanted: string): ApiError {
+  const sent = req.headers['content-type'];
+  return new ApiError(
+    HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+    `${wanted} (${sent ? `got ${quote(sent.split(';')[0].trim())}` : 'none was given'})`,
+  );
+}
 
 /** Documents requireJsonBody: a 415 on every /api operation that takes a body. */
 export function documentJsonBodies(document: OpenAPIObject): void {

@@ -148,6 +148,11 @@ describe('loadConfig', () => {
     [{ CONSOLE_FRAME_ANCESTORS: "'self'" }, 'CONSOLE_FRAME_ANCESTORS'],
     [{ CONSOLE_FRAME_ANCESTORS: 'https://a.example.com/path' }, 'CONSOLE_FRAME_ANCESTORS'],
     [{ CONSOLE_FRAME_ANCESTORS: 'https://a.example.com; script-src *' }, 'CONSOLE_FRAME_ANCESTORS'],
+    [
+      { CONSOLE_FRAME_ANCESTORS: 'https://portal.example.com;script-src' },
+      'CONSOLE_FRAME_ANCESTORS',
+    ],
+    [{ CONSOLE_FRAME_ANCESTORS: 'https://a.example.com,b.example.com' }, 'CONSOLE_FRAME_ANCESTORS'],
   ])('rejects %j naming %s', (env, name) => {
     const problems = problemsOf(env as Record<string, string>);
     expect(problems).toHaveLength(1);

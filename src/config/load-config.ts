@@ -347,6 +347,12 @@ function parseSecretTokens(reader: Reader, name: string): string[] {
  * `;`, a keyword such as 'self', a bare `*`, a path) is refused rather than passed on; a
  * host wildcard (https://*.example.com) is a CSP source of its own and is kept.
  */
+/**
+ * A host as a CSP source expression may spell it: the URL parser takes `;` and `,` in a host
+ * name, and `https://portal.example.com;script-src` would become a directive of its own.
+ */
+const CSP_HOST = /^(\[[0-9a-f:.]+\]|[a-z0-9-]+(\.[a-z0-9-]+)*)$/i;
+
 function parseOrigins(reader: Reader, name: string): string[] {
   const value = reader.raw(name);
   if (value === undefined) return [];
@@ -355,7 +361,11 @@ function parseOrigins(reader: Reader, name: string): string[] {
     let origin: string | null = null;
     try {
       const url = new URL(entry);
-      if (['http:', 'https:'].includes(url.protocol) && url.origin === entry.replace(/\/$/, '')) {
+      if (
+        ['http:', 'https:'].includes(url.protocol) &&
+        url.origin === entry.replace(/\/$/, '') &&
+        CSP_HOST.test(url.hostname)
+      ) {
         origin = url.origin;
       }
     } catch {

@@ -9,7 +9,7 @@ import { EventSource, deliveryBody } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
 import { deliveryOrderSql } from './delivery-order.store';
-import { eventBodyJsonb } from './fan-out-filter';
+import { eventBodyJsonb, filterMatches } from './fan-out-filter';
 import { receivesSql } from './fan-out-rule';
 
 /** Deliveries created in [since, until) (until null: up to now) with `status`. */
@@ -45,14 +45,21 @@ const REPLAY_SQL = `
   RETURNING id`;
 
 // Events in the window that the webhook receives by the fan-out's rule (fan-out-rule.ts; $2
-// the API clients; an event its filter kept out was never missed, SPEC §14), published after
-// it was created, that it has no delivery of (it was inactive or disabled then). Keyset-paged
-// by (created_at, id). has_body: the event carries the body its deliveries send (every event
-// since the body moved there).
+// the API clients), published after it was created, that it has no delivery of (it was
+// inactive or disabled then). An event the filter of the time declined was never missed
+// (docs/api.md): the filter in force when the event was published is read from the webhook's
+// filter history (webhook_filters, kept by a trigger on webhooks), not the filter it has now.
+// Keyset-paged by (created_at, id). has_body: the event carries the body its deliveries send
+// (every event since the body moved there).
 const MISSED_SQL = `
   SELECT e.id, e.kind, e.data, e.source, e.created_at, e.body IS NOT NULL AS has_body
   FROM events e JOIN webhooks w ON w.id = $1
-  WHERE ${receivesSql({ webhook: 'w', kind: 'e.kind', clients: '$2::text[]', body: eventBodyJsonb('e') })}
+  WHERE ${receivesSql({ webhook: 'w', kind: 'e.kind', clients: '$2::text[]' })}
+    AND coalesce(
+      (SELECT ${filterMatches('f', eventBodyJsonb('e'))} FROM webhook_filters f
+       WHERE f.webhook_id = w.id AND f.valid_from <= e.created_at
+       ORDER BY f.valid_from DESC LIMIT 1),
+      ${filterMatches('w', eventBodyJsonb('e'))})
     AND e.created_at >= greatest($3::timestamptz, $4::timestamptz)
     AND ($5::timestamptz IS NULL OR e.created_at < $5)
     AND ($6::timestamptz IS NULL OR (e.created_at, e.id) > ($6::timestamptz, $7::uuid))

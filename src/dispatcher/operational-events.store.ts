@@ -6,6 +6,7 @@ import { AppConfig } from '../config/config.types';
 import { query } from '../database/query';
 import { OperationalEvent } from '../webhooks/subscription-events';
 import { DeliveryRef } from './delivery.store';
+import { filterMatches } from './fan-out-filter';
 
 /** An operational event about one webhook, ready to store (body already serialised). */
 export interface NewOperationalEvent {
@@ -57,13 +58,14 @@ export abstract class OperationalEventStore {
 }
 
 // The active webhooks subscribed to the kind (webhooks_active_events_idx) of the clients $8 (in
-// AUTH_CLIENTS, SPEC §9), read once for both inserts; with a webhook concerned ($1), only its
-// owner's others.
+// AUTH_CLIENTS, docs/api.md) whose filter takes the body ($6, the notification body as
+// delivered), read once for both inserts; with a webhook concerned ($1), only its owner's others.
 const FAN_OUT_SQL = `
   WITH targets AS (
     SELECT w.id FROM webhooks w LEFT JOIN webhooks about ON about.id = $1
     WHERE w.active AND w.events @> ARRAY[$3]::text[] AND w.owner_client_id = ANY($8::text[])
       AND ($1::uuid IS NULL OR (w.owner_client_id = about.owner_client_id AND w.id <> about.id))
+      AND ${filterMatches('w', '$6::jsonb')}
   ),
   ev AS (
     INSERT INTO events (id, kind, data, source, created_at, body)

@@ -15,6 +15,11 @@ describe('custom headers', () => {
     [{ 'X-A': 'x'.repeat(1024) }, null],
     [{ 'X-A': null }, 'headers.X-A must be a string'],
     [['X-A'], 'headers must be an object'],
+    ...['Expect', 'Upgrade', 'Keep-Alive', 'Connection', 'TE', 'Trailer', 'Transfer-Encoding']
+      .concat(['Proxy-Connection', 'Content-Encoding', 'HTTP2-Settings'])
+      .map((name): [Record<string, string>, string] => [{ [name]: 'x' }, `headers.${name}:`]),
+    [{ ['X'.repeat(256)]: 'x' }, null],
+    [{ ['X'.repeat(257)]: 'x' }, 'at most 256 characters, got 257'],
   ])('%j → %s', (headers, problem) => {
     const message = headersRule(headers, 'headers');
     if (problem === null) expect(message).toBeNull();

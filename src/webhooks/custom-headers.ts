@@ -5,6 +5,8 @@ export type CustomHeaders = Record<string, string>;
 
 export const HEADERS_MAX = 20;
 export const HEADER_VALUE_MAX = 1024;
+/** With HEADERS_MAX and HEADER_VALUE_MAX, bounds all of them: 20 × (256 + 1,024) characters. */
+export const HEADER_NAME_MAX = 256;
 const RESERVED = [
   'host',
   'content-type',
@@ -13,6 +15,24 @@ const RESERVED = [
   'transfer-encoding',
   'user-agent',
   'traceparent',
+];
+/**
+ * Names that are about the connection or the message's framing, not the message: hop-by-hop
+ * headers (RFC 9110 §7.6.1: Connection, Keep-Alive, Proxy-Connection, TE, Trailer,
+ * Transfer-Encoding, Upgrade, and HTTP2-Settings of an h2c upgrade), `Expect` (a
+ * 100-continue handshake the attempt does not make: undici refuses it, so every attempt would
+ * fail), and `Content-Encoding`, which would lie about the body. Refused when set, rather than
+ * failing every attempt or reaching the receiver as something else.
+ */
+export const CONNECTION_HEADERS = [
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'content-encoding',
+  'http2-settings',
 ];
 const RESERVED_PREFIXES = ['x-service-', 'webhook-'];
 // RFC 9110 token.
@@ -38,9 +58,15 @@ export const headersRule: FieldRule = (value, field) => {
   for (const [name, headerValue] of entries) {
     const at = `${field}.${shown(name)}`;
     const lower = name.toLowerCase();
+    if (name.length > HEADER_NAME_MAX) {
+      return `${at}: a header name may be at most ${HEADER_NAME_MAX} characters, got ${name.length}`;
+    }
     if (!TOKEN.test(name)) return `${at}: a header name must be an HTTP token`;
     if (RESERVED.includes(lower) || RESERVED_PREFIXES.some((p) => lower.startsWith(p))) {
       return `${at}: the service sets this header itself; it cannot be a custom header`;
+    }
+    if (CONNECTION_HEADERS.includes(lower)) {
+      return `${at}: a header about the connection or the message's framing cannot be a custom header`;
     }
     if (seen.has(lower)) return `${at}: given twice (header names ignore case)`;
     seen.add(lower);

@@ -1,3 +1,5 @@
+import { isWellFormed } from '../common/unicode';
+
 /**
  * A webhook's `filter` (SPEC §14): parsed and checked once, when the webhook is created or
  * PATCHed, into a compiled form with two faces that mean the same:
@@ -71,6 +73,33 @@ const describe = (v: unknown): string => {
   return text.length > 40 ? `${text.slice(0, 37)}…` : text;
 };
 
+const ROOT = 'the filter';
+
+/**
+ * What no jsonpath or jsonb can hold, in a key or a string of the filter: U+0000, and a
+ * surrogate without its pair (no UTF-8 form). Null when there is none.
+ */
+function findBadText(value: unknown): string | null {
+  const check = (text: string, what: string): string | null => {
+    if (text.includes('\u0000')) return `${what} ${describe(text)} holds U+0000`;
+    if (!isWellFormed(text)) return `${what} ${describe(text)} holds an unpaired surrogate`;
+    return null;
+  };
+  if (typeof value === 'string') return check(value, 'the string');
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = findBadText(item);
+      if (found !== null) return found;
+    }
+  } else if (isObject(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      const found = check(key, 'the key') ?? findBadText(item);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
 function depthOf(value: unknown): number {
   if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(depthOf));
   if (isObject(value)) return 1 + Math.max(0, ...Object.values(value).map(depthOf));
@@ -119,6 +148,11 @@ class Compiler {
   filter(value: unknown, where: string): Node {
     if (!isObject(value)) {
       throw new FilterError(`${where} must be an object of paths and operators`);
+    }
+    // An empty filter matches everything; inside $and, $or or $not it has no jsonpath form
+    // (a bare `true` is no predicate there) and says nothing a client would mean.
+    if (where !== ROOT && Object.keys(value).length === 0) {
+      throw new FilterError(`${where} is empty: give at least one path or $and, $or, $not`);
     }
     const parts = Object.entries(value).map(([key, operand]) =>
       key.startsWith('$') ? this.combinator(key, operand) : this.field(key, operand),
@@ -267,7 +301,9 @@ export function compileFilter(filter: unknown): CompiledFilter {
   if (depthOf(filter) > FILTER_MAX_DEPTH) {
     throw new FilterError(`is nested more than ${FILTER_MAX_DEPTH} levels deep`);
   }
+  const badText = findBadText(filter);
+  if (badText !== null) throw new FilterError(badText);
   const compiler = new Compiler();
-  const root = compiler.filter(filter as Json, 'the filter');
+  const root = compiler.filter(filter as Json, ROOT);
   return { jsonpath: root.sql, vars: compiler.vars, matches: root.test };
 }

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { Api } from '../api';
 import { findEvents } from '../find-events';
+import { shortId } from '../logic';
 import { href } from '../routes';
 import { ErrorMessage, Field, PageTitle, StatusBadge, TableBox, useLoad, when } from '../ui';
 
@@ -75,7 +76,7 @@ export function FindEventPage({ api, query }: { api: Api; query?: string }) {
                         href={href({ page: 'delivery', webhookId: d.webhook_id, deliveryId: d.id })}
                         aria-label={`Delivery ${d.id}`}
                       >
-                        {d.id.slice(0, 8)}
+                        {shortId(d.id)}
                       </a>
                     </td>
                     <td>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Api, seg } from '../api';
-import { generateSecret, localToUtc, parseEvents, utcToLocal } from '../logic';
+import { generateSecret, localToUtc, parseEvents, shortId, utcToLocal } from '../logic';
 import { href } from '../routes';
 import type { Delivery, EventType, Page, Webhook } from '../types';
 import {
@@ -334,7 +334,7 @@ function Deliveries({ api, webhook }: { api: Api; webhook: Webhook }) {
                     href={href({ page: 'delivery', webhookId: webhook.id, deliveryId: d.id })}
                     aria-label={`Delivery ${d.id}`}
                   >
-                    {d.id.slice(0, 8)}
+                    {shortId(d.id)}
                   </a>
                 </td>
                 <td>{d.event}</td>

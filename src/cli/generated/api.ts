@@ -522,7 +522,7 @@ export interface components {
             filter?: {
                 [key: string]: unknown;
             } | null;
-            /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens (case-insensitive, each once) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent and any beginning x-service- or webhook-; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
+            /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens of at most 256 characters (case-insensitive, each once) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent, any beginning x-service- or webhook-, and the connection and framing headers keep-alive, proxy-connection, te, trailer, upgrade, expect, content-encoding, http2-settings; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
             headers?: {
                 [key: string]: string;
             } | null;
@@ -1400,7 +1400,7 @@ export interface components {
             filter?: {
                 [key: string]: unknown;
             } | null;
-            /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens (case-insensitive, each once) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent and any beginning x-service- or webhook-; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
+            /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens of at most 256 characters (case-insensitive, each once) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent, any beginning x-service- or webhook-, and the connection and framing headers keep-alive, proxy-connection, te, trailer, upgrade, expect, content-encoding, http2-settings; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
             headers?: {
                 [key: string]: string;
             } | null;
@@ -1664,6 +1664,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     EventsController_list: {
@@ -1744,6 +1755,17 @@ export interface operations {
             /** @description A body was sent that is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1835,6 +1857,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     PortalLinksController_create: {
@@ -1916,6 +1949,17 @@ export interface operations {
             /** @description The body is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2242,6 +2286,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     WebhooksController_create: {
@@ -2323,6 +2378,17 @@ export interface operations {
             /** @description The body is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2414,6 +2480,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     WebhooksController_remove: {
@@ -2491,6 +2568,17 @@ export interface operations {
             /** @description A body was sent that is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2580,6 +2668,17 @@ export interface operations {
             /** @description The body is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2680,6 +2779,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     DeliveriesController_get: {
@@ -2760,6 +2870,17 @@ export interface operations {
             /** @description A body was sent that is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2856,6 +2977,17 @@ export interface operations {
             /** @description A body was sent that is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2961,6 +3093,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     DeliveriesController_test: {
@@ -3059,6 +3202,17 @@ export interface operations {
             /** @description Ten tests were sent to this webhook in the last 60 s; `Retry-After` says in how many seconds a slot frees */
             429: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3251,7 +3405,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body’s Content-Encoding is not one the service reads */
+            /** @description The body is neither a form (application/x-www-form-urlencoded) nor JSON, or has no Content-Type */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3262,6 +3416,17 @@ export interface operations {
             };
             /** @description More than 9 failed authentications from this address for this client_id, or 49 for any client ids, within 60 s; see the Retry-After header (seconds) */
             429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
                 headers: {
                     /** @description seconds to wait */
                     "Retry-After"?: number;

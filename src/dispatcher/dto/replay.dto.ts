@@ -8,13 +8,35 @@ const REPLAY_STATUSES = ['failed', 'succeeded'] as const;
 // lookup's since and until).
 // [0-9], not \d: the document's pattern must mean the same in every engine (in Python's, \d
 // matches any Unicode digit).
-const UTC_TIMESTAMP = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?Z$/;
+const UTC_TIMESTAMP =
+  /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(\.[0-9]{1,6})?)?Z$/;
 
 /** How the document states timestampRule: a date-time, in UTC with Z (an offset is refused). */
 export const TIMESTAMP_SCHEMA = { format: 'date-time', pattern: UTC_TIMESTAMP.source } as const;
 
+/**
+ * Whether the fields name a time that exists: Date.parse rolls 2026-02-30 over into March 2
+ * and 24:00 into the next day, so each field is read back from the date it made.
+ */
+function isRealTime(value: string): boolean {
+  const match = UTC_TIMESTAMP.exec(value);
+  if (match === null) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map((f) => Number(f ?? 0));
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second);
+  return (
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second
+  );
+}
+
 export const timestampRule: FieldRule = (value, field) =>
-  typeof value === 'string' && UTC_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value))
+  typeof value === 'string' && isRealTime(value)
     ? null
     : `${field} must be an ISO 8601 UTC timestamp such as 2026-01-01T09:30:00Z`;
 

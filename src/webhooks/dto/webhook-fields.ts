@@ -3,7 +3,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ValidateBy } from 'class-validator';
 import { FieldRule, Satisfies, quote } from '../../common/field-rule';
-import { HEADERS_MAX, HEADER_VALUE_MAX, headersRule } from '../custom-headers';
+import {
+  CONNECTION_HEADERS,
+  HEADERS_MAX,
+  HEADER_NAME_MAX,
+  HEADER_VALUE_MAX,
+  headersRule,
+} from '../custom-headers';
 import { BROKER_DESTINATION_TYPES, SUBJECT_PATTERN, destinationRule } from '../destination';
 import {
   FILTER_COMBINATORS,
@@ -341,9 +347,11 @@ export const WebhookHeaders = (options: FieldOptions): PropertyDecorator =>
       },
       description:
         `Static headers sent with every attempt (message headers for a broker): at most ` +
-        `${HEADERS_MAX}, names HTTP tokens (case-insensitive, each once) other than host, ` +
-        'content-type, content-length, connection, transfer-encoding, user-agent, ' +
-        'traceparent and any beginning x-service- or webhook-; values printable ASCII of at ' +
+        `${HEADERS_MAX}, names HTTP tokens of at most ${HEADER_NAME_MAX} characters ` +
+        '(case-insensitive, each once) other than host, content-type, content-length, ' +
+        'connection, transfer-encoding, user-agent, traceparent, any beginning x-service- or ' +
+        `webhook-, and the connection and framing headers ${CONNECTION_HEADERS.join(', ')}; ` +
+        'values printable ASCII of at ' +
         `most ${HEADER_VALUE_MAX} characters. Stored encrypted; answers show each value ` +
         'masked. null (or {}) removes them; a PATCH with headers replaces them all.',
       example: { Authorization: 'Bearer receiver-token-0123456789' },
