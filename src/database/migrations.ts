@@ -14,6 +14,7 @@ import { DeliveryOrdering1765000007000 } from './migrations/1765000007000-delive
 import { WebhookTimestampPrecision1765000008000 } from './migrations/1765000008000-webhook-timestamp-precision';
 import { TimeOrderedIds1765000050000 } from './migrations/1765000050000-time-ordered-ids';
 import { InboundSources1766000000000 } from './migrations/1766000000000-inbound-sources';
+import { WebsocketSource1766000039000 } from './migrations/1766000039000-websocket-source';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   WebhookTimestampPrecision1765000008000,
   TimeOrderedIds1765000050000,
   InboundSources1766000000000,
+  WebsocketSource1766000039000,
 ];
