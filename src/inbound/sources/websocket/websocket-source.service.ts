@@ -28,8 +28,12 @@ import { unreadableFrameEnvelope } from './unreadable-frame';
 
 /** The last frame's time is written at most this often (a gap after a crash starts there). */
 const FRAME_WRITE_EVERY_MS = 2_000;
-/** The fresh token's socket opens this long before the renewal margin of the held one. */
-const TOKEN_SWAP_LEAD_MS = 5_000;
+/**
+ * The fresh token's socket opens this long after the token cache stops handing out the held
+ * token (TOKEN_RENEW_MARGIN_MS before its expiry): the cache then fetches a new one, and the
+ * held token still has most of a minute left should the new socket need retries.
+ */
+const TOKEN_SWAP_AFTER_RENEWAL_MS = 1_000;
 /** An event the database could not take is tried again after this, doubling, up to the cap. */
 const INGEST_RETRY_MS = 1_000;
 const INGEST_RETRY_MAX_MS = 30_000;
@@ -231,7 +235,7 @@ export class WebsocketSource implements OnApplicationBootstrap, BeforeApplicatio
   /** Opens the fresh token's socket a little before the held token would be renewed. */
   private scheduleSwap(token: ZoomToken): void {
     clearTimeout(this.swap);
-    const due = token.expiresAt - TOKEN_RENEW_MARGIN_MS - TOKEN_SWAP_LEAD_MS - Date.now();
+    const due = token.expiresAt - TOKEN_RENEW_MARGIN_MS + TOKEN_SWAP_AFTER_RENEWAL_MS - Date.now();
     this.swap = setTimeout(() => this.openNext(), Math.max(0, due));
   }
 
