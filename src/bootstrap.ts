@@ -43,7 +43,6 @@ const SCOPE_DESCRIPTIONS: Record<Exclude<Scope, 'queues:admin'>, string> = {
   'webinars:read': 'Read webinars, their registrants, panelists and past instances',
   'webinars:write': 'Create, change and delete webinars, registrants and panelists',
   'reports:read': 'Read account reports',
-  'bridge:admin': 'Operate the bridge: inbound status and reconciliation',
 };
 
 function setupSwagger(app: INestApplication, version: string): void {

@@ -13,7 +13,6 @@ export const SCOPES = [
   'webinars:write',
   'users:write',
   'reports:read',
-  'bridge:admin',
   // Not in SPEC §2's list: the operators' queue dashboard (/admin/queues), which can retry,
   // clean and pause jobs, so no API client gets it by accident.
   'queues:admin',
@@ -87,7 +86,6 @@ export interface AppConfig {
     oauthUrl: string;
     apiUrl: string;
     timeoutMs: number;
-    ws: { subscriptionId: string | null; url: string; heartbeatMs: number };
   };
   delivery: {
     maxRetries: number;

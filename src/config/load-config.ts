@@ -396,11 +396,6 @@ export function loadConfig(env: Env): AppConfig {
       oauthUrl: r.url('ZOOM_OAUTH_URL', 'https://zoom.us', ['http:', 'https:']),
       apiUrl: r.url('ZOOM_API_URL', 'https://api.zoom.us/v2', ['http:', 'https:']),
       timeoutMs: r.int('ZOOM_TIMEOUT_MS', 15000, 100, 600000),
-      ws: {
-        subscriptionId: r.optional('ZOOM_WS_SUBSCRIPTION_ID'),
-        url: r.url('ZOOM_WS_URL', 'wss://ws.zoom.us/ws', ['ws:', 'wss:']),
-        heartbeatMs: r.int('ZOOM_WS_HEARTBEAT_MS', 30000, 100, 600000),
-      },
     },
     delivery: {
       maxRetries: r.int('DELIVERY_MAX_RETRIES', 3, 0, 20),

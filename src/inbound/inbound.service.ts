@@ -19,7 +19,6 @@ import {
   verifyZoomSignature,
 } from '../zoom/webhook-signature';
 import { answerCrcChallenge } from './crc-challenge';
-import type { InboundVia } from './inbound-via';
 import { dedupeKey } from './dedupe-key';
 import { isUtf8 } from 'node:buffer';
 import { DispatcherService } from '../dispatcher/dispatcher.service';
@@ -198,22 +197,6 @@ export class InboundService {
       return answerCrcChallenge(check.secret, plainToken);
     }
     return this.storeAndQueue(envelope, rawBody, trackingId, span);
-  }
-
-  /** PROVISIONAL stand-in for the foundation's ingest (every source's entry point). */
-  async ingest(
-    rawBody: Buffer,
-    origin: { via: InboundVia; trackingId: string | null },
-    span: Span | null = null,
-  ): Promise<InboundAck> {
-    let envelope: PlatformEnvelope & Record<string, unknown>;
-    try {
-      envelope = parseEnvelope(rawBody);
-    } catch (error) {
-      this.count('(malformed)', 'rejected', span);
-      throw error;
-    }
-    return this.storeAndQueue(envelope, rawBody, origin.trackingId, span);
   }
 
   private async storeAndQueue(

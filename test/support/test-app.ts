@@ -37,11 +37,6 @@ export const CLIENTS = {
     client_secret: 'operator-secret-0123456',
     scopes: 'queues:admin',
   },
-  admin: {
-    client_id: 'admin',
-    client_secret: 'admin-secret-0123456789ab',
-    scopes: 'bridge:admin webhooks:read webhooks:write',
-  },
 } as const;
 export type ClientName = keyof typeof CLIENTS;
 
