@@ -242,6 +242,7 @@ function signingCost(iterations = 20_000): void {
         event_ts: 1,
         account_id: 'acc',
         tracking_id: null,
+        via: 'webhook',
       },
     }),
     '16 KiB body': JSON.stringify({ data: 'x'.repeat(16 * 1024 - 11) }),

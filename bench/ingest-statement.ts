@@ -58,10 +58,12 @@ function event(): NewInboundEvent {
           event_ts: envelope.event_ts,
           account_id: envelope.payload.account_id,
           tracking_id: null,
+          via: 'webhook',
         },
       },
     },
     leaseMs: null,
+    via: 'webhook',
   };
 }
 

@@ -65,6 +65,7 @@ async function main(): Promise<void> {
                     event_ts: base + i,
                     account_id: 'bench',
                     tracking_id: null,
+                    via: 'webhook',
                   },
                   orderKey: uuid,
                 });

@@ -43,6 +43,7 @@ const SCOPE_DESCRIPTIONS: Record<Exclude<Scope, 'queues:admin'>, string> = {
   'webinars:read': 'Read webinars, their registrants, panelists and past instances',
   'webinars:write': 'Create, change and delete webinars, registrants and panelists',
   'reports:read': 'Read account reports',
+  'bridge:admin': "The operator's: inbound status and reconciliation runs",
 };
 
 function setupSwagger(app: INestApplication, version: string): void {

@@ -82,6 +82,7 @@ describe('dispatcher (role all)', () => {
         event_ts: 1735725605123,
         account_id: 'acct-1',
         tracking_id: null,
+        via: 'webhook' as const,
       };
       // Whole, as the mapping builds it: the receiver holds every body to its kind's schema.
       const data = {

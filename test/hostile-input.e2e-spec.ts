@@ -114,6 +114,7 @@ describe('hostile input (SPEC §7)', () => {
       eventTs: 1,
       accountId: null,
       trackingId: null,
+      via: 'webhook',
       downloadTokenEncrypted: null,
       payload,
       plan: { then: 'done' },

@@ -214,6 +214,7 @@ describe('inbound events mapped and delivered (role all, event-only recordings)'
           event_ts: event.event_ts,
           account_id: ACCOUNT_ID,
           tracking_id: 'v=2.0;clid=aw1;rid=WEB_4f1e3bd0c0e5a',
+          via: 'webhook',
         },
       });
       expect(got.headers['x-service-event']).toBe(kind);

@@ -536,16 +536,16 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
     it('counts outcomes in /metrics', async () => {
       const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
       expect(text).toMatch(
-        /inbound_events_total\{event="meeting.started",outcome="accepted"\} [1-9]/,
+        /inbound_events_total\{event="meeting.started",outcome="accepted",via="webhook"\} [1-9]/,
       );
       expect(text).toMatch(
-        /inbound_events_total\{event="recording.completed",outcome="duplicate"\} 1/,
+        /inbound_events_total\{event="recording.completed",outcome="duplicate",via="webhook"\} 1/,
       );
       expect(text).toMatch(
-        /inbound_events_total\{event="\(unverified\)",outcome="rejected"\} [1-9]/,
+        /inbound_events_total\{event="\(unverified\)",outcome="rejected",via="webhook"\} [1-9]/,
       );
       expect(text).toMatch(
-        /inbound_events_total\{event="\(malformed\)",outcome="rejected"\} [1-9]/,
+        /inbound_events_total\{event="\(malformed\)",outcome="rejected",via="webhook"\} [1-9]/,
       );
     });
 

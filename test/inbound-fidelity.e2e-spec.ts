@@ -157,6 +157,7 @@ describe('inbound fidelity (event-only deployment, two secret tokens)', () => {
           event_ts: joined.event_ts,
           account_id: ACCOUNT_ID,
           tracking_id: TRACKING_ID,
+          via: 'webhook',
         },
       });
       expect(got.data.participant).toMatchObject({
@@ -485,6 +486,7 @@ describe('inbound fidelity (event-only deployment, two secret tokens)', () => {
             event_ts: created.event_ts,
             account_id: ACCOUNT_ID,
             tracking_id: TRACKING_ID,
+            via: 'webhook',
           },
         });
       }

@@ -156,10 +156,10 @@ describe('the platform edge (SPEC §5, §7, §8)', () => {
     expect(delivered(paths.complete, uuid)).toEqual([]);
     const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
     expect(metrics).toMatch(
-      /inbound_events_total\{event="recording.completed",outcome="unmappable"\} 1/,
+      /inbound_events_total\{event="recording.completed",outcome="unmappable",via="webhook"\} 1/,
     );
     expect(metrics).toMatch(
-      /inbound_events_total\{event="meeting.started",outcome="unmappable"\} 1/,
+      /inbound_events_total\{event="meeting.started",outcome="unmappable",via="webhook"\} 1/,
     );
   });
 

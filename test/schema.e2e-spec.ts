@@ -16,6 +16,7 @@ const ENTITY_TABLES = [
   'delivery_attempts',
   'events',
   'inbound_events',
+  'inbound_gaps',
   'recording_downloads',
   'webhooks',
 ];

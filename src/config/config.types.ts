@@ -13,6 +13,8 @@ export const SCOPES = [
   'webinars:write',
   'users:write',
   'reports:read',
+  // The operator's: inbound status and reconciliation (docs/inbound-sources.md).
+  'bridge:admin',
   // Not in SPEC §2's list: the operators' queue dashboard (/admin/queues), which can retry,
   // clean and pause jobs, so no API client gets it by accident.
   'queues:admin',
@@ -86,6 +88,18 @@ export interface AppConfig {
     oauthUrl: string;
     apiUrl: string;
     timeoutMs: number;
+    /** The platform's event socket (docs/inbound-sources.md); off while subscriptionId is null. */
+    ws: { subscriptionId: string | null; url: string; heartbeatMs: number };
+  };
+  /** Reconciliation of what the platform never delivered (docs/reconciliation.md). */
+  reconcile: {
+    /** How often the scheduled run starts; 0: never. */
+    intervalMs: number;
+    lookbackMs: number;
+    settleMs: number;
+    gapDelayMs: number;
+    /** Platform requests per second across all processes. */
+    maxRps: number;
   };
   delivery: {
     maxRetries: number;

@@ -396,6 +396,18 @@ export function loadConfig(env: Env): AppConfig {
       oauthUrl: r.url('ZOOM_OAUTH_URL', 'https://zoom.us', ['http:', 'https:']),
       apiUrl: r.url('ZOOM_API_URL', 'https://api.zoom.us/v2', ['http:', 'https:']),
       timeoutMs: r.int('ZOOM_TIMEOUT_MS', 15000, 100, 600000),
+      ws: {
+        subscriptionId: r.optional('ZOOM_WS_SUBSCRIPTION_ID'),
+        url: r.url('ZOOM_WS_URL', 'wss://ws.zoom.us/ws', ['ws:', 'wss:']),
+        heartbeatMs: r.int('ZOOM_WS_HEARTBEAT_MS', 30000, 100, 600000),
+      },
+    },
+    reconcile: {
+      intervalMs: r.int('RECONCILE_INTERVAL_MS', 900000, 0, 7 * 86400000),
+      lookbackMs: r.int('RECONCILE_LOOKBACK_MS', 93600000, 60000, 31 * 86400000),
+      settleMs: r.int('RECONCILE_SETTLE_MS', 5400000, 0, 7 * 86400000),
+      gapDelayMs: r.int('RECONCILE_GAP_DELAY_MS', 300000, 0, 86400000),
+      maxRps: r.int('RECONCILE_MAX_RPS', 2, 1, 100),
     },
     delivery: {
       maxRetries: r.int('DELIVERY_MAX_RETRIES', 3, 0, 20),

@@ -13,6 +13,7 @@ import { WebhookDestinations1765000006000 } from './migrations/1765000006000-web
 import { DeliveryOrdering1765000007000 } from './migrations/1765000007000-delivery-ordering';
 import { WebhookTimestampPrecision1765000008000 } from './migrations/1765000008000-webhook-timestamp-precision';
 import { TimeOrderedIds1765000050000 } from './migrations/1765000050000-time-ordered-ids';
+import { InboundSources1766000000000 } from './migrations/1766000000000-inbound-sources';
 import { WebsocketSource1766000039000 } from './migrations/1766000039000-websocket-source';
 
 /** Every migration, in order. New migrations are appended here. */
@@ -32,5 +33,6 @@ export const MIGRATIONS = [
   DeliveryOrdering1765000007000,
   WebhookTimestampPrecision1765000008000,
   TimeOrderedIds1765000050000,
+  InboundSources1766000000000,
   WebsocketSource1766000039000,
 ];

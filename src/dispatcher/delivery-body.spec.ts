@@ -20,13 +20,14 @@ describe('deliveryBody', () => {
         event_ts: 1,
         account_id: 'a',
         tracking_id: 'rid=1',
+        via: 'webhook',
       },
     });
     expect(body).toBe(
       '{"id":"e1","event":"job.started","created_at":"2026-01-01T10:00:05.123Z",' +
         '"data":{"topic":"Grüße"},' +
         '"source":{"platform":"zoom","event":"meeting.started","event_ts":1,"account_id":"a",' +
-        '"tracking_id":"rid=1"}}',
+        '"tracking_id":"rid=1","via":"webhook"}}',
     );
   });
 

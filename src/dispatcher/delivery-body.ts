@@ -1,3 +1,4 @@
+import type { InboundVia } from '../inbound/inbound-via';
 import { createHmac } from 'node:crypto';
 import { holdsImpreciseNumber, storableCopy, stringifyPrecise } from '../common/precise-json';
 
@@ -8,6 +9,8 @@ export interface EventSource {
   account_id: string;
   /** The platform's x-zm-trackingid of the request that brought the event; null when absent. */
   tracking_id: string | null;
+  /** How the service learned of it: webhook, websocket or reconciliation (docs/inbound-sources.md). */
+  via: InboundVia;
 }
 
 /**

@@ -1,9 +1,11 @@
-import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
+import type { InboundVia } from './inbound-via';
 
 /** A platform webhook as received; identity_key is unique so redeliveries collapse. */
 @Unique('inbound_events_identity_key_uq', ['identityKey'])
 @Index('inbound_events_unprocessed_idx', { synchronize: false })
 @Index('inbound_events_received_idx', { synchronize: false })
+@Check('inbound_events_via_ck', `via IN ('webhook', 'websocket', 'reconciliation')`)
 @Entity('inbound_events')
 export class InboundEventEntity {
   // Time-ordered: see src/database/row-id.ts.
@@ -31,6 +33,10 @@ export class InboundEventEntity {
    */
   @Column({ name: 'raw_body', type: 'bytea', nullable: true, select: false })
   rawBody?: Buffer | null;
+
+  /** How it came: webhook, websocket or reconciliation (docs/inbound-sources.md). */
+  @Column({ type: 'text', default: 'webhook' })
+  via: InboundVia;
 
   /** The platform's x-zm-trackingid: what its support asks for. */
   @Column({ name: 'tracking_id', type: 'text', nullable: true })

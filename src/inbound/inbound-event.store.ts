@@ -17,6 +17,7 @@ import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-e
 import { EventData } from './event-mapping';
 import { InboundEventEntity } from './inbound-event.entity';
 import { inboundEventKey } from './inbound-job';
+import type { InboundVia } from './inbound-via';
 
 /** A notification published in the statement that stores its inbound event. */
 export interface InlineEvent {
@@ -59,6 +60,8 @@ export interface NewInboundEvent {
   rawBody?: Buffer | null;
   /** The platform's x-zm-trackingid header, when sent. */
   trackingId: string | null;
+  /** How it came (docs/inbound-sources.md). */
+  via: InboundVia;
   /** The top-level download_token, already encrypted (never stored in the clear). */
   downloadTokenEncrypted: string | null;
   plan: IngestPlan;
@@ -109,7 +112,8 @@ const INGEST_SQL = `
       AS i(id uuid, event text, identity_key text, event_ts bigint, account_id text, payload jsonb,
            tracking_id text, download_token_encrypted text, as_is text, plan text, event_id uuid,
            kind text, data jsonb, source jsonb, idempotency_key text, created_at timestamptz, body text,
-           lease_ms int, raw_body text, trace_context text, order_key text, order_ts bigint)
+           lease_ms int, raw_body text, trace_context text, order_key text, order_ts bigint,
+           via text)
   ),
   reach AS (
     SELECT k.kind, (
@@ -135,10 +139,10 @@ const INGEST_SQL = `
   stored AS (
     INSERT INTO inbound_events (id, event, identity_key, event_ts, account_id, payload,
                                 tracking_id, download_token_encrypted, processed_at, raw_body,
-                                trace_context)
+                                trace_context, via)
     SELECT i.id, i.event, i.identity_key, i.event_ts, i.account_id, i.payload, i.tracking_id,
       CASE WHEN p.done THEN NULL ELSE i.download_token_encrypted END,
-      CASE WHEN p.done THEN now() END, decode(i.raw_body, 'base64'), i.trace_context
+      CASE WHEN p.done THEN now() END, decode(i.raw_body, 'base64'), i.trace_context, i.via
     FROM input i JOIN planned p ON p.id = i.id
     ON CONFLICT (identity_key) DO NOTHING
     RETURNING id, processed_at
@@ -283,7 +287,7 @@ function serialise(row: NewInboundEvent): SerialisedEvent {
       `"download_token_encrypted":${jsonOrNull(row.downloadTokenEncrypted)},` +
       `"as_is":${jsonOrNull(platformEventKind(row.event))},"plan":"${plan.then}",` +
       `"raw_body":${jsonOrNull(row.rawBody ? row.rawBody.toString('base64') : null)},` +
-      `"trace_context":${jsonOrNull(row.traceContext ?? null)}`;
+      `"trace_context":${jsonOrNull(row.traceContext ?? null)},"via":"${row.via}"`;
     let published: SerialisedEvent['published'] = null;
     if (plan.then === 'publish') {
       const { event } = plan;

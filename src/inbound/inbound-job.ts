@@ -2,6 +2,7 @@ import type { EventSource } from '../dispatcher/delivery-body';
 import { JOBS, JobSpec, recordJob } from '../queue/queue.constants';
 import { SubscriptionEvent } from '../webhooks/subscription-events';
 import { InboundEventEntity } from './inbound-event.entity';
+import type { InboundVia } from './inbound-via';
 import { PlatformObject, asRecord } from './event-mapping';
 
 /** Job data on the inbound and recordings queues: the stored event is read back from PostgreSQL. */
@@ -27,6 +28,7 @@ export interface SourceFacts {
   trackingId: string | null;
   /** When it arrived: stands in for an event_ts the platform did not send. */
   receivedAt: Date;
+  via: InboundVia;
 }
 
 /**
@@ -40,6 +42,7 @@ export function notificationSource(facts: SourceFacts): EventSource {
     event_ts: facts.eventTs ?? facts.receivedAt.getTime(),
     account_id: facts.accountId ?? '',
     tracking_id: facts.trackingId,
+    via: facts.via,
   };
 }
 
@@ -51,6 +54,8 @@ export function sourceOf(row: InboundEventEntity): EventSource {
     accountId: row.accountId,
     trackingId: row.trackingId,
     receivedAt: row.receivedAt,
+    // Rows stored before `via` existed came by webhook.
+    via: row.via ?? 'webhook',
   });
 }
 

@@ -32,6 +32,7 @@ import {
   isDataException,
 } from './inbound-event.store';
 import { InboundJobData, inboundJob, notificationSource } from './inbound-job';
+import type { InboundVia } from './inbound-via';
 import { PlatformEnvelope, URL_VALIDATION_EVENT, parseEnvelope } from './platform-envelope';
 import { SPAN_ATTRIBUTES, Tracing, traceparentOf } from '../telemetry/tracing';
 
@@ -41,6 +42,12 @@ export interface UrlValidationAnswer {
 }
 export interface InboundAck {
   status: 'accepted' | 'duplicate';
+}
+
+/** How an event came: its way in, and the platform's tracking id of the request, if any. */
+export interface InboundOrigin {
+  via: InboundVia;
+  trackingId: string | null;
 }
 
 type Outcome = 'accepted' | 'duplicate' | 'unmappable' | 'rejected' | 'unavailable';
@@ -105,7 +112,7 @@ function ingestPlan(
   envelope: PlatformEnvelope,
   eventTs: number | null,
   accountId: string | null,
-  trackingId: string | null,
+  origin: InboundOrigin,
 ): IngestPlan {
   const rule = mappingRuleOf(envelope.event);
   // Nothing to map (or nothing that can be): the record, and the as-it-came delivery.
@@ -125,8 +132,9 @@ function ingestPlan(
         event: envelope.event,
         eventTs,
         accountId,
-        trackingId,
+        trackingId: origin.trackingId,
         receivedAt: createdAt,
+        via: origin.via,
       }),
     },
   };
@@ -162,7 +170,7 @@ export class InboundService {
   ): Promise<UrlValidationAnswer | InboundAck> {
     const secrets = this.config.zoom.webhookSecretTokens;
     if (secrets.length === 0) {
-      this.count(UNVERIFIED, 'unavailable', span);
+      this.count(UNVERIFIED, 'unavailable', span, 'webhook');
       throw new ApiError(
         HttpStatus.SERVICE_UNAVAILABLE,
         'Inbound events are refused until ZOOM_WEBHOOK_SECRET_TOKEN is configured',
@@ -179,32 +187,58 @@ export class InboundService {
     const trackingId = trackingIdOf(headers);
     if (trackingId !== null) span?.setAttribute(SPAN_ATTRIBUTES.zoomTrackingId, trackingId);
     if (!check.ok) {
-      this.count(UNVERIFIED, 'rejected', span);
+      this.count(UNVERIFIED, 'rejected', span, 'webhook');
       this.logger.warn(`inbound event refused: ${check.message} (tracking id ${trackingId})`);
       throw new ApiError(HttpStatus.UNAUTHORIZED, check.message);
     }
+    const envelope = this.parse(rawBody, span, 'webhook');
+    if (envelope.event === URL_VALIDATION_EVENT) {
+      this.count(envelope.event, 'accepted', span, 'webhook');
+      const plainToken = envelope.payload.plainToken as string;
+      return answerCrcChallenge(check.secret, plainToken);
+    }
+    return this.storeAndQueue(envelope, rawBody, { via: 'webhook', trackingId }, span);
+  }
+
+  /**
+   * One platform event that came another way than the webhook (its event socket, or rebuilt by
+   * reconciliation: docs/inbound-sources.md), as its JSON bytes: stored, de-duplicated, mapped
+   * and delivered exactly as a verified webhook event is. There is no signature to check: the
+   * source vouches for it.
+   */
+  async ingest(
+    rawBody: Buffer,
+    origin: InboundOrigin,
+    span: Span | null = null,
+  ): Promise<InboundAck> {
+    const envelope = this.parse(rawBody, span, origin.via);
+    return this.storeAndQueue(envelope, rawBody, origin, span);
+  }
+
+  /** The envelope, or the 400 of malformed JSON (counted). */
+  private parse(
+    rawBody: Buffer,
+    span: Span | null,
+    via: InboundVia,
+  ): PlatformEnvelope & Record<string, unknown> {
     let envelope: PlatformEnvelope & Record<string, unknown>;
     try {
       envelope = parseEnvelope(rawBody);
     } catch (error) {
-      this.count('(malformed)', 'rejected', span);
+      this.count('(malformed)', 'rejected', span, via);
       throw error;
     }
     span?.setAttribute(SPAN_ATTRIBUTES.zoomEvent, envelope.event);
-    if (envelope.event === URL_VALIDATION_EVENT) {
-      this.count(envelope.event, 'accepted', span);
-      const plainToken = envelope.payload.plainToken as string;
-      return answerCrcChallenge(check.secret, plainToken);
-    }
-    return this.storeAndQueue(envelope, rawBody, trackingId, span);
+    return envelope;
   }
 
   private async storeAndQueue(
     envelope: PlatformEnvelope & Record<string, unknown>,
     rawBody: Buffer,
-    trackingId: string | null,
+    origin: InboundOrigin,
     span: Span | null,
   ): Promise<InboundAck> {
+    const { trackingId, via } = origin;
     const downloadToken = envelope.download_token;
     const eventTs = Number.isSafeInteger(envelope.event_ts) ? (envelope.event_ts as number) : null;
     const accountId =
@@ -216,7 +250,7 @@ export class InboundService {
     const mapping = this.tracing.child(span, 'bridge.map', {
       [SPAN_ATTRIBUTES.zoomEvent]: envelope.event,
     });
-    const plan = ingestPlan(envelope, eventTs, accountId, trackingId);
+    const plan = ingestPlan(envelope, eventTs, accountId, origin);
     // The deliveries' attempts continue the publish span; an event left to the inbound job, the
     // request's.
     const publishing =
@@ -241,6 +275,7 @@ export class InboundService {
         accountId,
         ...storedForm(envelope, rawBody),
         trackingId,
+        via,
         downloadTokenEncrypted:
           typeof downloadToken === 'string' && downloadToken !== ''
             ? this.cipher.encrypt(downloadToken, 'recording-download-token')
@@ -272,22 +307,22 @@ export class InboundService {
     } catch (error) {
       this.tracing.failed(publishing, error);
       publishing?.end();
-      throw this.storeFailure(envelope.event, error, span);
+      throw this.storeFailure(envelope.event, error, span, via);
     }
     publishing?.setAttribute(SPAN_ATTRIBUTES.deliveries, stored?.deliveries.length ?? 0);
     publishing?.end();
     if (stored === null) {
-      this.count(envelope.event, 'duplicate', span);
+      this.count(envelope.event, 'duplicate', span, via);
       return { status: 'duplicate' };
     }
     if (unmappable) {
-      this.count(envelope.event, 'unmappable', span);
+      this.count(envelope.event, 'unmappable', span, via);
       this.logger.warn(
         `inbound ${envelope.event} ${id} (tracking id ${trackingId}) cannot be mapped ` +
           `(${unmappable}): kept, and delivered only as it came`,
       );
     } else {
-      this.count(envelope.event, 'accepted', span);
+      this.count(envelope.event, 'accepted', span, via);
     }
     // An event left unprocessed may have published its notification already: both go on.
     if (stored.deliveries.length > 0) {
@@ -317,8 +352,13 @@ export class InboundService {
   }
 
   /** Only PostgreSQL out of reach (or refusing) gets here: the platform is asked to retry. */
-  private storeFailure(event: string, error: unknown, span: Span | null): ApiError {
-    this.count(event, 'unavailable', span);
+  private storeFailure(
+    event: string,
+    error: unknown,
+    span: Span | null,
+    via: InboundVia,
+  ): ApiError {
+    this.count(event, 'unavailable', span, via);
     this.logger.error(`could not store inbound ${event}: ${(error as Error).message}`);
     return new ApiError(
       HttpStatus.SERVICE_UNAVAILABLE,
@@ -326,8 +366,8 @@ export class InboundService {
     );
   }
 
-  private count(event: string, outcome: Outcome, span: Span | null): void {
-    this.metrics.inboundEvents.inc({ event, outcome });
+  private count(event: string, outcome: Outcome, span: Span | null, via: InboundVia): void {
+    this.metrics.inboundEvents.inc({ event, outcome, via });
     span?.setAttribute(SPAN_ATTRIBUTES.outcome, outcome);
   }
 }

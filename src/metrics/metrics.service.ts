@@ -21,8 +21,10 @@ export class MetricsService {
 
   readonly inboundEvents = new Counter({
     name: 'inbound_events_total',
-    help: 'Platform events received at /zoom/events, by event type and outcome',
-    labelNames: ['event', 'outcome'] as const,
+    help:
+      'Platform events received, by event type, outcome and way in (via: webhook, websocket, ' +
+      'reconciliation)',
+    labelNames: ['event', 'outcome', 'via'] as const,
     registers: [this.registry],
   });
 

@@ -129,6 +129,13 @@ const SOURCE: JsonSchema = {
     tracking_id: textOrNull(
       "The platform's x-zm-trackingid header (null when absent): quote it to the platform's support",
     ),
+    via: {
+      enum: ['webhook', 'websocket', 'reconciliation'],
+      description:
+        'How the service learned of the platform event: its webhook, its event socket, or ' +
+        'reconciliation from its reports (docs/inbound-sources.md); absent on events stored ' +
+        'before it was recorded',
+    },
   },
   additionalProperties: false,
 };

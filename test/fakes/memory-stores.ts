@@ -145,6 +145,7 @@ export class MemoryTables {
       accountId: 'acct-1',
       payload: {},
       trackingId: null,
+      via: 'webhook',
       downloadTokenEncrypted: null,
       receivedAt: new Date(),
       processedAt: null,

@@ -156,6 +156,7 @@ describeContract('DeliveryControlStore', (backend) => {
         event_ts: Date.now(),
         account_id: 'acct',
         tracking_id: null,
+        via: 'webhook',
       },
       orderKey,
     });

@@ -13,6 +13,7 @@ function inbound(event: string, plan: IngestPlan = { then: 'done' }): NewInbound
     accountId: 'acct-1',
     payload: { event, payload: { account_id: 'acct-1', object: { id: '1' } } },
     trackingId: null,
+    via: 'webhook',
     downloadTokenEncrypted: 'sealed-token',
     plan,
     leaseMs: null,
@@ -32,6 +33,7 @@ const publish = (kind: SubscriptionEvent): IngestPlan => ({
       accountId: 'acct-1',
       trackingId: null,
       receivedAt: new Date(),
+      via: 'webhook',
     }),
   },
 });

@@ -13,7 +13,10 @@ import { TestDatabase, createTestDatabase } from './test-db';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Two API clients with every API scope, one that may only read webhooks, and an operator. */
+/**
+ * Two API clients with every API scope, one that may only read webhooks, the deployment's
+ * operator (bridge:admin), and one that may use the queue dashboard.
+ */
 export const CLIENTS = {
   alpha: {
     client_id: 'alpha',
@@ -31,6 +34,11 @@ export const CLIENTS = {
     client_id: 'reader',
     client_secret: 'reader-secret-012345678',
     scopes: 'webhooks:read',
+  },
+  admin: {
+    client_id: 'admin',
+    client_secret: 'admin-secret-0123456789ab',
+    scopes: 'bridge:admin webhooks:read webhooks:write',
   },
   operator: {
     client_id: 'operator',

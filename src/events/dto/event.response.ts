@@ -29,7 +29,8 @@ export class EventResponse {
     nullable: true,
     additionalProperties: true,
     description:
-      'The platform event that caused it (`tracking_id` is its x-zm-trackingid); null for ' +
+      'The platform event that caused it (`tracking_id` is its x-zm-trackingid, `via` how the ' +
+      'service learned of it: webhook, websocket or reconciliation); null for ' +
       "tests and the service's own operational events",
     example: {
       platform: 'zoom',
@@ -37,6 +38,7 @@ export class EventResponse {
       event_ts: 1767261605123,
       account_id: 'AbCdEf',
       tracking_id: 'v=2.0;clid=aw1;rid=WEB_4f1e3bd0c0e5a',
+      via: 'webhook',
     },
   })
   source: Record<string, unknown> | null;

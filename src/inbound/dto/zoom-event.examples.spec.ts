@@ -31,6 +31,7 @@ describe('notification examples and the event catalog', () => {
         event_ts: 1735725605123,
         account_id: 'acc',
         tracking_id: 'v=2.0;clid=aw1;rid=WEB_4f1e3bd0c0e5a',
+        via: 'webhook',
       },
     });
     expect(check(body)).toEqual([]);

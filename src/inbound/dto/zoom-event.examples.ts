@@ -157,6 +157,7 @@ export function notificationExample(kind: SubscriptionEvent) {
       accountId: sample.payload.account_id,
       trackingId: TRACKING_ID,
       receivedAt: new Date(sample.event_ts),
+      via: 'webhook',
     }),
   };
 }
