@@ -5,7 +5,8 @@ import openapiTS, { astToString } from 'openapi-typescript';
  * passthrough (some 150 operations under /api/meetings, /api/users, …) is the platform's API,
  * which the CLI does not call; leaving it out keeps the checked-in client a few thousand lines.
  */
-const OWN_PATHS = /^\/(oauth|health)\/|^\/api\/(webhooks|event-types|events|portal-links)(\/|$)/;
+const OWN_PATHS =
+  /^\/(oauth|health)\/|^\/api\/(webhooks|event-types|events|portal-links|inbound|reconciliations)(\/|$)/;
 
 export const GENERATED_CLIENT = 'src/cli/generated/api.ts';
 

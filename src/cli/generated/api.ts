@@ -60,6 +60,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/inbound/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How the platform's events come in: webhook and WebSocket
+         * @description The webhook endpoint (configured, latest event) and the platform WebSocket: its state across the whole deployment, when it connected, its latest frame, how often it was replaced, and the 20 latest gaps (intervals with no acknowledged socket, in which the platform sent nothing; each is reconciled once settled). See docs/inbound-sources.md.
+         */
+        get: operations["InboundStatusController_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/portal-links": {
         parameters: {
             query?: never;
@@ -255,7 +275,7 @@ export interface paths {
         };
         /**
          * Readiness: PostgreSQL and Redis answer, and no queue processor has stopped
-         * @description With DESTINATION_BROKERS set, `brokers` shows how each connection stands in this process (a worker connects as it starts; an API-only process never does). A broker that is down never makes the process unready: its deliveries fail and are retried.
+         * @description With DESTINATION_BROKERS set, `brokers` shows how each connection stands in this process (a worker connects as it starts; an API-only process never does). A broker that is down never makes the process unready: its deliveries fail and are retried. With ZOOM_WS_SUBSCRIPTION_ID set, `websocket.state` is this process's view of the platform's event socket (`connected` or `connecting` on the process holding it, `standby` on the others, `off` in an API-only process); it never makes the process unready (docs/inbound-sources.md).
          */
         get: operations["HealthController_ready"];
         put?: never;
@@ -573,7 +593,7 @@ export interface components {
              * @description The `id` of every body sent
              */
             id: string;
-            /** @description The platform event that caused it (`tracking_id` is its x-zm-trackingid); null for tests and the service's own operational events */
+            /** @description The platform event that caused it (`tracking_id` is its x-zm-trackingid, `via` how the service learned of it: webhook, websocket or reconciliation); null for tests and the service's own operational events */
             source: {
                 [key: string]: unknown;
             } | null;
@@ -597,7 +617,7 @@ export interface components {
              * @description The `id` of every body sent
              */
             id: string;
-            /** @description The platform event that caused it (`tracking_id` is its x-zm-trackingid); null for tests and the service's own operational events */
+            /** @description The platform event that caused it (`tracking_id` is its x-zm-trackingid, `via` how the service learned of it: webhook, websocket or reconciliation); null for tests and the service's own operational events */
             source: {
                 [key: string]: unknown;
             } | null;
@@ -728,6 +748,11 @@ export interface components {
                 platform: "zoom";
                 /** @description The platform's x-zm-trackingid header (null when absent): quote it to the platform's support */
                 tracking_id?: string | null;
+                /**
+                 * @description How the service learned of the platform event: its webhook, its event socket, or reconciliation from its reports (docs/inbound-sources.md); absent on events stored before it was recorded
+                 * @enum {unknown}
+                 */
+                via?: "webhook" | "websocket" | "reconciliation";
             };
         };
         /**
@@ -844,6 +869,11 @@ export interface components {
                 platform: "zoom";
                 /** @description The platform's x-zm-trackingid header (null when absent): quote it to the platform's support */
                 tracking_id?: string | null;
+                /**
+                 * @description How the service learned of the platform event: its webhook, its event socket, or reconciliation from its reports (docs/inbound-sources.md); absent on events stored before it was recorded
+                 * @enum {unknown}
+                 */
+                via?: "webhook" | "websocket" | "reconciliation";
             };
         };
         InboundAckDto: {
@@ -852,6 +882,27 @@ export interface components {
              * @enum {string}
              */
             status: "accepted" | "duplicate";
+        };
+        InboundGapResponse: {
+            /**
+             * Format: date-time
+             * @description The last frame of the socket before the drop
+             */
+            from: string;
+            /**
+             * Format: uuid
+             * @description The reconciliation run scheduled for this gap (GET /api/reconciliations/:id); null until one is (RECONCILE_GAP_DELAY_MS after the gap ends)
+             */
+            reconciliation_id: string | null;
+            /**
+             * Format: date-time
+             * @description When the next socket was acknowledged; null while the gap is still open
+             */
+            until: string | null;
+        };
+        InboundStatusResponse: {
+            webhook: components["schemas"]["WebhookSourceStatus"];
+            websocket: components["schemas"]["WebsocketSourceStatus"];
         };
         /**
          * job.completed notification
@@ -909,6 +960,11 @@ export interface components {
                 platform: "zoom";
                 /** @description The platform's x-zm-trackingid header (null when absent): quote it to the platform's support */
                 tracking_id?: string | null;
+                /**
+                 * @description How the service learned of the platform event: its webhook, its event socket, or reconciliation from its reports (docs/inbound-sources.md); absent on events stored before it was recorded
+                 * @enum {unknown}
+                 */
+                via?: "webhook" | "websocket" | "reconciliation";
             };
         };
         /**
@@ -967,6 +1023,11 @@ export interface components {
                 platform: "zoom";
                 /** @description The platform's x-zm-trackingid header (null when absent): quote it to the platform's support */
                 tracking_id?: string | null;
+                /**
+                 * @description How the service learned of the platform event: its webhook, its event socket, or reconciliation from its reports (docs/inbound-sources.md); absent on events stored before it was recorded
+                 * @enum {unknown}
+                 */
+                via?: "webhook" | "websocket" | "reconciliation";
             };
         };
         /**
@@ -1055,6 +1116,11 @@ export interface components {
                 platform: "zoom";
                 /** @description The platform's x-zm-trackingid header (null when absent): quote it to the platform's support */
                 tracking_id?: string | null;
+                /**
+                 * @description How the service learned of the platform event: its webhook, its event socket, or reconciliation from its reports (docs/inbound-sources.md); absent on events stored before it was recorded
+                 * @enum {unknown}
+                 */
+                via?: "webhook" | "websocket" | "reconciliation";
             };
         };
         /**
@@ -1115,6 +1181,11 @@ export interface components {
                 platform: "zoom";
                 /** @description The platform's x-zm-trackingid header (null when absent): quote it to the platform's support */
                 tracking_id?: string | null;
+                /**
+                 * @description How the service learned of the platform event: its webhook, its event socket, or reconciliation from its reports (docs/inbound-sources.md); absent on events stored before it was recorded
+                 * @enum {unknown}
+                 */
+                via?: "webhook" | "websocket" | "reconciliation";
             };
         };
         PortalLinkResponse: {
@@ -1276,6 +1347,15 @@ export interface components {
             /** @description The receiver of an http destination; null for a broker destination */
             url: string | null;
         };
+        WebhookSourceStatus: {
+            /** @description ZOOM_WEBHOOK_SECRET_TOKEN is set */
+            configured: boolean;
+            /**
+             * Format: date-time
+             * @description When the latest event came by POST /zoom/events; null: none kept
+             */
+            last_event_at: string | null;
+        };
         /**
          * webhook.test notification
          * @description Sent by POST /api/webhooks/{id}/test to that webhook only, whatever it subscribes to; no platform event causes it, so `source` is null.
@@ -1308,6 +1388,29 @@ export interface components {
              * @enum {unknown|null}
              */
             source: null;
+        };
+        WebsocketSourceStatus: {
+            /** @description ZOOM_WS_SUBSCRIPTION_ID and the server-to-server credentials are set */
+            configured: boolean;
+            /**
+             * Format: date-time
+             * @description When the socket now open was acknowledged; null unless `connected`
+             */
+            connected_since: string | null;
+            /** @description The 20 latest gaps, newest first */
+            gaps: components["schemas"]["InboundGapResponse"][];
+            /**
+             * Format: date-time
+             * @description The latest frame recorded (heartbeat answers included; written at most every 2 s); null: never connected
+             */
+            last_frame_at: string | null;
+            /** @description Sockets opened to replace an earlier one (a drop, a refused token, a new holder), since the service first connected */
+            reconnects: number;
+            /**
+             * @description `connected`: a process holds the socket and the platform acknowledged it; `connecting`: a process holds the lease and is opening (or reopening) the socket; `standby`: no process holds it at this moment (the lease is free or being taken over); `off`: not configured
+             * @enum {string}
+             */
+            state: "connected" | "connecting" | "standby" | "off";
         };
         ZoomEventDto: {
             /** @description recording events only; a credential: kept only encrypted (for the download links of an event-only deployment, until it expires), never forwarded */
@@ -1354,6 +1457,11 @@ export interface components {
                 platform: "zoom";
                 /** @description The platform's x-zm-trackingid header (null when absent): quote it to the platform's support */
                 tracking_id?: string | null;
+                /**
+                 * @description How the service learned of the platform event: its webhook, its event socket, or reconciliation from its reports (docs/inbound-sources.md); absent on events stored before it was recorded
+                 * @enum {unknown}
+                 */
+                via?: "webhook" | "websocket" | "reconciliation";
             };
         };
     };
@@ -1574,6 +1682,79 @@ export interface operations {
             };
             /** @description No event with this id reached the calling client's webhooks */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request (headers or body) did not arrive within the server’s timeouts */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    InboundStatusController_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundStatusResponse"];
+                };
+            };
+            /** @description A body was sent that is not valid JSON, or does not match its Content-Encoding */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or forged token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Token lacks scope bridge:admin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
