@@ -100,8 +100,16 @@ describe('WebSocket source across processes (spawned workers, one socket)', () =
           uuids.every((u) =>
             receiver.received.some((r) => r.path === started.path && r.body.includes(u)),
           ),
-        { timeoutMs: 30_000, what: 'the ten events delivered' },
-      );
+        { timeoutMs: 60_000, what: 'the ten events delivered' },
+      ).catch(async (error: Error) => {
+        // Where the events got to.
+        const rows = await queryDatabase(
+          t.database.url,
+          `SELECT i.event, i.via, i.processed_at, d.status, d.attempt_count, d.last_error
+             FROM inbound_events i LEFT JOIN deliveries d ON d.created_at >= i.received_at`,
+        );
+        throw new Error(`${error.message}; stored ${JSON.stringify(rows)}`);
+      });
       for (const uuid of uuids) {
         expect(
           receiver.received.filter((r) => r.path === started.path && r.body.includes(uuid)),
