@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Api } from './api';
 import { DeliveryPage } from './pages/delivery';
 import { EventTypesPage } from './pages/event-types';
+import { InboundPage } from './pages/inbound';
 import { FindEventPage } from './pages/find-event';
 import { NewWebhookPage } from './pages/new-webhook';
 import { SignInPage } from './pages/sign-in';
@@ -11,6 +12,7 @@ import { Route, href, parseRoute } from './routes';
 import {
   Session,
   canWrite,
+  isAdmin,
   isExpired,
   loadSession,
   portalToken,
@@ -126,6 +128,9 @@ export function App() {
     case 'event-types':
       page = <EventTypesPage api={api} />;
       break;
+    case 'inbound':
+      page = <InboundPage api={api} />;
+      break;
     case 'find-event':
       page = <FindEventPage key={route.query ?? ''} api={api} query={route.query} />;
       break;
@@ -150,6 +155,7 @@ export function App() {
           {link({ page: 'webhooks' }, 'Webhooks')}
           {link({ page: 'event-types' }, 'Event types')}
           {link({ page: 'find-event' }, 'Find event')}
+          {isAdmin(session) && link({ page: 'inbound' }, 'Inbound')}
         </nav>
         <span class="who">
           {session.clientId}

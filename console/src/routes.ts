@@ -6,6 +6,7 @@ export type Route =
   | { page: 'delivery'; webhookId: string; deliveryId: string }
   | { page: 'event-types' }
   | { page: 'find-event'; query?: string }
+  | { page: 'inbound' }
   | { page: 'not-found' };
 
 export function parseRoute(hash: string): Route {
@@ -23,6 +24,7 @@ export function parseRoute(hash: string): Route {
     }
   }
   if (parts.length === 1 && parts[0] === 'event-types') return { page: 'event-types' };
+  if (parts.length === 1 && parts[0] === 'inbound') return { page: 'inbound' };
   if (parts.length === 1 && parts[0] === 'find-event') {
     const query = new URLSearchParams(search).get('q') ?? undefined;
     return query ? { page: 'find-event', query } : { page: 'find-event' };
@@ -43,6 +45,8 @@ export function href(route: Route): string {
       return `#/webhooks/${e(route.webhookId)}/deliveries/${e(route.deliveryId)}`;
     case 'event-types':
       return '#/event-types';
+    case 'inbound':
+      return '#/inbound';
     case 'find-event':
       return route.query ? `#/find-event?q=${e(route.query)}` : '#/find-event';
     case 'not-found':

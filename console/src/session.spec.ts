@@ -67,7 +67,7 @@ describe('portalToken', () => {
 describe('signIn', () => {
   const token = jwt({ sub: 'reader', scope: 'webhooks:read', exp: 2_000_000_000 });
 
-  it('asks for the webhook scopes only, and falls back to read for a read-only client', async () => {
+  it('asks for bridge:admin and the webhook scopes only, and falls back to read for a read-only client', async () => {
     const scopes: string[] = [];
     const fetch = async (_url: string, init?: RequestInit) => {
       const form = new URLSearchParams(String(init?.body));
@@ -84,7 +84,11 @@ describe('signIn', () => {
     };
     const session = await signIn('reader', 'secret', fetch);
     expect(session.scopes).toEqual(['webhooks:read']);
-    expect(scopes).toEqual(['webhooks:read webhooks:write', 'webhooks:read']);
+    expect(scopes).toEqual([
+      'bridge:admin webhooks:read webhooks:write',
+      'webhooks:read webhooks:write',
+      'webhooks:read',
+    ]);
   });
 
   it("throws the API's message for bad credentials", async () => {
