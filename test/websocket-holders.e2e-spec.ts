@@ -108,7 +108,8 @@ describe('WebSocket source across processes (spawned workers, one socket)', () =
           `SELECT i.event, i.via, i.processed_at, d.status, d.attempt_count, d.last_error
              FROM inbound_events i LEFT JOIN deliveries d ON d.created_at >= i.received_at`,
         );
-        throw new Error(`${error.message}; stored ${JSON.stringify(rows)}`);
+        const logs = running.map((w) => w.output().slice(-2000)).join('\n---\n');
+        throw new Error(`${error.message}; stored ${JSON.stringify(rows)}; workers:\n${logs}`);
       });
       for (const uuid of uuids) {
         expect(
