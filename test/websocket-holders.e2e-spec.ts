@@ -83,7 +83,7 @@ describe('WebSocket source across processes (spawned workers, one socket)', () =
   let running: SpawnedWorker[] = [];
 
   it(
-    'two and then three processes hold one socket between them, and each event is delivered once',
+    'two and then three processes hold one socket between them, and each event is stored once',
     async () => {
       // One after the other: each has its own start-up budget on a loaded machine.
       running = [await startWorker(t, { env, workers })];
