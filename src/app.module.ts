@@ -13,6 +13,8 @@ import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { InboundWorkerModule } from './inbound/inbound-worker.module';
 import { InboundModule } from './inbound/inbound.module';
+import { InboundStatusModule } from './inbound/sources/websocket/inbound-status.module';
+import { WebsocketSourceModule } from './inbound/sources/websocket/websocket-source.module';
 import { JobHandlersModule } from './queue/job-handlers';
 import { MeetingsModule } from './meetings/meetings.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -40,6 +42,7 @@ const API_MODULES: Type[] = [
   QueueDashboardModule,
   ConsoleModule,
   ReconciliationModule,
+  InboundStatusModule,
 ];
 
 /** Modules that run job handlers and the sweepers (role worker or all). */
@@ -51,6 +54,7 @@ const WORKER_MODULES: Type[] = [
   RecordingAutomationModule,
   RetentionModule,
   ReconciliationWorkerModule,
+  WebsocketSourceModule,
 ];
 
 export interface AppModuleOptions {

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Api } from './api';
 import { DeliveryPage } from './pages/delivery';
 import { EventTypesPage } from './pages/event-types';
+import { InboundPage } from './pages/inbound';
 import { FindEventPage } from './pages/find-event';
 import { ReconciliationsPage } from './pages/reconciliations';
 import { NewWebhookPage } from './pages/new-webhook';
@@ -12,6 +13,7 @@ import { Route, href, parseRoute } from './routes';
 import {
   Session,
   canWrite,
+  isAdmin,
   isExpired,
   loadSession,
   portalToken,
@@ -102,7 +104,7 @@ export function App() {
   }
 
   const writable = canWrite(session);
-  const admin = session.scopes.includes('bridge:admin');
+  const admin = isAdmin(session);
   let page;
   switch (route.page) {
     case 'webhooks':
@@ -127,6 +129,9 @@ export function App() {
       break;
     case 'event-types':
       page = <EventTypesPage api={api} />;
+      break;
+    case 'inbound':
+      page = <InboundPage api={api} />;
       break;
     case 'find-event':
       page = <FindEventPage key={route.query ?? ''} api={api} query={route.query} />;
@@ -160,6 +165,7 @@ export function App() {
           {link({ page: 'event-types' }, 'Event types')}
           {link({ page: 'find-event' }, 'Find event')}
           {admin && link({ page: 'reconciliations' }, 'Reconciliation')}
+          {admin && link({ page: 'inbound' }, 'Inbound')}
         </nav>
         <span class="who">
           {session.clientId}

@@ -9,6 +9,7 @@ describe('routes', () => {
     ['#/webhooks/w-1/deliveries/d-1', { page: 'delivery', webhookId: 'w-1', deliveryId: 'd-1' }],
     ['#/event-types', { page: 'event-types' }],
     ['#/find-event', { page: 'find-event' }],
+    ['#/inbound', { page: 'inbound' }],
     ['#/find-event?q=a%20b', { page: 'find-event', query: 'a b' }],
     ['#/elsewhere', { page: 'not-found' }],
   ])('reads %s', (hash, route) => {

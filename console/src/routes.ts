@@ -7,6 +7,7 @@ export type Route =
   | { page: 'event-types' }
   | { page: 'find-event'; query?: string }
   | { page: 'reconciliations' }
+  | { page: 'inbound' }
   | { page: 'not-found' };
 
 export function parseRoute(hash: string): Route {
@@ -25,6 +26,7 @@ export function parseRoute(hash: string): Route {
   }
   if (parts.length === 1 && parts[0] === 'event-types') return { page: 'event-types' };
   if (parts.length === 1 && parts[0] === 'reconciliations') return { page: 'reconciliations' };
+  if (parts.length === 1 && parts[0] === 'inbound') return { page: 'inbound' };
   if (parts.length === 1 && parts[0] === 'find-event') {
     const query = new URLSearchParams(search).get('q') ?? undefined;
     return query ? { page: 'find-event', query } : { page: 'find-event' };
@@ -45,6 +47,8 @@ export function href(route: Route): string {
       return `#/webhooks/${e(route.webhookId)}/deliveries/${e(route.deliveryId)}`;
     case 'event-types':
       return '#/event-types';
+    case 'inbound':
+      return '#/inbound';
     case 'find-event':
       return route.query ? `#/find-event?q=${e(route.query)}` : '#/find-event';
     case 'reconciliations':

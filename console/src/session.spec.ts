@@ -67,7 +67,7 @@ describe('portalToken', () => {
 describe('signIn', () => {
   const token = jwt({ sub: 'reader', scope: 'webhooks:read', exp: 2_000_000_000 });
 
-  it('asks for the webhook scopes (and bridge:admin) only, and falls back to read for a read-only client', async () => {
+  it('asks for bridge:admin and the webhook scopes only, and falls back to read for a read-only client', async () => {
     const scopes: string[] = [];
     const fetch = async (_url: string, init?: RequestInit) => {
       const form = new URLSearchParams(String(init?.body));

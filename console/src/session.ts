@@ -53,6 +53,8 @@ export function portalToken(hash: string): string | null {
 export const isExpired = (session: Session, now = Date.now()): boolean => now >= session.expiresAt;
 
 export const canWrite = (session: Session): boolean => session.scopes.includes(WRITE_SCOPE);
+/** The operator's pages (inbound status, docs/inbound-sources.md) need bridge:admin. */
+export const isAdmin = (session: Session): boolean => session.scopes.includes('bridge:admin');
 
 export function loadSession(storage: Storage, now = Date.now()): Session | null {
   try {
@@ -74,9 +76,10 @@ export function saveSession(storage: Storage, session: Session | null): void {
   else storage.removeItem(SESSION_KEY);
 }
 
-// The console needs no other scopes: it asks for the webhook ones (and the operator's
-// bridge:admin, for the Reconciliation page) only, so a client with meetings:write does not
-// leave a token for it in the tab. A read-only client gets read.
+// The console needs no other scopes: it asks for the webhook ones (and an operator's
+// bridge:admin, for the Inbound and Reconciliation pages) only, so a client with meetings:write
+// does not leave a token for it in the tab. A client without bridge:admin gets the webhook
+// ones; a read-only client gets read.
 const SCOPE_CHOICES = [
   'bridge:admin webhooks:read webhooks:write',
   'webhooks:read webhooks:write',

@@ -623,6 +623,32 @@ export function buildProgram(ctx: CliContext): Command {
       },
     );
 
+  const inbound = program
+    .command('inbound')
+    .description("how the platform's events come in (bridge:admin)");
+
+  inbound
+    .command('status')
+    .description('webhook and WebSocket: the socket state and its latest gaps')
+    .action(async (_opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      const status = await call(url, api.GET('/api/inbound/status'));
+      show(cmd, status, (s) => {
+        const { gaps, ...socket } = s.websocket;
+        return [
+          'webhook',
+          `${record(s.webhook as unknown as Record<string, unknown>, ['configured', 'last_event_at'])}`,
+          'websocket',
+          `${record(socket as unknown as Record<string, unknown>, ['configured', 'state', 'connected_since', 'last_frame_at', 'reconnects'])}`,
+          'gaps, newest first',
+          table(
+            gaps.map((g) => ({ ...g, until: g.until ?? 'open' })) as Record<string, unknown>[],
+            ['from', 'until', 'reconciliation_id'],
+          ),
+        ].join('\n');
+      });
+    });
+
   return program;
 }
 

@@ -15,6 +15,7 @@ import { WebhookTimestampPrecision1765000008000 } from './migrations/17650000080
 import { TimeOrderedIds1765000050000 } from './migrations/1765000050000-time-ordered-ids';
 import { InboundProcessAttempts1765000060000 } from './migrations/1765000060000-inbound-process-attempts';
 import { InboundSources1766000000000 } from './migrations/1766000000000-inbound-sources';
+import { WebsocketSource1766000039000 } from './migrations/1766000039000-websocket-source';
 import { WebhookFilterHistory1766000037140 } from './migrations/1766000037140-webhook-filter-history';
 import { ReconciliationRuns1766000100000 } from './migrations/1766000100000-reconciliation-runs';
 import { ParticipantIdentityKeys1766000100001 } from './migrations/1766000100001-participant-identity-keys';
@@ -39,6 +40,7 @@ export const MIGRATIONS = [
   InboundProcessAttempts1765000060000,
   InboundSources1766000000000,
   WebhookFilterHistory1766000037140,
+  WebsocketSource1766000039000,
   ReconciliationRuns1766000100000,
   ParticipantIdentityKeys1766000100001,
 ];

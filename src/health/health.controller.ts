@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Controller, Get, HttpStatus, Logger } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Inject, Logger } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   HealthCheckService,
@@ -15,6 +15,9 @@ import { BrokerDestinations } from '../dispatcher/destinations/broker-destinatio
 import { BrokerStatus } from '../dispatcher/destinations/broker-status';
 import { QUEUES } from '../queue/queue.constants';
 import { QueueProcessors } from '../queue/queue-processors';
+import { SocketState, SocketStateName } from '../inbound/sources/websocket/socket-state';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/config.types';
 
 const CHECK_TIMEOUT_MS = 1500;
 
@@ -33,12 +36,15 @@ export class HealthController {
     @InjectQueue(QUEUES.deliveries) private readonly queue: Queue,
     private readonly processors: QueueProcessors,
     private readonly brokers: BrokerDestinations,
+    private readonly socket: SocketState,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get('live')
   @ApiOperation({
     summary: 'Liveness: the process is up',
-    description: 'Answers 200 while the process runs, whatever its dependencies: restart it if not.',
+    description:
+      'Answers 200 while the process runs, whatever its dependencies: restart it if not.',
   })
   @ApiOkResponse({ schema: { example: { status: 'ok' } } })
   live(): { status: 'ok' } {
@@ -53,7 +59,11 @@ export class HealthController {
       'process (a worker connects as it starts; an API-only process never does), with a ' +
       'general reason while it is not connected (`connection refused`): never where a broker ' +
       'is, which the log shows. A broker that is down never makes the process unready: its ' +
-      'deliveries fail and are retried.',
+      'deliveries fail and are retried. ' +
+      "With ZOOM_WS_SUBSCRIPTION_ID set, `websocket.state` is this process's view of the " +
+      "platform's event socket (`connected` or `connecting` on the process holding it, " +
+      '`standby` on the others, `off` in an API-only process); it never makes the process ' +
+      'unready (docs/inbound-sources.md).',
   })
   @ApiOkResponse({
     schema: {
@@ -61,6 +71,7 @@ export class HealthController {
         status: 'ok',
         checks: { database: 'up', redis: 'up' },
         brokers: { bus: { type: 'rabbitmq', state: 'connected' } },
+        websocket: { state: 'connected' },
       },
     },
   })
@@ -75,6 +86,7 @@ export class HealthController {
     status: 'ok';
     checks: Record<string, 'up'>;
     brokers?: Record<string, BrokerStatus>;
+    websocket?: { state: SocketStateName };
   }> {
     const indicators: HealthIndicatorFunction[] = [
       () => this.db.pingCheck('database', { timeout: CHECK_TIMEOUT_MS }),
@@ -105,9 +117,14 @@ export class HealthController {
       Object.keys(result.info ?? {}).map((k) => [k, 'up' as const]),
     );
     const brokers = this.brokers.statuses();
-    return Object.keys(brokers).length > 0
-      ? { status: 'ok', checks, brokers }
-      : { status: 'ok', checks };
+    return {
+      status: 'ok',
+      checks,
+      ...(Object.keys(brokers).length > 0 ? { brokers } : {}),
+      ...(this.config.zoom.ws.subscriptionId !== null
+        ? { websocket: { state: this.socket.current } }
+        : {}),
+    };
   }
 
   private changedTo(state: string): void {

@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { DestinationsModule } from '../dispatcher/destinations/destinations.module';
+import { WebsocketCoreModule } from '../inbound/sources/websocket/websocket-core.module';
 import { HealthController } from './health.controller';
 
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false }), DestinationsModule],
+  imports: [TerminusModule.forRoot({ logger: false }), DestinationsModule, WebsocketCoreModule],
   controllers: [HealthController],
 })
 export class HealthModule {}

@@ -94,6 +94,19 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly platformWsConnected = new Gauge({
+    name: 'platform_ws_connected',
+    help: "1 while this process holds the platform's event socket, acknowledged; else 0",
+    registers: [this.registry],
+  });
+
+  readonly platformWsReconnects = new Counter({
+    name: 'platform_ws_reconnects_total',
+    help: "Sockets this process opened to replace the platform's event socket, by cause",
+    labelNames: ['cause'] as const,
+    registers: [this.registry],
+  });
+
   constructor(
     @InjectQueue(QUEUES.deliveries) deliveries: Queue,
     @InjectQueue(QUEUES.inbound) inbound: Queue,

@@ -10,6 +10,7 @@ import { ZoomClient } from './zoom.client';
  */
 @Module({
   providers: [ZoomHttp, ZoomTokenProvider, ZoomClient],
-  exports: [ZoomClient],
+  // The token too: the platform's event socket (src/inbound/sources/websocket) opens with it.
+  exports: [ZoomClient, ZoomTokenProvider],
 })
 export class ZoomModule {}

@@ -304,6 +304,12 @@ export class FakeZoom {
     this.tokens.clear();
   }
 
+  /** Whether `token` is one this platform issued and still accepts (the event socket asks). */
+  acceptsToken(token: string): boolean {
+    const expiresAt = this.tokens.get(token);
+    return !this.refuseAll && expiresAt !== undefined && expiresAt > Date.now();
+  }
+
   /** While on, every token is refused with 401 code 124, even fresh ones. */
   refuseAllTokens(on = true): void {
     this.refuseAll = on;
@@ -562,8 +568,7 @@ export class FakeZoom {
 
   private authorized(req: IncomingMessage, res: ServerResponse): boolean {
     const match = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
-    const expiresAt = match ? this.tokens.get(match[1]) : undefined;
-    if (!this.refuseAll && expiresAt !== undefined && expiresAt > Date.now()) return true;
+    if (match && this.acceptsToken(match[1])) return true;
     json(res, 401, { code: 124, message: 'Invalid access token.' });
     return false;
   }

@@ -60,6 +60,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/inbound/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How the platform's events come in: webhook and WebSocket
+         * @description The webhook endpoint (configured, latest event) and the platform WebSocket: its state across the whole deployment, when it connected, its latest frame, how often it was replaced, and the 20 latest gaps (intervals with no acknowledged socket, in which the platform sent nothing; each is reconciled once settled). See docs/inbound-sources.md.
+         */
+        get: operations["InboundStatusController_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/portal-links": {
         parameters: {
             query?: never;
@@ -299,7 +319,7 @@ export interface paths {
         };
         /**
          * Readiness: PostgreSQL and Redis answer, and no queue processor has stopped
-         * @description With DESTINATION_BROKERS set, `brokers` shows how each connection stands in this process (a worker connects as it starts; an API-only process never does), with a general reason while it is not connected (`connection refused`): never where a broker is, which the log shows. A broker that is down never makes the process unready: its deliveries fail and are retried.
+         * @description With DESTINATION_BROKERS set, `brokers` shows how each connection stands in this process (a worker connects as it starts; an API-only process never does), with a general reason while it is not connected (`connection refused`): never where a broker is, which the log shows. A broker that is down never makes the process unready: its deliveries fail and are retried. With ZOOM_WS_SUBSCRIPTION_ID set, `websocket.state` is this process's view of the platform's event socket (`connected` or `connecting` on the process holding it, `standby` on the others, `off` in an API-only process); it never makes the process unready (docs/inbound-sources.md).
          */
         get: operations["HealthController_ready"];
         put?: never;
@@ -434,9 +454,9 @@ export interface components {
             id: string;
             /**
              * @description Always null: the service itself caused it, not a platform event
-             * @enum {unknown|null}
+             * @enum {object|null}
              */
-            source: null;
+            source: never | null;
         };
         /**
          * bridge.webhook.disabled notification
@@ -680,10 +700,10 @@ export interface components {
         EventDetailResponse: {
             /** Format: date-time */
             created_at: string;
-            /** @description The notification's `data`, as its kind's schema in GET /api/event-types says */
-            data: {
+            /** @description The notification's `data` as its deliveries sent it (numbers by their own text), as its kind's schema in GET /api/event-types says: an object, except for a platform event as it came (`zoom.*`) whose `payload` was not one (null, a string, an array) */
+            data: ({
                 [key: string]: unknown;
-            };
+            } | null) | unknown[] | string;
             /** @description Its deliveries to the caller's own webhooks (those of other clients are never shown); the attempts of each are in GET /api/webhooks/{webhook_id}/deliveries/{id} */
             deliveries: components["schemas"]["EventDeliveryResponse"][];
             /** @description The event kind */
@@ -706,10 +726,10 @@ export interface components {
         EventResponse: {
             /** Format: date-time */
             created_at: string;
-            /** @description The notification's `data`, as its kind's schema in GET /api/event-types says */
-            data: {
+            /** @description The notification's `data` as its deliveries sent it (numbers by their own text), as its kind's schema in GET /api/event-types says: an object, except for a platform event as it came (`zoom.*`) whose `payload` was not one (null, a string, an array) */
+            data: ({
                 [key: string]: unknown;
-            };
+            } | null) | unknown[] | string;
             /** @description The event kind */
             event: string;
             /**
@@ -982,6 +1002,27 @@ export interface components {
              * @enum {string}
              */
             status: "accepted" | "duplicate";
+        };
+        InboundGapResponse: {
+            /**
+             * Format: date-time
+             * @description The last frame of the socket before the drop
+             */
+            from: string;
+            /**
+             * Format: uuid
+             * @description The reconciliation run scheduled for this gap (GET /api/reconciliations/:id); null until one is (RECONCILE_GAP_DELAY_MS after the gap ends)
+             */
+            reconciliation_id: string | null;
+            /**
+             * Format: date-time
+             * @description When the next socket was acknowledged; null while the gap is still open
+             */
+            until: string | null;
+        };
+        InboundStatusResponse: {
+            webhook: components["schemas"]["WebhookSourceStatus"];
+            websocket: components["schemas"]["WebsocketSourceStatus"];
         };
         /**
          * job.completed notification
@@ -1498,6 +1539,15 @@ export interface components {
             /** @description The receiver of an http destination; null for a broker destination */
             url: string | null;
         };
+        WebhookSourceStatus: {
+            /** @description ZOOM_WEBHOOK_SECRET_TOKEN is set */
+            configured: boolean;
+            /**
+             * Format: date-time
+             * @description When the latest event came by POST /zoom/events; null: none kept
+             */
+            last_event_at: string | null;
+        };
         /**
          * webhook.test notification
          * @description Sent by POST /api/webhooks/{id}/test to that webhook only, whatever it subscribes to; no platform event causes it, so `source` is null.
@@ -1531,6 +1581,29 @@ export interface components {
              */
             source: never | null;
         };
+        WebsocketSourceStatus: {
+            /** @description ZOOM_WS_SUBSCRIPTION_ID and the server-to-server credentials are set */
+            configured: boolean;
+            /**
+             * Format: date-time
+             * @description When the socket now open was acknowledged; null unless `connected`
+             */
+            connected_since: string | null;
+            /** @description The 20 latest gaps, newest first */
+            gaps: components["schemas"]["InboundGapResponse"][];
+            /**
+             * Format: date-time
+             * @description The latest frame recorded (heartbeat answers included; written at most every 2 s); null: never connected
+             */
+            last_frame_at: string | null;
+            /** @description Sockets opened to replace an earlier one (a drop, a refused token, a new holder), since the service first connected */
+            reconnects: number;
+            /**
+             * @description `connected`: a process holds the socket and the platform acknowledged it; `connecting`: a process holds the lease and is opening (or reopening) the socket; `standby`: no process holds it at this moment (the lease is free or being taken over); `off`: not configured
+             * @enum {string}
+             */
+            state: "connected" | "connecting" | "standby" | "off";
+        };
         ZoomEventDto: {
             /** @description recording events only; a credential: kept only encrypted (for the download links of an event-only deployment, until it expires), never forwarded */
             download_token?: string;
@@ -1538,10 +1611,8 @@ export interface components {
             event: string;
             /** @description event time, ms since the epoch */
             event_ts?: number;
-            /** @description `account_id` and `object`; for URL validation `plainToken` */
-            payload: {
-                [key: string]: unknown;
-            };
+            /** @description `account_id` and `object`; for URL validation `plainToken` (an object then). Any other event is stored whatever its payload is (null, a string, an array: kept, counted unmappable and delivered to `zoom.*` as it came), numbers by their own text */
+            payload: Record<string, never>;
         };
         /**
          * zoom.* notification
@@ -1553,10 +1624,8 @@ export interface components {
              * @description When the event was published (UTC)
              */
             created_at: string;
-            /** @description The platform's `payload` as it sent it (`account_id`, `object`, …); the top-level `download_token` of recording events is never forwarded */
-            data: {
-                [key: string]: unknown;
-            };
+            /** @description The platform's `payload` as it sent it, numbers by their own text (`account_id`, `object`, …: an object nearly always; null, a string or an array when the platform sent one); the top-level `download_token` of recording events is never forwarded */
+            data: unknown;
             /** @description `zoom.` + the platform event name */
             event: string;
             /**
@@ -1870,6 +1939,90 @@ export interface operations {
             };
         };
     };
+    InboundStatusController_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundStatusResponse"];
+                };
+            };
+            /** @description A body was sent that is not valid JSON, or does not match its Content-Encoding */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or forged token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Token lacks scope bridge:admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request (headers or body) did not arrive within the server’s timeouts */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     PortalLinksController_create: {
         parameters: {
             query?: never;
@@ -1971,7 +2124,7 @@ export interface operations {
     ReconciliationController_list: {
         parameters: {
             query?: {
-                /** @description `next_cursor` of the previous page, as it was returned; omit for the first page */
+                /** @description `next_cursor` of the previous page, as it was returned; omit for the first page. Any other value is refused (400). */
                 cursor?: string;
                 /** @description Items per page */
                 limit?: number;
@@ -2038,6 +2191,17 @@ export interface operations {
             /** @description A body was sent that is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2116,6 +2280,17 @@ export interface operations {
             /** @description The body is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2201,6 +2376,17 @@ export interface operations {
             /** @description A body was sent that is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

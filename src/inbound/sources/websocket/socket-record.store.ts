@@ -1,0 +1,150 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { query } from '../../../database/query';
+
+/** One interval with no acknowledged socket (docs/inbound-sources.md#gaps). */
+export interface SocketGap {
+  from: Date;
+  /** null while the gap is still open. */
+  until: Date | null;
+  reconciliationId: string | null;
+}
+
+/** What the holder of the socket last wrote, shared by every process. */
+export interface SocketRecord {
+  holder: string | null;
+  state: 'connecting' | 'connected';
+  connectedSince: Date | null;
+  lastFrameAt: Date | null;
+  reconnects: number;
+}
+
+interface StateRow {
+  holder: string | null;
+  state: 'connecting' | 'connected';
+  connected_since: Date | null;
+  last_frame_at: Date | null;
+  reconnects: string;
+}
+
+interface GapRow {
+  started_at: Date;
+  ended_at: Date | null;
+  reconciliation_id: string | null;
+}
+
+const UPSERT_STATE = `
+  INSERT INTO inbound_socket_state (id, holder, state, connected_since, reconnects, updated_at)
+  VALUES (1, $1, $2, $3, $4, now())
+  ON CONFLICT (id) DO UPDATE SET
+    holder = EXCLUDED.holder,
+    state = EXCLUDED.state,
+    connected_since = EXCLUDED.connected_since,
+    reconnects = inbound_socket_state.reconnects + $4,
+    updated_at = now()`;
+
+/**
+ * The socket's record in PostgreSQL: the state row (holder, state, last frame, reconnects)
+ * and the gaps. Only the holder of the lease writes; every process reads (the status route).
+ * The unique index on open gaps keeps at most one open, whoever writes.
+ */
+@Injectable()
+export class SocketRecordStore {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async read(): Promise<SocketRecord | null> {
+    const [row] = await query<StateRow>(
+      this.db,
+      `SELECT holder, state, connected_since, last_frame_at, reconnects
+         FROM inbound_socket_state WHERE id = 1`,
+      [],
+    );
+    if (!row) return null;
+    return {
+      holder: row.holder,
+      state: row.state,
+      connectedSince: row.connected_since,
+      lastFrameAt: row.last_frame_at,
+      reconnects: Number(row.reconnects),
+    };
+  }
+
+  /** `holder` now tries to connect; `reconnect`: this replaces an earlier socket. */
+  async connecting(holder: string, reconnect: boolean): Promise<void> {
+    await query(this.db, UPSERT_STATE, [holder, 'connecting', null, reconnect ? 1 : 0]);
+  }
+
+  /** `holder`'s socket was acknowledged at `at`: it is connected, and a frame came then. */
+  async connected(holder: string, at: Date): Promise<void> {
+    await query(this.db, UPSERT_STATE, [holder, 'connected', at, 0]);
+    await this.frameSeen(at);
+  }
+
+  /** The latest frame; written at most every few seconds by the holder (a gap starts there). */
+  async frameSeen(at: Date): Promise<void> {
+    await query(
+      this.db,
+      `UPDATE inbound_socket_state SET last_frame_at = greatest(last_frame_at, $1), updated_at = now()
+        WHERE id = 1`,
+      [at],
+    );
+  }
+
+  /** Opens a gap from `from`, unless one is open already. */
+  async openGap(from: Date): Promise<void> {
+    await query(
+      this.db,
+      `INSERT INTO inbound_gaps (started_at) VALUES ($1) ON CONFLICT DO NOTHING`,
+      [from],
+    );
+  }
+
+  /**
+   * A process took the socket over: a gap from the last frame recorded (its holder died, the
+   * whole deployment stopped), unless one is open already or the service never connected.
+   */
+  async openGapFromLastFrame(): Promise<void> {
+    await query(
+      this.db,
+      `INSERT INTO inbound_gaps (started_at)
+       SELECT last_frame_at FROM inbound_socket_state WHERE id = 1 AND last_frame_at IS NOT NULL
+       ON CONFLICT DO NOTHING`,
+      [],
+    );
+  }
+
+  /** A socket was acknowledged at `at`: the open gap, if any, ends there. */
+  async endGap(at: Date): Promise<void> {
+    await query(
+      this.db,
+      `UPDATE inbound_gaps SET ended_at = greatest($1, started_at) WHERE ended_at IS NULL`,
+      [at],
+    );
+  }
+
+  /** The `limit` latest gaps, newest first. */
+  async latestGaps(limit: number): Promise<SocketGap[]> {
+    const rows = await query<GapRow>(
+      this.db,
+      `SELECT started_at, ended_at, reconciliation_id FROM inbound_gaps
+        ORDER BY started_at DESC, created_at DESC LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({
+      from: r.started_at,
+      until: r.ended_at,
+      reconciliationId: r.reconciliation_id,
+    }));
+  }
+
+  /** When the latest event `via` arrived, or null. */
+  async lastEventAt(via: string): Promise<Date | null> {
+    const [row] = await query<{ received_at: Date }>(
+      this.db,
+      `SELECT received_at FROM inbound_events WHERE via = $1 ORDER BY received_at DESC LIMIT 1`,
+      [via],
+    );
+    return row?.received_at ?? null;
+  }
+}
