@@ -5,7 +5,7 @@ import { request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
 import { SpawnedApp, SpawnedWorker, spawnTestMs, startWorker } from './support/spawn-app';
 import { TcpProxy } from './support/tcp-proxy';
-import { TEST_REDIS_URL, TestApp, startTestApp } from './support/test-app';
+import { CLIENTS, TEST_REDIS_URL, TestApp, startTestApp } from './support/test-app';
 import { queryDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
@@ -66,7 +66,14 @@ describe('WebSocket source across processes (spawned workers, one socket)', () =
     zoom = await FakeZoom.start();
     platform = await FakeZoomWs.start({ acceptsToken: (token) => zoom.acceptsToken(token) });
     receiver = await startReceiver();
-    env = { ...zoom.env(), ...platform.env(1000) };
+    // The workers know the API clients as the API process does: a webhook of a client a process
+    // does not know gets nothing from it (docs/api.md#receiver-health).
+    env = {
+      ...zoom.env(),
+      ...platform.env(1000),
+      AUTH_CLIENTS: JSON.stringify(Object.values(CLIENTS)),
+      RECONCILE_INTERVAL_MS: '0',
+    };
     t = await startTestApp({ env: { APP_ROLE: 'api', ...env } });
     started = receiver.route({}, 'started');
     await createWebhook(t, { url: started.url, events: ['job.started'] });
@@ -95,8 +102,7 @@ describe('WebSocket source across processes (spawned workers, one socket)', () =
       expect(states.sort()).toEqual(['connected', 'standby', 'standby']);
       const uuids = Array.from({ length: 10 }, () => meetingUuid());
       for (const uuid of uuids) platform.push(meetingStarted(uuid));
-      // Stored once each, by the one holder. (Their delivery from a spawned worker is left to
-      // the role-all spec for now: see the lead's report of issue 39.)
+      // Stored once each, by the one holder, and delivered once each.
       const stored = await waitFor(
         async () => {
           const rows = await queryDatabase<{ identity_key: string; via: string }>(
@@ -110,6 +116,17 @@ describe('WebSocket source across processes (spawned workers, one socket)', () =
       for (const uuid of uuids) {
         expect(stored.filter((r) => r.identity_key.includes(uuid))).toEqual([
           expect.objectContaining({ via: 'websocket' }),
+        ]);
+      }
+      const deliveredOf = (uuid: string) =>
+        receiver.received.filter((r) => r.path === started.path && r.body.includes(uuid));
+      await waitFor(() => uuids.every((uuid) => deliveredOf(uuid).length > 0), {
+        timeoutMs: 60_000,
+        what: 'every event delivered by the holder',
+      });
+      for (const uuid of uuids) {
+        expect(deliveredOf(uuid).map((r) => JSON.parse(r.body.toString()).source.via)).toEqual([
+          'websocket',
         ]);
       }
       expectOneSocketAtATime();

@@ -57,7 +57,11 @@ describe('WebSocket source (role all, against the fake platform socket)', () => 
     zoom = await FakeZoom.start();
     platform = await FakeZoomWs.start({ acceptsToken: (token) => zoom.acceptsToken(token) });
     receiver = await startReceiver();
-    t = await startTestApp({ env: { ...zoom.env(), ...platform.env(1000) } });
+    // No scheduled reconciliation: its report calls would renew a revoked token before the
+    // socket meets the refusal these tests make.
+    t = await startTestApp({
+      env: { ...zoom.env(), ...platform.env(1000), RECONCILE_INTERVAL_MS: '0' },
+    });
     started = receiver.route({}, 'started');
     asIs = receiver.route({}, 'as-is');
     await createWebhook(t, { url: started.url, events: ['job.started'] });
@@ -339,7 +343,11 @@ describe('WebSocket source: a fresh token before the held one expires', () => {
     // Renewal is due 60 s before expiry and the swap 5 s before that: about 5 s after connecting.
     zoom = await FakeZoom.start({ tokenTtlSeconds: 70 });
     platform = await FakeZoomWs.start({ acceptsToken: (token) => zoom.acceptsToken(token) });
-    t = await startTestApp({ env: { ...zoom.env(), ...platform.env(1000) } });
+    // No scheduled reconciliation: its report calls would renew a revoked token before the
+    // socket meets the refusal these tests make.
+    t = await startTestApp({
+      env: { ...zoom.env(), ...platform.env(1000), RECONCILE_INTERVAL_MS: '0' },
+    });
   });
   afterAll(async () => {
     await t?.close();
