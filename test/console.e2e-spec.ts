@@ -168,6 +168,7 @@ describe('console: serving and portal links (HTTP)', () => {
       '409',
       '413',
       '415',
+      '503',
     ]);
     for (const response of Object.values(op.responses)) {
       expect(response.content['application/json'].schema.$ref).toMatch(/^#\/components\/schemas\//);

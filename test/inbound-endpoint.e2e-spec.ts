@@ -606,6 +606,7 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
       'job.started',
       'operation.complete',
       'operation.failed',
+      'zoom.*',
     ]);
     const model = doc.components.schemas.OperationCompleteNotification;
     expect(model.example.data.files[0]).toEqual(

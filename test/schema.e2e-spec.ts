@@ -21,8 +21,11 @@ const ENTITY_TABLES = [
   'recording_downloads',
   'webhooks',
 ];
-/** Tables of SQL alone, with no entity: webhook_filters is written by a trigger on webhooks. */
-const SQL_TABLES = ['webhook_filters'];
+/**
+ * Tables of SQL alone, with no entity: inbound_socket_state is one row the socket's store writes
+ * in SQL; webhook_filters is written by a trigger on webhooks.
+ */
+const SQL_TABLES = ['inbound_socket_state', 'webhook_filters'];
 
 /** Tables in the public schema of a database, sorted. */
 const tablesOf = async (url: string): Promise<string[]> =>

@@ -98,6 +98,7 @@ describe('Standard Webhooks signatures, secret rotation and the event catalog (S
         'zoom.*',
         'bridge.webhook.disabled',
         'bridge.delivery.failed',
+        'bridge.reconciliation.completed',
       ]);
       for (const entry of res.body.data) {
         expect(Object.keys(entry).sort()).toEqual(['description', 'name', 'schema']);

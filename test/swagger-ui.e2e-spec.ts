@@ -137,14 +137,14 @@ describe('OpenAPI document: what "Try it out" pre-fills', () => {
     );
     expect(offered.sort()).toEqual([...used].sort());
     expect(offered).not.toContain('queues:admin');
-    // A client holding every API scope gets a token for all of them at once.
+    // A client holding every scope (the operator's too) gets a token for all of them at once.
     const res = await fetch(`${t.baseUrl}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({
         grant_type: 'client_credentials',
-        client_id: CLIENTS.alpha.client_id,
-        client_secret: CLIENTS.alpha.client_secret,
+        client_id: CLIENTS.admin.client_id,
+        client_secret: CLIENTS.admin.client_secret,
         scope: offered.join(' '),
       }),
     });

@@ -38,7 +38,9 @@ export const CLIENTS = {
   admin: {
     client_id: 'admin',
     client_secret: 'admin-secret-0123456789ab',
-    scopes: 'bridge:admin webhooks:read webhooks:write',
+    // Every scope a client may hold: the operator's and every API scope.
+    scopes:
+      'bridge:admin webhooks:read webhooks:write meetings:read meetings:write users:read users:write recordings:read recordings:write webinars:read webinars:write reports:read',
   },
   operator: {
     client_id: 'operator',
@@ -93,6 +95,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     DELIVERY_BACKOFF_MS: '50',
     DELIVERY_TIMEOUT_MS: '2000',
     SHUTDOWN_TIMEOUT_MS: '10000',
+    // A scheduled reconciliation would call the fake platform's reports at every start; the
+    // specs that test it turn it on.
+    RECONCILE_INTERVAL_MS: '0',
     ...options.env,
   });
   const logs: string[] = [];

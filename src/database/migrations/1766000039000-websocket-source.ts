@@ -20,11 +20,9 @@ export class WebsocketSource1766000039000 implements MigrationInterface {
     await q.query(
       `CREATE UNIQUE INDEX inbound_gaps_one_open ON inbound_gaps ((true)) WHERE ended_at IS NULL`,
     );
-    await q.query(`CREATE INDEX inbound_gaps_started ON inbound_gaps (started_at)`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP INDEX inbound_gaps_started`);
     await q.query(`DROP INDEX inbound_gaps_one_open`);
     await q.query(`DROP TABLE inbound_socket_state`);
   }

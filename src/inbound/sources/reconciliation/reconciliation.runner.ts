@@ -5,6 +5,7 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
+import { withTimeout } from '../../../common/with-timeout';
 import { APP_CONFIG } from '../../../config/config.module';
 import { AppConfig } from '../../../config/config.types';
 import { OperationalEventsService } from '../../../dispatcher/operational-events.service';
@@ -16,6 +17,8 @@ import { RunExecutor } from './run-executor';
 export const LEASE_MS = 15_000;
 /** How often a process looks for work (and the holder renews its lease). */
 const TICK_MS = 1000;
+/** Longest wait for Redis while the process stops. */
+const SHUTDOWN_WAIT_MS = 2000;
 
 /**
  * The one reconciliation runner of the deployment (worker role): every process ticks, the one
@@ -50,9 +53,14 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
     this.stopped = true;
     if (this.timer !== null) clearInterval(this.timer);
     this.current?.abort(new Error('the process is stopping'));
-    await this.ticking;
-    // The run stays `running`: the next holder resumes it, without waiting for the lease.
-    await this.lease.release().catch(() => undefined);
+    // Bounded: with Redis away a lease command waits for its return, and the drain would wait
+    // for it past SHUTDOWN_TIMEOUT_MS. The run stays `running` either way: the next holder
+    // resumes it, and an unreleased lease lapses on its own.
+    await withTimeout(
+      (this.ticking ?? Promise.resolve()).then(() => this.lease.release()),
+      SHUTDOWN_WAIT_MS,
+      'the reconciliation lease was not released',
+    ).catch((error: Error) => this.logger.warn(`${error.message}: it lapses on its own`));
   }
 
   private async tick(): Promise<void> {
