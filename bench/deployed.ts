@@ -1,5 +1,5 @@
 /**
- * The pipeline as deployed (SPEC §11, third round; issue 25): every delivery setting at its
+ * The pipeline as deployed (docs/benchmarks.md, third round; issue 25): every delivery setting at its
  * default (DELIVERY_CONCURRENCY 50, DELIVERY_CONCURRENCY_PER_WEBHOOK 10, no webhook limits
  * set), NODE_ENV=production, the app compiled with start:prod's node flags, and every
  * receiver in a process of its own (bench/receiver.ts), which also counts the most requests it

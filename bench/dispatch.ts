@@ -15,7 +15,7 @@
  *   (env DELIVERY_CONCURRENCY, default 50, is used by both workers)
  *
  * - signing: CPU time per delivery of the signature headers alone, in this process: the seed's
- *   x-service-signature vs SPEC §10's headers (one secret, and two during a rotation), with and
+ *   x-service-signature vs docs/receiving.md's headers (one secret, and two during a rotation), with and
  *   without opening the sealed secrets. Printed first; `bench/dispatch.ts signing` prints only it.
  *
  * The machine may be shared: the load average is printed, and the CPU time each worker
@@ -197,7 +197,7 @@ function baselineWorker(prefix: string): void {
         dispatcher: agent,
         headers: {
           'content-type': 'application/json',
-          // Signed as the service signs (SPEC §10), so that both sides do the same work.
+          // Signed as the service signs (docs/receiving.md), so that both sides do the same work.
           ...signatureHeaders({
             deliveryId: job.data.id,
             body,
@@ -219,7 +219,7 @@ function baselineWorker(prefix: string): void {
 
 /**
  * Microseconds of CPU per delivery for signing alone, best of 3 runs of `iterations` each,
- * beside the seed's x-service-signature. No I/O: this is what SPEC §10 adds to an attempt.
+ * beside the seed's x-service-signature. No I/O: this is what docs/receiving.md adds to an attempt.
  */
 function signingCost(iterations = 20_000): void {
   const cipher = new SecretCipherService(loadConfig({}));

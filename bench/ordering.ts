@@ -1,5 +1,5 @@
 /**
- * What ordered delivery per meeting (SPEC §15) costs: deliveries/s to a webhook with
+ * What ordered delivery per meeting (docs/receiving.md#ordered-delivery-per-meeting) costs: deliveries/s to a webhook with
  * `ordering: "meeting"` beside the same webhook unordered, in the same run, with the backlog's
  * events spread over 1, 10 and 1,000 keys (meetings). One process of role all (it publishes
  * and sends), a local receiver answering 200 at once; each phase publishes N events of its

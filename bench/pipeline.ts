@@ -1,6 +1,6 @@
 /**
  * The whole pipeline, POST /zoom/events → arrival at a subscriber, beside the bench's own
- * baselines measured in the same run (SPEC §11, issue 12). bench/dispatch.ts measures the
+ * baselines measured in the same run (docs/benchmarks.md, issue 12). bench/dispatch.ts measures the
  * delivery stage alone; bench/inbound.ts the endpoint at fixed rates.
  *
  * Every side runs in its own process on a fresh database and queue prefix; this process only
@@ -30,7 +30,7 @@
  * - tracing (not in the default phases): e2e (APP_ROLE=all) and ingest (APP_ROLE=api) with
  *   tracing off, then on (OTEL_EXPORTER_OTLP_ENDPOINT at a local OTLP/HTTP sink in a process of
  *   its own, the default http/protobuf, every trace sampled), alternating round by round; the
- *   summary gives on ÷ off per round and the median (SPEC §11: at least 0.9). With
+ *   summary gives on ÷ off per round and the median (docs/benchmarks.md: at least 0.9). With
  *   BENCH_BEFORE_ENTRY, the build before runs a third time per phase and round, tracing on.
  *
  * The app and the baselines run compiled, on plain node (see build()).
@@ -163,7 +163,7 @@ const appSide = (
     env: {
       DELIVERY_CONCURRENCY: '50',
       // The baselines keep DELIVERY_CONCURRENCY requests in flight to their one receiver; so
-      // does the app, whose only webhook may then take every slot. SPEC §9's default of 10 per
+      // does the app, whose only webhook may then take every slot. docs/api.md#receiver-health's default of 10 per
       // webhook is measured as a side of its own (DEFAULT_LIMIT_ENV), and by bench/deployed.ts.
       DELIVERY_CONCURRENCY_PER_WEBHOOK: '50',
       ...env,

@@ -1,5 +1,5 @@
 /**
- * The retention job on a table of a million ended deliveries (SPEC §9): rows deleted per
+ * The retention job on a table of a million ended deliveries (docs/api.md#receiver-health): rows deleted per
  * second, and the publish → arrival latency of deliveries made while it runs, beside the same
  * deliveries without it (the baseline, measured first in the same run, same app, same rows).
  *

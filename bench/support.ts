@@ -18,7 +18,7 @@ export const percentile = (values: number[], p: number): number =>
     ? NaN
     : [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 
-/** The platform's headers for `body`, signed with `secret` (SPEC §5). */
+/** The platform's headers for `body`, signed with `secret` (docs/api.md#platform-events-post-zoomevents). */
 export function zoomHeaders(body: string, secret: string): Record<string, string> {
   const ts = String(Math.floor(Date.now() / 1000));
   const sig = createHmac('sha256', secret).update(`v0:${ts}:`).update(body).digest('hex');

@@ -1,5 +1,5 @@
 /**
- * Writes src/platform-api/operations.json, the route table of the platform passthrough (SPEC §6),
+ * Writes src/platform-api/operations.json, the route table of the platform passthrough (docs/api.md#platform-passthrough),
  * from the platform's published OpenAPI document: every operation of the Meetings, Webinars,
  * Users, Cloud Recording and Reports groups, with its parameters and request-body schema.
  * Prose (descriptions, examples, enum descriptions) is dropped, except each operation's summary

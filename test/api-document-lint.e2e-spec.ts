@@ -42,7 +42,7 @@ function errorsOf(linter: string, problems: Problem[]): string {
 }
 
 /**
- * Third-party tools accept the served document (SPEC §16): Redocly's recommended rules and
+ * Third-party tools accept the served document (docs/api.md): Redocly's recommended rules and
  * Spectral's `spectral:oas` (the repository's .spectral.yaml) find no error in it.
  */
 describe('the served API document passes third-party linters', () => {

@@ -30,7 +30,7 @@ const MULTIPART: Body = {
 
 const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
-describe('the published API document is exact (SPEC §16)', () => {
+describe('the published API document is exact (docs/api.md)', () => {
   let fake: FakeZoom;
   let t: TestApp;
   let doc: Json;

@@ -260,7 +260,7 @@ describe('meb, the CLI, against the real service', () => {
     },
   );
 
-  it('finds events by tracking id and shows one (SPEC §12), or says why not', async () => {
+  it('finds events by tracking id and shows one (docs/operations.md), or says why not', async () => {
     const found = await meb('--json', 'events', 'find', '--tracking-id', 'no-such-tracking-id');
     const one = await meb('events', 'get', '00000000-0000-4000-8000-000000000000');
     if (found.code === EXIT.ok) {

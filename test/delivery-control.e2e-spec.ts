@@ -6,7 +6,7 @@ import { Json } from './support/http';
 import { waitFor } from './support/wait-for';
 import { createWebhook, setWebhookActive } from './support/webhooks';
 
-/** SPEC §9: redelivery, replay (window, status, missed) and the test limit. */
+/** docs/api.md#receiver-health: redelivery, replay (window, status, missed) and the test limit. */
 describe('delivery control: redeliver, replay, test limit', () => {
   const fixture = deliveryFixture();
   const eventIds = (path: string) =>

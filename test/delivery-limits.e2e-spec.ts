@@ -252,7 +252,7 @@ describe('the limit across worker processes', () => {
       receiver.release(route.path);
       await startWorker(t, { env, workers });
 
-      // SPEC §9: free again within DELIVERY_TIMEOUT_MS + 30 s of the death, so sent by then.
+      // docs/api.md#receiver-health: free again within DELIVERY_TIMEOUT_MS + 30 s of the death, so sent by then.
       await waitFor(() => receiver.requests(route.path).length > 3, {
         timeoutMs: killedAt + 1500 + 30_000 - Date.now(),
         what: 'the second worker to send once the dead one’s slots lapsed',

@@ -28,7 +28,7 @@ import {
   validateManifests,
 } from './support/k8s-manifests';
 
-// SPEC §1 says these may never be renamed, so the list is fixed here rather than read at run time.
+// docs/configuration.md says these may never be renamed, so the list is fixed here rather than read at run time.
 const SPEC_ENV = [
   'PORT',
   'APP_ROLE',
@@ -434,7 +434,7 @@ describe('docker/k8s manifests: policies', () => {
     const configKeys = () => configMaps().flatMap((c) => Object.keys(c.data ?? {}));
     const templateKeys = () => secrets().flatMap(secretKeys);
 
-    it('together cover every variable of SPEC §1 and the operational extras', () => {
+    it('together cover every variable of docs/configuration.md and the operational extras', () => {
       const covered = new Set([...configKeys(), ...templateKeys()]);
       const missing = [...SPEC_ENV, ...EXTRA_ENV].filter((name) => !covered.has(name));
       expect(missing).toEqual([]);

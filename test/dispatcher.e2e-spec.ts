@@ -77,7 +77,7 @@ describe('dispatcher (role all)', () => {
   };
 
   describe('publish and the notification', () => {
-    it('sends the SPEC body and headers, signed over the exact bytes', async () => {
+    it('sends the documented body and headers (docs/api.md#notifications), signed over the exact bytes', async () => {
       const route = receiver.route();
       const webhook = await createWebhook(t, { url: route.url, events: ['follower.gained'] });
       const source = {

@@ -24,7 +24,7 @@ async function sendTracked(baseUrl: string, event: unknown): Promise<string> {
   return trackingId;
 }
 
-describe('event lookup (SPEC §12: GET /api/events, GET /api/events/:id)', () => {
+describe('event lookup (docs/operations.md: GET /api/events, GET /api/events/:id)', () => {
   let t: TestApp;
   let receiver: Receiver;
   let alphaStarted: TestWebhook;

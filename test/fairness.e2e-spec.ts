@@ -7,7 +7,7 @@ import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
 
 /**
- * SPEC §9 fairness: a receiver that holds every request does not take the worker's delivery
+ * docs/api.md#receiver-health fairness: a receiver that holds every request does not take the worker's delivery
  * slots from other webhooks (DELIVERY_CONCURRENCY_PER_WEBHOOK, default 10, of 50). How fast the
  * others go meanwhile is measured in bench/, not here.
  */

@@ -12,7 +12,7 @@ import { sendZoomEvent } from './support/zoom-sender';
 const SECRET = 'filters-and-headers-secret-0123';
 const TOKEN_VALUE = 'Bearer receiver-credential-abcdef987654';
 
-describe('filters and custom headers (SPEC §14)', () => {
+describe('filters and custom headers (docs/destinations.md)', () => {
   let t: TestApp;
   let receiver: Receiver;
   let token: string;

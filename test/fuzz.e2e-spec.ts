@@ -7,7 +7,7 @@ import { routesOf } from './support/routes';
 import { CLIENTS, TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
 
 /**
- * Property-based fuzzing of the whole HTTP surface (SPEC §7, issue 17): hostile bodies,
+ * Property-based fuzzing of the whole HTTP surface (docs/api.md#errors, issue 17): hostile bodies,
  * headers, paths, query strings, encodings, cursors and broken HTTP against every route the
  * router knows, through raw sockets so any bytes can be sent. Properties: every request gets
  * an answer, none is a 5xx of our own (a platform error passed on, with `upstream`, is the
@@ -44,7 +44,7 @@ const EXTRA_ROUTES: [string, string][] = [
 // Up to 2 s a request on a loaded 2-core machine (the whole document, as YAML, takes most).
 jest.setTimeout(Math.max(120_000, runs * 2_000));
 
-describe('fuzz: hostile requests on every route (SPEC §7)', () => {
+describe('fuzz: hostile requests on every route (docs/api.md#errors)', () => {
   let fake: FakeZoom;
   let t: TestApp;
   const statuses = new Map<string, number>();

@@ -20,7 +20,7 @@ const HEADERS_TIMEOUT_MS = 1000;
 const REQUEST_TIMEOUT_MS = 2000;
 
 /** One test per root cause of issue 17; the fuzz suite (fuzz.e2e-spec.ts) looks for new ones. */
-describe('hostile input (SPEC §7)', () => {
+describe('hostile input (docs/api.md#errors)', () => {
   let t: TestApp;
   let token: string;
 

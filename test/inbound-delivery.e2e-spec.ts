@@ -151,7 +151,7 @@ describe('inbound events mapped and delivered (role all, event-only recordings)'
 
   // Every platform event the mapping publishes directly (the recording ones go through the
   // automation, tested below), with the kind the mapping names; its unit spec holds the
-  // mapping to SPEC §5. Denials and cancellations publish only after a gain: they are
+  // mapping to docs/api.md#platform-events-post-zoomevents. Denials and cancellations publish only after a gain: they are
   // tested with it in inbound-fidelity.e2e-spec.ts.
   const cases = Object.entries(EVENT_MAPPING).flatMap(([name, route]) => {
     if (!('kind' in route) || route.approval === 'withdrawn') return [];

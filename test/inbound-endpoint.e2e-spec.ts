@@ -526,7 +526,7 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
       expect(results.filter((r) => r.body.status === 'accepted')).toHaveLength(1);
     });
 
-    it('stores an event with text jsonb cannot hold, and the events of its batch (SPEC §5)', async () => {
+    it('stores an event with text jsonb cannot hold, and the events of its batch (docs/api.md#platform-events-post-zoomevents)', async () => {
       const odd = meetingStarted(meetingUuid());
       (odd.payload.object as Record<string, unknown>).topic = 'nul \u0000 inside \ud800';
       const good = [meetingStarted(meetingUuid()), meetingStarted(meetingUuid())];

@@ -18,7 +18,7 @@ import {
 } from './support/zoom-fixtures';
 
 /**
- * SPEC §5 inbound fidelity, end to end from signed platform events (src/inbound/sample-events)
+ * docs/api.md#platform-events-post-zoomevents inbound fidelity, end to end from signed platform events (src/inbound/sample-events)
  * to a local receiver: data as the platform sent it, tracking ids, the approval rules, every
  * recording file with a working link in an event-only deployment, several secret tokens,
  * platform events as they are (zoom.* subscriptions) and exact de-duplication.

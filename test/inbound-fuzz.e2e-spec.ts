@@ -24,7 +24,7 @@ import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
 /**
- * Structure-aware fuzzing of the inbound path (SPEC §5, issue 27): a signed event of every
+ * Structure-aware fuzzing of the inbound path (docs/api.md#platform-events-post-zoomevents, issue 27): a signed event of every
  * mapped type, with values at any of its paths replaced by what the platform might send (null,
  * nothing, another type, U+0000, an unpaired surrogate, 1e400, 2^63, huge strings and arrays),
  * or renamed to an event nobody maps. Properties: each gets 200 (413 only past 1 MiB); each
@@ -141,7 +141,7 @@ interface Sent {
   type: string;
 }
 
-describe('fuzz: every signed platform event is stored, whatever it holds (SPEC §5)', () => {
+describe('fuzz: every signed platform event is stored, whatever it holds (docs/api.md#platform-events-post-zoomevents)', () => {
   let t: TestApp;
   const accepted: Sent[] = [];
   const statuses = new Map<string, number>();

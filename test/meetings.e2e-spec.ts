@@ -55,7 +55,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('meeting passthrough (SPEC §6)', () => {
+describe('meeting passthrough (docs/api.md#platform-passthrough)', () => {
   let fake: FakeZoom;
   let t: TestApp;
   let token: string;

@@ -12,7 +12,7 @@ import { sendZoomEvent } from './support/zoom-sender';
 const OPERATIONAL = ['bridge.webhook.disabled', 'bridge.delivery.failed'];
 const bodyOf = (r: ReceivedRequest): Json => JSON.parse(r.body.toString('utf8'));
 
-describe('operational events (SPEC §12)', () => {
+describe('operational events (docs/operations.md)', () => {
   let t: TestApp;
   let receiver: Receiver;
   /** Alpha's failing receiver, also subscribed to the events about itself (never sent them). */

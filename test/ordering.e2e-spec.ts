@@ -11,7 +11,7 @@ import { FixtureBody, fixtureEvent, partOf } from './support/zoom-fixtures';
 import { sendZoomEvent } from './support/zoom-sender';
 
 /**
- * SPEC §15: a webhook with `ordering: "meeting"` gets the deliveries of one meeting one at a
+ * docs/receiving.md#ordered-delivery-per-meeting: a webhook with `ordering: "meeting"` gets the deliveries of one meeting one at a
  * time, in event_ts order, whatever the receiver's failures, across worker processes and a
  * SIGKILL; other meetings go on meanwhile; a late event is still sent, marked.
  */

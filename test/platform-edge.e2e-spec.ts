@@ -18,10 +18,10 @@ import { sendZoomEvent } from './support/zoom-sender';
 
 /**
  * Issue 27: what the platform sends at the edge of what the store holds is neither refused nor
- * lost (SPEC §5), credentials stay out of the log (§8), deliveries take a receiver's interim
+ * lost (docs/api.md#platform-events-post-zoomevents), credentials stay out of the log (§8), deliveries take a receiver's interim
  * answers, and a full server answers 503 rather than resetting connections.
  */
-describe('the platform edge (SPEC §5, §7, §8)', () => {
+describe('the platform edge (docs/api.md#platform-events-post-zoomevents, §7, §8)', () => {
   let t: TestApp;
   let receiver: Receiver;
   let paths: { asIs: string; started: string; complete: string };

@@ -6,7 +6,7 @@ import { Json } from './support/http';
 import { waitFor } from './support/wait-for';
 import { createWebhook, setWebhookActive } from './support/webhooks';
 
-/** SPEC §9: 410 and failing disable, Retry-After, WEBHOOKS_PER_CLIENT, retention. */
+/** docs/api.md#receiver-health: 410 and failing disable, Retry-After, WEBHOOKS_PER_CLIENT, retention. */
 describe('receiver health, limits and retention', () => {
   const fixture = deliveryFixture({
     env: {

@@ -36,7 +36,7 @@ const downloadOf = (t: TestApp, token: string, m: FakeMeeting, fileId: string) =
     headers: { authorization: `Bearer ${token}` },
   });
 
-describe('recording passthrough (SPEC §6)', () => {
+describe('recording passthrough (docs/api.md#platform-passthrough)', () => {
   let fake: FakeZoom;
   let t: TestApp;
   let token: string;

@@ -8,7 +8,7 @@ import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
 
 /**
- * SPEC §9: a client removed from AUTH_CLIENTS is locked out from the next start of a process
+ * docs/api.md#receiver-health: a client removed from AUTH_CLIENTS is locked out from the next start of a process
  * that reads the new list; its webhooks are kept and receive again once it returns.
  */
 describe('revocation through AUTH_CLIENTS', () => {

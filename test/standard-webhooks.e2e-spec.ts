@@ -48,7 +48,7 @@ function verifyAt(secret: string, r: ReceivedRequest, skewSeconds = 0): unknown 
   }
 }
 
-describe('Standard Webhooks signatures, secret rotation and the event catalog (SPEC §10)', () => {
+describe('Standard Webhooks signatures, secret rotation and the event catalog (docs/receiving.md)', () => {
   let t: TestApp;
   let receiver: Receiver;
   let token: string;

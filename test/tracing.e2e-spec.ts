@@ -81,7 +81,7 @@ const otel = (
 const parsedLogs = (t: TestApp) =>
   t.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
 
-describe('traces (SPEC §12), one process (role all)', () => {
+describe('traces (docs/operations.md), one process (role all)', () => {
   let collector: OtlpCollector;
   let receiver: Receiver;
   let fake: FakeZoom;

@@ -602,7 +602,7 @@ describe('subscription API (webhooks)', () => {
         for (const event of schema.properties.events.example as string[]) {
           expect(named.enum.includes(event) || new RegExp(pattern.pattern).test(event)).toBe(true);
         }
-        // SPEC §15: the two values, the default, and what they mean.
+        // docs/receiving.md#ordered-delivery-per-meeting: the two values, the default, and what they mean.
         expect(schema.properties.ordering).toMatchObject({
           enum: ['none', 'meeting'],
           default: 'none',

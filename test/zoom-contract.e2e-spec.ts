@@ -13,7 +13,7 @@ import { apiRoutes } from './support/routes';
 import { TestApp, startTestApp } from './support/test-app';
 
 /**
- * SPEC §6 coverage: every operation of the Meetings, Webinars, Users, Cloud Recording and
+ * docs/api.md#platform-passthrough coverage: every operation of the Meetings, Webinars, Users, Cloud Recording and
  * Reports groups of the platform's published document is served at /api + its path. Each one
  * gets a valid request built from the document's own schemas (every documented query parameter
  * and body field filled in), sent through the service to a fake platform that checks what it

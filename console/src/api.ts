@@ -1,7 +1,7 @@
 /**
  * A small typed wrapper over fetch for the service's public API: the bearer token on every
  * call, JSON in and out, and every error answer turned into an ApiProblem carrying the
- * message the API gave (SPEC §7 shape), which the pages show as it is.
+ * message the API gave (docs/api.md#errors shape), which the pages show as it is.
  */
 
 export interface ApiErrorBody {

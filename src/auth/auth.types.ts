@@ -4,7 +4,7 @@ import { Scope } from '../config/config.types';
 export interface AuthenticatedClient {
   clientId: string;
   scopes: Scope[];
-  /** The token came from a portal link (SPEC §13), not from the client's own credentials. */
+  /** The token came from a portal link (docs/console.md), not from the client's own credentials. */
   portal?: true;
 }
 

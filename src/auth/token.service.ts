@@ -22,7 +22,7 @@ export interface IssueOptions {
 
 /**
  * Issues and verifies the service's own HS256 access tokens. A token counts only for a client
- * that AUTH_CLIENTS still lists, and only with the scopes that client holds now (SPEC §9): a
+ * that AUTH_CLIENTS still lists, and only with the scopes that client holds now (docs/api.md#receiver-health): a
  * client removed from the list is locked out at this process's start, whatever its tokens say.
  */
 @Injectable()

@@ -504,7 +504,7 @@ export function buildProgram(ctx: CliContext): Command {
       );
     });
 
-  const events = program.command('events').description('look events up (SPEC §12)');
+  const events = program.command('events').description('look events up (docs/operations.md)');
 
   const EVENT_COLUMNS = ['id', 'event', 'created_at', 'deliveries'];
   const eventRow = (e: EventSummary) => ({

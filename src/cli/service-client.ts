@@ -5,7 +5,7 @@ import type { components, paths } from './generated/api';
 export type Schemas = components['schemas'];
 
 /**
- * SPEC §12's event lookup, for as long as the served document this client was generated from
+ * docs/operations.md's event lookup, for as long as the served document this client was generated from
  * lacks it: once `/api/events` is in the document (`npm run client:generate`), the generated
  * types are used instead and this goes unused.
  */

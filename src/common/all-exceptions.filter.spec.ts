@@ -81,7 +81,7 @@ describe('AllExceptionsFilter', () => {
   };
 
   it.each(['/plain', '/query', '/not-an-error'])(
-    'answers %s with a bare 500 in the SPEC §7 shape',
+    'answers %s with a bare 500 in the docs/api.md#errors shape',
     async (path) => {
       const res = await get(path);
       expect(res.status).toBe(500);

@@ -7,7 +7,7 @@ import { methodNotAllowed } from './method-not-allowed';
 const logger = new Logger('Errors');
 
 /**
- * The answer to an error in the one shape of SPEC §7, with the headers it asks for; a 5xx is
+ * The answer to an error in the one shape of docs/api.md#errors, with the headers it asks for; a 5xx is
  * logged with its stack, and internals never reach the client. For the error filter and for
  * the routes served outside Nest (src/inbound/zoom-events.route.ts).
  */
@@ -43,7 +43,7 @@ function messageOf(exception: HttpException): string {
   return exception.message;
 }
 
-/** Turns every error into the one shape of SPEC §7 (errorAnswer). */
+/** Turns every error into the one shape of docs/api.md#errors (errorAnswer). */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {

@@ -38,7 +38,7 @@ export class UpstreamError {
   message: string | null;
 }
 
-/** The one error shape of SPEC §7. */
+/** The one error shape of docs/api.md#errors. */
 export class ErrorResponse {
   @ApiProperty({ example: 400 })
   statusCode: number;
@@ -102,7 +102,7 @@ export type ApiErrorOptions = {
 );
 
 /**
- * Documents an error answer of a route: the SPEC §7 schema, always as JSON (also on routes
+ * Documents an error answer of a route: the docs/api.md#errors schema, always as JSON (also on routes
  * that produce other types), with an example built for this very status.
  */
 export function ApiErrorResponse(

@@ -172,7 +172,7 @@ function lingerThenClose(socket: Duplex): void {
 /**
  * Sets the server's header and request timeouts and answers what Node refuses before the
  * application sees it (a malformed request line, headers over the limit, a timeout) with the
- * SPEC §7 error shape instead of Node's bare answer followed at once by a close, which the
+ * docs/api.md#errors error shape instead of Node's bare answer followed at once by a close, which the
  * peer sees as a reset when it is still sending. Each such answer is logged.
  */
 export function hardenHttpServer(

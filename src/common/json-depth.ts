@@ -2,7 +2,7 @@ import { HttpStatus } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from './api-error';
 
-/** SPEC §7: deeper JSON is refused. No document of the platform or of our API comes close. */
+/** docs/api.md#errors: deeper JSON is refused. No document of the platform or of our API comes close. */
 export const MAX_JSON_DEPTH = 64;
 
 export const TOO_DEEP_MESSAGE = `Request body is nested more than ${MAX_JSON_DEPTH} levels deep`;

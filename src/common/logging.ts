@@ -114,7 +114,7 @@ export interface ServedRequest extends IncomingMessage {
   params: Record<string, string | string[]>;
   /** Express keeps the URL as it came here; a router it passes through may cut `url`. */
   originalUrl?: string;
-  /** The request's span while tracing is on (SPEC §12): its line names the trace. */
+  /** The request's span while tracing is on (docs/operations.md): its line names the trace. */
   span?: Span | null;
 }
 
@@ -122,7 +122,7 @@ export type CompletionLine = (
   level: 'error' | 'warn' | 'info',
   req: ServedRequest,
   res: ServerResponse,
-  /** trace_id and span_id: the request's span, while tracing is on (SPEC §12). */
+  /** trace_id and span_id: the request's span, while tracing is on (docs/operations.md). */
   fields: { responseTime: number; err?: Error; trace_id?: string; span_id?: string },
   msg: string,
 ) => void;

@@ -30,7 +30,7 @@ export function allowedMethods(req: Request, path = req.path): string[] {
 }
 
 /**
- * SPEC §16: a method a path does not serve is 405 with `Allow`, not 404. Nest answers every
+ * docs/api.md: a method a path does not serve is 405 with `Allow`, not 404. Nest answers every
  * request no route took with a NotFoundException from its last handler; such a request (no
  * route of its own: `req.route` unset) to a path that other methods serve becomes a 405. A 404
  * a route handler throws (a webhook that is not yours) stays a 404.

@@ -9,7 +9,7 @@ import type {
 import { ErrorResponse, errorBody } from './error-response';
 
 /**
- * SPEC §16: the published document states what the service refuses, so that a request valid
+ * docs/api.md: the published document states what the service refuses, so that a request valid
  * by the document is not refused for an unstated reason. What class-validator enforces but
  * @nestjs/swagger cannot say from the decorators is written into the document here, once,
  * after it is built.
@@ -148,7 +148,7 @@ function addTransportAnswers(operation: OperationObject, path: string): void {
 }
 
 /**
- * Makes the built document exact (SPEC §16): the bodies of the service's own routes refuse
+ * Makes the built document exact (docs/api.md): the bodies of the service's own routes refuse
  * fields they do not list (the validation pipe forbids them), class-level rules are added,
  * nullable enums list null, 64-bit integers carry their bound, public routes say so
  * (`security: []`), and every operation documents the answers the HTTP server and body parsers
@@ -160,7 +160,7 @@ export function makeDocumentExact(document: OpenAPIObject): void {
     const body = operation.requestBody;
     const content = body && 'content' in body ? body.content : undefined;
     // The service's own bodies are DTO classes ($ref); the passthrough's are the platform's
-    // schemas, inline, and forward fields they do not list (SPEC §6).
+    // schemas, inline, and forward fields they do not list (docs/api.md#platform-passthrough).
     const name = path.startsWith('/api/')
       ? refName(content?.['application/json']?.schema)
       : undefined;

@@ -9,7 +9,7 @@ import { quote } from './field-rule';
 
 /**
  * The most a request body may hold, on every route (the body parsers and /zoom/events' own
- * reader alike): SPEC §7's 1 MiB.
+ * reader alike): docs/api.md#errors's 1 MiB.
  */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -41,7 +41,7 @@ export const PARSER_MESSAGES: Record<string, (error: ParserError) => string> = {
 };
 
 /**
- * Turns a body parser's failure into the SPEC §7 answer. Nest would otherwise pass a JSON
+ * Turns a body parser's failure into the docs/api.md#errors answer. Nest would otherwise pass a JSON
  * syntax error's raw text on as the whole message, and answer a body that does not match its
  * Content-Encoding (a zlib error, which carries no type) with a 500.
  */

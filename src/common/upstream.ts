@@ -66,7 +66,7 @@ const UPSTREAM_ERRORS: (ErrorExample & {
 ];
 
 /**
- * Documents the error answers of a platform passthrough route (SPEC §6, §7). Any other error
+ * Documents the error answers of a platform passthrough route (docs/api.md#platform-passthrough, §7). Any other error
  * status the platform answers with is passed on the same way, with `upstream`.
  */
 export function ApiUpstreamErrors(): MethodDecorator {
@@ -74,7 +74,7 @@ export function ApiUpstreamErrors(): MethodDecorator {
     ...UPSTREAM_ERRORS.map(({ status, description, headers, ...example }) =>
       ApiErrorResponse(status, { description, headers, example }),
     ),
-    // SPEC §16: whatever other error status the platform answers (409, 422, 500, …) is passed
+    // docs/api.md: whatever other error status the platform answers (409, 422, 500, …) is passed
     // on with that status, in the one error shape, the platform's own code and message in
     // `upstream`.
     ApiDefaultResponse({

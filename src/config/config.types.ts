@@ -15,7 +15,7 @@ export const SCOPES = [
   'reports:read',
   // The operator's: inbound status and reconciliation (docs/inbound-sources.md).
   'bridge:admin',
-  // Not in SPEC §2's list: the operators' queue dashboard (/admin/queues), which can retry,
+  // Not in docs/api.md#tokens-and-scopes's list: the operators' queue dashboard (/admin/queues), which can retry,
   // clean and pause jobs, so no API client gets it by accident.
   'queues:admin',
 ] as const;
@@ -33,7 +33,7 @@ export const BROKER_NAMESPACES = ['client', 'shared'] as const;
 export type BrokerNamespace = (typeof BROKER_NAMESPACES)[number];
 export const DEFAULT_BROKER_PREFIX = 'meb.';
 
-/** A message broker the operator lets webhooks deliver to (SPEC §14); clients name it. */
+/** A message broker the operator lets webhooks deliver to (docs/destinations.md); clients name it. */
 export interface BrokerConfig {
   name: string;
   type: BrokerType;
@@ -57,7 +57,7 @@ export type TraceSamplerName = (typeof TRACE_SAMPLERS)[number];
 export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
-/** SPEC §12: traces, exported only while `endpoint` is set. */
+/** docs/operations.md: traces, exported only while `endpoint` is set. */
 export interface TelemetryConfig {
   /** OTEL_EXPORTER_OTLP_ENDPOINT without its trailing slash; null: tracing off. */
   endpoint: string | null;
@@ -120,10 +120,10 @@ export interface AppConfig {
     concurrency: number;
     /** How often the sweeper looks for due deliveries that the queue lost. */
     sweepIntervalMs: number;
-    /** Most attempts in flight to one webhook per worker process (SPEC §9 fairness). */
+    /** Most attempts in flight to one webhook per worker process (docs/api.md#receiver-health fairness). */
     concurrencyPerWebhook: number;
   };
-  /** Receiver health and limits of SPEC §9. */
+  /** Receiver health and limits of docs/api.md#receiver-health. */
   webhooks: {
     /** Consecutive failed deliveries that disable a webhook; 0 never disables. */
     disableAfterFailures: number;
@@ -137,14 +137,14 @@ export interface AppConfig {
   /** Re-queues stored inbound events whose job was lost: how often, and from what age. */
   inboundSweep: { intervalMs: number; graceMs: number };
   webhookAllowPrivateUrls: boolean;
-  /** How long a secret replaced by PATCH still signs deliveries (SPEC §10); 0: not at all. */
+  /** How long a secret replaced by PATCH still signs deliveries (docs/receiving.md); 0: not at all. */
   webhookSecretGraceSeconds: number;
   /** DESTINATION_BROKERS: the brokers webhook destinations may name. */
   destinationBrokers: BrokerConfig[];
   /** Base URL clients use to reach this service (download links in notifications). */
   publicBaseUrl: string;
   telemetry: TelemetryConfig;
-  /** The web console at /console (SPEC §13). */
+  /** The web console at /console (docs/console.md). */
   console: {
     enabled: boolean;
     /** Origins allowed to frame the console (CSP frame-ancestors); empty: none. */

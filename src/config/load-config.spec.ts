@@ -14,7 +14,7 @@ function problemsOf(env: Record<string, string>): string[] {
 }
 
 describe('loadConfig', () => {
-  it('applies the SPEC defaults to an empty environment', () => {
+  it('applies the documented defaults (docs/configuration.md) to an empty environment', () => {
     const config = loadConfig({});
     expect(config.port).toBe(3000);
     expect(config.role).toEqual({ name: 'all', api: true, worker: true });

@@ -407,7 +407,7 @@ function parseTelemetry(reader: Reader): TelemetryConfig {
   };
 }
 
-/** Reads and validates every variable of SPEC §1 from the given environment. */
+/** Reads and validates every variable of docs/configuration.md from the given environment. */
 export function loadConfig(env: Env): AppConfig {
   const r = new Reader(env);
   const nodeEnv = r.string('NODE_ENV', 'development');

@@ -1,6 +1,6 @@
 /**
  * The headers of every answer under /console. The console loads nothing from any other
- * origin (SPEC §13), so every fetch directive allows only 'self' and everything else is
+ * origin (docs/console.md), so every fetch directive allows only 'self' and everything else is
  * 'none': an injected script or a tampered asset URL has nowhere to load from or send to.
  */
 export function consoleSecurityHeaders(frameAncestors: readonly string[]): Record<string, string> {

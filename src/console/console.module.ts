@@ -7,7 +7,7 @@ import { PortalLinksController } from './portal-links.controller';
 import { PortalLinksService } from './portal-links.service';
 
 /**
- * The web console (SPEC §13, API role): the built front end (console/) at /console, while
+ * The web console (docs/console.md, API role): the built front end (console/) at /console, while
  * CONSOLE_ENABLED, and POST /api/portal-links. The console itself holds no server logic: it
  * signs in at /oauth/token and does everything through the public API.
  */

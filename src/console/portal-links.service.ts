@@ -11,7 +11,7 @@ import { PORTAL_TTL, PortalLinkResponse } from './dto/create-portal-link.dto';
 export const PORTAL_SCOPES: readonly Scope[] = ['webhooks:read', 'webhooks:write'];
 
 /**
- * Portal links (SPEC §13): a console URL that signs a person in as the calling client
+ * Portal links (docs/console.md): a console URL that signs a person in as the calling client
  * without its secret. The link carries an access token of its own, narrowed to the webhook
  * scopes the caller holds and expiring with the link; the console uses it as its bearer
  * token. It sits in the URL's fragment, so it never reaches a server log or a Referer.

@@ -55,7 +55,7 @@ interface PreLeased {
 /**
  * Works the deliveries queue (worker role). A job carries several deliveries with their
  * webhooks; the worker hands them to its DeliveryScheduler, which sends each as soon as a slot
- * of its webhook (across every worker, SPEC §9) and one of this process (DELIVERY_CONCURRENCY)
+ * of its webhook (across every worker, docs/api.md#receiver-health) and one of this process (DELIVERY_CONCURRENCY)
  * are free: it then claims them in PostgreSQL, which leases them to this worker, and their
  * attempts start (DeliveryAttemptService). The job ends once its deliveries are with the
  * scheduler; a worker that dies leaves them pending and unleased, and one that dies
@@ -78,7 +78,7 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
   /** Deliveries leased to this worker as this process stored them, by id, until claimed. */
   private readonly preLeased = new Map<string, PreLeased>();
   private slotsFailing = false;
-  /** Which deliveries may be sent now: an ordered webhook's, only in their turn (SPEC §15). */
+  /** Which deliveries may be sent now: an ordered webhook's, only in their turn (docs/receiving.md#ordered-delivery-per-meeting). */
   private readonly gate: DeliveryGate;
 
   constructor(

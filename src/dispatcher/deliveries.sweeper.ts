@@ -17,7 +17,7 @@ const BATCH = 500;
 const MAX_BATCHES_PER_SWEEP = 10;
 const SWEEP_LOCK_KEY = 'meeting-event-bridge:deliveries-sweeper';
 
-// Of an ordered webhook's deliveries only each key's head (SPEC §15): the others wait for it,
+// Of an ordered webhook's deliveries only each key's head (docs/receiving.md#ordered-delivery-per-meeting): the others wait for it,
 // and re-queueing them every sweep would only have the workers read that again.
 const DUE_SQL = `
   SELECT d.id, d.webhook_id, d.next_attempt_at FROM deliveries d

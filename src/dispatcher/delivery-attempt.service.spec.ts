@@ -272,7 +272,7 @@ describe('DeliveryAttemptService', () => {
     });
   });
 
-  describe('signing secrets (SPEC §10)', () => {
+  describe('signing secrets (docs/receiving.md)', () => {
     it('passes the replaced secret while it is in its grace, and not after', async () => {
       webhook.previousSecretEncrypted = 'sealed-previous';
       webhook.previousSecretExpiresAt = new Date(Date.now() + 60_000);

@@ -20,7 +20,7 @@ export type AttemptOutcome = { next: 'done' } | { next: 'retry'; delayMs: number
 const DONE: AttemptOutcome = { next: 'done' };
 
 /**
- * One attempt at a claimed delivery (SPEC §4). PostgreSQL decides the attempt number and
+ * One attempt at a claimed delivery (docs/api.md#notifications). PostgreSQL decides the attempt number and
  * whether a failure is final; the queue only carries the delivery to the worker (and a
  * retry's delay), so a delivery queued again continues where the record stands.
  */
@@ -46,7 +46,7 @@ export class DeliveryAttemptService {
    * records it; `sent` is called as soon as the request is over, before the record is written.
    * One whose webhook is inactive is ended as failed, unsent. Throws only when the record
    * cannot be written: nothing was recorded then, and the lease lapses for the sweeper.
-   * Each attempt is a span of the trace its delivery was published in (SPEC §12).
+   * Each attempt is a span of the trace its delivery was published in (docs/operations.md).
    */
   attempt(target: DeliveryTarget, sent: () => void = () => undefined): Promise<AttemptOutcome> {
     if (!target.active || !this.tracing.enabled) return this.attemptIn(null, target, sent);
@@ -158,7 +158,7 @@ export class DeliveryAttemptService {
     return { next: 'retry', delayMs };
   }
 
-  /** The backoff, or the receiver's Retry-After on 429/503 when that is longer (SPEC §9). */
+  /** The backoff, or the receiver's Retry-After on 429/503 when that is longer (docs/api.md#receiver-health). */
   private retryDelayMs(retry: number, result: AttemptResult): number {
     const backoff = this.retry.delayMs(retry);
     return Math.max(backoff, retryAfterMs(result.statusCode, result.retryAfter) ?? 0);

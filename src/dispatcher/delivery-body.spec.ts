@@ -8,7 +8,7 @@ import {
 } from './delivery-body';
 
 describe('deliveryBody', () => {
-  it('serialises the SPEC §4 fields in order, with created_at in UTC', () => {
+  it('serialises the docs/api.md#notifications fields in order, with created_at in UTC', () => {
     const body = deliveryBody({
       id: 'e1',
       kind: 'job.started',

@@ -14,7 +14,7 @@ export interface EventSource {
 }
 
 /**
- * The notification body of SPEC §4, serialised once when the event is published: every attempt
+ * The notification body of docs/api.md#notifications, serialised once when the event is published: every attempt
  * of every delivery of the event sends these bytes, so a signature never drifts.
  */
 export function deliveryBody(event: {

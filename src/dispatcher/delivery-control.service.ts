@@ -19,7 +19,7 @@ const inactive = (what: string) =>
   );
 
 /**
- * Sending deliveries again (SPEC §9): one delivery, or a window of them, each with a fresh
+ * Sending deliveries again (docs/api.md#receiver-health): one delivery, or a window of them, each with a fresh
  * series of attempts under its own delivery id; and the events an inactive or disabled
  * webhook missed. Scoped to the calling client's webhooks.
  */

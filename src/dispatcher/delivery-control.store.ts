@@ -29,7 +29,7 @@ export interface ReplayTarget {
 /** Missed events are read and inserted this many at a time. */
 const MISSED_BATCH = 500;
 
-// A fresh series (SPEC §9): the attempt count goes on, the retry budget counts from here.
+// A fresh series (docs/api.md#receiver-health): the attempt count goes on, the retry budget counts from here.
 const FRESH_SERIES = `status = 'pending', series_start = attempt_count, next_attempt_at = now(),
   completed_at = NULL, requeued_by = $REQUEUE, requeued_at = now(), updated_at = now()`;
 
@@ -77,7 +77,7 @@ interface MissedEventRow {
 }
 
 // deliveries_event_webhook_uq: a replay racing another creates each missed delivery once. To
-// a webhook with ordering 'meeting', they keep their events' ordering keys (SPEC §15).
+// a webhook with ordering 'meeting', they keep their events' ordering keys (docs/receiving.md#ordered-delivery-per-meeting).
 const INSERT_MISSED_SQL = `
   INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at, requeued_by,
                           requeued_at, order_key, order_ts)

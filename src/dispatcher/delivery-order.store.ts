@@ -5,7 +5,7 @@ import { preparedQuery, query } from '../database/query';
 import type { DeliveryRef } from './delivery.store';
 
 /**
- * Which of a key's pending deliveries goes next (SPEC §15), for `h` over deliveries: the one
+ * Which of a key's pending deliveries goes next (docs/receiving.md#ordered-delivery-per-meeting), for `h` over deliveries: the one
  * under way (leased to a worker, or between the attempts of its series) first, so that a late
  * event never overtakes it; then the oldest event by the platform's event_ts (the id breaks a
  * tie the same way everywhere).
@@ -24,7 +24,7 @@ export const orderHeadOf = (d: string): string => `(
     LIMIT 1)`;
 
 /**
- * Whether a delivery to webhook `w` of event `e` (a row with order_key) is ordered (SPEC §15):
+ * Whether a delivery to webhook `w` of event `e` (a row with order_key) is ordered (docs/receiving.md#ordered-delivery-per-meeting):
  * the webhook orders by meeting and the event has a key.
  */
 export const orderedSql = (w: string, e: string): string =>
@@ -81,7 +81,7 @@ const NEXT_SQL = `
     AND (h.lease_until IS NULL OR h.lease_until <= now())`;
 
 /**
- * The order of ordered webhooks' deliveries, read from PostgreSQL (SPEC §15), so that it holds
+ * The order of ordered webhooks' deliveries, read from PostgreSQL (docs/receiving.md#ordered-delivery-per-meeting), so that it holds
  * across worker processes and restarts (the injection token; PgDeliveryOrderStore is real).
  */
 export abstract class DeliveryOrderStore {

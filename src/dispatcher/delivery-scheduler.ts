@@ -2,7 +2,7 @@ import type { DeliveryTarget } from './delivery.store';
 import type { SlotAnswer, SlotRequest, SlotToken, WebhookSlots } from './webhook-slots';
 
 /*
- * The delivery scheduler: how a delivery goes from "ready" to "being sent" (SPEC §9).
+ * The delivery scheduler: how a delivery goes from "ready" to "being sent" (docs/api.md#receiver-health).
  *
  * The plug-in points, all in this file:
  *  - A delivery is handed to the scheduler with `DeliveryScheduler.submit`, as a
@@ -35,7 +35,7 @@ export interface DeliveryGate {
   ended(delivery: ScheduledDelivery): ScheduledDelivery[];
 }
 
-/** A webhook's limits (SPEC §9), as the scheduler applies them. */
+/** A webhook's limits (docs/api.md#receiver-health), as the scheduler applies them. */
 export interface WebhookLimit {
   maxInFlight: number;
   /** Attempts started per second at most; null: none. */

@@ -23,18 +23,18 @@ export interface DeliveryRequest {
   event: string;
   /** The webhook's client: a broker destination must lie in its part of the broker. */
   ownerClientId: string;
-  /** Where it goes (SPEC §14); HTTP when absent. */
+  /** Where it goes (docs/destinations.md); HTTP when absent. */
   destination?: Destination;
   /** The http destination's URL; null for a broker. */
   url: string | null;
   body: string;
   secretEncrypted: string;
-  /** The replaced secret while it is in its grace, else null: it then signs too (SPEC §10). */
+  /** The replaced secret while it is in its grace, else null: it then signs too (docs/receiving.md). */
   previousSecretEncrypted: string | null;
   /** The webhook's custom headers, sealed; null or absent when it has none. */
   headersEncrypted?: string | null;
   attempt: number;
-  /** Older than an event of its ordering key already delivered (SPEC §15). */
+  /** Older than an event of its ordering key already delivered (docs/receiving.md#ordered-delivery-per-meeting). */
   late?: boolean;
   /** W3C traceparent of the attempt's span, sent so the receiver continues the trace. */
   traceparent?: string | null;
@@ -49,7 +49,7 @@ const HTTP: Destination = { type: 'http' };
 
 /**
  * Makes one delivery attempt, whatever the destination: signs it, builds its headers (the
- * webhook's custom ones, then those of SPEC §4 and §10, which a custom header never replaces)
+ * webhook's custom ones, then those of docs/api.md#notifications and §10, which a custom header never replaces)
  * and hands the message to the destination's transport (destinations/), under one deadline of
  * DELIVERY_TIMEOUT_MS. Never throws: every outcome is an AttemptResult to record. What calls it
  * (the attempt, and the scheduling above it) does not know the destination's type.
@@ -121,7 +121,7 @@ export class DeliverySenderService implements OnApplicationBootstrap {
       headers: {
         ...custom,
         'content-type': 'application/json',
-        // Signed now, per attempt: a retry carries a fresh webhook-timestamp (SPEC §10).
+        // Signed now, per attempt: a retry carries a fresh webhook-timestamp (docs/receiving.md).
         ...signatureHeaders({
           deliveryId: req.deliveryId,
           body,

@@ -4,7 +4,7 @@ import { signBody } from './delivery-body';
 /** The secrets that sign one attempt: the current one, and the replaced one while in its grace. */
 export interface SigningSecrets {
   current: string;
-  /** Null when there is none or its grace is over (SPEC §10). */
+  /** Null when there is none or its grace is over (docs/receiving.md). */
   previous: string | null;
 }
 
@@ -23,7 +23,7 @@ const WHSEC_PREFIX = 'whsec_';
 const PADDED_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
- * The HMAC key of `webhook-signature` (SPEC §10): a `whsec_` + base64 secret stands for the bytes
+ * The HMAC key of `webhook-signature` (docs/receiving.md): a `whsec_` + base64 secret stands for the bytes
  * it encodes (what the libraries do by default, so such a secret verifies as it is); any other
  * secret is its UTF-8 bytes (a library's raw-key form).
  */

@@ -76,7 +76,7 @@ export class DeliveryEntity {
   @Column({ name: 'series_start', type: 'integer', default: 0 })
   seriesStart: number;
 
-  /** What last re-queued it (SPEC §9), or, for `missed`, created it in a replay. */
+  /** What last re-queued it (docs/api.md#receiver-health), or, for `missed`, created it in a replay. */
   @Column({ name: 'requeued_by', type: 'text', nullable: true })
   requeuedBy: DeliveryRequeue | null;
 
@@ -98,7 +98,7 @@ export class DeliveryEntity {
 
   /**
    * The event's order_key and order_ts, copied only when its webhook had `ordering: "meeting"`
-   * as it was created: its ordering key then (SPEC §15), null for every other delivery.
+   * as it was created: its ordering key then (docs/receiving.md#ordered-delivery-per-meeting), null for every other delivery.
    */
   @Column({ name: 'order_key', type: 'text', nullable: true, select: false })
   orderKey?: string | null;
@@ -106,7 +106,7 @@ export class DeliveryEntity {
   @Column({ name: 'order_ts', type: 'bigint', nullable: true, select: false })
   orderTs?: string | null;
 
-  /** W3C traceparent its attempts' spans continue (SPEC §12); null while tracing was off. */
+  /** W3C traceparent its attempts' spans continue (docs/operations.md); null while tracing was off. */
   @Column({ name: 'trace_context', type: 'text', nullable: true, select: false })
   traceContext?: string | null;
 }

@@ -36,22 +36,22 @@ export interface DeliveryTarget {
   webhookId: string;
   /** The webhook's client: a broker destination must lie in its part of the broker. */
   ownerClientId: string;
-  /** Where the attempt goes (SPEC §14); url is the http destination's, null for a broker. */
+  /** Where the attempt goes (docs/destinations.md); url is the http destination's, null for a broker. */
   destination: Destination;
   url: string | null;
   secretEncrypted: string;
   /** The webhook's custom headers, sealed (webhook-headers); null when it has none. */
   headersEncrypted: string | null;
-  /** The replaced secret and until when it still signs (SPEC §10); both null when none. */
+  /** The replaced secret and until when it still signs (docs/receiving.md); both null when none. */
   previousSecretEncrypted: string | null;
   previousSecretExpiresAt: Date | null;
   active: boolean;
   consecutiveFailures: number;
-  /** Its ordering key, when its webhook orders (SPEC §15): its end hands the key on. */
+  /** Its ordering key, when its webhook orders (docs/receiving.md#ordered-delivery-per-meeting): its end hands the key on. */
   orderKey?: string | null;
   /** An event of its key newer than its own was delivered already: sent marked as late. */
   late?: boolean;
-  /** W3C traceparent its attempts' spans continue (SPEC §12); null or absent when none. */
+  /** W3C traceparent its attempts' spans continue (docs/operations.md); null or absent when none. */
   traceContext?: string | null;
 }
 
@@ -114,7 +114,7 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
 // a delivery queued twice (the sweeper, a retried job) is still sent once at a time. A lease
 // this worker holds already (taken when the delivery was stored: $3, the leases as the ingest
 // statement returned them) is renewed: no other lease can end on the same microsecond. A
-// delivery to an ordered webhook is leased only when its turn has come (SPEC §15), whoever
+// delivery to an ordered webhook is leased only when its turn has come (docs/receiving.md#ordered-delivery-per-meeting), whoever
 // offers it: the order holds across workers whatever their memory says.
 const CLAIM_SQL = `
   UPDATE deliveries d SET lease_until = now() + make_interval(secs => $2::int / 1000.0)
@@ -174,7 +174,7 @@ const CANCEL_SQL = `
   WHERE id = $1 AND status = 'pending'
   RETURNING id`;
 
-// The limits of SPEC §9 of the given webhooks; max_in_flight null is the default ($2).
+// The limits of docs/api.md#receiver-health of the given webhooks; max_in_flight null is the default ($2).
 const LIMITS_SQL = `
   SELECT id, coalesce(max_in_flight, $2) AS max_in_flight, rate_limit FROM webhooks
   WHERE id = ANY($1::uuid[])`;
@@ -182,7 +182,7 @@ const LIMITS_SQL = `
 // A webhook's pending, due, unleased deliveries, oldest first, but those already waiting in
 // the scheduler ($3): what a lane that let a backlog go reads back as it drains. The partial
 // index deliveries_due_idx holds pending deliveries only. Of a key of an ordered webhook,
-// only its head (SPEC §15).
+// only its head (docs/receiving.md#ordered-delivery-per-meeting).
 const DUE_SQL = `
   SELECT d.id FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
   WHERE d.webhook_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= now()
@@ -225,7 +225,7 @@ export abstract class DeliveryStore {
   /** Ends a pending delivery as failed without sending it; false when it was not pending. */
   abstract cancel(deliveryId: string, reason: string): Promise<boolean>;
 
-  /** The webhooks' limits (SPEC §9), max_in_flight unset being `defaultMaxInFlight`. */
+  /** The webhooks' limits (docs/api.md#receiver-health), max_in_flight unset being `defaultMaxInFlight`. */
   abstract limits(
     webhookIds: string[],
     defaultMaxInFlight: number,

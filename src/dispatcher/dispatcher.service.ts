@@ -22,9 +22,9 @@ export interface PublishInput {
   source?: EventSource | null;
   /** Same key => the same event, no second fan-out (events.idempotency_key is UNIQUE). */
   idempotencyKey?: string;
-  /** The platform object's uuid, which ordered webhooks keep the order of (SPEC §15). */
+  /** The platform object's uuid, which ordered webhooks keep the order of (docs/receiving.md#ordered-delivery-per-meeting). */
   orderKey?: string | null;
-  /** W3C traceparent the deliveries' attempts continue (SPEC §12): the publishing span. */
+  /** W3C traceparent the deliveries' attempts continue (docs/operations.md): the publishing span. */
   traceContext?: string | null;
 }
 
@@ -135,7 +135,7 @@ export class DispatcherService {
    * null when the webhook is not (or no longer) active.
    */
   async publishTest(webhook: { id: string }): Promise<DeliveryEntity | null> {
-    // A test starts a trace of its own (SPEC §12): no platform event caused it.
+    // A test starts a trace of its own (docs/operations.md): no platform event caused it.
     const span = this.tracing.root('bridge.webhook.test', {
       [SPAN_ATTRIBUTES.webhookId]: webhook.id,
     });

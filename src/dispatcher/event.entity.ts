@@ -30,7 +30,7 @@ export class EventEntity {
   createdAt: Date;
 
   /**
-   * The exact bytes every delivery of the event sends (SPEC §4), fixed when it is published;
+   * The exact bytes every delivery of the event sends (docs/api.md#notifications), fixed when it is published;
    * null for events stored before it moved here (their deliveries hold it).
    */
   @Column({ type: 'text', nullable: true })

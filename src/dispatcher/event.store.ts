@@ -23,9 +23,9 @@ export interface NewEvent {
   data: unknown;
   source: EventSource | null;
   idempotencyKey: string | null;
-  /** The platform object's uuid, for ordered webhooks (SPEC §15); ordered by source.event_ts. */
+  /** The platform object's uuid, for ordered webhooks (docs/receiving.md#ordered-delivery-per-meeting); ordered by source.event_ts. */
   orderKey?: string | null;
-  /** W3C traceparent its deliveries' attempts continue (SPEC §12); absent or null: none. */
+  /** W3C traceparent its deliveries' attempts continue (docs/operations.md); absent or null: none. */
   traceContext?: string | null;
 }
 
@@ -65,7 +65,7 @@ export abstract class EventStore {
 // clients). An event
 // whose idempotency key is taken inserts nothing and is missing from the result. The body is
 // stored once, on the event, whatever the number of its deliveries.
-// A delivery to a webhook with ordering 'meeting' keeps the event's ordering key (SPEC §15).
+// A delivery to a webhook with ordering 'meeting' keeps the event's ordering key (docs/receiving.md#ordered-delivery-per-meeting).
 const FAN_OUT_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[],

@@ -1,5 +1,5 @@
 /**
- * The filter part of the fan-out rule (SPEC §14), for every statement that decides which
+ * The filter part of the fan-out rule (docs/destinations.md), for every statement that decides which
  * webhooks get an event: a webhook without a filter takes every event of its kinds; one with a
  * filter only those whose notification body matches its compiled path (webhooks/event-filter.ts),
  * matched by PostgreSQL within the statement, so a filtered-out event writes no row at all and a
@@ -8,7 +8,7 @@
  */
 
 /**
- * The notification body (SPEC §4) as jsonb, from an event's columns under `alias` (`columns`
+ * The notification body (docs/api.md#notifications) as jsonb, from an event's columns under `alias` (`columns`
  * renames those that are called otherwise there).
  */
 export const eventBodyJsonb = (

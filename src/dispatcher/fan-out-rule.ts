@@ -3,7 +3,7 @@ import { ALL_PLATFORM_EVENTS, subscriptionsFor } from '../webhooks/subscription-
 import { filterMatches } from './fan-out-filter';
 
 /*
- * Which webhooks get an event: the one rule of fan-out (SPEC §3, §9), in SQL for the
+ * Which webhooks get an event: the one rule of fan-out (docs/api.md#webhooks, §9), in SQL for the
  * statements that create deliveries (publish(), the ingest statement, the replay of missed
  * events) and in TypeScript for the in-memory stores of the unit specs. A webhook gets an
  * event when it is active, its owner is still an API client (AUTH_CLIENTS), and it subscribes
@@ -22,7 +22,7 @@ export interface FanOutTerms {
   clients: string;
   /**
    * SQL expression of the event's notification body as jsonb (fan-out-filter.ts's
-   * eventBodyJsonb), which a webhook's filter must match (SPEC §14): given wherever deliveries
+   * eventBodyJsonb), which a webhook's filter must match (docs/destinations.md): given wherever deliveries
    * are created or counted as missed. Without it the rule is the subscription alone (what
    * counts how many webhooks may take a kind).
    */
@@ -47,7 +47,7 @@ export interface FanOutWebhook {
   active: boolean;
   ownerClientId: string;
   events: readonly string[];
-  /** The filter as set (SPEC §14); null or absent: none. */
+  /** The filter as set (docs/destinations.md); null or absent: none. */
   filter?: Record<string, unknown> | null;
 }
 

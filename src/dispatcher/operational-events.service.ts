@@ -29,7 +29,7 @@ export interface ReconciliationCompleted {
 const isOperational = (event: string) => event.startsWith('bridge.');
 
 /**
- * The operational events of SPEC §12: bridge.webhook.disabled and bridge.delivery.failed, sent
+ * The operational events of docs/operations.md: bridge.webhook.disabled and bridge.delivery.failed, sent
  * to the same client's other webhooks that subscribe to them, signed, retried and logged like
  * every notification. Best effort: the fact they report is already recorded (the webhook is
  * disabled, the delivery failed), so a failure to publish is logged and the work goes on.

@@ -4,7 +4,7 @@ import { storableText } from '../common/unicode';
 export const ORDER_KEY_MAX_LENGTH = 200;
 
 /**
- * The ordering key of an event about the platform object `object` (SPEC §15): its `uuid`, the
+ * The ordering key of an event about the platform object `object` (docs/receiving.md#ordered-delivery-per-meeting): its `uuid`, the
  * one meeting or webinar instance it concerns. Null (the event is not ordered) when it has
  * none, or one that cannot be an identifier.
  */

@@ -9,7 +9,7 @@ export type EndedDelivery = ScheduledDelivery & { orderKey?: string | null };
 const KNOWN_MAX = 10_000;
 
 /**
- * The ordering gate (SPEC §15): of an ordered webhook's deliveries, only the head of each key
+ * The ordering gate (docs/receiving.md#ordered-delivery-per-meeting): of an ordered webhook's deliveries, only the head of each key
  * (meeting) goes to the scheduler; the rest stay pending in PostgreSQL, and the end of a head
  * hands its key's next to the scheduler at once, from whichever worker it ended on.
  *

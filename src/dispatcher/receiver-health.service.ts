@@ -28,7 +28,7 @@ export const disabledError = (reason: WebhookDisabledReason, failures: number): 
     : `webhook disabled: its last ${failures} deliveries failed`;
 
 /**
- * Receiver health (SPEC §9): a 410 Gone disables the webhook at once; a run of
+ * Receiver health (docs/api.md#receiver-health): a 410 Gone disables the webhook at once; a run of
  * WEBHOOK_DISABLE_AFTER_FAILURES deliveries that ended failed (test deliveries aside)
  * disables it as failing. Disabling ends its pending deliveries, is logged and is counted.
  */

@@ -1,4 +1,4 @@
-/** The longest a receiver's Retry-After may push a retry back (SPEC §9). */
+/** The longest a receiver's Retry-After may push a retry back (docs/api.md#receiver-health). */
 export const RETRY_AFTER_CAP_MS = 60 * 60 * 1000;
 
 /** Statuses whose Retry-After is honoured. */

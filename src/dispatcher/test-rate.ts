@@ -1,4 +1,4 @@
-/** SPEC §9: at most this many test deliveries per webhook in any window of WINDOW_MS. */
+/** docs/api.md#receiver-health: at most this many test deliveries per webhook in any window of WINDOW_MS. */
 export const TESTS_PER_WINDOW = 10;
 export const TEST_WINDOW_MS = 60_000;
 

@@ -13,7 +13,7 @@ export interface SlotToken {
   token: string;
 }
 
-/** Slots wanted for one webhook, with the webhook's limits (SPEC §9). */
+/** Slots wanted for one webhook, with the webhook's limits (docs/api.md#receiver-health). */
 export interface SlotRequest {
   webhookId: string;
   want: number;
@@ -51,7 +51,7 @@ export interface SlotAnswer {
 }
 
 /**
- * The per-webhook slots of every worker process together (SPEC §9): at most `maxInFlight`
+ * The per-webhook slots of every worker process together (docs/api.md#receiver-health): at most `maxInFlight`
  * held at once, at most `rateLimit` taken in any second. A slot lapses after the lease (one
  * attempt's deadline and a margin) if its holder never gives it back (the process died).
  */
@@ -306,7 +306,7 @@ export const SLOT_LEASE_MARGIN_MS = 5000;
 
 /**
  * How long a slot is held at most: an attempt's deadline and the margin, well within the
- * DELIVERY_TIMEOUT_MS + 30 s in which SPEC §9 wants a dead worker's slots free again.
+ * DELIVERY_TIMEOUT_MS + 30 s in which docs/api.md#receiver-health wants a dead worker's slots free again.
  */
 export function slotLeaseMs(config: AppConfig): number {
   return config.delivery.timeoutMs + SLOT_LEASE_MARGIN_MS;

@@ -8,7 +8,7 @@ import { EventDetailResponse, EventListResponse } from './dto/event.response';
 import { ListEventsQuery } from './dto/list-events.query';
 import { EventsService } from './events.service';
 
-/** GET /api/events and /api/events/:id (SPEC §12): where did the platform's event go? */
+/** GET /api/events and /api/events/:id (docs/operations.md): where did the platform's event go? */
 @ApiTags('events')
 @Controller('api/events')
 export class EventsController {

@@ -12,7 +12,7 @@ import { ListEventsQuery } from './dto/list-events.query';
 import { EventLookupStore } from './event-lookup.store';
 
 /**
- * The event lookup of SPEC §12: an API client sees the events that reached its own webhooks,
+ * The event lookup of docs/operations.md: an API client sees the events that reached its own webhooks,
  * and of each only its own deliveries; another client's event is not found.
  */
 @Injectable()

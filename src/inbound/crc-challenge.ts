@@ -6,7 +6,7 @@ export interface CrcAnswer {
 }
 
 /**
- * The CRC (challenge-response check) of the platform's URL validation, SPEC §5 step 2: the
+ * The CRC (challenge-response check) of the platform's URL validation, docs/api.md#platform-events-post-zoomevents step 2: the
  * platform sends `endpoint.url_validation` with `payload.plainToken` and expects it back with
  * `encryptedToken` = hex HMAC-SHA256(secret token, plainToken). Answered only after the
  * request's signature verified, with the secret token that verified it.

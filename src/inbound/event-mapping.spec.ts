@@ -34,7 +34,7 @@ function dataOf(event: { event: string; payload: Record<string, unknown> }) {
 }
 
 describe('EVENT_MAPPING', () => {
-  it('covers SPEC §5: every platform event listed there, onto valid subscription kinds', () => {
+  it('covers docs/api.md#platform-events-post-zoomevents: every platform event listed there, onto valid subscription kinds', () => {
     const byKind: Record<string, string[]> = {};
     for (const [event, route] of Object.entries(EVENT_MAPPING)) {
       const kind = 'kind' in route ? route.kind : 'operation.*';
@@ -139,7 +139,7 @@ describe('EVENT_MAPPING', () => {
     ]);
   });
 
-  describe('approvalStep (SPEC §5 registration approval)', () => {
+  describe('approvalStep (docs/api.md#platform-events-post-zoomevents registration approval)', () => {
     const object = (status?: string, occurrences?: string[]) => ({
       id: 85746065432,
       uuid: UUID,

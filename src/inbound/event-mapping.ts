@@ -8,7 +8,7 @@ export { asRecord, asText } from './platform-reader';
 export type EventData = Record<string, unknown>;
 
 /**
- * What identifies one occurrence of an event beyond its name and object (SPEC §5): a meeting
+ * What identifies one occurrence of an event beyond its name and object (docs/api.md#platform-events-post-zoomevents): a meeting
  * starts once per instance, but many participants join it, one participant may join (and
  * leave) twice, a registrant may register for several occurrences, and one recording may be
  * completed twice with new files.
@@ -16,7 +16,7 @@ export type EventData = Record<string, unknown>;
 export type IdentityRule = 'object' | 'joined' | 'left' | 'registrant' | 'recording';
 
 /**
- * How a registration event plays in SPEC §5's approval rules: `created` gains the registrant
+ * How a registration event plays in docs/api.md#platform-events-post-zoomevents's approval rules: `created` gains the registrant
  * when approved (or without a status), `approved` gains it, `withdrawn` (denied, cancelled)
  * loses it if it had been gained.
  */
@@ -53,7 +53,7 @@ export function meetingData(object: PlatformObject): EventData {
   };
 }
 
-/** A copy of the object as the platform sent it (SPEC §5: nothing it sent is dropped). */
+/** A copy of the object as the platform sent it (docs/api.md#platform-events-post-zoomevents: nothing it sent is dropped). */
 const asSent = (value: unknown): PlatformObject => ({ ...asRecord(value) });
 
 const withParticipant = (object: PlatformObject): EventData => ({
@@ -80,7 +80,7 @@ const withdrawn = registration('follower.lost', 'withdrawn');
 const recording = { automation: 'recording', identity: 'recording' } as const;
 
 /**
- * SPEC §5's mapping of platform events onto subscription events. To map another platform
+ * docs/api.md#platform-events-post-zoomevents's mapping of platform events onto subscription events. To map another platform
  * event, add a line; anything not listed is stored, marked processed and not delivered.
  */
 export const EVENT_MAPPING: Readonly<Record<string, MappingRule>> = {
@@ -139,7 +139,7 @@ export interface ApprovalStep {
 }
 
 /**
- * The approval rules of SPEC §5 as idempotency keys: one follower.gained (and one
+ * The approval rules of docs/api.md#platform-events-post-zoomevents as idempotency keys: one follower.gained (and one
  * follower.lost) per account, meeting, registrant and occurrences, however many events bring
  * it; null when the event publishes nothing (a registration waiting for approval, or denied).
  */
@@ -172,7 +172,7 @@ export function approvalStep(
 /**
  * Why a mapped event cannot be mapped, or null when it can: its object names no meeting (no
  * `uuid` or `id`), or a follower event names no participant (registrant). Such an event is
- * still kept and delivered as it came to `zoom.*` subscribers (SPEC §5), but its mapped
+ * still kept and delivered as it came to `zoom.*` subscribers (docs/api.md#platform-events-post-zoomevents), but its mapped
  * notification would say nothing true, and no retry can change that.
  */
 export function unmappableReason(rule: MappingRule, payload: unknown): string | null {

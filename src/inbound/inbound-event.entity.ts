@@ -59,7 +59,7 @@ export class InboundEventEntity {
   @Column({ name: 'process_attempts', type: 'int', default: 0 })
   processAttempts: number;
 
-  /** W3C traceparent of the request that brought it, for the inbound job's spans (SPEC §12). */
+  /** W3C traceparent of the request that brought it, for the inbound job's spans (docs/operations.md). */
   @Column({ name: 'trace_context', type: 'text', nullable: true })
   traceContext: string | null;
 }

@@ -26,7 +26,7 @@ export interface InlineEvent {
   createdAt: Date;
   data: EventData;
   source: EventSource;
-  /** The platform object's uuid: its deliveries to ordered webhooks keep its order (SPEC §15). */
+  /** The platform object's uuid: its deliveries to ordered webhooks keep its order (docs/receiving.md#ordered-delivery-per-meeting). */
   orderKey?: string | null;
 }
 
@@ -105,7 +105,7 @@ export const INLINE_FANOUT_MAX = 100;
 // unprocessed. $3: the API clients (AUTH_CLIENTS) whose webhooks count.
 // A delivery to a webhook with ordering 'meeting' of an event with an ordering key carries
 // the key and is never leased here: it goes only when its turn comes, which the claim checks
-// (SPEC §15).
+// (docs/receiving.md#ordered-delivery-per-meeting).
 const INGEST_SQL = `
   WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb)

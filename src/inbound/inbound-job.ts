@@ -40,7 +40,7 @@ export interface SourceFacts {
 }
 
 /**
- * `source` of the notifications an inbound event causes (SPEC §4): the one builder, whether
+ * `source` of the notifications an inbound event causes (docs/api.md#notifications): the one builder, whether
  * the notification is published as the event is stored or later by its job.
  */
 export function notificationSource(facts: SourceFacts): EventSource {

@@ -96,7 +96,7 @@ export class InboundProcessor {
     }
     const row = await this.store.findById(id);
     if (!row || row.processedAt) return;
-    // The job is a span of the event's trace (SPEC §12), when its request was traced.
+    // The job is a span of the event's trace (docs/operations.md), when its request was traced.
     const span = row.traceContext
       ? this.tracing.fromStored(row.traceContext, 'bridge.inbound.job', SpanKind.INTERNAL, {
           [SPAN_ATTRIBUTES.zoomEvent]: row.event,
@@ -133,7 +133,7 @@ export class InboundProcessor {
   private async work(worked: Worked): Promise<void> {
     const { row, span } = worked;
     const rule = mappingRuleOf(row.event);
-    // An event that cannot be mapped is delivered as it came and kept, never retried (SPEC §5).
+    // An event that cannot be mapped is delivered as it came and kept, never retried (docs/api.md#platform-events-post-zoomevents).
     const unmappable = unmappableEventReason(row.event, platformPayloadAsSent(row));
     if (unmappable) {
       this.logger.warn(
@@ -149,7 +149,7 @@ export class InboundProcessor {
       await this.handOver(worked);
       return;
     }
-    // Unmapped events are delivered only as they are, and kept as the record (SPEC §5).
+    // Unmapped events are delivered only as they are, and kept as the record (docs/api.md#platform-events-post-zoomevents).
     const [, failure] = await Promise.all([
       this.publishAsIs(worked),
       rule && !unmappable && !('automation' in rule) ? this.map(worked, rule) : null,

@@ -144,7 +144,7 @@ function ingestPlan(
 }
 
 /**
- * POST /zoom/events (SPEC §5): verify, answer the URL validation, or store. A mapped event is
+ * POST /zoom/events (docs/api.md#platform-events-post-zoomevents): verify, answer the URL validation, or store. A mapped event is
  * published in the statement that stores it (its deliveries queued right after), so it needs
  * no inbound job; recording events, and events whose kind reaches more webhooks than the
  * request should wait for, are stored unprocessed and handled from the inbound queue.
@@ -165,7 +165,7 @@ export class InboundService {
     @Optional() private readonly tracing: Tracing = Tracing.off,
   ) {}
 
-  /** `span`: the request's span (SPEC §12), which gets the event's attributes; null: none. */
+  /** `span`: the request's span (docs/operations.md), which gets the event's attributes; null: none. */
   async receive(
     headers: IncomingHttpHeaders,
     rawBody: Buffer,

@@ -2,7 +2,7 @@ import { PreciseNumber } from '../common/precise-json';
 
 /**
  * The one way mapping code reads what the platform sent (event mapping, dedupe key, recording
- * automation). A signed event is stored and answered 200 whatever it holds (SPEC §5), so any
+ * automation). A signed event is stored and answered 200 whatever it holds (docs/api.md#platform-events-post-zoomevents), so any
  * field may be null, missing, of another type, or a number past what JavaScript holds (a
  * PreciseNumber): each reader checks what it reads and answers a typed value or an empty one,
  * and never throws. Code that reads a platform field as `x.y` on an unchecked value

@@ -61,7 +61,7 @@ export function zoomEventsRoute(
       return;
     }
     const started = Date.now();
-    // The root span of the event's trace (SPEC §12); null while tracing is off.
+    // The root span of the event's trace (docs/operations.md); null while tracing is off.
     const span = tracing.startInbound();
     const url = req.url ?? '';
     const q = url.indexOf('?');

@@ -8,7 +8,7 @@ import { MEETING_PATH_RULES } from './meeting-path-rules';
 export const MEETING_GROUPS = new Set(['Meetings', 'Webinars', 'Users', 'Reports']);
 
 /**
- * The meetings, webinars, users and reports passthrough of SPEC §6 (API role): each operation
+ * The meetings, webinars, users and reports passthrough of docs/api.md#platform-passthrough (API role): each operation
  * of those groups at `/api` + its platform path, validated against the platform's spec.
  */
 @Module({

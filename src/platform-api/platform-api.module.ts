@@ -7,7 +7,7 @@ import { PlatformRequestValidator } from './request-validator';
 let sharedValidator: PlatformRequestValidator | undefined;
 
 /**
- * The engine of the platform passthrough (SPEC §6): the route table, validation against the
+ * The engine of the platform passthrough (docs/api.md#platform-passthrough): the route table, validation against the
  * platform's own schemas and forwarding. It serves no route itself: the meetings and
  * recordings modules mount their groups' operations (passthroughController).
  */

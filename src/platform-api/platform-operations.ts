@@ -17,7 +17,7 @@ export interface PlatformParameter {
 export interface PlatformOperation {
   /** The document's operationId. */
   id: string;
-  /** The document's group (first tag) and the scope domain it maps to (SPEC §6). */
+  /** The document's group (first tag) and the scope domain it maps to (docs/api.md#platform-passthrough). */
   group: string;
   domain: PlatformDomain;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -51,7 +51,7 @@ export function platformOperation(id: string): PlatformOperation {
   return op;
 }
 
-/** SPEC §6: `<domain>:read` for GET, `<domain>:write` for every other method. */
+/** docs/api.md#platform-passthrough: `<domain>:read` for GET, `<domain>:write` for every other method. */
 export function scopeOf(op: PlatformOperation): Scope {
   return `${op.domain}:${op.method === 'GET' ? 'read' : 'write'}` as Scope;
 }

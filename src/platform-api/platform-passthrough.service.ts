@@ -28,7 +28,7 @@ const hasBody = (req: Request): boolean =>
   req.headers['transfer-encoding'] !== undefined ||
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
-/** The same limit as the JSON parser (SPEC §7: bodies over 1 MiB → 413). */
+/** The same limit as the JSON parser (docs/api.md#errors: bodies over 1 MiB → 413). */
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
@@ -52,7 +52,7 @@ const mediaType = (value: string | undefined): string =>
   (value ?? '').split(';')[0].trim().toLowerCase();
 
 /**
- * Passes a request on to a platform operation (SPEC §6): validated first against the
+ * Passes a request on to a platform operation (docs/api.md#platform-passthrough): validated first against the
  * operation's own schemas, then sent with every query parameter and body field as the caller
  * wrote them (`localQuery` excepted: parameters this service answers itself). `pathRules` are
  * those of the module that mounts the operation, applied to its path parameters.

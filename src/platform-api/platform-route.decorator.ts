@@ -53,7 +53,7 @@ export function PlatformRoute(op: PlatformOperation, pathRules: PathRules): Meth
           name: p.name,
           required: p.required,
           description: p.description,
-          // As validated: what the service refuses, no more (SPEC §6's leniencies).
+          // As validated: what the service refuses, no more (docs/api.md#platform-passthrough's leniencies).
           schema: asSchema(lenientSchema(p.schema)),
         });
       }

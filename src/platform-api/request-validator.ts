@@ -75,7 +75,7 @@ function pathProblem(rules: PathRules, name: string, value: string): string | nu
 
 /**
  * Validates requests to platform operations against each operation's own schemas from the
- * platform's document (SPEC §6): path and query parameters (query text converted to the
+ * platform's document (docs/api.md#platform-passthrough): path and query parameters (query text converted to the
  * documented type first) and the JSON body. Fields the document does not describe are not
  * checked, so they reach the platform unchanged. An operation's validators are compiled on its
  * first request: compiling them all at start cost time and memory that a process serving a

@@ -1,7 +1,7 @@
 import { JsonSchema, PlatformParameter } from './platform-operations';
 
 /**
- * SPEC §6: where the platform's published document contradicts itself, the request is
+ * docs/api.md#platform-passthrough: where the platform's published document contradicts itself, the request is
  * forwarded, not refused. These rewrites are applied to each schema before it is compiled; the
  * route table keeps the document's own schemas.
  */

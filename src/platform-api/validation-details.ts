@@ -129,7 +129,7 @@ function describe(errors: ErrorObject[], root: string): ErrorDetail[] {
   return details;
 }
 
-/** ajv's errors as SPEC §7 details, one per bad field and reason; `root` names the whole value. */
+/** ajv's errors as docs/api.md#errors details, one per bad field and reason; `root` names the whole value. */
 export function validationDetails(errors: ErrorObject[], root: string): ErrorDetail[] {
   const seen = new Set<string>();
   return describe(errors, root).filter((d) => {

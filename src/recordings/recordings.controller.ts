@@ -29,7 +29,7 @@ const FILE_HEADERS = {
 };
 
 /**
- * SPEC §6: the platform's two recording lists with `file_type` applied here, and recording
+ * docs/api.md#platform-passthrough: the platform's two recording lists with `file_type` applied here, and recording
  * files streamed through this service. Every other recording operation is a plain passthrough
  * (src/platform-api).
  */

@@ -12,7 +12,7 @@ import { RecordingsService } from './recordings.service';
 const OWN_ROUTES = new Set(['recordingGet', 'recordingsList']);
 
 /**
- * The Cloud Recording passthrough of SPEC §6 (API role): the group's operations as they are,
+ * The Cloud Recording passthrough of docs/api.md#platform-passthrough (API role): the group's operations as they are,
  * plus the routes that do more than pass on (file_type filter, streamed and ranged download).
  */
 @Module({

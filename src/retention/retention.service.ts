@@ -19,7 +19,7 @@ const TABLES: RetentionTable[] = ['deliveries', 'events', 'inbound_events'];
 const NONE: DeletedRows = { deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0 };
 
 /**
- * Retention (SPEC §9): once at start and then every RETENTION_INTERVAL_MS, deletes ended
+ * Retention (docs/api.md#receiver-health): once at start and then every RETENTION_INTERVAL_MS, deletes ended
  * deliveries with their attempts, events and inbound platform events older than
  * RETENTION_DAYS, a small batch at a time, one process at a time. Shutdown stops it between
  * two batches.

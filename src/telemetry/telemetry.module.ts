@@ -21,7 +21,7 @@ class TracingShutdown implements OnApplicationShutdown {
   }
 }
 
-/** Tracing (SPEC §12) for every module of the app: `Tracing`, off while no endpoint is set. */
+/** Tracing (docs/operations.md) for every module of the app: `Tracing`, off while no endpoint is set. */
 @Global()
 @Module({})
 export class TelemetryModule {

@@ -43,7 +43,7 @@ export interface TracedDelivery {
   id: string;
   webhookId: string;
   event: string;
-  /** The http destination's URL; null for a broker destination (SPEC §14). */
+  /** The http destination's URL; null for a broker destination (docs/destinations.md). */
   url: string | null;
   /** Its destination's type; http when absent. */
   destination?: { type: string };
@@ -115,7 +115,7 @@ function urlAttributes(url: string): Readonly<Attributes> {
 }
 
 /**
- * The service's spans (SPEC §12), started explicitly where the work is rather than by
+ * The service's spans (docs/operations.md), started explicitly where the work is rather than by
  * auto-instrumentation: the hot paths (POST /zoom/events, the batched ingest statement, the
  * delivery attempts) would each pay for patched http, pg and ioredis spans nobody asked for.
  * Parents are passed explicitly (a span, or a stored traceparent), so a trace crosses the
@@ -294,7 +294,7 @@ export function contextOf(traceContext: string | null | undefined): Context {
 }
 
 /**
- * `trace_id` and `span_id` of a span, for the log lines written in it (SPEC §12); empty without
+ * `trace_id` and `span_id` of a span, for the log lines written in it (docs/operations.md); empty without
  * one. Passed explicitly rather than found through an active context: AsyncLocalStorage would
  * turn on promise hooks for every promise of the process (src/common/logging.ts).
  */

@@ -1,6 +1,6 @@
 import { FieldRule } from '../common/field-rule';
 
-/** SPEC §14: static headers a webhook adds to every attempt (message headers for brokers). */
+/** docs/destinations.md: static headers a webhook adds to every attempt (message headers for brokers). */
 export type CustomHeaders = Record<string, string>;
 
 export const HEADERS_MAX = 20;

@@ -1,7 +1,7 @@
 import { BrokerConfig } from '../config/config.types';
 import { FieldRule, quote } from '../common/field-rule';
 
-/** Where a webhook's deliveries go (SPEC §14), as the API shows it and the table stores it. */
+/** Where a webhook's deliveries go (docs/destinations.md), as the API shows it and the table stores it. */
 export type Destination =
   | { type: 'http' }
   | { type: 'rabbitmq'; broker: string; exchange: string; routing_key: string }

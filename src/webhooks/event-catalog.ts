@@ -14,7 +14,7 @@ export interface EventType {
   schema: JsonSchema;
 }
 
-/** The subscription name of the platform-event family (SPEC §5). */
+/** The subscription name of the platform-event family (docs/api.md#platform-events-post-zoomevents). */
 export const PLATFORM_EVENT_FAMILY = 'zoom.*';
 
 const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
@@ -44,7 +44,7 @@ const MEETING_PROPERTIES: Record<string, JsonSchema> = {
 };
 const MEETING_REQUIRED = ['id', 'uuid', 'topic', 'host_id'];
 
-// Platform objects pass through as the platform sent them (SPEC §5): the properties named here
+// Platform objects pass through as the platform sent them (docs/api.md#platform-events-post-zoomevents): the properties named here
 // are the documented ones, and anything else it sends is kept.
 const PARTICIPANT: JsonSchema = {
   type: 'object',
@@ -168,7 +168,7 @@ const followerData = (description: string): JsonSchema => ({
   oneOf: [{ required: ['participant'] }, { required: ['registrant'] }],
 });
 
-/** The body of SPEC §4 around a kind's `data` and `source`. */
+/** The body of docs/api.md#notifications around a kind's `data` and `source`. */
 function notification(
   name: string,
   description: string,
@@ -389,8 +389,8 @@ const OPERATIONAL_KINDS: EventType[] = Object.entries(OPERATIONAL).map(
 );
 
 /**
- * GET /api/event-types, in this order: the six kinds, webhook.test, zoom.* (SPEC §10), then the
- * operational events (SPEC §12).
+ * GET /api/event-types, in this order: the six kinds, webhook.test, zoom.* (docs/receiving.md), then the
+ * operational events (docs/operations.md).
  */
 export const EVENT_TYPES: readonly EventType[] = [
   ...SUBSCRIPTION_KINDS,

@@ -3,7 +3,7 @@
  * test/event-filter.e2e-spec.ts through PostgreSQL's jsonb_path_match: both must agree.
  */
 
-/** A notification body (SPEC §4) to match against. */
+/** A notification body (docs/api.md#notifications) to match against. */
 export const FILTER_BODY = {
   id: '0b5bbd3c-7c1d-4e8e-9f3a-6f1f8f9b2a10',
   event: 'job.started',

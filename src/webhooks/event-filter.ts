@@ -1,7 +1,7 @@
 import { isWellFormed } from '../common/unicode';
 
 /**
- * A webhook's `filter` (SPEC §14): parsed and checked once, when the webhook is created or
+ * A webhook's `filter` (docs/destinations.md): parsed and checked once, when the webhook is created or
  * PATCHed, into a compiled form with two faces that mean the same:
  * - `jsonpath` and `vars`, stored on the webhook: PostgreSQL matches them against the body in
  *   the fan-out statement itself (jsonb_path_match), so a filtered-out event writes no row and

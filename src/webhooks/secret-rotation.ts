@@ -1,4 +1,4 @@
-/** What a webhook row holds of a rotation (SPEC §10). */
+/** What a webhook row holds of a rotation (docs/receiving.md). */
 export interface RotatedSecret {
   previousSecretEncrypted: string | null;
   previousSecretExpiresAt: Date | null;

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { withTimeout } from '../common/with-timeout';
 
-// The SSRF (server-side request forgery) guard of SPEC §3: subscription URLs must not make this
+// The SSRF (server-side request forgery) guard of docs/api.md#webhooks: subscription URLs must not make this
 // service call loopback, private, link-local or cloud-metadata addresses, at creation and again
 // before every delivery attempt (DNS may change in between: rebinding).
 

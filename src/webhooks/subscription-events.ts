@@ -1,4 +1,4 @@
-/** The six event kinds a webhook can subscribe to (SPEC §5). */
+/** The six event kinds a webhook can subscribe to (docs/api.md#platform-events-post-zoomevents). */
 export const SUBSCRIPTION_EVENTS = [
   'job.started',
   'job.completed',
@@ -10,7 +10,7 @@ export const SUBSCRIPTION_EVENTS = [
 export type SubscriptionEvent = (typeof SUBSCRIPTION_EVENTS)[number];
 
 /**
- * The service's own operational events (SPEC §12): about a client's webhooks, sent to that
+ * The service's own operational events (docs/operations.md): about a client's webhooks, sent to that
  * client's other webhooks that subscribe to them; and bridge.reconciliation.completed, sent to
  * the subscribed webhooks of clients holding bridge:admin (docs/reconciliation.md).
  */
@@ -33,7 +33,7 @@ export function isSubscriptionEvent(value: unknown): value is SubscriptionEvent 
 }
 
 /**
- * A platform event as it is (SPEC §5): `zoom.` + the platform's event name, delivered with the
+ * A platform event as it is (docs/api.md#platform-events-post-zoomevents): `zoom.` + the platform's event name, delivered with the
  * platform's payload as `data`.
  */
 export type PlatformEventKind = `zoom.${string}`;

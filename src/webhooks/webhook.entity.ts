@@ -14,7 +14,7 @@ import { Subscription } from './subscription-events';
 export const WEBHOOK_DISABLED_REASONS = ['gone', 'failing'] as const;
 export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
 
-/** `none`: each delivery goes as soon as it can; `meeting`: one meeting's in order (SPEC §15). */
+/** `none`: each delivery goes as soon as it can; `meeting`: one meeting's in order (docs/receiving.md#ordered-delivery-per-meeting). */
 export const WEBHOOK_ORDERINGS = ['none', 'meeting'] as const;
 export type WebhookOrdering = (typeof WEBHOOK_ORDERINGS)[number];
 
@@ -44,7 +44,7 @@ export class WebhookEntity {
   @Column({ name: 'owner_client_id', type: 'text' })
   ownerClientId: string;
 
-  /** The receiver of an http destination; null for a broker destination (SPEC §14). */
+  /** The receiver of an http destination; null for a broker destination (docs/destinations.md). */
   @Column({ type: 'text', nullable: true })
   url: string | null;
 
@@ -52,7 +52,7 @@ export class WebhookEntity {
   @Column({ type: 'jsonb', default: () => `'{"type": "http"}'` })
   destination: Destination;
 
-  /** The filter as the client sent it (SPEC §14); null: every event of its kinds. */
+  /** The filter as the client sent it (docs/destinations.md); null: every event of its kinds. */
   @Column({ type: 'jsonb', nullable: true })
   filter: Record<string, unknown> | null;
 
@@ -83,7 +83,7 @@ export class WebhookEntity {
 
   /**
    * The secret a PATCH replaced (ciphertext, like the current one): it signs beside the new one
-   * until previousSecretExpiresAt (SPEC §10). Both null when there is none.
+   * until previousSecretExpiresAt (docs/receiving.md). Both null when there is none.
    */
   @Column({ name: 'previous_secret_encrypted', type: 'text', nullable: true })
   previousSecretEncrypted: string | null;
@@ -94,7 +94,7 @@ export class WebhookEntity {
   @Column({ type: 'boolean', default: true })
   active: boolean;
 
-  /** Why the service disabled it (SPEC §9); null while enabled or switched off by its owner. */
+  /** Why the service disabled it (docs/api.md#receiver-health); null while enabled or switched off by its owner. */
   @Column({ name: 'disabled_reason', type: 'text', nullable: true })
   disabledReason: WebhookDisabledReason | null;
 
@@ -109,7 +109,7 @@ export class WebhookEntity {
   @Column({ name: 'rate_limit', type: 'integer', nullable: true })
   rateLimit: number | null;
 
-  /** `meeting`: the deliveries of one meeting are sent one at a time, in order (SPEC §15). */
+  /** `meeting`: the deliveries of one meeting are sent one at a time, in order (docs/receiving.md#ordered-delivery-per-meeting). */
   @Column({ type: 'text', default: 'none' })
   ordering: WebhookOrdering;
 

@@ -19,11 +19,11 @@ export type NewWebhook = Pick<
 > &
   Partial<Pick<WebhookEntity, DestinationFields>>;
 
-/** The columns of SPEC §14's fields, written together by create and PATCH. */
+/** The columns of docs/destinations.md's fields, written together by create and PATCH. */
 export type DestinationFields =
   'destination' | 'filter' | 'filterPath' | 'filterVars' | 'headersEncrypted' | 'headersMasked';
 
-/** A new secret, sealed; the one it replaces keeps signing until `previousUntil` (SPEC §10). */
+/** A new secret, sealed; the one it replaces keeps signing until `previousUntil` (docs/receiving.md). */
 export interface SecretReplacement {
   secretEncrypted: string;
   secretHint: string;

@@ -104,7 +104,7 @@ describe('WebhooksService', () => {
     expect(second.next_cursor).toBeNull();
   });
 
-  describe('secret rotation (SPEC §10)', () => {
+  describe('secret rotation (docs/receiving.md)', () => {
     const GRACE_SECONDS = 86400;
     const sealed = (id: string) => t.tables.webhooks.get(id)!;
     const opened = (ciphertext: string | null) =>

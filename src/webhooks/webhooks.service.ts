@@ -168,7 +168,7 @@ export class WebhooksService {
   }
 
   /**
-   * The change a PATCHed secret makes (SPEC §10): the current secret keeps signing for
+   * The change a PATCHed secret makes (docs/receiving.md): the current secret keeps signing for
    * WEBHOOK_SECRET_GRACE_SECONDS. Undefined when it is the current secret already: sent again
    * (a configuration tool re-applying it), it must not push out the previous one. A current
    * secret that no longer decrypts (SECRETS_ENCRYPTION_KEY changed) is dropped at once.

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** Headers the platform signs its webhooks with (SPEC §5.1). */
+/** Headers the platform signs its webhooks with (docs/api.md#platform-events-post-zoomevents). */
 export const ZOOM_SIGNATURE_HEADER = 'x-zm-signature';
 export const ZOOM_TIMESTAMP_HEADER = 'x-zm-request-timestamp';
 /** The platform's id of one delivery attempt, which its support asks for (not signed). */

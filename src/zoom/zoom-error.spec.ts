@@ -134,7 +134,7 @@ describe('ZoomApiError.fromResponse', () => {
     expect(error.message).toBe(
       'The meeting platform refused the server-to-server credentials (401: invalid_client: Invalid client_id or client_secret)',
     );
-    // SPEC §16: upstream.code is a number; the word code leads the message instead.
+    // docs/api.md: upstream.code is a number; the word code leads the message instead.
     expect(error.extra.upstream?.code).toBeNull();
     expect(error.extra.upstream?.message).toBe(
       'invalid_client: Invalid client_id or client_secret',

@@ -6,7 +6,7 @@ import { ErrorDetail, UpstreamError } from '../common/error-response';
 export type ZoomFailure =
   'upstream' | 'unreachable' | 'timeout' | 'not_configured' | 'bad_response';
 
-/** The platform's headers passed on with every answer, success or error (SPEC §6). */
+/** The platform's headers passed on with every answer, success or error (docs/api.md#platform-passthrough). */
 const PLATFORM_HEADERS = [
   'x-zm-trackingid',
   'x-ratelimit-category',
@@ -47,7 +47,7 @@ export function retryAfterSeconds(
 const SECONDS_PER_DAY = 24 * 60 * 60;
 
 /**
- * A `Retry-After` for a 429 that came without a usable one (SPEC §6: "as received, or
+ * A `Retry-After` for a 429 that came without a usable one (docs/api.md#platform-passthrough: "as received, or
  * computed"), from what the platform says about the limit it hit. A daily cap is lifted at
  * 00:00 UTC, so the wait runs to then (on the platform's clock when the response has a `Date`);
  * otherwise the Resource-intensive category is limited per minute and the others per second,
@@ -112,7 +112,7 @@ function detailsOf(errors: unknown): ErrorDetail[] | undefined {
   return details.length > 0 ? details : undefined;
 }
 
-/** An error from a platform call, already in the SPEC §7 shape it is answered with. */
+/** An error from a platform call, already in the docs/api.md#errors shape it is answered with. */
 export class ZoomApiError extends ApiError {
   constructor(
     status: number,
@@ -168,7 +168,7 @@ export class ZoomApiError extends ApiError {
     const parsed: PlatformErrorBody = typeof body === 'object' && body !== null ? body : {};
     const code = parsed.code ?? parsed.error;
     const text = parsed.message ?? parsed.reason;
-    // SPEC §16: `code` is a number. The token endpoint's codes are words (RFC 6749's
+    // docs/api.md: `code` is a number. The token endpoint's codes are words (RFC 6749's
     // `invalid_client`); such a word leads the message instead, so nothing it said is lost.
     const numeric =
       typeof code === 'number'

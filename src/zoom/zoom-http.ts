@@ -55,7 +55,7 @@ export class ZoomHttp implements OnApplicationShutdown {
     return AbortSignal.timeout(this.timeoutMs);
   }
 
-  /** One exchange; a client span of its own (SPEC §12) while tracing is on, to the headers. */
+  /** One exchange; a client span of its own (docs/operations.md) while tracing is on, to the headers. */
   async send(url: string, req: ZoomHttpRequest): Promise<ZoomHttpResponse> {
     const span = this.tracing.startClient(req.method, url);
     try {

@@ -30,7 +30,7 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
-/** The credential variables still unset, in SPEC order. */
+/** The credential variables still unset, in the order docs/configuration.md lists them. */
 export function missingZoomCredentials(config: AppConfig): string[] {
   const { accountId, clientId, clientSecret } = config.zoom;
   return [

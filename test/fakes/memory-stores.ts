@@ -194,7 +194,7 @@ function claimable(delivery: DeliveryEntity, now: number): boolean {
   );
 }
 
-/** The claim's order_key and late columns (SPEC §15). */
+/** The claim's order_key and late columns (docs/receiving.md#ordered-delivery-per-meeting). */
 function lateIn(
   tables: MemoryTables,
   delivery: DeliveryEntity,

@@ -23,7 +23,7 @@ describeContract('EventStore', (backend) => {
     expect(sorted(routes!.map((r) => r.webhookId))).toEqual(sorted([a.id, other.id]));
   });
 
-  it('gives a webhook of an API client no longer configured nothing (SPEC §9)', async () => {
+  it('gives a webhook of an API client no longer configured nothing (docs/api.md#receiver-health)', async () => {
     const b = backend();
     const kept = await addWebhook(b, { events: ['job.started'] });
     await addWebhook(b, { owner: 'gone', events: ['job.started'] });

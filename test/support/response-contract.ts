@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import { Json } from './http';
 
 /**
- * SPEC §16 checked by the e2e suite itself: every answer an in-process test app gives is
+ * docs/api.md checked by the e2e suite itself: every answer an in-process test app gives is
  * recorded (test/support/test-app.ts), and after each spec file the records are held against
  * the app's own /docs-json (test/support/response-contract.setup.ts). An answer fails when its
  * status is not documented for its route, or when its JSON body breaks the documented schema;

@@ -15,7 +15,7 @@ export interface WebhookOptions {
   client?: ClientName;
   secret?: string;
   active?: boolean;
-  /** SPEC §15; left out of the request unless given. */
+  /** docs/receiving.md#ordered-delivery-per-meeting; left out of the request unless given. */
   ordering?: 'none' | 'meeting';
 }
 

@@ -16,7 +16,7 @@ import {
 } from '../ui';
 import { stateOf } from './webhooks';
 
-/** The delivery table's refresh: a new attempt shows within 2 s (SPEC §13) without a reload. */
+/** The delivery table's refresh: a new attempt shows within 2 s (docs/console.md) without a reload. */
 const POLL_MS = 1000;
 
 export function WebhookPage({ api, id, writable }: { api: Api; id: string; writable: boolean }) {

@@ -611,7 +611,7 @@ export interface components {
              * @description When the next attempt is due (pending deliveries only)
              */
             next_attempt_at: string | null;
-            /** @description The body sent with every attempt (SPEC §4) */
+            /** @description The body sent with every attempt (docs/api.md#notifications) */
             payload: {
                 [key: string]: unknown;
             };

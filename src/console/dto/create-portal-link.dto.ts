@@ -10,7 +10,7 @@ const ttlRule: FieldRule = (value, field) =>
     ? null
     : `${field} must be an integer from ${PORTAL_TTL.min} to ${PORTAL_TTL.max}`;
 
-/** Body of POST /api/portal-links (SPEC §13). Any other field is refused. */
+/** Body of POST /api/portal-links (docs/console.md). Any other field is refused. */
 export class CreatePortalLinkDto {
   @ApiPropertyOptional({
     type: 'integer',

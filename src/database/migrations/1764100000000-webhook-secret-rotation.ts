@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The secret a PATCH replaced keeps signing until its expiry (SPEC §10, WEBHOOK_SECRET_GRACE_SECONDS):
+ * The secret a PATCH replaced keeps signing until its expiry (docs/receiving.md, WEBHOOK_SECRET_GRACE_SECONDS):
  * stored encrypted like the current one, and the two columns are set and cleared together.
  */
 export class WebhookSecretRotation1764100000000 implements MigrationInterface {

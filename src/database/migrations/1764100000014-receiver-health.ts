@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Delivery control and receiver health (SPEC §9): why and when a webhook was disabled and its
+ * Delivery control and receiver health (docs/api.md#receiver-health): why and when a webhook was disabled and its
  * run of failed deliveries; where a delivery's current series of attempts began and what
  * re-queued it; the indexes that the replay and retention queries read.
  */

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Inbound fidelity (SPEC §5): the platform's x-zm-trackingid and the event's download_token
+ * Inbound fidelity (docs/api.md#platform-events-post-zoomevents): the platform's x-zm-trackingid and the event's download_token
  * (encrypted, until the recording automation has copied it to the file links) stay with the
  * inbound event; recording_downloads holds, per file of an event-only deployment, the
  * platform's download URL and the encrypted token that opens it until it expires.

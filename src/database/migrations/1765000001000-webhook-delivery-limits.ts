@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * webhooks.max_in_flight and webhooks.rate_limit (SPEC §9): a webhook's own limits, across all
+ * webhooks.max_in_flight and webhooks.rate_limit (docs/api.md#receiver-health): a webhook's own limits, across all
  * workers. max_in_flight null means DELIVERY_CONCURRENCY_PER_WEBHOOK, read at run time, so a
  * changed default reaches every webhook that never set its own; rate_limit null means no rate
  * limit. Nullable columns without a default are added without rewriting the table.

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * SPEC §12. `trace_context`: the W3C traceparent a delivery's attempts (and an inbound event's
+ * docs/operations.md. `trace_context`: the W3C traceparent a delivery's attempts (and an inbound event's
  * job) continue, so an attempt made by another process, hours later, joins the trace of the
  * request that brought its event; null while tracing is off. The partial index serves the
  * event lookup by the platform's tracking id (GET /api/events?tracking_id=), newest first;

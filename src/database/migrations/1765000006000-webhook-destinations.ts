@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * SPEC §14: a webhook's destination (HTTP, or a broker the operator named), its filter and its
+ * docs/destinations.md: a webhook's destination (HTTP, or a broker the operator named), its filter and its
  * custom headers. A broker destination has no URL. The filter is kept as the client sent it
  * (to show it back) and compiled (jsonpath, stored parsed, and its operands), which the
  * fan-out statements match; the headers are one ciphertext, with their masked form beside it.

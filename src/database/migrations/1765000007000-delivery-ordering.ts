@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Ordered delivery per meeting (SPEC §15). webhooks.ordering opts a webhook in; events keep the
+ * Ordered delivery per meeting (docs/receiving.md#ordered-delivery-per-meeting). webhooks.ordering opts a webhook in; events keep the
  * platform object's uuid (order_key) and the platform's event_ts (order_ts) they were published
  * with; a delivery to an ordered webhook copies both, so the order is read from deliveries
  * alone. Only those deliveries carry a key, so the partial index costs the others nothing.

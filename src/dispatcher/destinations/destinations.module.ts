@@ -3,7 +3,7 @@ import { BrokerDestinations } from './broker-destinations';
 import { HttpDestination } from './http.destination';
 
 /**
- * The destinations of SPEC §14: HTTP and the brokers. One instance per app, shared by the
+ * The destinations of docs/destinations.md: HTTP and the brokers. One instance per app, shared by the
  * deliveries worker (which sends) and the readiness check (which shows the brokers' state).
  */
 @Module({

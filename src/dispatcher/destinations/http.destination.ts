@@ -116,7 +116,7 @@ function exchange(
 }
 
 /**
- * SPEC §4: a POST to the webhook's URL, checked against the URL policy at every attempt,
+ * docs/api.md#notifications: a POST to the webhook's URL, checked against the URL policy at every attempt,
  * through the keep-alive pool. Success is a 2xx whose whole answer arrived in time.
  */
 @Injectable()
@@ -154,7 +154,7 @@ export class HttpDestination implements DestinationTransport, OnApplicationShutd
     if (!answer.answered) {
       return failed(deadline.passed ? timedOut : describeError(answer.error));
     }
-    // SPEC §4: a 2xx counts only if the whole answer is in within the deadline.
+    // docs/api.md#notifications: a 2xx counts only if the whole answer is in within the deadline.
     const status = answer.statusCode;
     let error: string | null = null;
     if (answer.bodyError !== null) {

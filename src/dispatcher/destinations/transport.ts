@@ -8,7 +8,7 @@ export interface OutgoingMessage {
   /** The exact body bytes; every attempt of a delivery sends the same ones. */
   body: Buffer;
   /**
-   * The webhook's custom headers, then the headers of SPEC §4 and §10 for this attempt (a
+   * The webhook's custom headers, then the headers of docs/api.md#notifications and §10 for this attempt (a
    * custom header never replaces one of those): HTTP headers, or a message's headers.
    */
   headers: Record<string, string>;
@@ -59,7 +59,7 @@ export class Deadline {
 }
 
 /**
- * One kind of destination (SPEC §14). `send` never throws: every outcome is a result to record.
+ * One kind of destination (docs/destinations.md). `send` never throws: every outcome is a result to record.
  * It gives up when `deadline` passes (the attempt's one deadline, DELIVERY_TIMEOUT_MS), saying
  * what it was waiting for.
  */

@@ -13,7 +13,7 @@ const DELIVERY_ID = '7d6f0c64-58b1-4a5e-9c1e-3f7f6b1f2a10';
 const WEBHOOK_ID = '0b5e5a8e-3c1d-4f47-8d0a-6a3c2f4b9e11';
 const EVENT_ID = 'c3b1e2d4-5f60-4a7b-8c9d-0e1f2a3b4c5d';
 
-/** A delivery of one event to one webhook (SPEC §3). */
+/** A delivery of one event to one webhook (docs/api.md#webhooks). */
 export class DeliveryResponse {
   @ApiProperty({ format: 'uuid', example: DELIVERY_ID })
   id: string;
@@ -107,7 +107,7 @@ export class DeliveryDetailResponse extends DeliveryResponse {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: 'The body sent with every attempt (SPEC §4)',
+    description: 'The body sent with every attempt (docs/api.md#notifications)',
     example: {
       id: EVENT_ID,
       event: 'job.started',

@@ -51,7 +51,7 @@ const statusRule: FieldRule = (value, field) =>
 const booleanRule: FieldRule = (value, field) =>
   typeof value === 'boolean' ? null : `${field} must be a boolean`;
 
-/** Body of POST /api/webhooks/:id/replay (SPEC §9). Any other field is refused. */
+/** Body of POST /api/webhooks/:id/replay (docs/api.md#receiver-health). Any other field is refused. */
 export class ReplayDto {
   @ApiProperty({
     description:

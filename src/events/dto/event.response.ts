@@ -5,7 +5,7 @@ import type { LookedUpDelivery, LookedUpEvent } from '../event-lookup.store';
 
 const EVENT_ID = 'c3b1e2d4-5f60-4a7b-8c9d-0e1f2a3b4c5d';
 
-/** An event as its notifications carry it (SPEC §4 body, without the delivery's own headers). */
+/** An event as its notifications carry it (docs/api.md#notifications body, without the delivery's own headers). */
 export class EventResponse {
   @ApiProperty({ format: 'uuid', example: EVENT_ID, description: 'The `id` of every body sent' })
   id: string;

@@ -12,7 +12,7 @@ const trackingIdRule: FieldRule = (value, field) =>
     ? null
     : `${field} must be 1 to 255 printable ASCII characters`;
 
-/** Query of GET /api/events (SPEC §12). */
+/** Query of GET /api/events (docs/operations.md). */
 export class ListEventsQuery {
   @ApiPropertyOptional({
     description:

@@ -41,7 +41,7 @@ export function reasonOf(error: unknown): string {
 }
 
 /**
- * The recording automation (SPEC §5): for a stored recording.completed or
+ * The recording automation (docs/api.md#platform-events-post-zoomevents): for a stored recording.completed or
  * recording.transcript_completed event, publish operation.complete with the recording's files
  * behind this service's download route; when the files cannot be collected on the last of its
  * attempts, publish operation.failed with the reason instead. One of them is published per

@@ -3,7 +3,7 @@ import { fileRef, filterRecordingFiles, recordingFilesOf } from '../../zoom/zoom
 import { ZoomMeetingRecording, ZoomRecordingFile } from '../../zoom/zoom.types';
 
 /**
- * A file as operation.complete lists it (SPEC §5): what the platform says of it, with the
+ * A file as operation.complete lists it (docs/api.md#platform-events-post-zoomevents): what the platform says of it, with the
  * download going through this service. `id` is null for the files the platform gives none
  * (CC, TIMELINE); they get a download_url all the same.
  */

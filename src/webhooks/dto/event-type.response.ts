@@ -4,7 +4,7 @@ import { EVENT_TYPES } from '../event-catalog';
 
 const EXAMPLE = EVENT_TYPES[0];
 
-/** One entry of the event catalog (SPEC §10). */
+/** One entry of the event catalog (docs/receiving.md). */
 export class EventTypeResponse {
   @ApiProperty({
     description:

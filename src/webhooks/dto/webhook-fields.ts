@@ -240,7 +240,7 @@ export const WebhookActive = (options: FieldOptions): PropertyDecorator =>
     rule(activeRule, options),
   );
 
-/** `destination` (SPEC §14): refused as null; which brokers exist is checked by the service. */
+/** `destination` (docs/destinations.md): refused as null; which brokers exist is checked by the service. */
 export const WebhookDestination = (options: FieldOptions): PropertyDecorator =>
   applyDecorators(
     property(options)({
@@ -360,7 +360,7 @@ export const WebhookHeaders = (options: FieldOptions): PropertyDecorator =>
     rule(nullableHeadersRule, options),
   );
 
-/** Range of `max_in_flight` (SPEC §9). */
+/** Range of `max_in_flight` (docs/api.md#receiver-health). */
 export const MAX_IN_FLIGHT_MIN = 1;
 export const MAX_IN_FLIGHT_MAX = 100;
 /** Range of `rate_limit`: attempts started per second. */
