@@ -189,3 +189,32 @@ export function storableCopy(value: unknown): { value: unknown; changed: boolean
   const result = copy(value);
   return { value: result, changed };
 }
+
+const NUMBER_TEXT = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * The inverse of a plain JSON.stringify of PreciseNumbers: the marked strings of a value read
+ * back from JSON become PreciseNumbers again. For a jsonb column that TypeORM writes with
+ * JSON.stringify (a webhook's filter), which cannot write a number as its own text.
+ */
+export function revivePrecise(value: unknown): unknown {
+  if (typeof value === 'string') {
+    const text = value.startsWith(MARK) ? value.slice(MARK.length) : null;
+    return text !== null && NUMBER_TEXT.test(text) ? new PreciseNumber(text) : value;
+  }
+  if (Array.isArray(value)) return value.map(revivePrecise);
+  if (typeof value === 'object' && value !== null) {
+    const revived: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      // defineProperty: a key `__proto__` stays a key, as JSON.parse made it.
+      Object.defineProperty(revived, key, {
+        value: revivePrecise(item),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return revived;
+  }
+  return value;
+}
