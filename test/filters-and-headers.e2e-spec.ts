@@ -248,6 +248,18 @@ describe('filters and custom headers (SPEC §14)', () => {
         expect(patched.text).toContain(
           '"filter":{"data.participant.user_id_num":{"$lt":-9223372036854775809}}',
         );
+        // A number jsonb keeps as text (an event's 1e400) no number of a filter can equal.
+        for (const tooLong of ['1e400', '1e-400']) {
+          const refused = await api(
+            'PATCH',
+            `/api/webhooks/${exact}`,
+            `{"filter":{"data.participant.user_id_num":${tooLong}}}`,
+          );
+          expect({ status: refused.status, details: refused.body.details }).toEqual({
+            status: 400,
+            details: [{ field: 'filter', message: expect.stringContaining('too long to compare') }],
+          });
+        }
         expect(await send('-9223372036854775808')).toEqual(new Set());
         expect(await send('-9223372036854775810')).toEqual(new Set([exact]));
       } finally {

@@ -162,6 +162,7 @@ export const FILTER_ERRORS: [string, unknown, string][] = [
   ['an empty filter in $not', { $not: {} }, '$not is empty'],
   ['empty filters in $and', { $and: [{}, {}] }, '$and[0] is empty'],
   ['a number too long to compare', { 'data.huge': exact('1e400') }, 'too long to compare'],
+  ['a number past the double range', { 'data.huge': Infinity }, 'too long to compare'],
   ['U+0000 in a value', { 'data.topic': 'a\u0000b' }, 'U+0000'],
   ['U+0000 in a path', { 'data.a\u0000b': 1 }, 'U+0000'],
   ['U+0000 in an operand list', { event: { $in: ['x', '\u0000'] } }, 'U+0000'],

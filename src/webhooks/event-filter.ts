@@ -131,6 +131,10 @@ function findBadText(value: unknown): string | null {
  * (PreciseNumber.inJsonb, `1e400`), which no numeric literal of a path could stand for either.
  */
 function findUnmatchableNumber(value: unknown): string | null {
+  // 1e400 as JSON.parse has read it, before the filter is read again off the bytes.
+  if (typeof value === 'number' && !isFinite(value)) {
+    return 'a number beyond the double range is too long to compare; give it as a string';
+  }
   if (value instanceof PreciseNumber) {
     return value.inJsonb === 'text'
       ? `the number ${describe(value)} is too long to compare; give it as a string`

@@ -282,7 +282,9 @@ export class WebhooksService {
     try {
       compiled = compileFilter(filter);
     } catch (error) {
-      if (error instanceof FilterError) throw new ApiError(HttpStatus.BAD_REQUEST, error.message);
+      if (error instanceof FilterError) {
+        throw ApiError.validation([{ field: 'filter', message: error.message }]);
+      }
       throw error;
     }
     return { filter, filterPath: compiled.jsonpath, filterVars: compiled.vars };
