@@ -149,6 +149,11 @@ export function stringifyPrecise(value: unknown, space?: number): string {
   return json.includes('\\u0001precise-number:') ? json.replace(MARKED, '$1') : json;
 }
 
+/** Defined, not assigned: a "__proto__" key is data here, as JSON.parse makes it. */
+function setData(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /**
  * A copy of a parsed JSON value that PostgreSQL's jsonb can hold at a bounded cost: text without
  * U+0000 or unpaired surrogates (U+FFFD instead, keys too), and PreciseNumbers that numeric
@@ -174,13 +179,7 @@ export function storableCopy(value: unknown): { value: unknown; changed: boolean
     if (typeof v === 'object' && v !== null) {
       const out: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(v)) {
-        // Defined, not assigned: a "__proto__" key is data here.
-        Object.defineProperty(out, text(key), {
-          value: copy(item),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+        setData(out, text(key), copy(item));
       }
       return out;
     }
@@ -206,13 +205,7 @@ export function revivePrecise(value: unknown): unknown {
   if (typeof value === 'object' && value !== null) {
     const revived: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      // defineProperty: a key `__proto__` stays a key, as JSON.parse made it.
-      Object.defineProperty(revived, key, {
-        value: revivePrecise(item),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      setData(revived, key, revivePrecise(item));
     }
     return revived;
   }
