@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { meetingStarted } from '../scripts/platform/zoom-events';
+import { meetingStarted, participantJoined } from '../scripts/platform/zoom-events';
 import { DispatcherService } from '../src/dispatcher/dispatcher.service';
 import { OperationalEventStore } from '../src/dispatcher/operational-events.store';
 import { Json, request } from './support/http';
@@ -184,6 +184,87 @@ describe('filters and custom headers (docs/destinations.md)', () => {
       await db.query(`UPDATE webhooks SET active = false WHERE id = ANY($1)`, [
         [about, takes, declines, unfiltered],
       ]);
+    });
+
+    it('compares numbers past 2^53 exactly, by their digits as sent, and shows them so', async () => {
+      // The JSON texts are written by hand: JSON.stringify of a JavaScript number rounds them.
+      const withFilter = async (filterText: string, method = 'POST', id = ''): Promise<Json> => {
+        const fields =
+          method === 'POST'
+            ? { url: receiver.route({}, 'big').url, events: ['follower.gained'], secret: SECRET }
+            : {};
+        const text = JSON.stringify({ ...fields, filter: '<filter>' }).replace(
+          '"<filter>"',
+          filterText,
+        );
+        const res = await api(method, `/api/webhooks${id}`, text);
+        expect({ status: res.status, body: res.body }).toMatchObject({
+          status: method === 'POST' ? 201 : 200,
+        });
+        return res;
+      };
+      const exact = (await withFilter('{"data.participant.user_id_num":{"$eq":9007199254740993}}'))
+        .body.id as string;
+      const above = (
+        await withFilter('{"data.participant.user_id_num":{"$gt":9223372036854775806}}')
+      ).body.id as string;
+      const listed = (
+        await withFilter('{"data.participant.user_id_num":{"$in":[12345678901234567891]}}')
+      ).body.id as string;
+      const mine = new Set([exact, above, listed]);
+      const send = async (digits: string): Promise<Set<string>> => {
+        const uuid = `${randomUUID()}==`;
+        const event = participantJoined(uuid);
+        (event.payload as Json).object.participant.user_id_num = '<n>';
+        const res = await sendZoomEvent(t.baseUrl, JSON.stringify(event).replace('"<n>"', digits));
+        expect(res.status).toBe(200);
+        const eventId = await waitFor(async () => {
+          const [row] = await db.query(
+            `SELECT id FROM events WHERE kind = 'follower.gained' AND data->>'uuid' = $1`,
+            [uuid],
+          );
+          return row?.id as string | undefined;
+        });
+        return new Set([...(await deliveredTo(eventId))].filter((id) => mine.has(id)));
+      };
+      try {
+        expect(await send('9007199254740993')).toEqual(new Set([exact]));
+        expect(await send('9007199254740992')).toEqual(new Set());
+        expect(await send('9223372036854775807')).toEqual(new Set([above]));
+        expect(await send('9223372036854775806')).toEqual(new Set());
+        // Past 2^63 both, so `above` takes them; the list only its own (…890 rounds as …891 does).
+        expect(await send('12345678901234567891')).toEqual(new Set([listed, above]));
+        expect(await send('12345678901234567890')).toEqual(new Set([above]));
+        // Answers show the digits as sent: GET, and PATCH's answer.
+        const shown = await api('GET', `/api/webhooks/${exact}`);
+        expect(shown.text).toContain(
+          '"filter":{"data.participant.user_id_num":{"$eq":9007199254740993}}',
+        );
+        const patched = await withFilter(
+          '{"data.participant.user_id_num":{"$lt":-9223372036854775809}}',
+          'PATCH',
+          `/${exact}`,
+        );
+        expect(patched.text).toContain(
+          '"filter":{"data.participant.user_id_num":{"$lt":-9223372036854775809}}',
+        );
+        // A number jsonb keeps as text (an event's 1e400) no number of a filter can equal.
+        for (const tooLong of ['1e400', '1e-400']) {
+          const refused = await api(
+            'PATCH',
+            `/api/webhooks/${exact}`,
+            `{"filter":{"data.participant.user_id_num":${tooLong}}}`,
+          );
+          expect({ status: refused.status, details: refused.body.details }).toEqual({
+            status: 400,
+            details: [{ field: 'filter', message: expect.stringContaining('too long to compare') }],
+          });
+        }
+        expect(await send('-9223372036854775808')).toEqual(new Set());
+        expect(await send('-9223372036854775810')).toEqual(new Set([exact]));
+      } finally {
+        await db.query(`UPDATE webhooks SET active = false WHERE id = ANY($1)`, [[...mine]]);
+      }
     });
 
     it('shows the filter as set; PATCH replaces it, null removes it', async () => {

@@ -1,4 +1,10 @@
-import { PreciseNumber, parsePrecise, storableCopy, stringifyPrecise } from './precise-json';
+import {
+  PreciseNumber,
+  parsePrecise,
+  revivePrecise,
+  storableCopy,
+  stringifyPrecise,
+} from './precise-json';
 
 describe('precise JSON', () => {
   it('keeps numbers a JavaScript number would change, and writes them back as they came', () => {
@@ -81,5 +87,15 @@ describe('precise JSON', () => {
     expect(respelt).toBe(false);
     expect(stringifyPrecise(kept)).toBe('{"a":1.50}');
     expect(storableCopy({ a: new PreciseNumber('1E2') }).changed).toBe(true);
+  });
+
+  it('revivePrecise reads back what a plain JSON.stringify made of PreciseNumbers, and only that', () => {
+    const text = '{"a":{"$in":[9007199254740993,1]},"__proto__":{"b":"\\u0001precise-number:x"}}';
+    const stored = JSON.parse(JSON.stringify(parsePrecise(text))) as unknown;
+    const revived = revivePrecise(stored);
+    expect(stringifyPrecise(revived)).toBe(
+      '{"a":{"$in":[9007199254740993,1]},"__proto__":{"b":"\\u0001precise-number:x"}}',
+    );
+    expect(Object.keys(revived as object)).toEqual(['a', '__proto__']);
   });
 });

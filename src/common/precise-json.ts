@@ -149,6 +149,11 @@ export function stringifyPrecise(value: unknown, space?: number): string {
   return json.includes('\\u0001precise-number:') ? json.replace(MARKED, '$1') : json;
 }
 
+/** Defined, not assigned: a "__proto__" key is data here, as JSON.parse makes it. */
+function setData(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /**
  * A copy of a parsed JSON value that PostgreSQL's jsonb can hold at a bounded cost: text without
  * U+0000 or unpaired surrogates (U+FFFD instead, keys too), and PreciseNumbers that numeric
@@ -174,13 +179,7 @@ export function storableCopy(value: unknown): { value: unknown; changed: boolean
     if (typeof v === 'object' && v !== null) {
       const out: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(v)) {
-        // Defined, not assigned: a "__proto__" key is data here.
-        Object.defineProperty(out, text(key), {
-          value: copy(item),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+        setData(out, text(key), copy(item));
       }
       return out;
     }
@@ -188,4 +187,27 @@ export function storableCopy(value: unknown): { value: unknown; changed: boolean
   };
   const result = copy(value);
   return { value: result, changed };
+}
+
+const NUMBER_TEXT = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * The inverse of a plain JSON.stringify of PreciseNumbers: the marked strings of a value read
+ * back from JSON become PreciseNumbers again. For a jsonb column that TypeORM writes with
+ * JSON.stringify (a webhook's filter), which cannot write a number as its own text.
+ */
+export function revivePrecise(value: unknown): unknown {
+  if (typeof value === 'string') {
+    const text = value.startsWith(MARK) ? value.slice(MARK.length) : null;
+    return text !== null && NUMBER_TEXT.test(text) ? new PreciseNumber(text) : value;
+  }
+  if (Array.isArray(value)) return value.map(revivePrecise);
+  if (typeof value === 'object' && value !== null) {
+    const revived: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      setData(revived, key, revivePrecise(item));
+    }
+    return revived;
+  }
+  return value;
 }

@@ -3,6 +3,11 @@
  * test/event-filter.e2e-spec.ts through PostgreSQL's jsonb_path_match: both must agree.
  */
 
+import { PreciseNumber } from '../common/precise-json';
+
+/** A number as parsePrecise reads it off a request's or an event's bytes. */
+const exact = (text: string) => new PreciseNumber(text);
+
 /** A notification body (docs/api.md#notifications) to match against. */
 export const FILTER_BODY = {
   id: '0b5bbd3c-7c1d-4e8e-9f3a-6f1f8f9b2a10',
@@ -20,6 +25,11 @@ export const FILTER_BODY = {
       { email: 'cy@other.org', role: 'attendee' },
     ],
     nested: { deep: { value: 7 } },
+    // 2^53 + 1 and 2^63 - 1, which a JavaScript number rounds; 1e400, which jsonb keeps as text.
+    big: exact('9007199254740993'),
+    ids: [exact('9223372036854775807'), exact('-12345678901234567891')],
+    price: exact('1.50'),
+    huge: exact('1e400'),
   },
   source: { platform: 'zoom', event: 'meeting.started', event_ts: 1735725605123 },
 };
@@ -105,6 +115,22 @@ export const FILTER_CASES: [string, Record<string, unknown>, boolean][] = [
     true,
   ],
   ['keys with quotes and spaces', { 'data."odd key"': { $exists: false } }, true],
+  ['$eq past 2^53, exactly', { 'data.big': exact('9007199254740993') }, true],
+  ['$eq past 2^53, one less', { 'data.big': { $eq: exact('9007199254740992') } }, false],
+  ['$eq past 2^53, a JavaScript number', { 'data.big': { $eq: 9007199254740992 } }, false],
+  ['$neq past 2^53, one more', { 'data.big': { $neq: exact('9007199254740994') } }, true],
+  ['$gt past 2^63, one less', { 'data.ids': { $gt: exact('9223372036854775806') } }, true],
+  ['$gte past 2^63, itself', { 'data.ids': { $gte: exact('9223372036854775807') } }, true],
+  ['$gt past 2^63, itself', { 'data.ids': { $gt: exact('9223372036854775807') } }, false],
+  ['$lt a negative past 2^63', { 'data.ids': { $lt: exact('-12345678901234567890') } }, true],
+  ['$lte a negative, one less', { 'data.ids': { $lte: exact('-12345678901234567892') } }, false],
+  ['$in past 2^63', { 'data.ids': { $in: [1, exact('-12345678901234567891')] } }, true],
+  ['$nin past 2^63', { 'data.ids': { $nin: [exact('-12345678901234567890')] } }, true],
+  ['$contains past 2^63', { 'data.ids': { $contains: exact('9223372036854775807') } }, true],
+  ['1.50 is 1.5', { 'data.price': { $eq: 1.5 } }, true],
+  ['1.5E0 is 1.50', { 'data.price': { $eq: exact('1.5E0') } }, true],
+  ['a number jsonb keeps as text is a string', { 'data.huge': '1e400' }, true],
+  ['a number jsonb keeps as text is no number', { 'data.huge': { $gt: 1 } }, false],
 ];
 
 /** [what it shows, filter, what the error must contain] */
@@ -135,6 +161,8 @@ export const FILTER_ERRORS: [string, unknown, string][] = [
   ['an empty filter in $or', { $or: [{}, { 'data.topic': 1 }] }, '$or[0] is empty'],
   ['an empty filter in $not', { $not: {} }, '$not is empty'],
   ['empty filters in $and', { $and: [{}, {}] }, '$and[0] is empty'],
+  ['a number too long to compare', { 'data.huge': exact('1e400') }, 'too long to compare'],
+  ['a number past the double range', { 'data.huge': Infinity }, 'too long to compare'],
   ['U+0000 in a value', { 'data.topic': 'a\u0000b' }, 'U+0000'],
   ['U+0000 in a path', { 'data.a\u0000b': 1 }, 'U+0000'],
   ['U+0000 in an operand list', { event: { $in: ['x', '\u0000'] } }, 'U+0000'],

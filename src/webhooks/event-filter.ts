@@ -1,3 +1,5 @@
+import { compareNumber } from 'lossless-json';
+import { PreciseNumber, parsePrecise, stringifyPrecise } from '../common/precise-json';
 import { isWellFormed } from '../common/unicode';
 
 /**
@@ -16,6 +18,11 @@ import { isWellFormed } from '../common/unicode';
  * comparison is guarded by type, so a value of another type never matches (and `$neq`, `$nin`,
  * `$not` and `$exists: false` are the plain negations of their counterparts, matching a missing
  * value too).
+ *
+ * Numbers compare by value, exactly: a filter's number that a JavaScript number would change
+ * (past 2^53, `1.50`; a PreciseNumber, read off the request's bytes) is written into the path as
+ * its own digits, which PostgreSQL reads as a numeric, and compared in TypeScript digit by digit
+ * (lossless-json's compareNumber), so 2^53 + 1 never matches 2^53.
  */
 
 export const FILTER_MAX_BYTES = 2048;
@@ -54,7 +61,7 @@ export interface CompiledFilter {
   matches(body: unknown): boolean;
 }
 
-type Scalar = string | number | boolean | null;
+type Scalar = string | number | boolean | null | PreciseNumber;
 type Json = Scalar | Json[] | { [key: string]: Json };
 type Predicate = (body: unknown) => boolean;
 interface Node {
@@ -63,13 +70,32 @@ interface Node {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PreciseNumber);
+const isNumber = (v: unknown): v is number | PreciseNumber =>
+  (typeof v === 'number' && isFinite(v)) || v instanceof PreciseNumber;
 const isScalar = (v: unknown): v is Scalar =>
-  v === null || ['string', 'boolean'].includes(typeof v) || (typeof v === 'number' && isFinite(v));
+  v === null || ['string', 'boolean'].includes(typeof v) || isNumber(v);
+/**
+ * A value's SQL/JSON type. A body's number that jsonb records as a string of its text
+ * (PreciseNumber.inJsonb) is a string there, so it is one here too.
+ */
 const typeOf = (v: unknown): string =>
-  v === null ? 'null' : Array.isArray(v) ? 'array' : isObject(v) ? 'object' : typeof v;
+  v === null
+    ? 'null'
+    : v instanceof PreciseNumber
+      ? v.inJsonb === 'text'
+        ? 'string'
+        : 'number'
+      : Array.isArray(v)
+        ? 'array'
+        : isObject(v)
+          ? 'object'
+          : typeof v;
+/** A scalar as the comparisons take it: a number's text when it is a PreciseNumber. */
+const plain = (v: unknown): unknown =>
+  v instanceof PreciseNumber ? (v.inJsonb === 'text' ? v.text : v) : v;
 const describe = (v: unknown): string => {
-  const text = JSON.stringify(v) ?? String(v);
+  const text = stringifyPrecise(v) ?? String(v);
   return text.length > 40 ? `${text.slice(0, 37)}…` : text;
 };
 
@@ -96,6 +122,27 @@ function findBadText(value: unknown): string | null {
       const found = check(key, 'the key') ?? findBadText(item);
       if (found !== null) return found;
     }
+  }
+  return null;
+}
+
+/**
+ * A number that no event's number can equal: one jsonb records as a string of its text
+ * (PreciseNumber.inJsonb, `1e400`), which no numeric literal of a path could stand for either.
+ */
+function findUnmatchableNumber(value: unknown): string | null {
+  // 1e400 as JSON.parse has read it, before the filter is read again off the bytes.
+  if (typeof value === 'number' && !isFinite(value)) {
+    return 'a number beyond the double range is too long to compare; give it as a string';
+  }
+  if (value instanceof PreciseNumber) {
+    return value.inJsonb === 'text'
+      ? `the number ${describe(value)} is too long to compare; give it as a string`
+      : null;
+  }
+  for (const item of Array.isArray(value) ? value : isObject(value) ? Object.values(value) : []) {
+    const found = findUnmatchableNumber(item);
+    if (found !== null) return found;
   }
   return null;
 }
@@ -127,11 +174,17 @@ function reach(body: unknown, path: string[]): unknown[] {
 const candidates = (values: unknown[]): unknown[] =>
   values.flatMap((v) => (Array.isArray(v) ? (v as unknown[]) : [v]));
 
-/** Strings compare by code point, as PostgreSQL's jsonpath does (not by UTF-16 unit). */
-function compare(a: string | number, b: string | number): number {
-  if (typeof a === 'number') return a - (b as number);
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b as string, 'utf8'));
+/**
+ * Numbers compare by value, exactly (as PostgreSQL's numeric); strings by code point, as
+ * PostgreSQL's jsonpath does (not by UTF-16 unit).
+ */
+function compare(a: unknown, b: unknown): number {
+  if (isNumber(a)) return compareNumber(String(a), String(b));
+  return Buffer.compare(Buffer.from(a as string, 'utf8'), Buffer.from(b as string, 'utf8'));
 }
+
+const same = (a: unknown, b: unknown): boolean =>
+  isNumber(a) && isNumber(b) ? compare(a, b) === 0 : a === b;
 
 /** An ARE regular expression that matches `text` literally. */
 const regexLiteral = (text: string): string => text.replace(/[^A-Za-z0-9\u0080-\uffff]/g, '\\$&');
@@ -139,7 +192,12 @@ const regexLiteral = (text: string): string => text.replace(/[^A-Za-z0-9\u0080-\
 class Compiler {
   readonly vars: Record<string, Scalar> = {};
 
+  /**
+   * A number a JavaScript number would change goes into the path as its digits (a JSON number's
+   * text is a jsonpath numeric literal), since filter_vars is written as JSON by JavaScript.
+   */
   private variable(value: Scalar): string {
+    if (value instanceof PreciseNumber) return value.text;
     const name = `v${Object.keys(this.vars).length}`;
     this.vars[name] = value;
     return `$${name}`;
@@ -196,7 +254,7 @@ class Compiler {
       test: (body) => candidates(values(body)).some((v) => typeOf(v) === guard && test(v)),
     });
     const equals = (value: Scalar): Node =>
-      anyValue(typeOf(value), `@ == ${this.variable(value)}`, (v) => v === value);
+      anyValue(typeOf(value), `@ == ${this.variable(value)}`, (v) => same(plain(v), value));
     const need = (what: string) =>
       new FilterError(`${op} of ${describe(key)} needs ${what}, got ${describe(arg)}`);
 
@@ -218,14 +276,12 @@ class Compiler {
       case '$gte':
       case '$lt':
       case '$lte': {
-        if (typeof arg !== 'string' && !(typeof arg === 'number' && isFinite(arg))) {
-          throw need('a number or a string');
-        }
+        if (typeof arg !== 'string' && !isNumber(arg)) throw need('a number or a string');
         const sign = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' }[op as '$gt'];
         const holds = (c: number) =>
           op === '$gt' ? c > 0 : op === '$gte' ? c >= 0 : op === '$lt' ? c < 0 : c <= 0;
         return anyValue(typeOf(arg), `@ ${sign} ${this.variable(arg)}`, (v) =>
-          holds(compare(v as string | number, arg)),
+          holds(compare(plain(v), arg)),
         );
       }
       case '$exists': {
@@ -294,16 +350,30 @@ function not(part: Node): Node {
  */
 export function compileFilter(filter: unknown): CompiledFilter {
   if (!isObject(filter)) throw new FilterError('must be an object (or null for none)');
-  const bytes = Buffer.byteLength(JSON.stringify(filter), 'utf8');
+  const bytes = Buffer.byteLength(stringifyPrecise(filter), 'utf8');
   if (bytes > FILTER_MAX_BYTES) {
     throw new FilterError(`is ${bytes} bytes of JSON, at most ${FILTER_MAX_BYTES} are allowed`);
   }
   if (depthOf(filter) > FILTER_MAX_DEPTH) {
     throw new FilterError(`is nested more than ${FILTER_MAX_DEPTH} levels deep`);
   }
-  const badText = findBadText(filter);
+  const badText = findBadText(filter) ?? findUnmatchableNumber(filter);
   if (badText !== null) throw new FilterError(badText);
   const compiler = new Compiler();
   const root = compiler.filter(filter as Json, ROOT);
   return { jsonpath: root.sql, vars: compiler.vars, matches: root.test };
+}
+
+/**
+ * The filter of a create or PATCH body with its numbers as sent: Express's JSON.parse has
+ * made 9007199254740993 into …992 by the time the DTO holds it, so the filter is read again
+ * off the request's bytes (kept by the body parser) when they hold a number it may have
+ * changed. `parsed` is the filter as the DTO holds it.
+ */
+export function filterAsSent(rawBody: Buffer | undefined, parsed: unknown): unknown {
+  if (rawBody === undefined || !isObject(parsed)) return parsed;
+  // A BOM is no part of the JSON text (body-parser skips it too).
+  const text = rawBody.toString('utf8').replace(/^\uFEFF/, '');
+  const body = parsePrecise(text);
+  return isObject(body) && isObject(body.filter) ? body.filter : parsed;
 }

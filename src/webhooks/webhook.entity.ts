@@ -7,6 +7,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import { revivePrecise } from '../common/precise-json';
 import type { CustomHeaders } from './custom-headers';
 import type { Destination } from './destination';
 import { Subscription } from './subscription-events';
@@ -52,8 +53,17 @@ export class WebhookEntity {
   @Column({ type: 'jsonb', default: () => `'{"type": "http"}'` })
   destination: Destination;
 
-  /** The filter as the client sent it (docs/destinations.md); null: every event of its kinds. */
-  @Column({ type: 'jsonb', nullable: true })
+  /**
+   * The filter as the client sent it (docs/destinations.md); null: every event of its kinds. Its numbers
+   * that a JavaScript number would change are stored as marked strings (PreciseNumber.toJSON)
+   * and read back as PreciseNumbers, so answers show them digit for digit; what the fan-out
+   * matches is filter_path, which holds them as numbers.
+   */
+  @Column({
+    type: 'jsonb',
+    nullable: true,
+    transformer: { to: (v: unknown) => v, from: revivePrecise },
+  })
   filter: Record<string, unknown> | null;
 
   /** The filter compiled (event-filter.ts): what the fan-out statements match. */

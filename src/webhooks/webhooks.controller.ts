@@ -8,7 +8,10 @@ import {
   Patch,
   Post,
   Query,
+  Req,
 } from '@nestjs/common';
+import type { RawBodyRequest } from '@nestjs/common';
+import type { Request } from 'express';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -25,6 +28,7 @@ import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { ListWebhooksQuery } from './dto/list-webhooks.query';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
+import { filterAsSent } from './event-filter';
 import { ApiNotificationCallbacks } from './notification-callbacks';
 import { OPERATIONAL_EVENTS } from './subscription-events';
 import { WebhooksService } from './webhooks.service';
@@ -97,7 +101,9 @@ export class WebhooksController {
   async create(
     @CurrentClient() client: AuthenticatedClient,
     @Body() body: CreateWebhookDto,
+    @Req() req: RawBodyRequest<Request>,
   ): Promise<WebhookResponse> {
+    body.filter = filterAsSent(req.rawBody, body.filter) as CreateWebhookDto['filter'];
     return WebhookResponse.from(await this.webhooks.create(client.clientId, body));
   }
 
@@ -147,7 +153,9 @@ export class WebhooksController {
     @CurrentClient() client: AuthenticatedClient,
     @UuidParam('id') id: string,
     @Body() body: UpdateWebhookDto,
+    @Req() req: RawBodyRequest<Request>,
   ): Promise<WebhookResponse> {
+    body.filter = filterAsSent(req.rawBody, body.filter) as UpdateWebhookDto['filter'];
     return WebhookResponse.from(await this.webhooks.update(client.clientId, id, body));
   }
 

@@ -13,7 +13,7 @@ import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { secretHint } from './dto/webhook-fields';
 import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
-import { compileFilter } from './event-filter';
+import { FilterError, compileFilter } from './event-filter';
 import { SecretCipherService } from './secret-cipher.service';
 import { UrlPolicyError, checkWebhookUrl } from './ssrf-policy';
 import { WebhookEntity } from './webhook.entity';
@@ -269,12 +269,24 @@ export class WebhooksService {
     }
   }
 
-  /** The stored forms of a filter the DTO rule has already checked; null removes it. */
+  /**
+   * The stored forms of a filter the DTO rule has already checked, with its numbers as sent
+   * (filterAsSent): one that JavaScript could not hold may still be refused here.
+   * Null removes it.
+   */
   private filterColumns(
     filter: Record<string, unknown> | null,
   ): Pick<WebhookEntity, 'filter' | 'filterPath' | 'filterVars'> {
     if (filter === null) return { filter: null, filterPath: null, filterVars: null };
-    const compiled = compileFilter(filter);
+    let compiled;
+    try {
+      compiled = compileFilter(filter);
+    } catch (error) {
+      if (error instanceof FilterError) {
+        throw ApiError.validation([{ field: 'filter', message: error.message }]);
+      }
+      throw error;
+    }
     return { filter, filterPath: compiled.jsonpath, filterVars: compiled.vars };
   }
 

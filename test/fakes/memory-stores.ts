@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { orderAllowsIn } from './memory-order';
 import { deliveryBody } from '../../src/dispatcher/delivery-body';
+import { parsePrecise } from '../../src/common/precise-json';
 import type { WebhookLimit } from '../../src/dispatcher/delivery-scheduler';
 import { receives } from '../../src/dispatcher/fan-out-rule';
 import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
@@ -61,7 +62,7 @@ export class MemoryTables {
    */
   receives(webhook: WebhookEntity | ReplayTarget, kind: string, body?: string): boolean {
     const row = this.webhooks.get(webhook.id);
-    const parsed: unknown = body === undefined ? undefined : JSON.parse(body);
+    const parsed: unknown = body === undefined ? undefined : parsePrecise(body);
     return !!row && receives(row, kind, this.clientIds ?? [row.ownerClientId], parsed);
   }
 
