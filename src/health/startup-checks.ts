@@ -42,15 +42,24 @@ const hostOf = (url: string): string => {
 
 /**
  * What a newcomer should hear at start rather than find out later, known from the
- * configuration alone and so said first, before the app loads: no API client configured
- * (every token request is then 401).
+ * configuration alone and so said first, before the app loads: no API client configured.
+ * On the API every token request is then 401; on a worker every webhook belongs to a client
+ * it does not know, and the fan-out rule (docs/destinations.md) delivers to none of them,
+ * which would otherwise look like a silent stall.
  */
 export function configWarnings(config: AppConfig): string[] {
-  if (!config.role.api || config.auth.clients.length > 0) return [];
+  if (config.auth.clients.length > 0) return [];
+  if (config.role.api) {
+    return [
+      'No API client is configured (AUTH_CLIENTS is empty): POST /oauth/token answers 401 to ' +
+        'everyone, so no /api route can be called. Set AUTH_CLIENTS (see .env.example), or try ' +
+        'the service with npm run tryout',
+    ];
+  }
   return [
-    'No API client is configured (AUTH_CLIENTS is empty): POST /oauth/token answers 401 to ' +
-      'everyone, so no /api route can be called. Set AUTH_CLIENTS (see .env.example), or try ' +
-      'the service with npm run tryout',
+    'No API client is configured (AUTH_CLIENTS is empty) on this worker: webhooks belong to ' +
+      'API clients, and a worker delivers only for the clients it is given, so it delivers ' +
+      'nothing. Give every process the same AUTH_CLIENTS (see docs/configuration.md)',
   ];
 }
 
