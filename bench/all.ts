@@ -2,8 +2,10 @@
  * `npm run bench`: every performance target of docs/benchmarks.md in one run, each beside the
  * baseline measured in the same run, then the machine and one table (target, figure, baseline,
  * ratio, met). It runs bench/pipeline.ts (end to end, ingest, fan-out, tracing on and off) and
- * bench/deployed.ts (the deployed defaults: fast, slow, five, workers, history) one after the
- * other, each printing its own detail as it goes; their rows come back through BENCH_RESULTS.
+ * bench/deployed.ts (the deployed defaults: fast, slow, five, workers, history), then
+ * bench/websocket.ts (the platform's socket beside its webhooks) and bench/reconcile.ts (a day
+ * reconciled) one after the other, each printing its own detail as it goes; their rows come
+ * back through BENCH_RESULTS.
  *
  *   npm run bench                  the figures of docs/benchmarks.md
  *   BENCH_SCALE=0.01 npm run bench every burst a hundredth (a check that it runs; the
@@ -75,6 +77,10 @@ async function main(): Promise<void> {
       results,
     );
     run('deployed.ts', ['fast,slow,five,workers,history'], results);
+    // events, rounds, connections
+    run('websocket.ts', [String(scaled(5000)), '3', '32'], results);
+    // meetings, participants, RECONCILE_MAX_RPS
+    run('reconcile.ts', [String(scaled(2000)), String(scaled(50_000)), '20'], results);
     const rows = readFileSync(results, 'utf8')
       .split('\n')
       .filter(Boolean)
