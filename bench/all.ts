@@ -10,6 +10,7 @@
  *   npm run bench                  the figures of docs/benchmarks.md
  *   BENCH_SCALE=0.01 npm run bench every burst a hundredth (a check that it runs; the
  *                                  figures then mean nothing)
+ *   npm run bench -- websocket     only bench/websocket.ts (names comma-separated)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -64,23 +65,31 @@ function table(rows: TargetRow[]): string {
   return [line(cells[0]), line(cells[0].map(() => '---')), ...cells.slice(1).map(line)].join('\n');
 }
 
+/** `npm run bench -- pipeline,websocket`: only those benches (the names of their files). */
+const ONLY = (process.argv[2] ?? '').split(',').filter(Boolean);
+
 async function main(): Promise<void> {
   const started = Date.now();
   const about = await machine();
   const dir = mkdtempSync(join(tmpdir(), 'meb-bench-'));
   const results = join(dir, 'results.jsonl');
   try {
-    // events, concurrency, warm-up, rounds, phases
-    run(
-      'pipeline.ts',
-      [String(scaled(5000)), '50', String(scaled(2000)), '1', 'e2e,ingest,fanout,tracing'],
-      results,
-    );
-    run('deployed.ts', ['fast,slow,five,workers,history'], results);
-    // events, rounds, connections
-    run('websocket.ts', [String(scaled(5000)), '3', '32'], results);
-    // meetings, participants, RECONCILE_MAX_RPS
-    run('reconcile.ts', [String(scaled(2000)), String(scaled(50_000)), '20'], results);
+    const benches: [string, string[]][] = [
+      // events, concurrency, warm-up, rounds, phases
+      [
+        'pipeline.ts',
+        [String(scaled(5000)), '50', String(scaled(2000)), '1', 'e2e,ingest,fanout,tracing'],
+      ],
+      ['deployed.ts', ['fast,slow,five,workers,history']],
+      // events, rounds, connections
+      ['websocket.ts', [String(scaled(5000)), '3', '32']],
+      // meetings, participants, RECONCILE_MAX_RPS
+      ['reconcile.ts', [String(scaled(2000)), String(scaled(50_000)), '20']],
+    ];
+    for (const [script, args] of benches) {
+      if (ONLY.length === 0 || ONLY.includes(script.replace(/\.ts$/, '')))
+        run(script, args, results);
+    }
     const rows = readFileSync(results, 'utf8')
       .split('\n')
       .filter(Boolean)
