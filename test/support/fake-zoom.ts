@@ -29,7 +29,8 @@ import { ContractCheck, PlatformContract } from './platform-contract';
  *   platform's do. File downloads honour `Range` (206 with Content-Range).
  * - Contract mode (`contract: true`): every REST call is checked against the operation it
  *   reaches in the platform's published document (test/support/platform-contract.ts) and
- *   answered with that operation's 2xx status, or 400 listing the violations.
+ *   answered with that operation's first 2xx status and a body in its documented shape (none
+ *   where the document gives none), or 400 listing the violations.
  *
  * Test controls: counters, every request recorded as received (raw path), token revocation,
  * 429s with Retry-After and X-RateLimit-* on demand, stalls (before the headers, or of a file's
@@ -532,9 +533,11 @@ export class FakeZoom {
       return json(res, 400, { code: 300, message: check.violations.join('; ') });
     }
     const op = PLATFORM_OPERATIONS.find((o) => o.id === check.operation);
-    const status = op ? PlatformContract.successStatus(op) : 200;
-    if (status === 204) return noContent(res);
-    json(res, status, { operation: check.operation });
+    if (!op) return json(res, 404, { code: 404, message: 'Not found' });
+    const answer = PlatformContract.successAnswer(op);
+    if (answer.body !== undefined) return json(res, answer.status, answer.body);
+    res.writeHead(answer.status);
+    res.end();
   }
 
   private token(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest): void {
