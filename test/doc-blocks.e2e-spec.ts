@@ -98,7 +98,34 @@ describe('the code blocks of README.md and docs/', () => {
   });
 });
 
-describe("docs/receiving.md's Express receiver, run as written", () => {
+/** A receiver of docs/receiving.md, and how a reader starts it. */
+interface Receiver {
+  name: string;
+  lang: string;
+  marker: string;
+  file: string;
+  command: string;
+}
+
+const RECEIVERS: Receiver[] = [
+  {
+    name: 'Express',
+    lang: 'js',
+    marker: "require('express')",
+    file: 'receiver.js',
+    command: process.execPath,
+  },
+  // Debian's python3 with its python3-flask package (.ci/run installs it).
+  {
+    name: 'Flask',
+    lang: 'python',
+    marker: 'from flask import',
+    file: 'receiver.py',
+    command: '/usr/bin/python3',
+  },
+];
+
+describe.each(RECEIVERS)("docs/receiving.md's $name receiver, run as written", (receiver) => {
   let child: ChildProcess | undefined;
   afterEach(async () => {
     if (child && child.exitCode === null) {
@@ -109,15 +136,19 @@ describe("docs/receiving.md's Express receiver, run as written", () => {
 
   it('accepts a signed delivery once, answers its retry 200, and refuses a forged one', async () => {
     const block = BLOCKS.find(
-      (b) => b.where.startsWith('docs/receiving.md') && b.body.includes("require('express')"),
+      (b) =>
+        b.where.startsWith('docs/receiving.md') &&
+        b.lang === receiver.lang &&
+        b.body.includes(receiver.marker),
     );
-    if (!block) throw new Error('docs/receiving.md has no js block requiring express');
-    const file = join(scratch, 'receiver.js');
+    if (!block)
+      throw new Error(`docs/receiving.md has no ${receiver.lang} block with ${receiver.marker}`);
+    const file = join(scratch, receiver.file);
     writeFileSync(file, block.body);
     const port = await freePort();
     const secret = `whsec_${Buffer.from('a doc-blocks secret of 32 bytes!').toString('base64')}`;
     let output = '';
-    child = spawn(process.execPath, [file], {
+    child = spawn(receiver.command, [file], {
       // The reader's `npm install express standardwebhooks`: this repository's copies.
       env: {
         PATH: process.env.PATH ?? '',
@@ -131,9 +162,8 @@ describe("docs/receiving.md's Express receiver, run as written", () => {
     child.stderr?.on('data', (c: Buffer) => (output += c.toString('utf8')));
 
     const body = JSON.stringify({ event: 'job.started', data: { meeting_id: 1 } });
-    const send = (id: string, signer: Webhook) => {
-      const timestamp = new Date();
-      return fetch(`http://127.0.0.1:${port}/hook`, {
+    const send = (id: string, signer: Webhook, timestamp = new Date()) =>
+      fetch(`http://127.0.0.1:${port}/hook`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -143,7 +173,6 @@ describe("docs/receiving.md's Express receiver, run as written", () => {
         },
         body,
       }).then((res) => res.status);
-    };
     const genuine = new Webhook(secret);
     const first = await waitFor(() => send('msg_doc_1', genuine).catch(() => undefined), {
       what: `the receiver to answer; its output: ${output}`,
@@ -158,5 +187,8 @@ describe("docs/receiving.md's Express receiver, run as written", () => {
       `whsec_${Buffer.from('not the secret, 32 bytes long!!!').toString('base64')}`,
     );
     expect(await send('msg_doc_2', forger)).toBe(401);
+    // Signed, but captured an hour ago and replayed.
+    expect(await send('msg_doc_3', genuine, new Date(Date.now() - 3600_000))).toBe(401);
+    expect(output.match(/received job\.started/g)).toHaveLength(1);
   });
 });
