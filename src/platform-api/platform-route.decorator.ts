@@ -81,7 +81,9 @@ export function PlatformRoute(op: PlatformOperation, pathRules: PathRules): Meth
         ...(answer.contentType
           ? {
               content: {
-                [answer.contentType]: { schema: asSchema(lenientSchema(answer.schema ?? {})) },
+                [answer.contentType]: {
+                  schema: asSchema(lenientSchema(answer.schema ?? {}, 'answer')),
+                },
               },
             }
           : {}),

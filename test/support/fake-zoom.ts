@@ -157,6 +157,23 @@ const json = (
   res.end(text);
 };
 
+/**
+ * A meeting's `start_time` as the platform answers it, in UTC (`…Z`): a local time given with
+ * `timezone` is that zone's wall-clock time.
+ */
+function utcStartTime(body: Record<string, unknown>): string {
+  const start = String(body.start_time);
+  const zoned = /(Z|[+-]\d{2}:\d{2})$/.test(start);
+  if (zoned || typeof body.timezone !== 'string') {
+    return new Date(zoned ? start : `${start}Z`).toISOString().replace(/\.\d+Z$/, 'Z');
+  }
+  const asUtc = new Date(`${start}Z`);
+  // The zone's offset at that moment: its wall clock there, read as if it were UTC, minus UTC.
+  const wall = asUtc.toLocaleString('sv-SE', { timeZone: body.timezone }).replace(' ', 'T');
+  const offset = new Date(`${wall}Z`).getTime() - asUtc.getTime();
+  return new Date(asUtc.getTime() - offset).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
 const noContent = (res: ServerResponse) => {
   res.writeHead(204);
   res.end();
@@ -702,7 +719,8 @@ export class FakeZoom {
     const meeting = this.addMeeting(user.id, {
       topic: typeof body.topic === 'string' ? body.topic : 'Zoom Meeting',
       type: typeof body.type === 'number' ? body.type : 2,
-      start_time: typeof body.start_time === 'string' ? body.start_time : undefined,
+      start_time: typeof body.start_time === 'string' ? utcStartTime(body) : undefined,
+      ...(typeof body.timezone === 'string' && { timezone: body.timezone }),
       duration: typeof body.duration === 'number' ? body.duration : undefined,
       settings: { join_before_host: false, waiting_room: false, ...(body.settings as object) },
     });
