@@ -36,9 +36,11 @@ function fits(type: unknown, value: unknown): boolean {
 /**
  * `oneOf` read as `anyOf` (the document's alternatives overlap: a user id and an e-mail address
  * are both strings), and an enum its own type cannot hold (a string parameter listing numbers)
- * is not enforced. Read for an `answer` (what the platform sends), such a field is either: a
- * value of its type, or one of the enum's (the platform writes `1` where its document says
- * string, and its own examples write `'1'`).
+ * is not enforced. Read for an `answer` (what the platform sends), an enum is a list of the
+ * values known so far, not a promise (the platform adds values faster than its document: a
+ * recording's `TIMELINE` file), and a field whose enum its type cannot hold is either a value
+ * of its type or one of the enum's (the platform writes `1` where its document says string,
+ * and its own examples write `'1'`).
  */
 export function lenientSchema(
   schema: JsonSchema,
@@ -51,6 +53,10 @@ export function lenientSchema(
     if (DATA_KEYWORDS.has(key)) {
       if (key === 'enum' && Array.isArray(value) && !value.every((v) => fits(schema.type, v))) {
         contradictory = true;
+        continue;
+      }
+      if (key === 'enum' && reading === 'answer' && Array.isArray(value)) {
+        out.description = `Values the platform documents: ${value.join(', ')}; it may send others.`;
         continue;
       }
       out[key] = value;
