@@ -150,7 +150,10 @@ async function main(): Promise<void> {
         responses: Object.fromEntries(
           Object.entries(op.responses ?? {})
             .filter(([status]) => /^2\d\d$/.test(status))
-            .map(([status, r]) => [status, successAnswer(`${method} ${path} ${status}`, status, r)]),
+            .map(([status, r]) => [
+              status,
+              successAnswer(`${method} ${path} ${status}`, status, r),
+            ]),
         ),
       } as JsonObject);
     }
