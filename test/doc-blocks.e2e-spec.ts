@@ -220,7 +220,8 @@ const MEETING_ID = 85746065432;
  * the client `crm`, the broker `bus`, the user jchill@example.com and meeting 85746065432 on a
  * fake platform. `curl` is a shim that sends http://localhost:3000 to this service and reports
  * each answer's status; a block must exit 0, each curl must answer 2xx, and where a `# → 201 {…}`
- * comment follows, the status is that one and every key the comment shows is in the answer.
+ * comment follows, the status is that one and every key the comment shows is in the answer. A
+ * setting a block assigns as JSON (`AUTH_CLIENTS='[…]'`) must parse.
  */
 describe('the sh blocks, run against a service', () => {
   let fake: FakeZoom;
@@ -322,8 +323,19 @@ describe('the sh blocks, run against a service', () => {
   const runnable = BLOCKS.filter(runsHere).map((b): [string, Block] => [b.where, b]);
 
   it.each(runnable)('%s runs and answers as it says', async (_where, block) => {
+    // A setting the block assigns as JSON (AUTH_CLIENTS='[…]') is printed after it runs.
+    const settings = [...block.body.matchAll(/^([A-Z][A-Z0-9_]*)='[[{]/gm)].map((m) => m[1]);
     const file = join(scratch, 'block.sh');
-    writeFileSync(file, `${block.body}\n`);
+    writeFileSync(
+      file,
+      [
+        block.body,
+        ...settings.map(
+          (name) => `printf '<<doc-block setting %s>>%s<<end>>\\n' ${name} "$${name}"`,
+        ),
+        '',
+      ].join('\n'),
+    );
     // Not spawnSync: the service answering the block runs in this process.
     const run = await execFileAsync('bash', ['-e', file], { cwd: runDir, env }).catch(
       (error: { code?: number; stdout?: string; stderr?: string }) => error,
@@ -333,6 +345,12 @@ describe('the sh blocks, run against a service', () => {
       exit: 0,
       stderr: '',
     });
+    for (const name of settings) {
+      const value = new RegExp(`<<doc-block setting ${name}>>([\\s\\S]*?)<<end>>`).exec(
+        stdout,
+      )?.[1];
+      expect({ name, json: typeof JSON.parse(value ?? '') }).toEqual({ name, json: 'object' });
+    }
     const answers = answersOf(stdout);
     const expectations = expectationsOf(block);
     expect(answers).toHaveLength(expectations.length);
