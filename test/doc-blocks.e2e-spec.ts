@@ -2,10 +2,12 @@
  * Every fenced code block of README.md and docs/*.md, taken from the documents as they stand.
  * The convention (docs/development.md#code-blocks-in-the-docs): each block names its language,
  * one of BLOCK_LANGUAGES; `text` is an output sample or a diagram and is not run; `json` must
- * parse; `js` must compile under node, `python` under python3, `sh` under bash -n; and whole
- * programs are run: the Express receiver of docs/receiving.md is started and sent signed and
- * forged deliveries here. The consumers of the destination pages and the by-hand verifiers are
- * run against the real service by destination-docs and receiving-docs.
+ * parse; `js` must compile under node, `python` under python3, `sh` under bash -n. Then they
+ * run: the `sh` blocks against a real service started here (those marked `checked-by=<path>`
+ * or `by-hand` in the fence excepted), and the Express and Flask receivers of
+ * docs/receiving.md, sent signed, repeated, forged and replayed deliveries. The consumers of the
+ * destination pages and the by-hand verifiers are run against the real service by
+ * destination-docs and receiving-docs.
  */
 import { ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
