@@ -1,7 +1,8 @@
 /**
  * Writes src/platform-api/operations.json, the route table of the platform passthrough (docs/api.md#platform-passthrough),
  * from the platform's published OpenAPI document: every operation of the Meetings, Webinars,
- * Users, Cloud Recording and Reports groups, with its parameters and request-body schema.
+ * Users, Cloud Recording and Reports groups, with its parameters, request-body schema and
+ * success answers (status, content type and schema, which /docs-json documents as they are).
  * Prose (descriptions, examples, enum descriptions) is dropped, except each operation's summary
  * and each parameter's first sentence, which Swagger shows; the schemas themselves are kept as
  * published; the service applies its leniencies when it compiles them (src/platform-api).
@@ -45,7 +46,7 @@ interface Operation {
   summary?: string;
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content: Record<string, { schema?: Json }> };
-  responses?: Record<string, { description?: string }>;
+  responses?: Record<string, { description?: string; content?: Record<string, { schema?: Json }> }>;
 }
 
 interface OpenApi {
@@ -81,6 +82,27 @@ function firstSentence(text: string | undefined): string | undefined {
     .trim();
   const end = plain.search(/\.(\s|$)/);
   return end < 0 ? plain : plain.slice(0, end + 1);
+}
+
+/**
+ * A documented success answer: its first sentence, and its content type and schema when it has a
+ * body. A 204 has none, whatever the document lists under it (HTTP forbids a 204 body).
+ */
+function successAnswer(
+  where: string,
+  status: string,
+  response: NonNullable<Operation['responses']>[string],
+): JsonObject {
+  const description = firstSentence(response.description) ?? '';
+  const types = Object.keys(response.content ?? {});
+  if (status === '204' || types.length === 0) return { description };
+  if (types.length > 1) throw new Error(`${where}: several answer types`);
+  const schema = response.content?.[types[0]]?.schema;
+  return {
+    description,
+    contentType: types[0],
+    ...(schema ? { schema: stripSchema(schema) } : {}),
+  };
 }
 
 async function main(): Promise<void> {
@@ -128,7 +150,10 @@ async function main(): Promise<void> {
         responses: Object.fromEntries(
           Object.entries(op.responses ?? {})
             .filter(([status]) => /^2\d\d$/.test(status))
-            .map(([status, r]) => [status, firstSentence(r.description) ?? '']),
+            .map(([status, r]) => [
+              status,
+              successAnswer(`${method} ${path} ${status}`, status, r),
+            ]),
         ),
       } as JsonObject);
     }

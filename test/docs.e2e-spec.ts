@@ -66,7 +66,7 @@ describe('README and docs/', () => {
   });
 
   it("gives the test command CI runs (.ci/run runs the README's)", () => {
-    const commands = /```sh\n([\s\S]*?)```/.exec(read('README.md'))?.[1] ?? '';
+    const commands = /```sh[^\n]*\n([\s\S]*?)```/.exec(read('README.md'))?.[1] ?? '';
     const testLine = commands.split('\n').find((line) => /test/.test(line)) ?? '';
     const command = testLine.replace(/#.*$/, '').trim();
     expect(command).toBe('npm test');

@@ -9,6 +9,7 @@ import { FakeZoom } from './support/fake-zoom';
 import { request } from './support/http';
 import { MEETING_ID, USER_ID, exampleRequest } from './support/platform-examples';
 import { PlatformContract } from './support/platform-contract';
+import { ResponseContract } from './support/response-contract';
 import { apiRoutes } from './support/routes';
 import { TestApp, startTestApp } from './support/test-app';
 
@@ -26,11 +27,13 @@ describe('platform passthrough contract with the published OpenAPI document', ()
   let fake: FakeZoom;
   let t: TestApp;
   let token: string;
+  let contract: ResponseContract;
 
   beforeAll(async () => {
     fake = await FakeZoom.start({ contract: true });
     t = await startTestApp({ env: fake.env() });
     token = await t.token();
+    contract = new ResponseContract((await request(t.baseUrl, 'GET', '/docs-json')).body);
   });
   afterAll(async () => {
     await t?.close();
@@ -45,6 +48,31 @@ describe('platform passthrough contract with the published OpenAPI document', ()
     expect(PLATFORM_OPERATIONS).toHaveLength(156);
     expect([...new Set(PLATFORM_OPERATIONS.map((op) => op.group))].sort()).toEqual(
       [...GROUPS].sort(),
+    );
+  });
+
+  it("documents each operation's success answers as the platform's document does", async () => {
+    const doc = (await request(t.baseUrl, 'GET', '/docs-json')).body;
+    const differences = PLATFORM_OPERATIONS.flatMap((op) => {
+      const responses = doc.paths[`/api${op.path}`][op.method.toLowerCase()].responses;
+      const documented = Object.keys(responses).filter((status) => /^2\d\d$/.test(status));
+      const expected = Object.keys(op.responses);
+      if (documented.join() !== expected.join()) {
+        return [`${op.method} ${op.path}: ${documented.join()} instead of ${expected.join()}`];
+      }
+      return expected.flatMap((status) => {
+        const types = Object.keys(responses[status].content ?? {});
+        const platform = op.responses[status].contentType;
+        return types.join() === (platform ?? '')
+          ? []
+          : [`${op.method} ${op.path} ${status}: content ${types.join()} instead of ${platform}`];
+      });
+    });
+    expect(differences).toEqual([]);
+    // A body schema, not "a JSON object": GET /meetings/{meetingId} lists the meeting's fields.
+    const meeting = doc.paths['/api/meetings/{meetingId}'].get.responses['200'];
+    expect(Object.keys(meeting.content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['id', 'topic', 'start_time', 'settings']),
     );
   });
 
@@ -71,10 +99,17 @@ describe('platform passthrough contract with the published OpenAPI document', ()
       });
       const checks = fake.contractChecks.slice(before);
       expect(checks).toEqual([{ operation: op.id, violations: [] }]);
-      expect({ status: res.status, body: res.body }).toEqual({
-        status: PlatformContract.successStatus(op),
-        body: PlatformContract.successStatus(op) === 204 ? undefined : expect.any(Object),
-      });
+      // The platform's answer, passed on as it came: status, and the body its document shapes
+      // (test/support/response-contract.ts holds it against /docs-json after this file).
+      const answer = PlatformContract.successAnswer(op);
+      expect({ status: res.status, body: res.body }).toEqual(answer);
+      const contentType = res.headers.get('content-type') ?? '';
+      expect(contentType || 'none').toMatch(
+        answer.body === undefined ? /^none$/ : /^application\/json\b/,
+      );
+      // …and it is what /docs-json documents for that status: the platform's schema.
+      const recorded = { method, url: `/api${example.path}`, status: res.status, contentType };
+      expect(contract.problemsOf({ ...recorded, body: Buffer.from(res.text) })).toEqual([]);
       // Every documented query parameter and body field arrived as sent.
       const received = fake.apiRequests().at(-1);
       expect(Object.fromEntries(received?.query ?? [])).toEqual(Object.fromEntries(example.query));

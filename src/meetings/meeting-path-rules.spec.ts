@@ -104,6 +104,9 @@ describe('the userId rule', () => {
     '..',
     'a/b',
     'a b',
+    'a\u0085b',
+    'a\u00a0b',
+    'a\tb',
     'a?b',
     'a%2F',
     '',
@@ -115,5 +118,9 @@ describe('the userId rule', () => {
   ])('is stated in the document as the validator applies it: %j', (userId) => {
     // The documented pattern (Swagger, generated clients) and the refusal never disagree.
     expect(new RegExp(USER_ID_PATTERN).test(userId)).toBe(!refused(userId));
+  });
+
+  it('spells its white space out: no class escape whose meaning differs between engines', () => {
+    expect(USER_ID_PATTERN).not.toMatch(/\\[sSwWdDbB]/);
   });
 });

@@ -12,14 +12,23 @@ const ME_MESSAGE =
   'cannot be "me": this service calls the platform with an account-level token, which has no ' +
   "user of its own; give the user's id or e-mail address";
 
-/** What a user id or e-mail address may hold: nothing that would leave its path segment. */
-const USER_ID = /^[^\s/\\?#%]{1,128}$/;
+/**
+ * What a user id or e-mail address may not hold: what would leave its path segment, and white
+ * space spelled out character by character, since `\s` means different things in different
+ * regular-expression engines (JavaScript's leaves out U+0085, Python's takes it in) and the
+ * document's pattern must mean one thing to every client.
+ */
+const NOT_IN_USER_ID =
+  '\\x09-\\x0d\\x20\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff/\\\\?#%';
+
+/** What a user id or e-mail address may hold. */
+const USER_ID = new RegExp(`^[^${NOT_IN_USER_ID}]{1,128}$`);
 
 /**
  * The same rule with `me`, `.` and `..` left out, as the document states it (the refusals of
  * the userId rule and of the engine's empty, `.` and `..` rule, in one pattern).
  */
-export const USER_ID_PATTERN = '^(?![Mm][Ee]$)(?!\\.\\.?$)[^\\s/\\\\?#%]{1,128}$';
+export const USER_ID_PATTERN = `^(?![Mm][Ee]$)(?!\\.\\.?$)[^${NOT_IN_USER_ID}]{1,128}$`;
 
 /**
  * A user id as this service takes it (docs/api.md#platform-passthrough, §16): the platform's own document also allows

@@ -14,6 +14,13 @@ export interface PlatformParameter {
   schema: JsonSchema;
 }
 
+/** A success answer: its first sentence, and its content type and schema when it has a body. */
+export interface PlatformAnswer {
+  description: string;
+  contentType?: string;
+  schema?: JsonSchema;
+}
+
 export interface PlatformOperation {
   /** The document's operationId. */
   id: string;
@@ -26,8 +33,8 @@ export interface PlatformOperation {
   summary: string;
   parameters: PlatformParameter[];
   body?: { contentType: string; required: boolean; schema: JsonSchema };
-  /** The 2xx statuses the document lists, with their first sentence. */
-  responses: Record<string, string>;
+  /** The 2xx statuses the document lists, as it documents them. */
+  responses: Record<string, PlatformAnswer>;
 }
 
 /**

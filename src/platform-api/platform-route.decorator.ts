@@ -17,16 +17,6 @@ import { lenientPathSchema, lenientSchema } from './schema-leniency';
 
 const asSchema = (schema: object): SchemaObject => schema as SchemaObject;
 
-const PLATFORM_ANSWER = {
-  'application/json': {
-    schema: {
-      type: 'object',
-      additionalProperties: true,
-      description: 'The platform’s JSON answer, as it sent it',
-    },
-  },
-} as const;
-
 /**
  * The route of one platform operation at `/api` + its platform path: its scope, and its
  * Swagger entry with the parameters and body schema of the platform's document (path ids as
@@ -82,13 +72,21 @@ export function PlatformRoute(op: PlatformOperation, pathRules: PathRules): Meth
           ApiBody({ required: op.body.required, schema: asSchema(lenientSchema(op.body.schema)) }),
         ]
       : []),
-    ...Object.entries(op.responses).map(([status, description]) =>
+    ...Object.entries(op.responses).map(([status, answer]) =>
       ApiResponse({
         status: Number(status),
-        description: `${description} The platform's answer, passed on as it sent it.`.trim(),
-        // Passed on as sent: the platform's own document is no promise about its fields, so
-        // the one said here is that it is a JSON object.
-        ...(Number(status) === 204 ? {} : { content: PLATFORM_ANSWER }),
+        description: `${answer.description} The platform's answer, passed on as it sent it.`.trim(),
+        // The platform's own content type and schema (none where its answer is empty), read
+        // as its requests are where the document contradicts itself (docs/api.md#platform-passthrough).
+        ...(answer.contentType
+          ? {
+              content: {
+                [answer.contentType]: {
+                  schema: asSchema(lenientSchema(answer.schema ?? {}, 'answer')),
+                },
+              },
+            }
+          : {}),
       }),
     ),
     ApiUpstreamErrors(),

@@ -36,6 +36,17 @@ describe('lenientSchema', () => {
     });
   });
 
+  it('reads an answer whose enum its type cannot hold as either, and other enums as open', () => {
+    expect(lenientSchema({ type: 'string', enum: [1, 3], default: '1' }, 'answer')).toEqual({
+      default: '1',
+      anyOf: [{ type: 'string' }, { enum: [1, 3] }],
+    });
+    expect(lenientSchema({ type: 'integer', enum: [1, 3] }, 'answer')).toEqual({
+      type: 'integer',
+      description: 'Values the platform documents: 1, 3; it may send others.',
+    });
+  });
+
   it('leaves a property named like a keyword alone', () => {
     const schema = { properties: { required: { type: 'boolean' }, enum: { type: 'string' } } };
     expect(lenientSchema(schema)).toEqual(schema);

@@ -36,32 +36,47 @@ function fits(type: unknown, value: unknown): boolean {
 /**
  * `oneOf` read as `anyOf` (the document's alternatives overlap: a user id and an e-mail address
  * are both strings), and an enum its own type cannot hold (a string parameter listing numbers)
- * is not enforced.
+ * is not enforced. Read for an `answer` (what the platform sends), an enum is a list of the
+ * values known so far, not a promise (the platform adds values faster than its document: a
+ * recording's `TIMELINE` file), and a field whose enum its type cannot hold is either a value
+ * of its type or one of the enum's (the platform writes `1` where its document says string,
+ * and its own examples write `'1'`).
  */
-export function lenientSchema(schema: JsonSchema): JsonSchema {
+export function lenientSchema(
+  schema: JsonSchema,
+  reading: 'request' | 'answer' = 'request',
+): JsonSchema {
   const out: JsonSchema = {};
+  let contradictory = false;
+  const sub = (v: JsonSchema) => lenientSchema(v, reading);
   for (const [key, value] of Object.entries(schema)) {
     if (DATA_KEYWORDS.has(key)) {
       if (key === 'enum' && Array.isArray(value) && !value.every((v) => fits(schema.type, v))) {
+        contradictory = true;
+        continue;
+      }
+      if (key === 'enum' && reading === 'answer' && Array.isArray(value)) {
+        out.description = `Values the platform documents: ${value.join(', ')}; it may send others.`;
         continue;
       }
       out[key] = value;
     } else if (key === 'properties' && value !== null && typeof value === 'object') {
       out.properties = Object.fromEntries(
-        Object.entries(value as Record<string, JsonSchema>).map(([name, sub]) => [
-          name,
-          lenientSchema(sub),
-        ]),
+        Object.entries(value as Record<string, JsonSchema>).map(([name, s]) => [name, sub(s)]),
       );
     } else if (Array.isArray(value)) {
       out[key === 'oneOf' ? 'anyOf' : key] = value.map((v) =>
-        v !== null && typeof v === 'object' ? lenientSchema(v as JsonSchema) : v,
+        v !== null && typeof v === 'object' ? sub(v as JsonSchema) : v,
       );
     } else if (value !== null && typeof value === 'object') {
-      out[key] = lenientSchema(value as JsonSchema);
+      out[key] = sub(value as JsonSchema);
     } else {
       out[key] = value;
     }
+  }
+  if (reading === 'answer' && contradictory && out.anyOf === undefined) {
+    const { type, ...rest } = out;
+    return { ...rest, anyOf: [{ type }, { enum: schema.enum }] };
   }
   return out;
 }

@@ -29,7 +29,8 @@ import { ContractCheck, PlatformContract } from './platform-contract';
  *   platform's do. File downloads honour `Range` (206 with Content-Range).
  * - Contract mode (`contract: true`): every REST call is checked against the operation it
  *   reaches in the platform's published document (test/support/platform-contract.ts) and
- *   answered with that operation's 2xx status, or 400 listing the violations.
+ *   answered with that operation's first 2xx status and a body in its documented shape (none
+ *   where the document gives none), or 400 listing the violations.
  *
  * Test controls: counters, every request recorded as received (raw path), token revocation,
  * 429s with Retry-After and X-RateLimit-* on demand, stalls (before the headers, or of a file's
@@ -155,6 +156,23 @@ const json = (
   });
   res.end(text);
 };
+
+/**
+ * A meeting's `start_time` as the platform answers it, in UTC (`…Z`): a local time given with
+ * `timezone` is that zone's wall-clock time.
+ */
+function utcStartTime(body: Record<string, unknown>): string {
+  const start = String(body.start_time);
+  const zoned = /(Z|[+-]\d{2}:\d{2})$/.test(start);
+  if (zoned || typeof body.timezone !== 'string') {
+    return new Date(zoned ? start : `${start}Z`).toISOString().replace(/\.\d+Z$/, 'Z');
+  }
+  const asUtc = new Date(`${start}Z`);
+  // The zone's offset at that moment: its wall clock there, read as if it were UTC, minus UTC.
+  const wall = asUtc.toLocaleString('sv-SE', { timeZone: body.timezone }).replace(' ', 'T');
+  const offset = new Date(`${wall}Z`).getTime() - asUtc.getTime();
+  return new Date(asUtc.getTime() - offset).toISOString().replace(/\.\d+Z$/, 'Z');
+}
 
 const noContent = (res: ServerResponse) => {
   res.writeHead(204);
@@ -532,9 +550,11 @@ export class FakeZoom {
       return json(res, 400, { code: 300, message: check.violations.join('; ') });
     }
     const op = PLATFORM_OPERATIONS.find((o) => o.id === check.operation);
-    const status = op ? PlatformContract.successStatus(op) : 200;
-    if (status === 204) return noContent(res);
-    json(res, status, { operation: check.operation });
+    if (!op) return json(res, 404, { code: 404, message: 'Not found' });
+    const answer = PlatformContract.successAnswer(op);
+    if (answer.body !== undefined) return json(res, answer.status, answer.body);
+    res.writeHead(answer.status);
+    res.end();
   }
 
   private token(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest): void {
@@ -699,7 +719,8 @@ export class FakeZoom {
     const meeting = this.addMeeting(user.id, {
       topic: typeof body.topic === 'string' ? body.topic : 'Zoom Meeting',
       type: typeof body.type === 'number' ? body.type : 2,
-      start_time: typeof body.start_time === 'string' ? body.start_time : undefined,
+      start_time: typeof body.start_time === 'string' ? utcStartTime(body) : undefined,
+      ...(typeof body.timezone === 'string' && { timezone: body.timezone }),
       duration: typeof body.duration === 'number' ? body.duration : undefined,
       settings: { join_before_host: false, waiting_room: false, ...(body.settings as object) },
     });

@@ -6,6 +6,7 @@ import {
   PlatformOperation,
   PlatformParameter,
 } from '../../src/platform-api/platform-operations';
+import { exampleOf } from './platform-examples';
 
 /**
  * The platform's side of the contract, for the fake platform: which published operation a
@@ -157,5 +158,15 @@ export class PlatformContract {
   /** The operation's first documented 2xx status. */
   static successStatus(op: PlatformOperation): number {
     return Number(Object.keys(op.responses)[0] ?? 200);
+  }
+
+  /**
+   * The platform's answer to a valid call, in the shape its document gives: the first 2xx
+   * status, with a body built from that answer's schema, or none where the document lists none.
+   */
+  static successAnswer(op: PlatformOperation): { status: number; body?: unknown } {
+    const status = PlatformContract.successStatus(op);
+    const answer = op.responses[String(status)];
+    return answer?.contentType ? { status, body: exampleOf(answer.schema ?? {}) } : { status };
   }
 }

@@ -20,6 +20,7 @@ const STRING_FORMATS: Record<string, string> = {
   date: '2025-01-31',
   'date-time': '2025-01-31T14:00:00Z',
   uri: 'https://example.com/x',
+  url: 'https://example.com/x',
   'Hex color code': '#0E72ED',
 };
 
@@ -53,7 +54,11 @@ export function exampleOf(schema: JsonSchema): unknown {
   const alternatives = (schema.oneOf ?? schema.anyOf) as JsonSchema[] | undefined;
   if (alternatives) return exampleOf(alternatives[0]);
   if (Array.isArray(schema.enum)) {
-    return schema.enum.find((v) => fitsType(schema.type, v)) ?? schema.enum[0];
+    const fitting = schema.enum.find((v) => fitsType(schema.type, v));
+    if (fitting !== undefined) return fitting;
+    // An enum its own type cannot hold (a string listing numbers): the platform's own examples
+    // write the member as that type ('1' for 1).
+    return schema.type === 'string' ? String(schema.enum[0]) : schema.enum[0];
   }
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   if (schema.type === 'object' || properties) {
