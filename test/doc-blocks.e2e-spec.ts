@@ -128,11 +128,7 @@ describe('the code blocks of README.md and docs/', () => {
 const checkedBy = (b: Block): string[] =>
   b.attrs.filter((a) => a.startsWith('checked-by=')).map((a) => a.slice('checked-by='.length));
 
-// docs/benchmarks.md is edited by the lead alone: its one block, `npm run bench` (minutes of
-// load), counts as by-hand until its fence says `sh by-hand`.
-const byHand = (b: Block): boolean =>
-  b.attrs.includes('by-hand') ||
-  (b.where.startsWith('docs/benchmarks.md:') && b.body.trim() === 'npm run bench');
+const byHand = (b: Block): boolean => b.attrs.includes('by-hand');
 
 const runsHere = (b: Block): boolean => b.lang === 'sh' && !byHand(b) && checkedBy(b).length === 0;
 
