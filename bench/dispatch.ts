@@ -32,7 +32,7 @@ import { performance } from 'node:perf_hooks';
 import { DataSource } from 'typeorm';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config/load-config';
-import { deliveryBody, signBody } from '../src/dispatcher/delivery-body';
+import { deliveryBody, signBody } from '../src/delivery-record/delivery-body';
 import { signatureHeaders, unixSeconds } from '../src/dispatcher/delivery-signature';
 import { DispatcherService } from '../src/dispatcher/dispatcher.service';
 import { SecretCipherService } from '../src/webhooks/secret-cipher.service';

@@ -4,7 +4,7 @@ import { waitFor } from '../../test/support/wait-for';
 import { WebhookEntity } from '../webhooks/webhook.entity';
 import { DeliveriesProcessor } from './deliveries.processor';
 import { DeliverJobData, deliverJobs } from './delivery-job';
-import type { LeasedDelivery } from './delivery.store';
+import type { LeasedDelivery } from '../delivery-record/delivery.store';
 
 const jobOf = (data: unknown) => ({ data }) as Job<DeliverJobData>;
 

@@ -10,7 +10,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { QUEUES } from '../queue/queue.constants';
 import { Sweeper } from '../queue/sweeper';
 import { DeliverJobData, deliverJobs } from './delivery-job';
-import { orderAllows } from './delivery-order.store';
+import { orderAllows } from '../delivery-record/delivery-order.store';
 
 const BATCH = 500;
 /** Bounds one sweep: a huge backlog is walked over several sweeps, not in one. */

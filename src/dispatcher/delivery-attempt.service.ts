@@ -6,7 +6,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { deliveryRetry } from '../queue/queue.constants';
 import { previousSecretInGrace } from '../webhooks/secret-rotation';
 import { AttemptResult, DeliverySenderService } from './delivery-sender.service';
-import { DeliveryStore, DeliveryTarget } from './delivery.store';
+import { DeliveryStore, DeliveryTarget } from '../delivery-record/delivery.store';
 import { OperationalEventsService } from './operational-events.service';
 import { ReceiverHealthService } from './receiver-health.service';
 import { retryAfterMs } from './retry-after';

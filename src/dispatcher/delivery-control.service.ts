@@ -5,7 +5,7 @@ import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
 import { WebhookEntity } from '../webhooks/webhook.entity';
 import { WebhooksService } from '../webhooks/webhooks.service';
-import { DeliveryControlStore, ReplayWindow } from './delivery-control.store';
+import { DeliveryControlStore, ReplayWindow } from '../delivery-record/delivery-control.store';
 import { DispatcherService } from './dispatcher.service';
 import { DeliveryResponse, toDeliveryResponse } from './dto/delivery.response';
 import { ReplayDto, ReplayResponse } from './dto/replay.dto';

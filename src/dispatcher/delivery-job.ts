@@ -1,6 +1,6 @@
 import type { JobOptions } from 'bull';
 import { JOBS, JobName } from '../queue/queue.constants';
-import type { DeliveryRef } from './delivery.store';
+import type { DeliveryRef } from '../delivery-record/delivery.store';
 
 export interface DeliverJobData {
   deliveryIds: string[];

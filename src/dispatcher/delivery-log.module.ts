@@ -2,13 +2,13 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { DeliveriesController } from './deliveries.controller';
-import { DeliveryAttemptEntity } from './delivery-attempt.entity';
+import { DeliveryAttemptEntity } from '../delivery-record/delivery-attempt.entity';
 import { DeliveryControlService } from './delivery-control.service';
-import { DeliveryControlStore, PgDeliveryControlStore } from './delivery-control.store';
+import { DeliveryControlStore, PgDeliveryControlStore } from '../delivery-record/delivery-control.store';
 import { DeliveryLogService } from './delivery-log.service';
-import { DeliveryEntity } from './delivery.entity';
+import { DeliveryEntity } from '../delivery-record/delivery.entity';
 import { DispatcherModule } from './dispatcher.module';
-import { EventEntity } from './event.entity';
+import { EventEntity } from '../delivery-record/event.entity';
 
 /** API role: POST /api/webhooks/:id/test, redelivery and replay, and the delivery log. */
 @Module({

@@ -5,9 +5,9 @@ import { ApiError } from '../common/api-error';
 import { decodeCursor, keysetPage, toPage } from '../common/cursor';
 import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
 import { WebhooksService } from '../webhooks/webhooks.service';
-import { DeliveryAttemptEntity } from './delivery-attempt.entity';
-import { DeliveryControlStore } from './delivery-control.store';
-import { DeliveryEntity } from './delivery.entity';
+import { DeliveryAttemptEntity } from '../delivery-record/delivery-attempt.entity';
+import { DeliveryControlStore } from '../delivery-record/delivery-control.store';
+import { DeliveryEntity } from '../delivery-record/delivery.entity';
 import { TESTS_PER_WINDOW, TEST_WINDOW_MS, testRetryAfterSeconds } from './test-rate';
 import { DispatcherService } from './dispatcher.service';
 import {

@@ -1,12 +1,7 @@
 import { MemoryWebhookSlots } from '../../test/fakes/memory-slots';
 import { waitFor } from '../../test/support/wait-for';
-import {
-  DeliveryScheduler,
-  ScheduledDelivery,
-  SchedulerWork,
-  WebhookLimit,
-} from './delivery-scheduler';
-import type { DeliveryTarget } from './delivery.store';
+import { DeliveryScheduler, ScheduledDelivery, SchedulerWork } from './delivery-scheduler';
+import type { DeliveryTarget, WebhookLimit } from '../delivery-record/delivery.store';
 
 /** A worker as the scheduler sees it: attempts held open until the test ends them. */
 class FakeWork implements SchedulerWork {

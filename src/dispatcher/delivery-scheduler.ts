@@ -1,4 +1,4 @@
-import type { DeliveryTarget } from './delivery.store';
+import type { DeliveryTarget, WebhookLimit } from '../delivery-record/delivery.store';
 import type { SlotAnswer, SlotRequest, SlotToken, WebhookSlots } from './webhook-slots';
 
 /*
@@ -33,13 +33,6 @@ export interface ScheduledDelivery {
 export interface DeliveryGate {
   admit(deliveries: ScheduledDelivery[]): ScheduledDelivery[];
   ended(delivery: ScheduledDelivery): ScheduledDelivery[];
-}
-
-/** A webhook's limits (docs/api.md#receiver-health), as the scheduler applies them. */
-export interface WebhookLimit {
-  maxInFlight: number;
-  /** Attempts started per second at most; null: none. */
-  rateLimit: number | null;
 }
 
 export interface SchedulerLimits {

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { signBody } from './delivery-body';
+import { signBody } from '../delivery-record/delivery-body';
 
 /** The secrets that sign one attempt: the current one, and the replaced one while in its grace. */
 export interface SigningSecrets {

@@ -3,14 +3,14 @@ import { DeliveriesProcessor } from './deliveries.processor';
 import { DeliveriesSweeper } from './deliveries.sweeper';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverySenderService } from './delivery-sender.service';
-import { DeliveryStore, PgDeliveryStore } from './delivery.store';
+import { DeliveryStore, PgDeliveryStore } from '../delivery-record/delivery.store';
 import { DestinationsModule } from './destinations/destinations.module';
-import { DeliveryOrderStore, PgDeliveryOrderStore } from './delivery-order.store';
+import { DeliveryOrderStore, PgDeliveryOrderStore } from '../delivery-record/delivery-order.store';
 import { OperationalEventsService } from './operational-events.service';
-import { OperationalEventStore, PgOperationalEventStore } from './operational-events.store';
+import { OperationalEventStore, PgOperationalEventStore } from '../delivery-record/operational-events.store';
 import { DispatcherModule } from './dispatcher.module';
 import { ReceiverHealthService } from './receiver-health.service';
-import { PgReceiverHealthStore, ReceiverHealthStore } from './receiver-health.store';
+import { PgReceiverHealthStore, ReceiverHealthStore } from '../delivery-record/receiver-health.store';
 import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
 
 /**

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WebhookEntity } from '../webhooks/webhook.entity';
-import { DeliveryEntity } from './delivery.entity';
+import { DeliveryEntity } from '../delivery-record/delivery.entity';
 import { DispatcherService } from './dispatcher.service';
-import { EventEntity } from './event.entity';
-import { EventStore, PgEventStore } from './event.store';
+import { EventEntity } from '../delivery-record/event.entity';
+import { EventStore, PgEventStore } from '../delivery-record/event.store';
 import { LocalDeliveries } from './local-deliveries';
 
 /**

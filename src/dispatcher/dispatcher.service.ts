@@ -7,11 +7,11 @@ import { MicroBatcher } from '../common/micro-batch';
 import { withTimeout } from '../common/with-timeout';
 import { QUEUES } from '../queue/queue.constants';
 import { PublishedKind, TEST_EVENT, isPublishedKind } from '../webhooks/subscription-events';
-import { EventSource } from './delivery-body';
+import { EventSource } from '../delivery-record/delivery-body';
 import { DELIVERIES_PER_JOB, deliverJobs } from './delivery-job';
-import { DeliveryEntity } from './delivery.entity';
-import type { DeliveryRef, LeasedDelivery } from './delivery.store';
-import { EventStore, NewEvent } from './event.store';
+import { DeliveryEntity } from '../delivery-record/delivery.entity';
+import type { DeliveryRef, LeasedDelivery } from '../delivery-record/delivery.store';
+import { EventStore, NewEvent } from '../delivery-record/event.store';
 import { LocalDeliveries } from './local-deliveries';
 import { SPAN_ATTRIBUTES, Tracing, traceparentOf } from '../telemetry/tracing';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { DeliveryRef, LeasedDelivery } from './delivery.store';
+import type { DeliveryRef, LeasedDelivery } from '../delivery-record/delivery.store';
 
 /** A deliveries worker of this process that takes deliveries from their publisher directly. */
 export interface DeliverySink {

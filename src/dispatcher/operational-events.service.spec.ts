@@ -1,5 +1,5 @@
 import { MemoryOperationalEventStore } from '../../test/fakes/operational-event-store';
-import type { DeliveryRef } from './delivery.store';
+import type { DeliveryRef } from '../delivery-record/delivery.store';
 import type { DispatcherService } from './dispatcher.service';
 import { OperationalEventsService } from './operational-events.service';
 

@@ -2,9 +2,9 @@ import { newRowId } from '../database/row-id';
 import { Injectable, Logger } from '@nestjs/common';
 import { WebhookDisabledReason } from '../webhooks/webhook.entity';
 import { OperationalEvent } from '../webhooks/subscription-events';
-import { deliveryBody } from './delivery-body';
+import { deliveryBody } from '../delivery-record/delivery-body';
 import { DispatcherService } from './dispatcher.service';
-import { OperationalEventStore } from './operational-events.store';
+import { OperationalEventStore } from '../delivery-record/operational-events.store';
 
 /** A delivery that just ended failed after its retries. */
 export interface FailedDelivery {

@@ -1,5 +1,5 @@
 import { MicroBatcher } from '../common/micro-batch';
-import type { DeliveryOrderStore } from './delivery-order.store';
+import type { DeliveryOrderStore } from '../delivery-record/delivery-order.store';
 import { type DeliveryGate, LIMITS_TTL_MS, type ScheduledDelivery } from './delivery-scheduler';
 
 /** A delivery as it ends: its ordering key when its webhook orders (DeliveryTarget.orderKey). */

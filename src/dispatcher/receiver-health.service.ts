@@ -5,9 +5,9 @@ import { MetricsService } from '../metrics/metrics.service';
 import type { DestinationType } from '../webhooks/destination';
 import { TEST_EVENT } from '../webhooks/subscription-events';
 import { WebhookDisabledReason } from '../webhooks/webhook.entity';
-import { DeliveryStatus } from './delivery.entity';
+import { DeliveryStatus } from '../delivery-record/delivery.entity';
 import { OperationalEventsService } from './operational-events.service';
-import { ReceiverHealthStore } from './receiver-health.store';
+import { ReceiverHealthStore } from '../delivery-record/receiver-health.store';
 
 /** What the health rules need of a delivery whose attempt was just recorded. */
 export interface AttemptedDelivery {

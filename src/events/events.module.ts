@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { EventLookupStore, PgEventLookupStore } from './event-lookup.store';
+import { EventLookupStore, PgEventLookupStore } from '../delivery-record/event-lookup.store';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
 

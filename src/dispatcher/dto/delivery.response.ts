@@ -5,8 +5,8 @@ import {
   DeliveryEntity,
   DeliveryRequeue,
   DeliveryStatus,
-} from '../delivery.entity';
-import { DeliveryAttemptEntity } from '../delivery-attempt.entity';
+} from '../../delivery-record/delivery.entity';
+import { DeliveryAttemptEntity } from '../../delivery-record/delivery-attempt.entity';
 import { RESPONSE_EXCERPT_BYTES } from '../delivery-sender.service';
 
 const DELIVERY_ID = '7d6f0c64-58b1-4a5e-9c1e-3f7f6b1f2a10';

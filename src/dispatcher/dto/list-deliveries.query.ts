@@ -10,7 +10,7 @@ import {
   TEST_EVENT,
   isPlatformEventKind,
 } from '../../webhooks/subscription-events';
-import { DELIVERY_STATUSES, DeliveryStatus } from '../delivery.entity';
+import { DELIVERY_STATUSES, DeliveryStatus } from '../../delivery-record/delivery.entity';
 
 const EVENT_KINDS: string[] = [...SUBSCRIPTION_EVENTS, ...OPERATIONAL_EVENTS, TEST_EVENT];
 

@@ -6,7 +6,7 @@ import { OperationalEventsService } from '../../../dispatcher/operational-events
 import {
   OperationalEventStore,
   PgOperationalEventStore,
-} from '../../../dispatcher/operational-events.store';
+} from '../../../delivery-record/operational-events.store';
 import { ZoomModule } from '../../../zoom/zoom.module';
 import { InboundStoreModule } from '../../inbound-store.module';
 import { InboundService } from '../../inbound.service';

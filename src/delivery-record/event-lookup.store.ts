@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { Cursor } from '../common/cursor';
 import { parsePrecise } from '../common/precise-json';
 import { query } from '../database/query';
-import { DeliveryStatus } from '../dispatcher/delivery.entity';
+import { DeliveryStatus } from './delivery.entity';
 
 export interface LookedUpEvent {
   id: string;

@@ -5,8 +5,6 @@ import { MicroBatcher } from '../common/micro-batch';
 import { preparedQuery, query } from '../database/query';
 import type { Destination } from '../webhooks/destination';
 import { EventKind } from '../webhooks/subscription-events';
-import { AttemptResult } from './delivery-sender.service';
-import type { WebhookLimit } from './delivery-scheduler';
 import { DeliveryStatus } from './delivery.entity';
 import { orderAllows, orderLate } from './delivery-order.store';
 
@@ -191,10 +189,26 @@ const DUE_SQL = `
   ORDER BY d.next_attempt_at
   LIMIT $2`;
 
+/** What an attempt's record keeps of its outcome (the sender's AttemptResult carries it). */
+export interface AttemptOutcome {
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+  startedAt: Date;
+  durationMs: number;
+}
+
+/** A webhook's limits (docs/api.md#receiver-health), as the scheduler applies them. */
+export interface WebhookLimit {
+  maxInFlight: number;
+  /** Attempts started per second at most; null: none. */
+  rateLimit: number | null;
+}
+
 export interface AttemptRecord {
   deliveryId: string;
   attempt: number;
-  result: AttemptResult;
+  result: AttemptOutcome;
   status: DeliveryStatus;
   nextAttemptAt: Date | null;
 }
