@@ -11,6 +11,7 @@ import { DeliveryEntity } from './delivery.entity';
 import { deliveryOrderSql } from './delivery-order.store';
 import { eventBodyJsonb, filterMatches } from './fan-out-filter';
 import { receivesSql } from './fan-out-rule';
+import { Statement } from './statement';
 
 /** Deliveries created in [since, until) (until null: up to now) with `status`. */
 export interface ReplayWindow {
@@ -37,6 +38,8 @@ const REDELIVER_SQL = `
   UPDATE deliveries SET ${FRESH_SERIES.replace('$REQUEUE', `'redeliver'`)}
   WHERE id = $1 AND webhook_id = $2 AND status <> 'pending'
   RETURNING ${DELIVERY_COLUMNS}`;
+
+const EXISTS_SQL = `SELECT id FROM deliveries WHERE id = $1 AND webhook_id = $2`;
 
 const REPLAY_SQL = `
   UPDATE deliveries SET ${FRESH_SERIES.replace('$REQUEUE', `'replay'`)}
@@ -94,6 +97,15 @@ const RECENT_TESTS_SQL = `
   ORDER BY created_at DESC
   LIMIT $3`;
 
+export const DELIVERY_CONTROL_STATEMENTS: Statement[] = [
+  { method: 'PgDeliveryControlStore.redeliver', sql: REDELIVER_SQL },
+  { method: 'PgDeliveryControlStore.redeliver (was it pending)', sql: EXISTS_SQL },
+  { method: 'PgDeliveryControlStore.replay', sql: REPLAY_SQL },
+  { method: 'PgDeliveryControlStore.createMissed (read)', sql: MISSED_SQL },
+  { method: 'PgDeliveryControlStore.createMissed (insert)', sql: INSERT_MISSED_SQL },
+  { method: 'PgDeliveryControlStore.recentTests', sql: RECENT_TESTS_SQL },
+];
+
 /** Redelivery, replay and the test limit's reads (PgDeliveryControlStore is the real one). */
 export abstract class DeliveryControlStore {
   /**
@@ -133,11 +145,7 @@ export class PgDeliveryControlStore extends DeliveryControlStore {
   ): Promise<DeliveryEntity | 'pending' | null> {
     const [row] = await query<DeliveryRow>(this.db, REDELIVER_SQL, [deliveryId, webhookId]);
     if (row) return toDelivery(row);
-    const [exists] = await query<{ id: string }>(
-      this.db,
-      `SELECT id FROM deliveries WHERE id = $1 AND webhook_id = $2`,
-      [deliveryId, webhookId],
-    );
+    const [exists] = await query<{ id: string }>(this.db, EXISTS_SQL, [deliveryId, webhookId]);
     return exists ? 'pending' : null;
   }
 

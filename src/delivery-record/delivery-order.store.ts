@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { preparedQuery, query } from '../database/query';
 import type { DeliveryRef } from './delivery.store';
+import { Statement } from './statement';
 
 /**
  * Which of a key's pending deliveries goes next (docs/receiving.md#ordered-delivery-per-meeting), for `h` over deliveries: the one
@@ -79,6 +80,12 @@ const NEXT_SQL = `
     LIMIT 1) h
   WHERE h.next_attempt_at <= now() + interval '1 second'
     AND (h.lease_until IS NULL OR h.lease_until <= now())`;
+
+export const DELIVERY_ORDER_STATEMENTS: Statement[] = [
+  { method: 'PgDeliveryOrderStore.ordered', sql: ORDERED_SQL },
+  { method: 'PgDeliveryOrderStore.heads', prepared: 'delivery_order_heads', sql: HEADS_SQL },
+  { method: 'PgDeliveryOrderStore.next', prepared: 'delivery_order_next', sql: NEXT_SQL },
+];
 
 /**
  * The order of ordered webhooks' deliveries, read from PostgreSQL (docs/receiving.md#ordered-delivery-per-meeting), so that it holds

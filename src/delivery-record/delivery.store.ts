@@ -7,6 +7,7 @@ import type { Destination } from '../webhooks/destination';
 import { EventKind } from '../webhooks/subscription-events';
 import { DeliveryStatus } from './delivery.entity';
 import { orderAllows, orderLate } from './delivery-order.store';
+import { Statement } from './statement';
 
 /** A delivery and the webhook it goes to. */
 export interface DeliveryRef {
@@ -212,6 +213,15 @@ export interface AttemptRecord {
   status: DeliveryStatus;
   nextAttemptAt: Date | null;
 }
+
+export const DELIVERY_STORE_STATEMENTS: Statement[] = [
+  { method: 'PgDeliveryStore.claim', prepared: 'delivery_claim', sql: CLAIM_SQL },
+  { method: 'PgDeliveryStore.recordAttempt', prepared: 'delivery_record', sql: RECORD_SQL },
+  { method: 'PgDeliveryStore.release', sql: RELEASE_SQL },
+  { method: 'PgDeliveryStore.cancel', sql: CANCEL_SQL },
+  { method: 'PgDeliveryStore.limits', sql: LIMITS_SQL },
+  { method: 'PgDeliveryStore.due', sql: DUE_SQL },
+];
 
 /** A delivery attempt's reads and writes (the injection token; PgDeliveryStore is the real one). */
 export abstract class DeliveryStore {

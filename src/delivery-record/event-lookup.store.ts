@@ -5,6 +5,7 @@ import { Cursor } from '../common/cursor';
 import { parsePrecise } from '../common/precise-json';
 import { query } from '../database/query';
 import { DeliveryStatus } from './delivery.entity';
+import { Statement } from './statement';
 
 export interface LookedUpEvent {
   id: string;
@@ -96,6 +97,56 @@ const OWNED_SQL = `
 const OWNS = `EXISTS (SELECT 1 FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
   WHERE d.event_id = e.id AND w.owner_client_id = $1)`;
 
+/** listOwned's statement for the filter: a condition and a parameter per field set. */
+function listOwnedQuery(ownerClientId: string, filter: EventFilter) {
+  const params: unknown[] = [ownerClientId];
+  const where = [OWNS];
+  const add = (condition: (n: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(condition(`$${params.length}`));
+  };
+  // Written as the partial index's own expression and predicate, so the planner can use it.
+  if (filter.trackingId !== undefined) {
+    add((n) => `e.source->>'tracking_id' = ${n}`, filter.trackingId);
+    where.push(`e.source->>'tracking_id' IS NOT NULL`);
+  }
+  if (filter.kind !== undefined) add((n) => `e.kind = ${n}`, filter.kind);
+  if (filter.since !== undefined) add((n) => `e.created_at >= ${n}`, filter.since);
+  if (filter.until !== undefined) add((n) => `e.created_at < ${n}`, filter.until);
+  if (filter.cursor !== null) {
+    params.push(filter.cursor.createdAt, filter.cursor.id);
+    where.push(
+      `(e.created_at, e.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
+    );
+  }
+  params.push(filter.limit + 1);
+  const sql = `SELECT ${EVENT_COLUMNS} FROM events e
+       WHERE ${where.join(' AND ')}
+       ORDER BY e.created_at DESC, e.id DESC LIMIT $${params.length}`;
+  return { sql, params };
+}
+
+const EVERY_FIELD: EventFilter = {
+  trackingId: 't',
+  kind: 'k',
+  since: new Date(0),
+  until: new Date(0),
+  cursor: { createdAt: '', id: '' },
+  limit: 1,
+};
+
+export const EVENT_LOOKUP_STATEMENTS: Statement[] = [
+  { method: 'PgEventLookupStore.findOwned', sql: OWNED_SQL },
+  {
+    method: 'PgEventLookupStore.listOwned (no filter)',
+    sql: listOwnedQuery('', { cursor: null, limit: 1 }).sql,
+  },
+  {
+    method: 'PgEventLookupStore.listOwned (every filter)',
+    sql: listOwnedQuery('', EVERY_FIELD).sql,
+  },
+];
+
 @Injectable()
 export class PgEventLookupStore extends EventLookupStore {
   constructor(@InjectDataSource() private readonly db: DataSource) {
@@ -128,34 +179,7 @@ export class PgEventLookupStore extends EventLookupStore {
   }
 
   async listOwned(ownerClientId: string, filter: EventFilter): Promise<LookedUpEvent[]> {
-    const params: unknown[] = [ownerClientId];
-    const where = [OWNS];
-    const add = (condition: (n: string) => string, value: unknown) => {
-      params.push(value);
-      where.push(condition(`$${params.length}`));
-    };
-    // Written as the partial index's own expression and predicate, so the planner can use it.
-    if (filter.trackingId !== undefined) {
-      add((n) => `e.source->>'tracking_id' = ${n}`, filter.trackingId);
-      where.push(`e.source->>'tracking_id' IS NOT NULL`);
-    }
-    if (filter.kind !== undefined) add((n) => `e.kind = ${n}`, filter.kind);
-    if (filter.since !== undefined) add((n) => `e.created_at >= ${n}`, filter.since);
-    if (filter.until !== undefined) add((n) => `e.created_at < ${n}`, filter.until);
-    if (filter.cursor !== null) {
-      params.push(filter.cursor.createdAt, filter.cursor.id);
-      where.push(
-        `(e.created_at, e.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
-      );
-    }
-    params.push(filter.limit + 1);
-    const rows = await query<EventRow>(
-      this.db,
-      `SELECT ${EVENT_COLUMNS} FROM events e
-       WHERE ${where.join(' AND ')}
-       ORDER BY e.created_at DESC, e.id DESC LIMIT $${params.length}`,
-      params,
-    );
-    return rows.map(toEvent);
+    const { sql, params } = listOwnedQuery(ownerClientId, filter);
+    return (await query<EventRow>(this.db, sql, params)).map(toEvent);
   }
 }

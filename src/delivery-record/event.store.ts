@@ -13,6 +13,7 @@ import { deliveryOrderSql } from './delivery-order.store';
 import { DeliveryRef, deliveryRefsOf } from './delivery.store';
 import { eventBodyJsonb } from './fan-out-filter';
 import { receivesSql } from './fan-out-rule';
+import { Statement } from './statement';
 
 /** An event about to be published; `deliveryBody` of it is what its deliveries send. */
 export interface NewEvent {
@@ -142,6 +143,12 @@ export function orderOf(event: NewEvent): { key: string; ts: number } | null {
   if (!event.orderKey || !event.source) return null;
   return { key: event.orderKey, ts: event.source.event_ts };
 }
+
+export const EVENT_STORE_STATEMENTS: Statement[] = [
+  { method: 'PgEventStore.fanOut', prepared: 'dispatcher_fan_out', sql: FAN_OUT_SQL },
+  { method: 'PgEventStore.findByIdempotencyKey', sql: KEYED_EVENT_SQL },
+  { method: 'PgEventStore.insertTest', sql: TEST_SQL },
+];
 
 @Injectable()
 export class PgEventStore extends EventStore {

@@ -7,6 +7,7 @@ import { query } from '../database/query';
 import { OperationalEvent } from '../webhooks/subscription-events';
 import { DeliveryRef } from './delivery.store';
 import { filterMatches } from './fan-out-filter';
+import { Statement } from './statement';
 
 /** An operational event about one webhook, ready to store (body already serialised). */
 export interface NewOperationalEvent {
@@ -57,6 +58,11 @@ export abstract class OperationalEventStore {
   abstract fanOutToAdmins(event: DeploymentEvent): Promise<DeliveryRef[]>;
 }
 
+const FAILED_SQL = `SELECT event_id, attempt_count, last_status_code, last_error FROM deliveries
+       WHERE id = $1 AND status = 'failed'`;
+
+const DISABLED_SQL = `SELECT url, disabled_at FROM webhooks WHERE id = $1`;
+
 // The active webhooks subscribed to the kind (webhooks_active_events_idx) of the clients $8 (in
 // AUTH_CLIENTS, docs/api.md) whose filter takes the body ($6, the notification body as
 // delivered), read once for both inserts; with a webhook concerned ($1), only its owner's others.
@@ -76,6 +82,12 @@ const FAN_OUT_SQL = `
   SELECT t.id, ev.id, $3, now(), $7 FROM ev, targets t
   RETURNING id, webhook_id`;
 
+export const OPERATIONAL_EVENT_STATEMENTS: Statement[] = [
+  { method: 'PgOperationalEventStore.failedDelivery', sql: FAILED_SQL },
+  { method: 'PgOperationalEventStore.disabledWebhook', sql: DISABLED_SQL },
+  { method: 'PgOperationalEventStore.fanOut, fanOutToAdmins', sql: FAN_OUT_SQL },
+];
+
 @Injectable()
 export class PgOperationalEventStore extends OperationalEventStore {
   constructor(
@@ -91,12 +103,7 @@ export class PgOperationalEventStore extends OperationalEventStore {
       attempt_count: number;
       last_status_code: number | null;
       last_error: string | null;
-    }>(
-      this.db,
-      `SELECT event_id, attempt_count, last_status_code, last_error FROM deliveries
-       WHERE id = $1 AND status = 'failed'`,
-      [deliveryId],
-    );
+    }>(this.db, FAILED_SQL, [deliveryId]);
     return row
       ? {
           eventId: row.event_id,
@@ -108,11 +115,9 @@ export class PgOperationalEventStore extends OperationalEventStore {
   }
 
   async disabledWebhook(webhookId: string): Promise<DisabledWebhookFacts | null> {
-    const [row] = await query<{ url: string; disabled_at: Date | null }>(
-      this.db,
-      `SELECT url, disabled_at FROM webhooks WHERE id = $1`,
-      [webhookId],
-    );
+    const [row] = await query<{ url: string; disabled_at: Date | null }>(this.db, DISABLED_SQL, [
+      webhookId,
+    ]);
     return row?.disabled_at ? { url: row.url, disabledAt: row.disabled_at } : null;
   }
 

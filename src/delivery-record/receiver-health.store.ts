@@ -3,6 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { query } from '../database/query';
 import { WebhookDisabledReason } from '../webhooks/webhook.entity';
+import { Statement } from './statement';
+
+const COUNT_FAILURE_SQL = `UPDATE webhooks SET consecutive_failures = consecutive_failures + 1 WHERE id = $1
+       RETURNING consecutive_failures`;
+
+const RESET_FAILURES_SQL = `UPDATE webhooks SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0`;
 
 // Disabling and failing the webhook's pending deliveries is one statement: a delivery queued
 // between the two could otherwise stay pending on a disabled webhook.
@@ -20,6 +26,12 @@ const DISABLE_SQL = `
     RETURNING d.id
   )
   SELECT (SELECT count(*) FROM w)::int AS disabled, (SELECT count(*) FROM f)::int AS failed`;
+
+export const RECEIVER_HEALTH_STATEMENTS: Statement[] = [
+  { method: 'PgReceiverHealthStore.countFailure', sql: COUNT_FAILURE_SQL },
+  { method: 'PgReceiverHealthStore.resetFailures', sql: RESET_FAILURES_SQL },
+  { method: 'PgReceiverHealthStore.disable', sql: DISABLE_SQL },
+];
 
 /** A webhook's run of failed deliveries and its disabling (PgReceiverHealthStore is real). */
 export abstract class ReceiverHealthStore {
@@ -47,21 +59,14 @@ export class PgReceiverHealthStore extends ReceiverHealthStore {
   }
 
   async countFailure(webhookId: string): Promise<number> {
-    const [row] = await query<{ consecutive_failures: number }>(
-      this.db,
-      `UPDATE webhooks SET consecutive_failures = consecutive_failures + 1 WHERE id = $1
-       RETURNING consecutive_failures`,
-      [webhookId],
-    );
+    const [row] = await query<{ consecutive_failures: number }>(this.db, COUNT_FAILURE_SQL, [
+      webhookId,
+    ]);
     return row?.consecutive_failures ?? 0;
   }
 
   async resetFailures(webhookId: string): Promise<void> {
-    await query(
-      this.db,
-      `UPDATE webhooks SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0`,
-      [webhookId],
-    );
+    await query(this.db, RESET_FAILURES_SQL, [webhookId]);
   }
 
   async disable(

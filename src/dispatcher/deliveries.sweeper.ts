@@ -10,25 +10,12 @@ import { MetricsService } from '../metrics/metrics.service';
 import { QUEUES } from '../queue/queue.constants';
 import { Sweeper } from '../queue/sweeper';
 import { DeliverJobData, deliverJobs } from './delivery-job';
-import { orderAllows } from '../delivery-record/delivery-order.store';
+import { DeliverySweepStore } from '../delivery-record/delivery-sweep.store';
 
 const BATCH = 500;
 /** Bounds one sweep: a huge backlog is walked over several sweeps, not in one. */
 const MAX_BATCHES_PER_SWEEP = 10;
 const SWEEP_LOCK_KEY = 'meeting-event-bridge:deliveries-sweeper';
-
-// Of an ordered webhook's deliveries only each key's head (docs/receiving.md#ordered-delivery-per-meeting): the others wait for it,
-// and re-queueing them every sweep would only have the workers read that again.
-const DUE_SQL = `
-  SELECT d.id, d.webhook_id, d.next_attempt_at FROM deliveries d
-  JOIN webhooks w ON w.id = d.webhook_id
-  WHERE d.status = 'pending'
-    AND d.next_attempt_at <= now() - make_interval(secs => $1::int / 1000.0)
-    AND (d.lease_until IS NULL OR d.lease_until <= now())
-    AND ($2::timestamptz IS NULL OR (d.next_attempt_at, d.id) > ($2::timestamptz, $3::uuid))
-    AND ${orderAllows('d', 'w')}
-  ORDER BY d.next_attempt_at, d.id
-  LIMIT $4`;
 
 /**
  * No delivery is lost to Redis: every DELIVERY_SWEEP_INTERVAL_MS a worker re-queues the pending
@@ -47,6 +34,7 @@ export class DeliveriesSweeper extends Sweeper {
     @Inject(APP_CONFIG) config: AppConfig,
     @InjectDataSource() private readonly db: DataSource,
     @InjectQueue(QUEUES.deliveries) private readonly queue: Queue<DeliverJobData>,
+    private readonly store: DeliverySweepStore,
     private readonly metrics: MetricsService,
   ) {
     super({
@@ -98,18 +86,11 @@ export class DeliveriesSweeper extends Sweeper {
     let queued = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
       const after = this.resumeAfter;
-      const rows = await query<{ id: string; webhook_id: string; next_attempt_at: Date }>(
-        this.db,
-        DUE_SQL,
-        [this.schedule.intervalMs, after?.at ?? null, after?.id ?? null, BATCH],
-      );
-      if (rows.length > 0)
-        await this.queue.addBulk(
-          deliverJobs(rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }))),
-        );
+      const rows = await this.store.due(this.schedule.intervalMs, after, BATCH);
+      if (rows.length > 0) await this.queue.addBulk(deliverJobs(rows));
       queued += rows.length;
       const last = rows[rows.length - 1];
-      this.resumeAfter = rows.length === BATCH ? { at: last.next_attempt_at, id: last.id } : null;
+      this.resumeAfter = rows.length === BATCH ? { at: last.nextAttemptAt, id: last.id } : null;
       if (this.resumeAfter === null) break;
     }
     return queued;

@@ -12,6 +12,7 @@ import { DeliveryRef, LeasedDelivery, deliveryRefsOf } from '../delivery-record/
 import { eventBodyJsonb } from '../delivery-record/fan-out-filter';
 import { receivesSql } from '../delivery-record/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
+import type { Statement } from '../delivery-record/statement';
 import type { Destination } from '../webhooks/destination';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
 import { EventData } from './event-mapping';
@@ -183,6 +184,10 @@ const INGEST_SQL = `
   FROM stored s JOIN input i ON i.id = s.id LEFT JOIN d ON d.event_id = i.event_id
   LEFT JOIN webhooks w ON w.id = d.webhook_id AND d.lease_until IS NOT NULL
   GROUP BY s.id, s.processed_at`;
+
+export const INBOUND_EVENT_STATEMENTS: Statement[] = [
+  { method: 'PgInboundEventStore.insert', prepared: 'inbound_ingest', sql: INGEST_SQL },
+];
 
 /** One leased delivery in the statement's `leased` column, with its webhook. */
 type LeasedRow = [
