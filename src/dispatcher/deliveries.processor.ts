@@ -16,7 +16,12 @@ import { DeliverJobData, deliverJobs, jobDeliveryRefs } from './delivery-job';
 import { DeliveryGate, DeliveryScheduler } from './delivery-scheduler';
 import { DeliveryOrderStore } from '../delivery-record/delivery-order.store';
 import { OrderingGate } from './ordering-gate';
-import { DeliveryRef, DeliveryStore, DeliveryTarget, LeasedDelivery } from '../delivery-record/delivery.store';
+import {
+  DeliveryRef,
+  DeliveryStore,
+  DeliveryTarget,
+  LeasedDelivery,
+} from '../delivery-record/delivery.store';
 import { DeliverySink, LocalDeliveries } from './local-deliveries';
 import { WebhookSlots } from './webhook-slots';
 import { withTimeout } from '../common/with-timeout';

@@ -1,13 +1,10 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { ApiError } from '../common/api-error';
-import { decodeCursor, keysetPage, toPage } from '../common/cursor';
+import { decodeCursor, toPage } from '../common/cursor';
 import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
 import { WebhooksService } from '../webhooks/webhooks.service';
-import { DeliveryAttemptEntity } from '../delivery-record/delivery-attempt.entity';
 import { DeliveryControlStore } from '../delivery-record/delivery-control.store';
-import { DeliveryEntity } from '../delivery-record/delivery.entity';
+import { DeliveryLogStore } from '../delivery-record/delivery-log.store';
 import { TESTS_PER_WINDOW, TEST_WINDOW_MS, testRetryAfterSeconds } from './test-rate';
 import { DispatcherService } from './dispatcher.service';
 import {
@@ -24,9 +21,7 @@ import { ListDeliveriesQuery } from './dto/list-deliveries.query';
 export class DeliveryLogService {
   constructor(
     private readonly webhooks: WebhooksService,
-    @InjectRepository(DeliveryEntity) private readonly deliveries: Repository<DeliveryEntity>,
-    @InjectRepository(DeliveryAttemptEntity)
-    private readonly attempts: Repository<DeliveryAttemptEntity>,
+    private readonly log: DeliveryLogStore,
     private readonly dispatcher: DispatcherService,
     private readonly control: DeliveryControlStore,
   ) {}
@@ -71,13 +66,8 @@ export class DeliveryLogService {
     const cursor = decodeCursor(query.cursor);
     await this.webhooks.findOwned(ownerClientId, webhookId);
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
-    const qb = this.deliveries
-      .createQueryBuilder('d')
-      .where('d.webhook_id = :webhookId', { webhookId });
-    if (query.status) qb.andWhere('d.status = :status', { status: query.status });
-    if (query.event) qb.andWhere('d.event = :event', { event: query.event });
-    keysetPage(qb, 'd', cursor, limit);
-    return toPage(await qb.getMany(), limit, toDeliveryResponse);
+    const rows = await this.log.page(webhookId, query, cursor, limit);
+    return toPage(rows, limit, toDeliveryResponse);
   }
 
   async get(
@@ -86,17 +76,11 @@ export class DeliveryLogService {
     deliveryId: string,
   ): Promise<DeliveryDetailResponse> {
     await this.webhooks.findOwned(ownerClientId, webhookId);
-    const delivery = await this.deliveries.findOne({
-      where: { id: deliveryId, webhookId },
-      relations: { eventRow: true },
-    });
+    const delivery = await this.log.withEvent(webhookId, deliveryId);
     // The body is the event's (or, stored before it moved there, the delivery's own).
     const body = delivery?.body ?? delivery?.eventRow?.body;
     if (!delivery || !body) throw new ApiError(HttpStatus.NOT_FOUND, 'Delivery not found');
-    const attempts = await this.attempts.find({
-      where: { deliveryId },
-      order: { attempt: 'ASC' },
-    });
+    const attempts = await this.log.attemptsOf(deliveryId);
     return toDeliveryDetailResponse(delivery, body, attempts);
   }
 }

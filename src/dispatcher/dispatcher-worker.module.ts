@@ -3,14 +3,10 @@ import { DeliveriesProcessor } from './deliveries.processor';
 import { DeliveriesSweeper } from './deliveries.sweeper';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverySenderService } from './delivery-sender.service';
-import { DeliveryStore, PgDeliveryStore } from '../delivery-record/delivery.store';
 import { DestinationsModule } from './destinations/destinations.module';
-import { DeliveryOrderStore, PgDeliveryOrderStore } from '../delivery-record/delivery-order.store';
 import { OperationalEventsService } from './operational-events.service';
-import { OperationalEventStore, PgOperationalEventStore } from '../delivery-record/operational-events.store';
 import { DispatcherModule } from './dispatcher.module';
 import { ReceiverHealthService } from './receiver-health.service';
-import { PgReceiverHealthStore, ReceiverHealthStore } from '../delivery-record/receiver-health.store';
 import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
 
 /**
@@ -18,20 +14,17 @@ import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
  * SecretCipherModule).
  */
 @Module({
-  // LocalDeliveries: the processor takes this process's own publishes from it.
+  // LocalDeliveries: the processor takes this process's own publishes from it; the record's
+  // stores come with DispatcherModule (DeliveryRecordModule).
   imports: [DispatcherModule, DestinationsModule],
   providers: [
     DeliveriesProcessor,
     DeliveriesSweeper,
     DeliveryAttemptService,
     DeliverySenderService,
-    { provide: DeliveryStore, useClass: PgDeliveryStore },
-    { provide: DeliveryOrderStore, useClass: PgDeliveryOrderStore },
     ReceiverHealthService,
-    { provide: ReceiverHealthStore, useClass: PgReceiverHealthStore },
     { provide: WebhookSlots, useClass: RedisWebhookSlots },
     OperationalEventsService,
-    { provide: OperationalEventStore, useClass: PgOperationalEventStore },
   ],
 })
 export class DispatcherWorkerModule {}

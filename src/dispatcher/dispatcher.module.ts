@@ -1,10 +1,6 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { WebhookEntity } from '../webhooks/webhook.entity';
-import { DeliveryEntity } from '../delivery-record/delivery.entity';
 import { DispatcherService } from './dispatcher.service';
-import { EventEntity } from '../delivery-record/event.entity';
-import { EventStore, PgEventStore } from '../delivery-record/event.store';
+import { DeliveryRecordModule } from '../delivery-record/delivery-record.module';
 import { LocalDeliveries } from './local-deliveries';
 
 /**
@@ -12,10 +8,8 @@ import { LocalDeliveries } from './local-deliveries';
  * both import this. No controllers and no processors here, so importing it adds neither.
  */
 @Module({
-  // Registers what publish writes (and what those entities refer to) in whichever role
-  // imports this module.
-  imports: [TypeOrmModule.forFeature([EventEntity, DeliveryEntity, WebhookEntity])],
-  providers: [DispatcherService, { provide: EventStore, useClass: PgEventStore }, LocalDeliveries],
-  exports: [DispatcherService, LocalDeliveries],
+  imports: [DeliveryRecordModule],
+  providers: [DispatcherService, LocalDeliveries],
+  exports: [DispatcherService, LocalDeliveries, DeliveryRecordModule],
 })
 export class DispatcherModule {}

@@ -7,9 +7,8 @@ import { storableText } from '../common/unicode';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../delivery-record/delivery-body';
-import { orderedSql } from '../delivery-record/delivery-order.store';
+import { fanOutPart } from '../delivery-record/fan-out-part';
 import { DeliveryRef, LeasedDelivery, deliveryRefsOf } from '../delivery-record/delivery.store';
-import { eventBodyJsonb } from '../delivery-record/fan-out-filter';
 import { receivesSql } from '../delivery-record/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
 import type { Statement } from '../delivery-record/statement';
@@ -104,9 +103,7 @@ export const INLINE_FANOUT_MAX = 100;
 // idempotency key (inboundEventKey, in the input) is the one the inbound job would publish under,
 // so a later run of the job adds nothing. The download token is kept only on an event left
 // unprocessed. $3: the API clients (AUTH_CLIENTS) whose webhooks count.
-// A delivery to a webhook with ordering 'meeting' of an event with an ordering key carries
-// the key and is never leased here: it goes only when its turn comes, which the claim checks
-// (docs/receiving.md#ordered-delivery-per-meeting).
+// The events and deliveries are the delivery record's part (fanOutPart), composed here.
 const INGEST_SQL = `
   WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
@@ -148,32 +145,12 @@ const INGEST_SQL = `
     ON CONFLICT (identity_key) DO NOTHING
     RETURNING id, processed_at
   ),
-  ev AS (
-    INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,
-                        order_ts)
-    SELECT i.event_id, i.kind, i.data, i.source, i.idempotency_key, i.created_at, i.body,
-      i.order_key, i.order_ts
-    FROM stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id
-    WHERE p.publish
-    RETURNING id
-  ),
-  d AS (
-    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until,
-                            trace_context, order_key, order_ts)
-    SELECT w.id, i.event_id, i.kind, now(),
-      CASE WHEN NOT o.ordered THEN now() + make_interval(secs => i.lease_ms / 1000.0) END,
-      i.trace_context, CASE WHEN o.ordered THEN i.order_key END,
-      CASE WHEN o.ordered THEN i.order_ts END
-    FROM ev JOIN input i ON i.event_id = ev.id
-    JOIN webhooks w ON ${receivesSql({
-      webhook: 'w',
-      kind: 'i.kind',
-      clients: '$3::text[]',
-      body: eventBodyJsonb('i', { id: 'event_id' }),
-    })}
-    CROSS JOIN LATERAL (SELECT ${orderedSql('w', 'i')} AS ordered) o
-    RETURNING id, event_id, webhook_id, lease_until
-  )
+  ${fanOutPart({
+    published:
+      'stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id\n    WHERE p.publish',
+    rows: 'input',
+    clients: '$3::text[]',
+  })}
   SELECT s.id, s.processed_at IS NOT NULL AS processed,
     coalesce(array_agg(d.id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS delivery_ids,
     coalesce(array_agg(d.webhook_id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS webhook_ids,
