@@ -8,12 +8,12 @@ import {
   AttemptResult,
   DeliveryRequest,
   DeliverySenderService,
-} from '../../src/dispatcher/delivery-sender.service';
-import { DeliveryAttemptService } from '../../src/dispatcher/delivery-attempt.service';
+} from '../../src/dispatcher/engine/delivery-sender.service';
+import { DeliveryAttemptService } from '../../src/dispatcher/engine/delivery-attempt.service';
 import { DeliveryStore } from '../../src/delivery-record/delivery.store';
-import { DispatcherService } from '../../src/dispatcher/dispatcher.service';
-import { LocalDeliveries } from '../../src/dispatcher/local-deliveries';
-import { ReceiverHealthService } from '../../src/dispatcher/receiver-health.service';
+import { DispatcherService } from '../../src/dispatcher/publish/dispatcher.service';
+import { LocalDeliveries } from '../../src/dispatcher/publish/local-deliveries';
+import { ReceiverHealthService } from '../../src/dispatcher/engine/receiver-health.service';
 import { ReceiverHealthStore } from '../../src/delivery-record/receiver-health.store';
 import { EventStore } from '../../src/delivery-record/event.store';
 import { InboundEventStore } from '../../src/inbound/inbound-event.store';
@@ -26,7 +26,7 @@ import { SecretCipherService } from '../../src/webhooks/secret-cipher.service';
 import { WebhookStore } from '../../src/webhooks/webhook.store';
 import { WebhooksService } from '../../src/webhooks/webhooks.service';
 import { DeliveryControlStore } from '../../src/delivery-record/delivery-control.store';
-import { WebhookSlots } from '../../src/dispatcher/webhook-slots';
+import { WebhookSlots } from '../../src/dispatcher/engine/webhook-slots';
 import { MemoryWebhookSlots } from './memory-slots';
 import { MemoryDeliveryOrderStore } from './memory-order';
 import { DeliveryOrderStore } from '../../src/delivery-record/delivery-order.store';

@@ -8,7 +8,7 @@ import {
   DeliveryControlStore,
   PgDeliveryControlStore,
 } from '../../src/delivery-record/delivery-control.store';
-import { AttemptResult } from '../../src/dispatcher/delivery-sender.service';
+import { AttemptResult } from '../../src/dispatcher/engine/delivery-sender.service';
 import { DeliveryEntity } from '../../src/delivery-record/delivery.entity';
 import {
   DeliveryOrderStore,

@@ -1,8 +1,8 @@
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ReconciliationRunEntity } from './reconciliation-run.entity';
 import { Module } from '@nestjs/common';
-import { DispatcherModule } from '../../../dispatcher/dispatcher.module';
-import { OperationalEventsService } from '../../../dispatcher/operational-events.service';
+import { DispatcherModule } from '../../../dispatcher/publish/dispatcher.module';
+import { OperationalEventsService } from '../../../dispatcher/operational-events/operational-events.service';
 import {
   OperationalEventStore,
   PgOperationalEventStore,
