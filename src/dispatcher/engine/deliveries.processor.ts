@@ -17,6 +17,7 @@ import { DeliveryScheduler } from './scheduler/delivery-scheduler';
 import type { DeliveryGate } from './scheduler/scheduler-work';
 import { DeliveryOrderStore } from '../../delivery-record/delivery-order.store';
 import { OrderingGate } from './ordering-gate';
+import { PreLeases } from './pre-leases';
 import {
   DeliveryRef,
   DeliveryStore,
@@ -50,14 +51,6 @@ const WAITING_PER_WEBHOOK = 5000;
  */
 const PRE_LEASE_BACKLOG = 40;
 
-/** A delivery leased to this worker as it was stored, not yet started. */
-interface PreLeased {
-  target: DeliveryTarget;
-  lease: string;
-  /** Until when (this process's clock) an attempt started on it ends before it lapses. */
-  usableUntil: number;
-}
-
 /**
  * Works the deliveries queue (worker role). A job carries several deliveries with their
  * webhooks; the worker hands them to its DeliveryScheduler, which sends each as soon as a slot
@@ -81,8 +74,8 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
   /** A lease taken as a delivery is stored: see preLeaseMs. */
   private readonly storeLeaseMs: number;
   private readonly capacity: number;
-  /** Deliveries leased to this worker as this process stored them, by id, until claimed. */
-  private readonly preLeased = new Map<string, PreLeased>();
+  /** Deliveries leased to this worker as this process stored them, until claimed. */
+  private readonly preLeased: PreLeases;
   private slotsFailing = false;
   /** Which deliveries may be sent now: an ordered webhook's, only in their turn (docs/receiving.md#ordered-delivery-per-meeting). */
   private readonly gate: DeliveryGate;
@@ -96,6 +89,7 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
     slots: WebhookSlots,
     order: DeliveryOrderStore,
   ) {
+    this.preLeased = new PreLeases(store, queue, this.logger);
     const leaseMs = config.delivery.timeoutMs + LEASE_MARGIN_MS;
     this.leaseMs = leaseMs;
     this.storeLeaseMs = 2 * leaseMs;
@@ -107,7 +101,8 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
       slots,
       {
         limits: (ids) => this.store.limits(ids, defaultMaxInFlight),
-        claim: (ids) => this.claim(ids),
+        claim: (ids) =>
+          this.preLeased.claim(ids, this.leaseMs, (count, error) => this.claimFailed(count, error)),
         leased: (id) => this.preLeased.has(id),
         start: (target, done) => this.start(target, done),
         claimFailed: (ids, error) => this.claimFailed(ids.length, error),
@@ -150,30 +145,20 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
   take(deliveries: DeliveryRef[], leased: LeasedDelivery[]): DeliveryRef[] {
     if (this.closing) {
       const handedBack = new Set(leased.map((l) => l.target.id));
-      this.handBack(leased);
+      this.preLeased.handBack(leased);
       return deliveries.filter((d) => !handedBack.has(d.id));
     }
     // An attempt started until then ends (deadline, margin and record) before the lease lapses.
     const usableUntil = Date.now() + this.storeLeaseMs - this.leaseMs;
-    for (const { target, lease } of leased) {
-      this.preLeased.set(target.id, { target, lease, usableUntil });
-    }
+    this.preLeased.hold(leased, usableUntil);
     // Leased as stored means not ordered (the statement leases no ordered delivery): no gate.
     const admitted = this.gate
       .admit(deliveries.filter((d) => !this.preLeased.has(d.id)))
       .concat(deliveries.filter((d) => this.preLeased.has(d.id)));
-    const letGo: PreLeased[] = [];
     // Held back by the gate, or let go by the scheduler: claimed later, by whoever sends them.
     const sendable = new Set(admitted.map((d) => d.id));
     const notNow = deliveries.filter((d) => !sendable.has(d.id));
-    for (const route of notNow.concat(this.scheduler.submit(admitted))) {
-      const held = this.preLeased.get(route.id);
-      if (held) {
-        this.preLeased.delete(route.id);
-        letGo.push(held);
-      }
-    }
-    this.giveUp(letGo);
+    this.preLeased.giveUp(this.preLeased.drop(notNow.concat(this.scheduler.submit(admitted))));
     return [];
   }
 
@@ -187,39 +172,6 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
       return null;
     }
     return this.storeLeaseMs;
-  }
-
-  /**
-   * Leases what the scheduler offers: a delivery leased as it was stored, while that lease has
-   * an attempt's length left, is used as it is; one whose lease is shorter is renewed by it,
-   * and the others are claimed, in one statement.
-   */
-  private async claim(ids: string[]): Promise<DeliveryTarget[]> {
-    const now = Date.now();
-    const ready: DeliveryTarget[] = [];
-    const toClaim: string[] = [];
-    const own: string[] = [];
-    for (const id of ids) {
-      const held = this.preLeased.get(id);
-      if (held) {
-        this.preLeased.delete(id);
-        if (now < held.usableUntil) {
-          ready.push(held.target);
-          continue;
-        }
-        own.push(held.lease);
-      }
-      toClaim.push(id);
-    }
-    if (toClaim.length === 0) return ready;
-    try {
-      return ready.concat(await this.store.claim(toClaim, this.leaseMs, own));
-    } catch (error) {
-      // What needed no claim still goes: its lease is this worker's.
-      if (ready.length === 0) throw error;
-      this.claimFailed(toClaim.length, error as Error);
-      return ready;
-    }
   }
 
   private claimFailed(count: number, error: Error): void {
@@ -237,47 +189,6 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
       `webhook slots unavailable (${error.message}); deliveries wait, retrying every ${retryInMs} ms`,
     );
     setTimeout(() => (this.slotsFailing = false), 60_000).unref();
-  }
-
-  /** Ends leases taken for this worker as the deliveries were stored. */
-  private releaseLeases(leased: { target: DeliveryTarget; lease: string }[]): Promise<void> {
-    return this.store.release(
-      leased.map((l) => l.target.id),
-      leased.map((l) => l.lease),
-    );
-  }
-
-  /**
-   * Gives up the leases taken for this worker as the deliveries were stored. Best effort: what
-   * fails here is pending in PostgreSQL, claimable once its lease lapses.
-   */
-  private giveUp(leased: { target: DeliveryTarget; lease: string }[]): void {
-    if (leased.length === 0) return;
-    void this.releaseLeases(leased).catch((error: Error) =>
-      this.logger.warn(
-        `${leased.length} deliveries leased as they were stored not given up ` +
-          `(${error.message}); they wait for their leases to lapse`,
-      ),
-    );
-  }
-
-  /**
-   * Gives up the leases taken for this worker as the deliveries were stored, then queues them
-   * for any worker, in that order (the worker that takes them must be able to claim them).
-   * Best effort: what fails here is pending in PostgreSQL, and the sweeper queues it once its
-   * lease lapses.
-   */
-  private handBack(leased: LeasedDelivery[]): void {
-    if (leased.length === 0) return;
-    const routes = leased.map((l) => ({ id: l.target.id, webhookId: l.target.webhookId }));
-    void this.releaseLeases(leased)
-      .then(() => this.queue.addBulk(deliverJobs(routes)))
-      .catch((error: Error) =>
-        this.logger.warn(
-          `${leased.length} deliveries leased as they were stored not handed back ` +
-            `(${error.message}); the sweeper queues them once their leases lapse`,
-        ),
-      );
   }
 
   onModuleInit(): void {
@@ -301,16 +212,17 @@ export class DeliveriesProcessor implements OnModuleInit, BeforeApplicationShutd
         this.logger.warn(`slots not given back at shutdown (${error.message}); they lapse`),
     );
     if (waiting.length === 0) return;
-    const held = waiting.flatMap((route) => this.preLeased.get(route.id) ?? []);
-    this.preLeased.clear();
+    const held = this.preLeased.dropAll(waiting);
     if (held.length > 0) {
       // Before they are queued: the worker that takes them must be able to claim them.
-      await this.releaseLeases(held).catch((error: Error) =>
-        this.logger.warn(
-          `${held.length} leases not given up at shutdown (${error.message}); ` +
-            'those deliveries wait for their leases to lapse',
-        ),
-      );
+      await this.preLeased
+        .release(held)
+        .catch((error: Error) =>
+          this.logger.warn(
+            `${held.length} leases not given up at shutdown (${error.message}); ` +
+              'those deliveries wait for their leases to lapse',
+          ),
+        );
     }
     try {
       await this.queue.addBulk(deliverJobs(waiting));

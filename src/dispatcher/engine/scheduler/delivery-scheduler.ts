@@ -218,7 +218,7 @@ export class DeliveryScheduler {
   /** How many slots to ask for, per lane: this process's free capacity, in turn. */
   private requests(): SlotRequest[] {
     const now = Date.now();
-    let free = this.limits.capacity - this.used;
+    const free = this.limits.capacity - this.used;
     if (free <= 0) return [];
     const open: (OpenLane & { webhookId: string; limit: WebhookLimit })[] = [];
     const unknown: string[] = [];
