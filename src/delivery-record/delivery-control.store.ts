@@ -8,7 +8,7 @@ import { EventKind } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
-import { deliveryOrderSql } from './delivery-order.store';
+import { deliveryOrderSql } from './order-sql';
 import { eventBodyJsonb, filterMatches } from './fan-out-filter';
 import { receivesSql } from './fan-out-rule';
 import { Statement } from './statement';

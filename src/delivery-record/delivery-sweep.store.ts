@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { query } from '../database/query';
 import { DeliveryRef } from './delivery.store';
-import { orderAllows } from './delivery-order.store';
+import { orderAllows } from './order-sql';
 import { Statement } from './statement';
 
 // Of an ordered webhook's deliveries only each key's head (docs/receiving.md#ordered-delivery-per-meeting): the others wait for it,

@@ -6,7 +6,7 @@ import { preparedQuery, query } from '../database/query';
 import type { Destination } from '../webhooks/destination';
 import { EventKind } from '../webhooks/subscription-events';
 import { DeliveryStatus } from './delivery.entity';
-import { orderAllows, orderLate } from './delivery-order.store';
+import { orderAllows, orderLate } from './order-sql';
 import { Statement } from './statement';
 
 /** A delivery and the webhook it goes to. */

@@ -9,7 +9,7 @@ import { EventKind, PublishedKind } from '../webhooks/subscription-events';
 import { EventSource, deliveryBody, toJsonb } from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
-import { deliveryOrderSql } from './delivery-order.store';
+import { deliveryOrderSql } from './order-sql';
 import { DeliveryRef, deliveryRefsOf } from './delivery.store';
 import { eventBodyJsonb } from './fan-out-filter';
 import { receivesSql } from './fan-out-rule';

@@ -1,4 +1,4 @@
-import { orderedSql } from './delivery-order.store';
+import { orderedSql } from './order-sql';
 import { eventBodyJsonb } from './fan-out-filter';
 import { receivesSql } from './fan-out-rule';
 

@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Span } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 import type { Counter } from 'prom-client';
-import { traceFields } from '../telemetry/tracing';
-import { CompletionLine, ServedRequest, requestIdFor } from './logging';
+import { traceFields } from './tracing';
+import { CompletionLine, ServedRequest, requestIdFor } from '../common/logging';
 
 /**
  * Health probes and scrapes are counted but not logged: their lines would drown the others.
