@@ -14,7 +14,11 @@ import {
   DeliveryOrderStore,
   PgDeliveryOrderStore,
 } from '../../src/delivery-record/delivery-order.store';
-import { DeliveryRef, DeliveryStore, PgDeliveryStore } from '../../src/delivery-record/delivery.store';
+import {
+  DeliveryRef,
+  DeliveryStore,
+  PgDeliveryStore,
+} from '../../src/delivery-record/delivery.store';
 import { EventEntity } from '../../src/delivery-record/event.entity';
 import { EventStore, NewEvent, PgEventStore } from '../../src/delivery-record/event.store';
 import { EventKind, Subscription } from '../../src/webhooks/subscription-events';
