@@ -5,10 +5,12 @@ import { receivesSql } from './fan-out-rule';
 /** What the statement composing the fan-out part names for it (SQL text, not values). */
 export interface FanOutPartTerms {
   /**
-   * FROM (and WHERE) of the rows to publish, each as `i` with event_id, kind, data, source,
+   * FROM of the rows to publish, each as `i` with event_id, kind, data, source,
    * idempotency_key, created_at, body, order_key and order_ts.
    */
-  published: string;
+  from: string;
+  /** The condition a row of `from` meets to be published. */
+  where: string;
   /** The relation of those rows (with lease_ms and trace_context) by event_id. */
   rows: string;
   /** SQL expression of the text[] of API client ids whose webhooks take events. */
@@ -24,12 +26,13 @@ export interface FanOutPartTerms {
  * which the claim checks (docs/receiving.md#ordered-delivery-per-meeting); the others are
  * leased for lease_ms, to the worker of the process that stored them.
  */
-export const fanOutPart = ({ published, rows, clients }: FanOutPartTerms): string => `ev AS (
+export const fanOutPart = ({ from, where, rows, clients }: FanOutPartTerms): string => `ev AS (
     INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,
                         order_ts)
     SELECT i.event_id, i.kind, i.data, i.source, i.idempotency_key, i.created_at, i.body,
       i.order_key, i.order_ts
-    FROM ${published}
+    FROM ${from}
+    WHERE ${where}
     RETURNING id
   ),
   d AS (

@@ -95,8 +95,8 @@ export interface StoredInboundEvent {
 export const INLINE_FANOUT_MAX = 100;
 
 // One statement (one round trip, one commit) for a batch of events: the inbound rows and, for
-// those published here, their events and a delivery per webhook the dispatcher's fan-out rule
-// (fan-out-rule.ts) selects, all from one snapshot. A redelivery (taken identity) inserts nothing
+// those published here, their events and a delivery per webhook the record's fan-out rule
+// (delivery-record/fan-out-rule.ts) selects, all from one snapshot. A redelivery (taken identity) inserts nothing
 // at all. `reach` counts each kind's webhooks only up to the cap; `watched` holds the platform
 // kinds (zoom.<event>) some active webhook takes as they are, directly or through zoom.*: such an
 // event stays unprocessed for the inbound job, which publishes it as it is. The event's
@@ -146,8 +146,8 @@ const INGEST_SQL = `
     RETURNING id, processed_at
   ),
   ${fanOutPart({
-    published:
-      'stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id\n    WHERE p.publish',
+    from: 'stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id',
+    where: 'p.publish',
     rows: 'input',
     clients: '$3::text[]',
   })}
