@@ -22,7 +22,7 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { AckPolicy, DeliverPolicy, connect } from 'nats';
 import { DataSource } from 'typeorm';
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
 import { TEST_NATS_URL, TEST_RABBITMQ_URL } from '../test/support/brokers';
 import { request } from '../test/support/http';
 import { startReceiver } from '../test/support/receiver';

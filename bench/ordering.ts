@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { DataSource } from 'typeorm';
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
 import { startReceiver } from '../test/support/receiver';
 import { startTestApp } from '../test/support/test-app';
 import { waitFor } from '../test/support/wait-for';

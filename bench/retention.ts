@@ -6,7 +6,7 @@
  *   npx ts-node --transpile-only bench/retention.ts [deliveries=1000000] [rate=100]
  */
 import { DataSource } from 'typeorm';
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
 import { RetentionService } from '../src/retention/retention.service';
 import { startReceiver } from '../test/support/receiver';
 import { startTestApp } from '../test/support/test-app';

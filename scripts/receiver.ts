@@ -13,7 +13,7 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { standardWebhooksKey } from '../src/dispatcher/delivery-signature';
+import { standardWebhooksKey } from '../src/dispatcher/engine/delivery-signature';
 import { TRYOUT } from './tryout-settings';
 
 const { values } = parseArgs({

@@ -15,7 +15,7 @@ import {
 import { limitJsonDepth } from './common/json-depth';
 import { answerPreciseNumbers } from './common/precise-answers';
 import { makeDocumentExact, refreshDatedExamples } from './common/openapi-exact';
-import { RequestRecorder, recordRequests } from './common/request-record';
+import { RequestRecorder, recordRequests } from './telemetry/request-record';
 import { isMultipartUpload } from './platform-api/platform-operations';
 import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';

@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { meetingStarted } from '../scripts/platform/zoom-events';
 import { DataSource } from 'typeorm';
 import { BrokerConfig } from '../src/config/config.types';
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
 import { RabbitMqBroker } from '../src/dispatcher/destinations/rabbitmq.destination';
 import { Deadline, OutgoingMessage } from '../src/dispatcher/destinations/transport';
 import { SecretCipherService } from '../src/webhooks/secret-cipher.service';

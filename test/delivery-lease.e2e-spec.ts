@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { meetingStarted } from '../scripts/platform/zoom-events';
-import { DeliveryStore, PgDeliveryStore } from '../src/dispatcher/delivery.store';
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { DeliveryStore, PgDeliveryStore } from '../src/delivery-record/delivery.store';
+import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
 import { query } from '../src/database/query';
 import { Receiver, startReceiver } from './support/receiver';
 import { TestApp, startTestApp } from './support/test-app';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
 import { Json, request } from './support/http';
 import { ReceivedRequest, Receiver, startReceiver } from './support/receiver';
 import { SpawnedApp, spawnTestMs, startWorker } from './support/spawn-app';

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
 import { TEST_NATS_URL, TEST_RABBITMQ_URL, natsStream, rabbitQueue } from './support/brokers';
 import { request } from './support/http';
 import { TestApp, startTestApp } from './support/test-app';

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
 import { natsStream, rabbitQueue } from './support/brokers';
 import { Json, request } from './support/http';
 import { TcpProxy } from './support/tcp-proxy';

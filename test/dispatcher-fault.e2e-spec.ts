@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
 import { Receiver, startReceiver } from './support/receiver';
 import { SpawnedApp, spawnTestMs, startWorker } from './support/spawn-app';
 import {

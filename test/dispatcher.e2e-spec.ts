@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
-import type { DeliverJobData } from '../src/dispatcher/delivery-job';
+import type { DeliverJobData } from '../src/dispatcher/publish/delivery-job';
 import { QUEUES } from '../src/queue/queue.constants';
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
 import { SubscriptionEvent } from '../src/webhooks/subscription-events';
 import { Json, metricSample, request } from './support/http';
 import {

@@ -1,5 +1,5 @@
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
-import { reservedSlots } from '../src/dispatcher/delivery-scheduler';
+import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
+import { reservedSlots } from '../src/dispatcher/engine/scheduler/fairness';
 import { request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
 import { TestApp, startTestApp } from './support/test-app';

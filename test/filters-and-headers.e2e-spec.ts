@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { meetingStarted, participantJoined } from '../scripts/platform/zoom-events';
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
-import { OperationalEventStore } from '../src/dispatcher/operational-events.store';
+import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
+import { OperationalEventStore } from '../src/delivery-record/operational-events.store';
 import { Json, request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
 import { TestApp, startTestApp } from './support/test-app';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { ORDERING_HEADER } from '../src/dispatcher/delivery-sender.service';
+import { ORDERING_HEADER } from '../src/dispatcher/engine/delivery-sender.service';
 import { request } from './support/http';
 import { ReceivedRequest, Receiver, startReceiver } from './support/receiver';
 import { SpawnedApp, startWorker } from './support/spawn-app';

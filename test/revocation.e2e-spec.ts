@@ -1,4 +1,4 @@
-import { DispatcherService } from '../src/dispatcher/dispatcher.service';
+import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
 import { waitForDeliveryStatus } from './support/deliveries';
 import { request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';

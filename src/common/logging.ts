@@ -128,7 +128,7 @@ export type CompletionLine = (
 ) => void;
 
 /**
- * The writer of the one JSON line per finished request (src/common/request-record.ts says when
+ * The writer of the one JSON line per finished request (src/telemetry/request-record.ts says when
  * and with what). Credentials never reach it: every header and query parameter whose name says
  * it can carry one is masked (in the URL too), whatever the answer, and bodies are not logged
  * at all. The request and response are serialised here, their secret headers replaced as they

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
-import { EventLookupStore, PgEventLookupStore } from './event-lookup.store';
+import { DeliveryRecordModule } from '../delivery-record/delivery-record.module';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
 
 /** API role: the event lookup (GET /api/events, /api/events/:id). */
 @Module({
+  imports: [DeliveryRecordModule],
   controllers: [EventsController],
-  providers: [EventsService, { provide: EventLookupStore, useClass: PgEventLookupStore }],
+  providers: [EventsService],
 })
 export class EventsModule {}

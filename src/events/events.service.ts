@@ -9,7 +9,7 @@ import {
   toEventResponse,
 } from './dto/event.response';
 import { ListEventsQuery } from './dto/list-events.query';
-import { EventLookupStore } from './event-lookup.store';
+import { EventLookupStore } from '../delivery-record/event-lookup.store';
 
 /**
  * The event lookup of docs/operations.md: an API client sees the events that reached its own webhooks,

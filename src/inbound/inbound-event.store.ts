@@ -6,12 +6,12 @@ import { parsePrecise, stringifyPrecise } from '../common/precise-json';
 import { storableText } from '../common/unicode';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
-import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../dispatcher/delivery-body';
-import { orderedSql } from '../dispatcher/delivery-order.store';
-import { DeliveryRef, LeasedDelivery, deliveryRefsOf } from '../dispatcher/delivery.store';
-import { eventBodyJsonb } from '../dispatcher/fan-out-filter';
-import { receivesSql } from '../dispatcher/fan-out-rule';
+import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../delivery-record/delivery-body';
+import { fanOutPart } from '../delivery-record/fan-out-part';
+import { DeliveryRef, LeasedDelivery, deliveryRefsOf } from '../delivery-record/delivery.store';
+import { receivesSql } from '../delivery-record/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
+import type { Statement } from '../delivery-record/statement';
 import type { Destination } from '../webhooks/destination';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
 import { EventData } from './event-mapping';
@@ -95,17 +95,15 @@ export interface StoredInboundEvent {
 export const INLINE_FANOUT_MAX = 100;
 
 // One statement (one round trip, one commit) for a batch of events: the inbound rows and, for
-// those published here, their events and a delivery per webhook the dispatcher's fan-out rule
-// (fan-out-rule.ts) selects, all from one snapshot. A redelivery (taken identity) inserts nothing
+// those published here, their events and a delivery per webhook the record's fan-out rule
+// (delivery-record/fan-out-rule.ts) selects, all from one snapshot. A redelivery (taken identity) inserts nothing
 // at all. `reach` counts each kind's webhooks only up to the cap; `watched` holds the platform
 // kinds (zoom.<event>) some active webhook takes as they are, directly or through zoom.*: such an
 // event stays unprocessed for the inbound job, which publishes it as it is. The event's
 // idempotency key (inboundEventKey, in the input) is the one the inbound job would publish under,
 // so a later run of the job adds nothing. The download token is kept only on an event left
 // unprocessed. $3: the API clients (AUTH_CLIENTS) whose webhooks count.
-// A delivery to a webhook with ordering 'meeting' of an event with an ordering key carries
-// the key and is never leased here: it goes only when its turn comes, which the claim checks
-// (docs/receiving.md#ordered-delivery-per-meeting).
+// The events and deliveries are the delivery record's part (fanOutPart), composed here.
 const INGEST_SQL = `
   WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
@@ -147,32 +145,12 @@ const INGEST_SQL = `
     ON CONFLICT (identity_key) DO NOTHING
     RETURNING id, processed_at
   ),
-  ev AS (
-    INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,
-                        order_ts)
-    SELECT i.event_id, i.kind, i.data, i.source, i.idempotency_key, i.created_at, i.body,
-      i.order_key, i.order_ts
-    FROM stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id
-    WHERE p.publish
-    RETURNING id
-  ),
-  d AS (
-    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until,
-                            trace_context, order_key, order_ts)
-    SELECT w.id, i.event_id, i.kind, now(),
-      CASE WHEN NOT o.ordered THEN now() + make_interval(secs => i.lease_ms / 1000.0) END,
-      i.trace_context, CASE WHEN o.ordered THEN i.order_key END,
-      CASE WHEN o.ordered THEN i.order_ts END
-    FROM ev JOIN input i ON i.event_id = ev.id
-    JOIN webhooks w ON ${receivesSql({
-      webhook: 'w',
-      kind: 'i.kind',
-      clients: '$3::text[]',
-      body: eventBodyJsonb('i', { id: 'event_id' }),
-    })}
-    CROSS JOIN LATERAL (SELECT ${orderedSql('w', 'i')} AS ordered) o
-    RETURNING id, event_id, webhook_id, lease_until
-  )
+  ${fanOutPart({
+    from: 'stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id',
+    where: 'p.publish',
+    rows: 'input',
+    clients: '$3::text[]',
+  })}
   SELECT s.id, s.processed_at IS NOT NULL AS processed,
     coalesce(array_agg(d.id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS delivery_ids,
     coalesce(array_agg(d.webhook_id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS webhook_ids,
@@ -183,6 +161,10 @@ const INGEST_SQL = `
   FROM stored s JOIN input i ON i.id = s.id LEFT JOIN d ON d.event_id = i.event_id
   LEFT JOIN webhooks w ON w.id = d.webhook_id AND d.lease_until IS NOT NULL
   GROUP BY s.id, s.processed_at`;
+
+export const INBOUND_EVENT_STATEMENTS: Statement[] = [
+  { method: 'PgInboundEventStore.insert', prepared: 'inbound_ingest', sql: INGEST_SQL },
+];
 
 /** One leased delivery in the statement's `leased` column, with its webhook. */
 type LeasedRow = [

@@ -1,4 +1,4 @@
-import type { EventSource } from '../dispatcher/delivery-body';
+import type { EventSource } from '../delivery-record/delivery-body';
 import { JOBS, JobSpec, recordJob } from '../queue/queue.constants';
 import { SubscriptionEvent } from '../webhooks/subscription-events';
 import { InboundEventEntity } from './inbound-event.entity';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DispatcherModule } from '../dispatcher/dispatcher.module';
+import { DispatcherModule } from '../dispatcher/publish/dispatcher.module';
 import { InboundStoreModule } from './inbound-store.module';
 import { InboundProcessor } from './inbound.processor';
 import { InboundSweeper } from './inbound.sweeper';

@@ -20,7 +20,7 @@ import {
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { ApiErrorResponse } from '../common/error-response';
-import { recordSpan } from '../common/request-record';
+import { recordSpan } from '../telemetry/request-record';
 import { Tracing } from '../telemetry/tracing';
 import { ApiNotificationCallbacks } from '../webhooks/notification-callbacks';
 import { ALL_PLATFORM_EVENTS, SUBSCRIPTION_EVENTS } from '../webhooks/subscription-events';

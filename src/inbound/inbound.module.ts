@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DispatcherModule } from '../dispatcher/dispatcher.module';
+import { DispatcherModule } from '../dispatcher/publish/dispatcher.module';
 import { InboundStoreModule } from './inbound-store.module';
 import { InboundController } from './inbound.controller';
 import { InboundService } from './inbound.service';

@@ -21,8 +21,8 @@ import {
 import { answerCrcChallenge } from './crc-challenge';
 import { dedupeKey } from './dedupe-key';
 import { isUtf8 } from 'node:buffer';
-import { DispatcherService } from '../dispatcher/dispatcher.service';
-import { orderKeyOf } from '../dispatcher/order-key';
+import { DispatcherService } from '../dispatcher/publish/dispatcher.service';
+import { orderKeyOf } from '../dispatcher/publish/order-key';
 import { asRecord, mappingRuleOf, unmappableEventReason } from './event-mapping';
 import { asString } from './platform-reader';
 import {

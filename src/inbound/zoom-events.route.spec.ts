@@ -10,7 +10,7 @@ import { errorAnswer } from '../common/all-exceptions.filter';
 import { ApiError } from '../common/api-error';
 import { completionLine } from '../common/logging';
 import { BODY_LIMIT_BYTES, answerBodyParserErrors } from '../common/request-body';
-import { RequestRecorder, recordRequests } from '../common/request-record';
+import { RequestRecorder, recordRequests } from '../telemetry/request-record';
 import { AppConfig } from '../config/config.types';
 import { isZoomEventsRequest } from './inbound.controller';
 import { InboundService } from './inbound.service';

@@ -4,7 +4,7 @@ import { parse as parseQuery } from 'node:querystring';
 import { errorAnswer } from '../common/all-exceptions.filter';
 import { ServedRequest, requestIdFor } from '../common/logging';
 import { BODY_LIMIT_BYTES, bodyParserError } from '../common/request-body';
-import { RequestRecorder } from '../common/request-record';
+import { RequestRecorder } from '../telemetry/request-record';
 import { Tracing } from '../telemetry/tracing';
 import { ZOOM_EVENTS_PATH, isZoomEventsRequest } from './inbound.controller';
 import { InboundService } from './inbound.service';

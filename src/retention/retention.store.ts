@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { query } from '../database/query';
+import { RecordRetentionStore, RecordTable } from '../delivery-record/record-retention.store';
 
 /** What one batch of the retention job deleted. */
 export interface DeletedRows {
@@ -11,39 +12,11 @@ export interface DeletedRows {
   inboundEvents: number;
 }
 
-export type RetentionTable = 'deliveries' | 'events' | 'inbound_events';
+export type RetentionTable = RecordTable | 'inbound_events';
 
-// Each batch is one short statement (its own transaction) over at most $2 rows, oldest first
-// through an index on the creation time. SKIP LOCKED: a row a worker holds (a delivery being
-// recorded) is left for the next run instead of making either side wait.
-const BATCH_SQL: Record<RetentionTable, string> = {
-  // Ended deliveries, with their attempts.
-  deliveries: `
-    WITH batch AS (
-      SELECT id FROM deliveries
-      WHERE created_at < $1 AND status <> 'pending' AND completed_at < $1
-      ORDER BY created_at
-      LIMIT $2
-      FOR UPDATE SKIP LOCKED
-    ),
-    a AS (DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM batch) RETURNING 1),
-    d AS (DELETE FROM deliveries WHERE id IN (SELECT id FROM batch) RETURNING 1)
-    SELECT (SELECT count(*) FROM d)::int AS deliveries,
-           (SELECT count(*) FROM a)::int AS delivery_attempts`,
-  // Events none of whose deliveries is left: an event with a pending (or a younger) delivery
-  // stays until that delivery goes.
-  events: `
-    WITH batch AS (
-      SELECT e.id FROM events e
-      WHERE e.created_at < $1
-        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
-      ORDER BY e.created_at
-      LIMIT $2
-      FOR UPDATE SKIP LOCKED
-    ),
-    e AS (DELETE FROM events WHERE id IN (SELECT id FROM batch) RETURNING 1)
-    SELECT (SELECT count(*) FROM e)::int AS events`,
-  inbound_events: `
+// One short statement (its own transaction) over at most $2 rows, oldest first through
+// received_at's index; SKIP LOCKED leaves a row in use for the next run.
+const INBOUND_BATCH_SQL = `
     WITH batch AS (
       SELECT id FROM inbound_events
       WHERE received_at < $1
@@ -52,15 +25,7 @@ const BATCH_SQL: Record<RetentionTable, string> = {
       FOR UPDATE SKIP LOCKED
     ),
     i AS (DELETE FROM inbound_events WHERE id IN (SELECT id FROM batch) RETURNING 1)
-    SELECT (SELECT count(*) FROM i)::int AS inbound_events`,
-};
-
-interface BatchRow {
-  deliveries?: number;
-  delivery_attempts?: number;
-  events?: number;
-  inbound_events?: number;
-}
+    SELECT (SELECT count(*) FROM i)::int AS inbound_events`;
 
 const LOCK_KEY = 'meeting-event-bridge:retention';
 
@@ -78,18 +43,23 @@ export abstract class RetentionStore {
 
 @Injectable()
 export class PgRetentionStore extends RetentionStore {
-  constructor(@InjectDataSource() private readonly db: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly record: RecordRetentionStore,
+  ) {
     super();
   }
 
+  /** The record's tables through the module that owns them (delivery-record/). */
   async deleteBatch(table: RetentionTable, cutoff: Date, limit: number): Promise<DeletedRows> {
-    const [row] = await query<BatchRow>(this.db, BATCH_SQL[table], [cutoff, limit]);
-    return {
-      deliveries: row.deliveries ?? 0,
-      deliveryAttempts: row.delivery_attempts ?? 0,
-      events: row.events ?? 0,
-      inboundEvents: row.inbound_events ?? 0,
-    };
+    if (table !== 'inbound_events') {
+      return { ...(await this.record.deleteBatch(table, cutoff, limit)), inboundEvents: 0 };
+    }
+    const [row] = await query<{ inbound_events: number }>(this.db, INBOUND_BATCH_SQL, [
+      cutoff,
+      limit,
+    ]);
+    return { deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: row.inbound_events };
   }
 
   async exclusively(work: () => Promise<void>): Promise<boolean> {

@@ -1,6 +1,6 @@
-import { DeliveryOrderStore } from '../../src/dispatcher/delivery-order.store';
-import type { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
-import type { DeliveryRef } from '../../src/dispatcher/delivery.store';
+import { DeliveryOrderStore } from '../../src/delivery-record/delivery-order.store';
+import type { DeliveryEntity } from '../../src/delivery-record/delivery.entity';
+import type { DeliveryRef } from '../../src/delivery-record/delivery.store';
 import type { MemoryTables } from './memory-stores';
 
 /** Under way: leased, or between the attempts of its series (as HEAD_ORDER in the SQL). */

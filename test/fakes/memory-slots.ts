@@ -4,7 +4,7 @@ import {
   SlotRequest,
   SlotRound,
   WebhookSlots,
-} from '../../src/dispatcher/webhook-slots';
+} from '../../src/dispatcher/engine/webhook-slots';
 
 /**
  * WebhookSlots in memory, shared by the schedulers given the same instance (as the workers of

@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { orderAllowsIn } from './memory-order';
-import { deliveryBody } from '../../src/dispatcher/delivery-body';
+import { deliveryBody } from '../../src/delivery-record/delivery-body';
 import { parsePrecise } from '../../src/common/precise-json';
-import type { WebhookLimit } from '../../src/dispatcher/delivery-scheduler';
-import { receives } from '../../src/dispatcher/fan-out-rule';
-import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
+import type { WebhookLimit } from '../../src/delivery-record/delivery.store';
+import { receives } from '../../src/delivery-record/fan-out-rule';
+import { DeliveryEntity } from '../../src/delivery-record/delivery.entity';
 import {
   AttemptRecord,
   DeliveryRef,
   DeliveryStore,
   DeliveryTarget,
   LeasedDelivery,
-} from '../../src/dispatcher/delivery.store';
-import { EventStore, KeyedEvent, NewEvent, orderOf } from '../../src/dispatcher/event.store';
+} from '../../src/delivery-record/delivery.store';
+import { EventStore, KeyedEvent, NewEvent, orderOf } from '../../src/delivery-record/event.store';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
 import { inboundEventKey } from '../../src/inbound/inbound-job';
 import {
@@ -28,12 +28,12 @@ import {
 } from '../../src/recordings/recording-download.store';
 import { isPublishedKind, platformEventKind } from '../../src/webhooks/subscription-events';
 import { WebhookDisabledReason, WebhookEntity } from '../../src/webhooks/webhook.entity';
-import { ReceiverHealthStore } from '../../src/dispatcher/receiver-health.store';
+import { ReceiverHealthStore } from '../../src/delivery-record/receiver-health.store';
 import {
   DeliveryControlStore,
   ReplayTarget,
   ReplayWindow,
-} from '../../src/dispatcher/delivery-control.store';
+} from '../../src/delivery-record/delivery-control.store';
 import { NewWebhook, WebhookChanges, WebhookStore } from '../../src/webhooks/webhook.store';
 
 /**

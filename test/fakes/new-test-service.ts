@@ -8,14 +8,14 @@ import {
   AttemptResult,
   DeliveryRequest,
   DeliverySenderService,
-} from '../../src/dispatcher/delivery-sender.service';
-import { DeliveryAttemptService } from '../../src/dispatcher/delivery-attempt.service';
-import { DeliveryStore } from '../../src/dispatcher/delivery.store';
-import { DispatcherService } from '../../src/dispatcher/dispatcher.service';
-import { LocalDeliveries } from '../../src/dispatcher/local-deliveries';
-import { ReceiverHealthService } from '../../src/dispatcher/receiver-health.service';
-import { ReceiverHealthStore } from '../../src/dispatcher/receiver-health.store';
-import { EventStore } from '../../src/dispatcher/event.store';
+} from '../../src/dispatcher/engine/delivery-sender.service';
+import { DeliveryAttemptService } from '../../src/dispatcher/engine/delivery-attempt.service';
+import { DeliveryStore } from '../../src/delivery-record/delivery.store';
+import { DispatcherService } from '../../src/dispatcher/publish/dispatcher.service';
+import { LocalDeliveries } from '../../src/dispatcher/publish/local-deliveries';
+import { ReceiverHealthService } from '../../src/dispatcher/engine/receiver-health.service';
+import { ReceiverHealthStore } from '../../src/delivery-record/receiver-health.store';
+import { EventStore } from '../../src/delivery-record/event.store';
 import { InboundEventStore } from '../../src/inbound/inbound-event.store';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { QUEUES } from '../../src/queue/queue.constants';
@@ -25,11 +25,11 @@ import { ZoomMeetingRecording } from '../../src/zoom/zoom.types';
 import { SecretCipherService } from '../../src/webhooks/secret-cipher.service';
 import { WebhookStore } from '../../src/webhooks/webhook.store';
 import { WebhooksService } from '../../src/webhooks/webhooks.service';
-import { DeliveryControlStore } from '../../src/dispatcher/delivery-control.store';
-import { WebhookSlots } from '../../src/dispatcher/webhook-slots';
+import { DeliveryControlStore } from '../../src/delivery-record/delivery-control.store';
+import { WebhookSlots } from '../../src/dispatcher/engine/webhook-slots';
 import { MemoryWebhookSlots } from './memory-slots';
 import { MemoryDeliveryOrderStore } from './memory-order';
-import { DeliveryOrderStore } from '../../src/dispatcher/delivery-order.store';
+import { DeliveryOrderStore } from '../../src/delivery-record/delivery-order.store';
 import {
   MemoryDeliveryControlStore,
   MemoryDeliveryStore,

@@ -1,11 +1,11 @@
-import type { DeliveryRef } from '../../src/dispatcher/delivery.store';
+import type { DeliveryRef } from '../../src/delivery-record/delivery.store';
 import {
   DeploymentEvent,
   DisabledWebhookFacts,
   FailedDeliveryFacts,
   NewOperationalEvent,
   OperationalEventStore,
-} from '../../src/dispatcher/operational-events.store';
+} from '../../src/delivery-record/operational-events.store';
 
 /** OperationalEventStore in memory: the facts it is given, and the events fanned out. */
 export class MemoryOperationalEventStore extends OperationalEventStore {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ReplayWindow } from '../../src/dispatcher/delivery-control.store';
+import { ReplayWindow } from '../../src/delivery-record/delivery-control.store';
 import { PlatformEventKind } from '../../src/webhooks/subscription-events';
 import {
   StoreBackend,

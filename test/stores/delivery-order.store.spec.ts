@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DeliveryRef } from '../../src/dispatcher/delivery.store';
+import type { DeliveryRef } from '../../src/delivery-record/delivery.store';
 import {
   StoreBackend,
   addWebhook,

@@ -3,8 +3,8 @@ import { DataSource } from 'typeorm';
 import { parsePrecise } from '../../src/common/precise-json';
 import { loadConfig } from '../../src/config/load-config';
 import { dataSourceOptions } from '../../src/database/data-source-options';
-import { EventSource, deliveryBody, toJsonb } from '../../src/dispatcher/delivery-body';
-import { eventBodyJsonb } from '../../src/dispatcher/fan-out-filter';
+import { EventSource, deliveryBody, toJsonb } from '../../src/delivery-record/delivery-body';
+import { eventBodyJsonb } from '../../src/delivery-record/fan-out-filter';
 import { TestDatabase, createTestDatabase } from '../support/test-db';
 import { TEST_REDIS_URL } from '../support/test-app';
 

@@ -7,7 +7,7 @@ import {
   SlotRequest,
   WebhookSlots,
   slotLeaseMs,
-} from '../../src/dispatcher/webhook-slots';
+} from '../../src/dispatcher/engine/webhook-slots';
 import { MemoryWebhookSlots } from '../fakes/memory-slots';
 import { TEST_REDIS_URL, deleteRedisKeys } from '../support/test-app';
 import { waitFor } from '../support/wait-for';

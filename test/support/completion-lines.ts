@@ -1,4 +1,4 @@
-/** A request's completion line as the service writes it (src/common/request-record.ts). */
+/** A request's completion line as the service writes it (src/telemetry/request-record.ts). */
 export type CompletionLineJson = Record<string, unknown> & {
   req: Record<string, unknown>;
   res: { statusCode: number; headers: Record<string, unknown> };

@@ -1,4 +1,4 @@
-import { DispatcherService } from '../../src/dispatcher/dispatcher.service';
+import { DispatcherService } from '../../src/dispatcher/publish/dispatcher.service';
 import { deactivateAllWebhooks } from './deliveries';
 import { HttpResult, metricSample, request } from './http';
 import { Receiver, startReceiver } from './receiver';

@@ -3,25 +3,29 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../../src/config/config.types';
 import { loadConfig } from '../../src/config/load-config';
 import { dataSourceOptions } from '../../src/database/data-source-options';
-import { DeliveryAttemptEntity } from '../../src/dispatcher/delivery-attempt.entity';
+import { DeliveryAttemptEntity } from '../../src/delivery-record/delivery-attempt.entity';
 import {
   DeliveryControlStore,
   PgDeliveryControlStore,
-} from '../../src/dispatcher/delivery-control.store';
-import { AttemptResult } from '../../src/dispatcher/delivery-sender.service';
-import { DeliveryEntity } from '../../src/dispatcher/delivery.entity';
+} from '../../src/delivery-record/delivery-control.store';
+import { AttemptResult } from '../../src/dispatcher/engine/delivery-sender.service';
+import { DeliveryEntity } from '../../src/delivery-record/delivery.entity';
 import {
   DeliveryOrderStore,
   PgDeliveryOrderStore,
-} from '../../src/dispatcher/delivery-order.store';
-import { DeliveryRef, DeliveryStore, PgDeliveryStore } from '../../src/dispatcher/delivery.store';
-import { EventEntity } from '../../src/dispatcher/event.entity';
-import { EventStore, NewEvent, PgEventStore } from '../../src/dispatcher/event.store';
+} from '../../src/delivery-record/delivery-order.store';
+import {
+  DeliveryRef,
+  DeliveryStore,
+  PgDeliveryStore,
+} from '../../src/delivery-record/delivery.store';
+import { EventEntity } from '../../src/delivery-record/event.entity';
+import { EventStore, NewEvent, PgEventStore } from '../../src/delivery-record/event.store';
 import { EventKind, Subscription } from '../../src/webhooks/subscription-events';
 import {
   PgReceiverHealthStore,
   ReceiverHealthStore,
-} from '../../src/dispatcher/receiver-health.store';
+} from '../../src/delivery-record/receiver-health.store';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
 import { InboundEventStore, PgInboundEventStore } from '../../src/inbound/inbound-event.store';
 import { RecordingDownloadEntity } from '../../src/recordings/recording-download.entity';

@@ -3,7 +3,7 @@ import { Agent, Dispatcher } from 'undici';
 import { APP_CONFIG } from '../../config/config.module';
 import { AppConfig } from '../../config/config.types';
 import { checkWebhookUrl } from '../../webhooks/ssrf-policy';
-import { createDeliveryAgent } from '../delivery-agent';
+import { createDeliveryAgent } from '../http-agent/delivery-agent';
 import {
   Deadline,
   DestinationTransport,

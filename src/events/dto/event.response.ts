@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { NextCursor } from '../../common/page-query';
-import { DELIVERY_STATUSES, DeliveryStatus } from '../../dispatcher/delivery.entity';
-import type { LookedUpDelivery, LookedUpEvent } from '../event-lookup.store';
+import { DELIVERY_STATUSES, DeliveryStatus } from '../../delivery-record/delivery.entity';
+import type { LookedUpDelivery, LookedUpEvent } from '../../delivery-record/event-lookup.store';
 
 const EVENT_ID = 'c3b1e2d4-5f60-4a7b-8c9d-0e1f2a3b4c5d';
 

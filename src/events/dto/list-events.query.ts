@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { FieldRule, Satisfies } from '../../common/field-rule';
 import { PageCursor, PageLimit } from '../../common/page-query';
-import { EventKindFilter } from '../../dispatcher/dto/list-deliveries.query';
-import { TIMESTAMP_SCHEMA, timestampRule } from '../../dispatcher/dto/replay.dto';
+import { EventKindFilter } from '../../dispatcher/api/dto/list-deliveries.query';
+import { TIMESTAMP_SCHEMA, timestampRule } from '../../dispatcher/api/dto/replay.dto';
 
 /** As the platform sends x-zm-trackingid: printable ASCII, at most 255 characters. */
 export const TRACKING_ID_PATTERN = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;

@@ -1,5 +1,5 @@
 import { catalogChecker } from '../../../test/support/event-schemas';
-import { deliveryBody } from '../../dispatcher/delivery-body';
+import { deliveryBody } from '../../delivery-record/delivery-body';
 import { EVENT_TYPES } from '../../webhooks/event-catalog';
 import { mappingRuleOf } from '../event-mapping';
 import { PLATFORM_EVENT_EXAMPLES, catalogExample } from './zoom-event.examples';

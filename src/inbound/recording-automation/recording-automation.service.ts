@@ -1,8 +1,8 @@
 import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import { AppConfig } from '../../config/config.types';
-import { DispatcherService } from '../../dispatcher/dispatcher.service';
-import { orderKeyOf } from '../../dispatcher/order-key';
+import { DispatcherService } from '../../dispatcher/publish/dispatcher.service';
+import { orderKeyOf } from '../../dispatcher/publish/order-key';
 import { RecordingDownloadStore } from '../../recordings/recording-download.store';
 import { RECORDING_PATH_RULES } from '../../recordings/recording-path-rules';
 import { FILE_LISTS, fileRef, recordingFilesOf } from '../../zoom/zoom-recordings';

@@ -1,12 +1,12 @@
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ReconciliationRunEntity } from './reconciliation-run.entity';
 import { Module } from '@nestjs/common';
-import { DispatcherModule } from '../../../dispatcher/dispatcher.module';
-import { OperationalEventsService } from '../../../dispatcher/operational-events.service';
+import { DispatcherModule } from '../../../dispatcher/publish/dispatcher.module';
+import { OperationalEventsService } from '../../../dispatcher/operational-events/operational-events.service';
 import {
   OperationalEventStore,
   PgOperationalEventStore,
-} from '../../../dispatcher/operational-events.store';
+} from '../../../delivery-record/operational-events.store';
 import { ZoomModule } from '../../../zoom/zoom.module';
 import { InboundStoreModule } from '../../inbound-store.module';
 import { InboundService } from '../../inbound.service';

@@ -8,7 +8,7 @@ import {
 import { withTimeout } from '../../../common/with-timeout';
 import { APP_CONFIG } from '../../../config/config.module';
 import { AppConfig } from '../../../config/config.types';
-import { OperationalEventsService } from '../../../dispatcher/operational-events.service';
+import { OperationalEventsService } from '../../../dispatcher/operational-events/operational-events.service';
 import { ReconcileRedis } from './reconcile-redis';
 import { Run, ReconciliationStore } from './reconciliation.store';
 import { RunExecutor } from './run-executor';

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FieldRule, Satisfies } from '../../../../common/field-rule';
 import { DatedExample } from '../../../../common/openapi-exact';
 import { NextCursor, PageCursor, PageLimit } from '../../../../common/page-query';
-import { timestampRule } from '../../../../dispatcher/dto/replay.dto';
+import { timestampRule } from '../../../../dispatcher/api/dto/replay.dto';
 import { RUN_STATUSES, RUN_TRIGGERS, Run, RunStatus, RunTrigger } from '../reconciliation.store';
 
 const requiredTimestamp: FieldRule = (value, field) =>

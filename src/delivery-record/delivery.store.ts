@@ -1,0 +1,345 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { MicroBatcher } from '../common/micro-batch';
+import { preparedQuery, query } from '../database/query';
+import type { Destination } from '../webhooks/destination';
+import { EventKind } from '../webhooks/subscription-events';
+import { DeliveryStatus } from './delivery.entity';
+import { orderAllows, orderLate } from './order-sql';
+import { Statement } from './statement';
+
+/** A delivery and the webhook it goes to. */
+export interface DeliveryRef {
+  id: string;
+  webhookId: string;
+}
+
+/** Deliveries from a row's `delivery_ids` and `webhook_ids`, aggregated in one order. */
+export function deliveryRefsOf(row: {
+  delivery_ids: string[];
+  webhook_ids: string[];
+}): DeliveryRef[] {
+  return row.delivery_ids.map((id, i) => ({ id, webhookId: row.webhook_ids[i] }));
+}
+
+/** A delivery with what an attempt needs of its webhook. */
+export interface DeliveryTarget {
+  id: string;
+  event: EventKind;
+  body: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  /** attempt_count when the current series of attempts began (a redelivery starts one). */
+  seriesStart: number;
+  webhookId: string;
+  /** The webhook's client: a broker destination must lie in its part of the broker. */
+  ownerClientId: string;
+  /** Where the attempt goes (docs/destinations.md); url is the http destination's, null for a broker. */
+  destination: Destination;
+  url: string | null;
+  secretEncrypted: string;
+  /** The webhook's custom headers, sealed (webhook-headers); null when it has none. */
+  headersEncrypted: string | null;
+  /** The replaced secret and until when it still signs (docs/receiving.md); both null when none. */
+  previousSecretEncrypted: string | null;
+  previousSecretExpiresAt: Date | null;
+  active: boolean;
+  consecutiveFailures: number;
+  /** Its ordering key, when its webhook orders (docs/receiving.md#ordered-delivery-per-meeting): its end hands the key on. */
+  orderKey?: string | null;
+  /** An event of its key newer than its own was delivered already: sent marked as late. */
+  late?: boolean;
+  /** W3C traceparent its attempts' spans continue (docs/operations.md); null or absent when none. */
+  traceContext?: string | null;
+}
+
+/** A delivery leased as it was stored, for the worker of the process that stored it. */
+export interface LeasedDelivery {
+  target: DeliveryTarget;
+  /** Its lease_until as PostgreSQL wrote it (to the microsecond): the claim renews it by it. */
+  lease: string;
+}
+
+interface DeliveryTargetRow {
+  id: string;
+  event: EventKind;
+  body: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  series_start: number;
+  webhook_id: string;
+  owner_client_id: string;
+  destination: Destination;
+  url: string | null;
+  secret_encrypted: string;
+  headers_encrypted: string | null;
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: Date | null;
+  active: boolean;
+  consecutive_failures: number;
+  order_key: string | null;
+  late: boolean;
+  trace_context: string | null;
+}
+
+function toTarget(row: DeliveryTargetRow): DeliveryTarget {
+  return {
+    id: row.id,
+    event: row.event,
+    body: row.body,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    seriesStart: row.series_start,
+    webhookId: row.webhook_id,
+    ownerClientId: row.owner_client_id,
+    destination: row.destination,
+    url: row.url,
+    secretEncrypted: row.secret_encrypted,
+    headersEncrypted: row.headers_encrypted,
+    previousSecretEncrypted: row.previous_secret_encrypted,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+    active: row.active,
+    consecutiveFailures: row.consecutive_failures,
+    orderKey: row.order_key,
+    late: row.late,
+    traceContext: row.trace_context,
+  };
+}
+
+// Leases those of the given deliveries that are pending, due (a second's leeway for a delayed
+// job that fires early) and held by no live worker, and returns what their attempts need. One
+// held elsewhere, already final, not yet due or gone (deleted with its webhook) is skipped: so
+// a delivery queued twice (the sweeper, a retried job) is still sent once at a time. A lease
+// this worker holds already (taken when the delivery was stored: $3, the leases as the ingest
+// statement returned them) is renewed: no other lease can end on the same microsecond. A
+// delivery to an ordered webhook is leased only when its turn has come (docs/receiving.md#ordered-delivery-per-meeting), whoever
+// offers it: the order holds across workers whatever their memory says.
+const CLAIM_SQL = `
+  UPDATE deliveries d SET lease_until = now() + make_interval(secs => $2::int / 1000.0)
+  FROM webhooks w, events e
+  WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id AND e.id = d.event_id
+    AND d.status = 'pending'
+    AND d.next_attempt_at <= now() + interval '1 second'
+    AND (d.lease_until IS NULL OR d.lease_until <= now()
+         OR d.lease_until = ANY($3::timestamptz[]))
+    AND ${orderAllows('d', 'w')}
+  RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
+    d.series_start, d.webhook_id, w.owner_client_id, w.destination, w.url, w.secret_encrypted, w.headers_encrypted,
+    w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures,
+    d.trace_context, CASE WHEN w.ordering = 'meeting' THEN d.order_key END AS order_key,
+    ${orderLate('d', 'w')} AS late`;
+
+// The attempt rows and the deliveries' new states, for a batch of attempts, in one statement.
+// An update only applies while its delivery is pending at the attempt count the worker started
+// from, and an attempt is inserted only if its update applied: a worker that lost the delivery
+// (webhook deleted, or another worker recorded this attempt first) records nothing.
+const RECORD_SQL = `
+  WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[],
+                         $6::timestamptz[], $7::timestamptz[], $8::int[], $9::text[])
+      AS i(id, attempt, status, status_code, error, next_attempt_at, started_at, duration_ms,
+           response_body)
+  ),
+  updated AS (
+    UPDATE deliveries d SET
+      attempt_count = i.attempt,
+      status = i.status,
+      last_status_code = i.status_code,
+      last_error = i.error,
+      next_attempt_at = i.next_attempt_at,
+      completed_at = CASE WHEN i.status = 'pending' THEN NULL ELSE now() END,
+      lease_until = NULL,
+      updated_at = now()
+    FROM input i
+    WHERE d.id = i.id AND d.status = 'pending' AND d.attempt_count = i.attempt - 1
+    RETURNING d.id
+  )
+  INSERT INTO delivery_attempts
+    (delivery_id, attempt, started_at, duration_ms, status_code, error, response_body)
+  SELECT i.id, i.attempt, i.started_at, i.duration_ms, i.status_code, i.error, i.response_body
+  FROM input i JOIN updated u ON u.id = i.id
+  RETURNING delivery_id`;
+
+// Gives up leases taken when the deliveries were stored and not used (a worker that stops, or
+// a lane with no room): another worker may claim them at once instead of when they lapse.
+const RELEASE_SQL = `
+  UPDATE deliveries SET lease_until = NULL
+  WHERE id = ANY($1::uuid[]) AND lease_until = ANY($2::timestamptz[]) AND status = 'pending'`;
+
+const CANCEL_SQL = `
+  UPDATE deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL,
+    lease_until = NULL, completed_at = now(), updated_at = now()
+  WHERE id = $1 AND status = 'pending'
+  RETURNING id`;
+
+// The limits of docs/api.md#receiver-health of the given webhooks; max_in_flight null is the default ($2).
+const LIMITS_SQL = `
+  SELECT id, coalesce(max_in_flight, $2) AS max_in_flight, rate_limit FROM webhooks
+  WHERE id = ANY($1::uuid[])`;
+
+// A webhook's pending, due, unleased deliveries, oldest first, but those already waiting in
+// the scheduler ($3): what a lane that let a backlog go reads back as it drains. The partial
+// index deliveries_due_idx holds pending deliveries only. Of a key of an ordered webhook,
+// only its head (docs/receiving.md#ordered-delivery-per-meeting).
+const DUE_SQL = `
+  SELECT d.id FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+  WHERE d.webhook_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= now()
+    AND (d.lease_until IS NULL OR d.lease_until <= now()) AND NOT (d.id = ANY($3::uuid[]))
+    AND ${orderAllows('d', 'w')}
+  ORDER BY d.next_attempt_at
+  LIMIT $2`;
+
+/** What an attempt's record keeps of its outcome (the sender's AttemptResult carries it). */
+export interface AttemptOutcome {
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+  startedAt: Date;
+  durationMs: number;
+}
+
+/** A webhook's limits (docs/api.md#receiver-health), as the scheduler applies them. */
+export interface WebhookLimit {
+  maxInFlight: number;
+  /** Attempts started per second at most; null: none. */
+  rateLimit: number | null;
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  result: AttemptOutcome;
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+}
+
+export const DELIVERY_STORE_STATEMENTS: Statement[] = [
+  { method: 'PgDeliveryStore.claim', prepared: 'delivery_claim', sql: CLAIM_SQL },
+  { method: 'PgDeliveryStore.recordAttempt', prepared: 'delivery_record', sql: RECORD_SQL },
+  { method: 'PgDeliveryStore.release', sql: RELEASE_SQL },
+  { method: 'PgDeliveryStore.cancel', sql: CANCEL_SQL },
+  { method: 'PgDeliveryStore.limits', sql: LIMITS_SQL },
+  { method: 'PgDeliveryStore.due', sql: DUE_SQL },
+];
+
+/** A delivery attempt's reads and writes (the injection token; PgDeliveryStore is the real one). */
+export abstract class DeliveryStore {
+  /**
+   * Leases, for `leaseMs`, those of `deliveryIds` that are pending, due and held by no other
+   * worker (or held under one of `ownLeases`, which this worker took when it stored them), and
+   * returns them with their webhooks. The sweeper leaves a leased delivery alone;
+   * recording its attempt (or cancelling it) ends the lease.
+   */
+  abstract claim(
+    deliveryIds: string[],
+    leaseMs: number,
+    ownLeases?: string[],
+  ): Promise<DeliveryTarget[]>;
+
+  /** Ends the given leases (as the ingest statement returned them) of pending deliveries. */
+  abstract release(deliveryIds: string[], leases: string[]): Promise<void>;
+
+  /**
+   * Records an attempt and the delivery's resulting state, only while the delivery is pending
+   * at attempt - 1 attempts; false when it had moved on meanwhile (nothing is written then).
+   */
+  abstract recordAttempt(record: AttemptRecord): Promise<boolean>;
+
+  /** Ends a pending delivery as failed without sending it; false when it was not pending. */
+  abstract cancel(deliveryId: string, reason: string): Promise<boolean>;
+
+  /** The webhooks' limits (docs/api.md#receiver-health), max_in_flight unset being `defaultMaxInFlight`. */
+  abstract limits(
+    webhookIds: string[],
+    defaultMaxInFlight: number,
+  ): Promise<Map<string, WebhookLimit>>;
+
+  /** Up to `limit` of the webhook's pending, due, unleased deliveries not in `excluding`. */
+  abstract due(webhookId: string, limit: number, excluding: string[]): Promise<string[]>;
+}
+
+/**
+ * A claim serves a whole job's deliveries, and the attempt records of concurrent attempts are
+ * batched (see MicroBatcher): at full load a few statements serve hundreds of deliveries.
+ */
+@Injectable()
+export class PgDeliveryStore extends DeliveryStore {
+  private readonly records = new MicroBatcher<AttemptRecord, boolean>(
+    (records) => this.recordMany(records),
+    // One at a time: no slot waits on a record (it is freed once the request is over), so
+    // records gather into fewer, larger statements at no cost to throughput.
+    { keyOf: (record) => record.deliveryId, maxInFlight: 1 },
+  );
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    super();
+  }
+
+  async claim(
+    deliveryIds: string[],
+    leaseMs: number,
+    ownLeases: string[] = [],
+  ): Promise<DeliveryTarget[]> {
+    const rows = await preparedQuery<DeliveryTargetRow>(this.db, 'delivery_claim', CLAIM_SQL, [
+      deliveryIds,
+      leaseMs,
+      ownLeases,
+    ]);
+    return rows.map(toTarget);
+  }
+
+  async release(deliveryIds: string[], leases: string[]): Promise<void> {
+    await query(this.db, RELEASE_SQL, [deliveryIds, leases]);
+  }
+
+  recordAttempt(record: AttemptRecord): Promise<boolean> {
+    return this.records.submit(record);
+  }
+
+  private async recordMany(records: AttemptRecord[]): Promise<boolean[]> {
+    const column = <T>(pick: (r: AttemptRecord) => T) => records.map(pick);
+    const rows = await preparedQuery<{ delivery_id: string }>(
+      this.db,
+      'delivery_record',
+      RECORD_SQL,
+      [
+        column((r) => r.deliveryId),
+        column((r) => r.attempt),
+        column((r) => r.status),
+        column((r) => r.result.statusCode),
+        column((r) => r.result.error),
+        column((r) => r.nextAttemptAt),
+        column((r) => r.result.startedAt),
+        column((r) => r.result.durationMs),
+        column((r) => r.result.responseBody),
+      ],
+    );
+    const written = new Set(rows.map((r) => r.delivery_id));
+    return records.map((r) => written.has(r.deliveryId));
+  }
+
+  async cancel(deliveryId: string, reason: string): Promise<boolean> {
+    const rows = await query<{ id: string }>(this.db, CANCEL_SQL, [deliveryId, reason]);
+    return rows.length > 0;
+  }
+
+  async limits(
+    webhookIds: string[],
+    defaultMaxInFlight: number,
+  ): Promise<Map<string, WebhookLimit>> {
+    const rows = await query<{ id: string; max_in_flight: number; rate_limit: number | null }>(
+      this.db,
+      LIMITS_SQL,
+      [webhookIds, defaultMaxInFlight],
+    );
+    return new Map(
+      rows.map((r) => [r.id, { maxInFlight: r.max_in_flight, rateLimit: r.rate_limit }]),
+    );
+  }
+
+  async due(webhookId: string, limit: number, excluding: string[]): Promise<string[]> {
+    const rows = await query<{ id: string }>(this.db, DUE_SQL, [webhookId, limit, excluding]);
+    return rows.map((r) => r.id);
+  }
+}

@@ -1,0 +1,54 @@
+import { orderedSql } from './order-sql';
+import { eventBodyJsonb } from './fan-out-filter';
+import { receivesSql } from './fan-out-rule';
+
+/** What the statement composing the fan-out part names for it (SQL text, not values). */
+export interface FanOutPartTerms {
+  /**
+   * FROM of the rows to publish, each as `i` with event_id, kind, data, source,
+   * idempotency_key, created_at, body, order_key and order_ts.
+   */
+  from: string;
+  /** The condition a row of `from` meets to be published. */
+  where: string;
+  /** The relation of those rows (with lease_ms and trace_context) by event_id. */
+  rows: string;
+  /** SQL expression of the text[] of API client ids whose webhooks take events. */
+  clients: string;
+}
+
+/**
+ * The fan-out insert as a part of a larger statement (docs/architecture.md): the CTEs `ev`
+ * (the events stored: id) and `d` (a delivery per webhook the fan-out rule selects: id,
+ * event_id, webhook_id, lease_until), for the statement that stores inbound events to publish
+ * in the same round trip. A delivery to a webhook with ordering 'meeting' of an event with an
+ * ordering key carries the key and is never leased here: it goes only when its turn comes,
+ * which the claim checks (docs/receiving.md#ordered-delivery-per-meeting); the others are
+ * leased for lease_ms, to the worker of the process that stored them.
+ */
+export const fanOutPart = ({ from, where, rows, clients }: FanOutPartTerms): string => `ev AS (
+    INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,
+                        order_ts)
+    SELECT i.event_id, i.kind, i.data, i.source, i.idempotency_key, i.created_at, i.body,
+      i.order_key, i.order_ts
+    FROM ${from}
+    WHERE ${where}
+    RETURNING id
+  ),
+  d AS (
+    INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until,
+                            trace_context, order_key, order_ts)
+    SELECT w.id, i.event_id, i.kind, now(),
+      CASE WHEN NOT o.ordered THEN now() + make_interval(secs => i.lease_ms / 1000.0) END,
+      i.trace_context, CASE WHEN o.ordered THEN i.order_key END,
+      CASE WHEN o.ordered THEN i.order_ts END
+    FROM ev JOIN ${rows} i ON i.event_id = ev.id
+    JOIN webhooks w ON ${receivesSql({
+      webhook: 'w',
+      kind: 'i.kind',
+      clients,
+      body: eventBodyJsonb('i', { id: 'event_id' }),
+    })}
+    CROSS JOIN LATERAL (SELECT ${orderedSql('w', 'i')} AS ordered) o
+    RETURNING id, event_id, webhook_id, lease_until
+  )`;

@@ -1,0 +1,92 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { APP_CONFIG } from '../../config/config.module';
+import { AppConfig } from '../../config/config.types';
+import { MetricsService } from '../../metrics/metrics.service';
+import type { DestinationType } from '../../webhooks/destination';
+import { TEST_EVENT } from '../../webhooks/subscription-events';
+import { WebhookDisabledReason } from '../../webhooks/webhook.entity';
+import { DeliveryStatus } from '../../delivery-record/delivery.entity';
+import { OperationalEventsService } from '../operational-events/operational-events.service';
+import { ReceiverHealthStore } from '../../delivery-record/receiver-health.store';
+
+/** What the health rules need of a delivery whose attempt was just recorded. */
+export interface AttemptedDelivery {
+  webhookId: string;
+  event: string;
+  /** The delivery's status after the attempt. */
+  status: DeliveryStatus;
+  statusCode: number | null;
+  /** The webhook's run of failed deliveries as loaded before the attempt. */
+  consecutiveFailures: number;
+  /** Its destination type, the label of the deliveries a disabling ends (http when absent). */
+  destination?: DestinationType;
+}
+
+export const disabledError = (reason: WebhookDisabledReason, failures: number): string =>
+  reason === 'gone'
+    ? 'webhook disabled: the receiver answered 410 Gone'
+    : `webhook disabled: its last ${failures} deliveries failed`;
+
+/**
+ * Receiver health (docs/api.md#receiver-health): a 410 Gone disables the webhook at once; a run of
+ * WEBHOOK_DISABLE_AFTER_FAILURES deliveries that ended failed (test deliveries aside)
+ * disables it as failing. Disabling ends its pending deliveries, is logged and is counted.
+ */
+@Injectable()
+export class ReceiverHealthService {
+  private readonly logger = new Logger(ReceiverHealthService.name);
+  private readonly disableAfter: number;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly store: ReceiverHealthStore,
+    private readonly metrics: MetricsService,
+    @Optional() private readonly operational?: OperationalEventsService,
+  ) {
+    this.disableAfter = config.webhooks.disableAfterFailures;
+  }
+
+  /** Applies the rules after one recorded attempt. */
+  async afterAttempt(delivery: AttemptedDelivery): Promise<void> {
+    if (delivery.statusCode === 410) {
+      await this.disable(delivery.webhookId, 'gone', 0, delivery.event, delivery.destination);
+      return;
+    }
+    // A test is the owner checking the receiver, not the receiver's record.
+    if (delivery.event === TEST_EVENT) return;
+    if (delivery.status === 'succeeded') {
+      if (delivery.consecutiveFailures > 0) await this.store.resetFailures(delivery.webhookId);
+      return;
+    }
+    if (delivery.status !== 'failed') return;
+    const failures = await this.store.countFailure(delivery.webhookId);
+    if (this.disableAfter > 0 && failures >= this.disableAfter) {
+      await this.disable(
+        delivery.webhookId,
+        'failing',
+        failures,
+        delivery.event,
+        delivery.destination,
+      );
+    }
+  }
+
+  private async disable(
+    webhookId: string,
+    reason: WebhookDisabledReason,
+    failures: number,
+    cause: string,
+    destination: DestinationType = 'http',
+  ): Promise<void> {
+    const error = disabledError(reason, failures);
+    const ended = await this.store.disable(webhookId, reason, error);
+    if (ended === null) return;
+    this.metrics.webhooksDisabled.inc({ reason });
+    if (ended > 0) this.metrics.deliveries.inc({ outcome: 'failed', destination }, ended);
+    this.logger.warn(
+      `webhook ${webhookId} disabled (${reason}): ${error}; ${ended} pending deliveries ended ` +
+        'failed (PATCH active: true enables it, a replay recovers them)',
+    );
+    await this.operational?.webhookDisabled(webhookId, reason, cause);
+  }
+}

@@ -1,0 +1,75 @@
+-- Every statement of this store as PostgreSQL receives it (leading indentation aside).
+-- Written by UPDATE_QUERIES=1 npx jest src/delivery-record/queries.spec.ts; that spec fails when the code and this disagree.
+
+-- PgInboundEventStore.insert (prepared as inbound_ingest)
+WITH input AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb)
+    AS i(id uuid, event text, identity_key text, event_ts bigint, account_id text, payload jsonb,
+         tracking_id text, download_token_encrypted text, as_is text, plan text, event_id uuid,
+         kind text, data jsonb, source jsonb, idempotency_key text, created_at timestamptz, body text,
+         lease_ms int, raw_body text, trace_context text, order_key text, order_ts bigint,
+         via text)
+),
+reach AS (
+  SELECT k.kind, (
+    SELECT count(*) FROM (
+      SELECT 1 FROM webhooks w
+      WHERE (w.active AND w.owner_client_id = ANY($3::text[]) AND w.events && CASE WHEN k.kind LIKE 'zoom.%' THEN ARRAY[k.kind, 'zoom.*'] ELSE ARRAY[k.kind] END)
+      LIMIT $2 + 1
+    ) capped
+  ) AS webhooks
+  FROM (SELECT DISTINCT kind FROM input WHERE plan = 'publish') k
+),
+watched AS (
+  SELECT a.as_is FROM (SELECT DISTINCT as_is FROM input WHERE as_is IS NOT NULL) a
+  WHERE EXISTS (
+    SELECT 1 FROM webhooks w
+    WHERE (w.active AND w.owner_client_id = ANY($3::text[]) AND w.events && CASE WHEN a.as_is LIKE 'zoom.%' THEN ARRAY[a.as_is, 'zoom.*'] ELSE ARRAY[a.as_is] END))
+),
+planned AS (
+  SELECT i.id, i.plan = 'publish' AND r.webhooks <= $2 AS publish,
+    (i.plan = 'done' OR (i.plan = 'publish' AND r.webhooks <= $2)) AND wa.as_is IS NULL AS done
+  FROM input i LEFT JOIN reach r ON r.kind = i.kind LEFT JOIN watched wa ON wa.as_is = i.as_is
+),
+stored AS (
+  INSERT INTO inbound_events (id, event, identity_key, event_ts, account_id, payload,
+                              tracking_id, download_token_encrypted, processed_at, raw_body,
+                              trace_context, via)
+  SELECT i.id, i.event, i.identity_key, i.event_ts, i.account_id, i.payload, i.tracking_id,
+    CASE WHEN p.done THEN NULL ELSE i.download_token_encrypted END,
+    CASE WHEN p.done THEN now() END, decode(i.raw_body, 'base64'), i.trace_context, i.via
+  FROM input i JOIN planned p ON p.id = i.id
+  ON CONFLICT (identity_key) DO NOTHING
+  RETURNING id, processed_at
+),
+ev AS (
+  INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,
+                      order_ts)
+  SELECT i.event_id, i.kind, i.data, i.source, i.idempotency_key, i.created_at, i.body,
+    i.order_key, i.order_ts
+  FROM stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id
+  WHERE p.publish
+  RETURNING id
+),
+d AS (
+  INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, lease_until,
+                          trace_context, order_key, order_ts)
+  SELECT w.id, i.event_id, i.kind, now(),
+    CASE WHEN NOT o.ordered THEN now() + make_interval(secs => i.lease_ms / 1000.0) END,
+    i.trace_context, CASE WHEN o.ordered THEN i.order_key END,
+    CASE WHEN o.ordered THEN i.order_ts END
+  FROM ev JOIN input i ON i.event_id = ev.id
+  JOIN webhooks w ON (w.active AND w.owner_client_id = ANY($3::text[]) AND w.events && CASE WHEN i.kind LIKE 'zoom.%' THEN ARRAY[i.kind, 'zoom.*'] ELSE ARRAY[i.kind] END AND (w.filter_path IS NULL OR jsonb_path_match(jsonb_build_object('id', i.event_id, 'event', i.kind, 'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', i.data, 'source', i.source), w.filter_path, w.filter_vars)))
+  CROSS JOIN LATERAL (SELECT (w.ordering = 'meeting' AND i.order_key IS NOT NULL) AS ordered) o
+  RETURNING id, event_id, webhook_id, lease_until
+)
+SELECT s.id, s.processed_at IS NOT NULL AS processed,
+  coalesce(array_agg(d.id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS delivery_ids,
+  coalesce(array_agg(d.webhook_id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS webhook_ids,
+  json_agg(json_build_array(d.id, d.lease_until::text, w.url, w.secret_encrypted,
+    w.previous_secret_encrypted, w.previous_secret_expires_at, w.consecutive_failures,
+    w.destination, w.headers_encrypted, w.owner_client_id))
+    FILTER (WHERE d.lease_until IS NOT NULL) AS leased
+FROM stored s JOIN input i ON i.id = s.id LEFT JOIN d ON d.event_id = i.event_id
+LEFT JOIN webhooks w ON w.id = d.webhook_id AND d.lease_until IS NOT NULL
+GROUP BY s.id, s.processed_at;
