@@ -150,6 +150,38 @@ export const DEPLOYED_NODE_FLAGS = (
   .filter((word) => word.startsWith('--'))
   .concat(process.env.BENCH_NODE_EXTRA ? process.env.BENCH_NODE_EXTRA.split(' ') : []);
 
+/**
+ * The app compiled, as deployed (start:prod's node flags, NODE_ENV=production, logs at info),
+ * on a free port, over `databaseUrl` and the queue prefix; `env` adds to or overrides the
+ * deployment's own settings. Resolves once /health/ready answers.
+ */
+export async function spawnDeployed(
+  databaseUrl: string,
+  prefix: string,
+  env: Record<string, string>,
+  { entry = process.env.BENCH_APP_ENTRY ?? 'dist/main.js', flags = DEPLOYED_NODE_FLAGS } = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawnNode([...flags, entry], ROOT, {
+    NODE_ENV: 'production',
+    PORT: String(port),
+    APP_ROLE: 'all',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    AUTH_TOKEN_SECRET: randomBytes(32).toString('hex'),
+    AUTH_CLIENTS: JSON.stringify([BENCH_CLIENT]),
+    SECRETS_ENCRYPTION_KEY: ENCRYPTION_KEY.toString('base64'),
+    ZOOM_WEBHOOK_SECRET_TOKEN: ZOOM_SECRET_TOKEN,
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    ...env,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(`${url}/health/ready`, child, 120_000);
+  return { child, url };
+}
+
 export interface AppOptions {
   role: 'all' | 'api';
   /** Webhook URLs to subscribe to job.started, through the API. */
@@ -180,27 +212,17 @@ export async function startApp(options: AppOptions): Promise<Side> {
   } = options;
   const database = await createTestDatabase();
   const prefix = `mebbench:${randomBytes(4).toString('hex')}`;
-  const spawnRole = async (processRole: string) => {
-    const port = await freePort();
-    const child = spawnNode([...flags, entry], ROOT, {
-      NODE_ENV: 'production',
-      PORT: String(port),
-      APP_ROLE: processRole,
-      LOG_LEVEL: 'info',
-      DATABASE_URL: database.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      AUTH_TOKEN_SECRET: randomBytes(32).toString('hex'),
-      AUTH_CLIENTS: JSON.stringify([BENCH_CLIENT]),
-      SECRETS_ENCRYPTION_KEY: ENCRYPTION_KEY.toString('base64'),
-      ZOOM_WEBHOOK_SECRET_TOKEN: ZOOM_SECRET_TOKEN,
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      ...env,
-    });
-    const url = `http://127.0.0.1:${port}`;
-    await waitReady(`${url}/health/ready`, child, 120_000);
-    return { child, url };
-  };
+  const spawnRole = (processRole: string) =>
+    spawnDeployed(
+      database.url,
+      prefix,
+      {
+        APP_ROLE: processRole,
+        AUTH_CLIENTS: JSON.stringify([BENCH_CLIENT]),
+        ...env,
+      },
+      { entry, flags },
+    );
   const { child, url } = await spawnRole(role);
   const others = await Promise.all(Array.from({ length: workers }, () => spawnRole('worker')));
   for (const hook of subscriberUrls) {
