@@ -1,3 +1,5 @@
+import type { BrokerType } from '../destinations/registry';
+
 export const APP_ROLES = ['all', 'api', 'worker'] as const;
 export type AppRoleName = (typeof APP_ROLES)[number];
 
@@ -21,8 +23,8 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
-export const BROKER_TYPES = ['rabbitmq', 'nats'] as const;
-export type BrokerType = (typeof BROKER_TYPES)[number];
+/** The broker types are those of the destination registry (docs/destinations.md). */
+export type { BrokerType };
 
 /**
  * How the API clients share a broker (docs/destinations.md#clients-sharing-a-broker):
@@ -37,7 +39,7 @@ export const DEFAULT_BROKER_PREFIX = 'meb.';
 export interface BrokerConfig {
   name: string;
   type: BrokerType;
-  /** amqp(s):// for rabbitmq, nats:// (or tls://) for nats; may carry credentials. */
+  /** Of a scheme its type's provider accepts (amqp(s):// for rabbitmq…); may carry credentials. */
   url: string;
   namespace: BrokerNamespace;
   /** What every client's part begins with, before its client id (`client` namespace only). */

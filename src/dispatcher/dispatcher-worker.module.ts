@@ -4,7 +4,7 @@ import { DeliveriesSweeper } from './deliveries.sweeper';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverySenderService } from './delivery-sender.service';
 import { DeliveryStore, PgDeliveryStore } from './delivery.store';
-import { DestinationsModule } from './destinations/destinations.module';
+import { DestinationsModule } from '../destinations/destinations.module';
 import { DeliveryOrderStore, PgDeliveryOrderStore } from './delivery-order.store';
 import { OperationalEventsService } from './operational-events.service';
 import { OperationalEventStore, PgOperationalEventStore } from './operational-events.store';

@@ -12,7 +12,7 @@ import { DeliveryRef, LeasedDelivery, deliveryRefsOf } from '../dispatcher/deliv
 import { eventBodyJsonb } from '../dispatcher/fan-out-filter';
 import { receivesSql } from '../dispatcher/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
-import type { Destination } from '../webhooks/destination';
+import type { Destination } from '../destinations/registry';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
 import { EventData } from './event-mapping';
 import { InboundEventEntity } from './inbound-event.entity';

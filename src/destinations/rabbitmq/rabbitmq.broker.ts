@@ -1,7 +1,7 @@
 import * as amqp from 'amqplib';
 import { BrokerConfig } from '../../config/config.types';
 import { APP_VERSION } from '../../common/version';
-import { BrokerLink } from './broker-link';
+import { BrokerLink } from '../brokers/broker-link';
 import {
   OutgoingMessage,
   TransportResult,
@@ -9,7 +9,7 @@ import {
   failed,
   beforeDeadline,
   Deadline,
-} from './transport';
+} from '../transport';
 
 interface Returned {
   replyCode: number;

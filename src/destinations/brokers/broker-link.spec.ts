@@ -1,5 +1,5 @@
 import { BrokerLink } from './broker-link';
-import { Deadline } from './transport';
+import { Deadline } from '../transport';
 
 interface FakeConnection {
   id: number;

@@ -1,4 +1,5 @@
-import { BrokerType } from '../../config/config.types';
+import type { BrokerType } from '../../config/config.types';
+import { DESTINATIONS } from '../registry';
 
 /** How a broker's connection stands, as /health/ready shows it (never a reason to fail it). */
 export type BrokerState = 'not connected yet' | 'connecting' | 'connected' | 'reconnecting';
@@ -13,8 +14,8 @@ export interface BrokerStatus {
   error?: string;
 }
 
-/** How logs and failed attempts name a broker type. */
-export const brokerLabel: Record<BrokerType, string> = { rabbitmq: 'RabbitMQ', nats: 'NATS' };
+/** How logs and failed attempts name a broker type: its provider's label. */
+export const brokerLabel = (type: string): string => DESTINATIONS.get(type)?.label ?? type;
 
 /** A broker URL's credentials must never reach a log or an answer. */
 export function withoutCredentials(text: string, url: string): string {

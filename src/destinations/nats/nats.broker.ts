@@ -1,6 +1,6 @@
 import { JetStreamClient, NatsConnection, NatsError, connect, headers as natsHeaders } from 'nats';
 import { BrokerConfig } from '../../config/config.types';
-import { BrokerLink } from './broker-link';
+import { BrokerLink } from '../brokers/broker-link';
 import {
   OutgoingMessage,
   TransportResult,
@@ -8,7 +8,7 @@ import {
   failed,
   beforeDeadline,
   Deadline,
-} from './transport';
+} from '../transport';
 
 /**
  * One NATS broker of DESTINATION_BROKERS: a long-lived connection, opened at the worker's start,
