@@ -92,7 +92,12 @@ function viaRequest(url: string, agent: Agent, asBefore: boolean): Send {
 
 function viaApp(url: string, destination: HttpSender): Send {
   return () =>
-    destination.send({ type: 'http' }, { url, ownerClientId: '' }, message, new Deadline(TIMEOUT_MS));
+    destination.send(
+      { type: 'http' },
+      { url, ownerClientId: '' },
+      message,
+      new Deadline(TIMEOUT_MS),
+    );
 }
 
 /** CPU µs of this process per POST, `total` POSTs at CONCURRENCY. */

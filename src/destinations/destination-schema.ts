@@ -27,7 +27,7 @@ export function destinationRequestSchema(registry: DestinationRegistry = DESTINA
     brokers.length === 0
       ? []
       : [
-          'A broker destination names, by `broker`, a broker the service\'s operator configured ' +
+          "A broker destination names, by `broker`, a broker the service's operator configured " +
             '(DESTINATION_BROKERS), and has no `url`. An unknown broker, or one of another type, ' +
             'is refused (400 naming `destination.broker`). Unless the operator shares a broker ' +
             `whole, each client has its own part of it: ${listed(places)} must begin ` +

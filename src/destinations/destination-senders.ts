@@ -1,10 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationShutdown,
-  OnModuleInit,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig, BrokerConfig } from '../config/config.types';
 import type { BrokerStatus } from './brokers/broker-status';

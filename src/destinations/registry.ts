@@ -7,7 +7,11 @@ import { rabbitMqDestination } from './rabbitmq/rabbitmq.destination';
  * The destination types, one registration line each (docs/destinations.md#adding-a-destination-type).
  * The first is the default of a webhook that names none.
  */
-export const DESTINATION_PROVIDERS = [httpDestination, rabbitMqDestination, natsDestination] as const;
+export const DESTINATION_PROVIDERS = [
+  httpDestination,
+  rabbitMqDestination,
+  natsDestination,
+] as const;
 
 type Registered = (typeof DESTINATION_PROVIDERS)[number];
 type ObjectOf<P> = P extends DestinationProvider<infer D> ? D : never;

@@ -242,10 +242,7 @@ export const WebhookActive = (options: FieldOptions): PropertyDecorator =>
 
 /** `destination` (docs/destinations.md): refused as null; which brokers exist is checked by the service. */
 export const WebhookDestination = (options: FieldOptions): PropertyDecorator =>
-  applyDecorators(
-    property(options)(destinationRequestSchema()),
-    rule(destinationRule, options),
-  );
+  applyDecorators(property(options)(destinationRequestSchema()), rule(destinationRule, options));
 
 // Null is a value here: no filter (PATCH: remove it).
 const filterRule: FieldRule = (value, field) => {
