@@ -21,7 +21,7 @@ import { finished } from 'node:stream';
 import { Agent, request } from 'undici';
 import { HttpSender } from '../src/destinations/http/http.sender';
 import { Deadline, OutgoingMessage } from '../src/destinations/transport';
-import { checkWebhookUrl } from '../src/webhooks/ssrf-policy';
+import { checkWebhookUrl } from '../src/destinations/http/ssrf-policy';
 import { percentile } from './support';
 
 const POSTS = Number(process.argv[2] ?? 20_000);

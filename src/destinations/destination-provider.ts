@@ -52,7 +52,7 @@ export interface BrokerTraits<D extends DestinationBase> {
    * The field that says where in the broker a message goes, which a client's part of the broker
    * (`namespace: "client"`) must hold, and what else to say when it does not.
    */
-  place: { field: keyof D & string; note?: string };
+  place: { field: string; note?: string };
   /**
    * Why a custom header (its name in lower case) would change where or how the broker sends
    * the message rather than travel with it; null when it is only carried.

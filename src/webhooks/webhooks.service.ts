@@ -15,7 +15,7 @@ import { secretHint } from './dto/webhook-fields';
 import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
 import { FilterError, compileFilter } from './event-filter';
 import { SecretCipherService } from './secret-cipher.service';
-import { UrlPolicyError, checkWebhookUrl } from './ssrf-policy';
+import { UrlPolicyError, checkWebhookUrl } from '../destinations/http/ssrf-policy';
 import { WebhookEntity } from './webhook.entity';
 import {
   DestinationFields,

@@ -1,5 +1,5 @@
 import { Agent, Dispatcher } from 'undici';
-import { checkWebhookUrl } from '../../webhooks/ssrf-policy';
+import { checkWebhookUrl } from './ssrf-policy';
 import type { DestinationSender, SenderSettings, SendTarget } from '../destination-provider';
 import {
   Deadline,
