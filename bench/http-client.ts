@@ -10,7 +10,7 @@
  *                      signal and the answer read from its body stream
  *   request            undici request() alone, no signal, no URL check (the client's floor
  *                      through that API)
- *   app                the app's HttpDestination.send: the URL re-check raced against the
+ *   app                the app's HttpSender.send: the URL re-check raced against the
  *                      Deadline's timer, then dispatch() with handler callbacks
  *
  *   npx ts-node --transpile-only bench/http-client.ts [posts=20000] [concurrency=10] [rounds=3]
@@ -19,10 +19,9 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { finished } from 'node:stream';
 import { Agent, request } from 'undici';
-import type { AppConfig } from '../src/config/config.types';
-import { HttpDestination } from '../src/dispatcher/destinations/http.destination';
-import { Deadline, OutgoingMessage } from '../src/dispatcher/destinations/transport';
-import { checkWebhookUrl } from '../src/webhooks/ssrf-policy';
+import { HttpSender } from '../src/destinations/http/http.sender';
+import { Deadline, OutgoingMessage } from '../src/destinations/transport';
+import { checkWebhookUrl } from '../src/destinations/http/ssrf-policy';
 import { percentile } from './support';
 
 const POSTS = Number(process.argv[2] ?? 20_000);
@@ -91,8 +90,14 @@ function viaRequest(url: string, agent: Agent, asBefore: boolean): Send {
   };
 }
 
-function viaApp(url: string, destination: HttpDestination): Send {
-  return () => destination.send({ type: 'http' }, { url }, message, new Deadline(TIMEOUT_MS));
+function viaApp(url: string, destination: HttpSender): Send {
+  return () =>
+    destination.send(
+      { type: 'http' },
+      { url, ownerClientId: '' },
+      message,
+      new Deadline(TIMEOUT_MS),
+    );
 }
 
 /** CPU µs of this process per POST, `total` POSTs at CONCURRENCY. */
@@ -111,12 +116,12 @@ async function main(): Promise<void> {
   const receiver = fork(__filename, ['--receiver'], { stdio: 'inherit' });
   const [port] = (await once(receiver, 'message')) as [number];
   const url = `http://127.0.0.1:${port}/hook`;
-  const config = {
-    webhookAllowPrivateUrls: true,
-    delivery: { timeoutMs: TIMEOUT_MS, concurrency: 50 },
-  } as unknown as AppConfig;
   const agent = new Agent({ connections: 50 });
-  const app = new HttpDestination(config);
+  const app = new HttpSender({
+    webhookAllowPrivateUrls: true,
+    timeoutMs: TIMEOUT_MS,
+    concurrency: 50,
+  });
   const sides: [string, Send][] = [
     ['before', viaRequest(url, agent, true)],
     ['request', viaRequest(url, agent, false)],
@@ -140,7 +145,7 @@ async function main(): Promise<void> {
     const m = median(values);
     console.log(`  ${name}: ${m.toFixed(1)} µs per POST (${(m / base).toFixed(2)}x of before)`);
   }
-  await app.onApplicationShutdown();
+  await app.close();
   await agent.close();
   receiver.kill();
 }

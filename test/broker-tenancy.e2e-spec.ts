@@ -11,8 +11,8 @@ import { meetingStarted } from '../scripts/platform/zoom-events';
 import { DataSource } from 'typeorm';
 import { BrokerConfig } from '../src/config/config.types';
 import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
-import { RabbitMqBroker } from '../src/dispatcher/destinations/rabbitmq.destination';
-import { Deadline, OutgoingMessage } from '../src/dispatcher/destinations/transport';
+import { RabbitMqBroker } from '../src/destinations/rabbitmq/rabbitmq.broker';
+import { Deadline, OutgoingMessage } from '../src/destinations/transport';
 import { SecretCipherService } from '../src/webhooks/secret-cipher.service';
 import { TEST_NATS_URL, TEST_RABBITMQ_URL, natsStream, rabbitQueue } from './support/brokers';
 import { waitForDeliveryStatus } from './support/deliveries';
@@ -451,7 +451,7 @@ describe('RabbitMQ channels: one client’s message never closes the channel ano
   let queue: Awaited<ReturnType<typeof rabbitQueue>>;
 
   beforeAll(async () => {
-    broker = new RabbitMqBroker(config, 10_000);
+    broker = new RabbitMqBroker(config, 10_000, 'RabbitMQ');
     queue = await rabbitQueue('jobs', { within: 'channels.' });
   });
   afterAll(async () => {

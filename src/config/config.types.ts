@@ -21,9 +21,6 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
-export const BROKER_TYPES = ['rabbitmq', 'nats'] as const;
-export type BrokerType = (typeof BROKER_TYPES)[number];
-
 /**
  * How the API clients share a broker (docs/destinations.md#clients-sharing-a-broker):
  * `client`, each in its own part (exchanges or subjects beginning `<prefix><client_id>.`);
@@ -36,8 +33,12 @@ export const DEFAULT_BROKER_PREFIX = 'meb.';
 /** A message broker the operator lets webhooks deliver to (docs/destinations.md); clients name it. */
 export interface BrokerConfig {
   name: string;
-  type: BrokerType;
-  /** amqp(s):// for rabbitmq, nats:// (or tls://) for nats; may carry credentials. */
+  /**
+   * A broker type of the destination registry (docs/destinations.md), checked by the loader.
+   * A string here: the registry's types know the configuration, not the other way round.
+   */
+  type: string;
+  /** Of a scheme its type's provider accepts (amqp(s):// for rabbitmq…); may carry credentials. */
   url: string;
   namespace: BrokerNamespace;
   /** What every client's part begins with, before its client id (`client` namespace only). */

@@ -5,10 +5,8 @@ import {
   AppConfig,
   AppRoleName,
   BROKER_NAMESPACES,
-  BROKER_TYPES,
   BrokerConfig,
   BrokerNamespace,
-  BrokerType,
   DEFAULT_BROKER_PREFIX,
   OTLP_PROTOCOLS,
   SCOPES,
@@ -16,6 +14,8 @@ import {
   TRACE_SAMPLERS,
   TelemetryConfig,
 } from './config.types';
+// Plain data: a provider file loads its client library only when a worker sends.
+import { DESTINATIONS } from '../destinations/registry';
 
 export type Env = Record<string, string | undefined>;
 
@@ -194,11 +194,6 @@ function parseClients(reader: Reader, name: string): ApiClientConfig[] {
   return clients;
 }
 
-const BROKER_PROTOCOLS: Record<BrokerType, string[]> = {
-  rabbitmq: ['amqp:', 'amqps:'],
-  nats: ['nats:', 'tls:'],
-};
-
 // Dot-terminated tokens that both an exchange name and a NATS subject may begin with.
 const BROKER_PREFIX = /^([A-Za-z0-9_-]+\.){0,8}$/;
 // Names the brokers keep for themselves (docs/destinations.md): no client's part begins so.
@@ -219,11 +214,12 @@ function parseBrokers(reader: Reader, name: string): BrokerConfig[] {
       reader.problems.push(`${at} has unknown field(s): ${unknown.join(', ')}`);
     const { name: brokerName, type, url, namespace = 'client', prefix } = item;
     if (!reader.entryName(brokerName, `${at}.name`, seen)) continue;
-    if (typeof type !== 'string' || !(BROKER_TYPES as readonly string[]).includes(type)) {
-      reader.problems.push(`${at}.type must be one of ${BROKER_TYPES.join(', ')}`);
+    const broker = typeof type === 'string' ? DESTINATIONS.broker(type) : undefined;
+    if (broker === undefined) {
+      reader.problems.push(`${at}.type must be one of ${DESTINATIONS.brokerTypes.join(', ')}`);
       continue;
     }
-    const protocols = BROKER_PROTOCOLS[type as BrokerType];
+    const protocols = broker.schemes;
     if (!isUrlOf(url, protocols)) {
       reader.problems.push(`${at}.url must be a ${protocols.join(' or ')} URL`);
       continue;
@@ -248,7 +244,7 @@ function parseBrokers(reader: Reader, name: string): BrokerConfig[] {
     }
     brokers.push({
       name: brokerName,
-      type: type as BrokerType,
+      type: type as string,
       url,
       namespace: namespace as BrokerNamespace,
       prefix: (prefix as string | undefined) ?? DEFAULT_BROKER_PREFIX,

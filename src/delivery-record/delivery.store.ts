@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batch';
 import { preparedQuery, query } from '../database/query';
-import type { Destination } from '../webhooks/destination';
+import type { Destination } from '../destinations/registry';
 import { EventKind } from '../webhooks/subscription-events';
 import { DeliveryStatus } from './delivery.entity';
 import { orderAllows, orderLate } from './order-sql';

@@ -11,8 +11,8 @@ import type { Queue } from 'bull';
 import { ApiError } from '../common/api-error';
 import { ApiErrorResponse } from '../common/error-response';
 import { withTimeout } from '../common/with-timeout';
-import { BrokerDestinations } from '../dispatcher/destinations/broker-destinations';
-import { BrokerStatus } from '../dispatcher/destinations/broker-status';
+import { DestinationSenders } from '../destinations/destination-senders';
+import type { BrokerStatus } from '../destinations/destination-provider';
 import { QUEUES } from '../queue/queue.constants';
 import { QueueProcessors } from '../queue/queue-processors';
 import { SocketState, SocketStateName } from '../inbound/sources/websocket/socket-state';
@@ -35,7 +35,7 @@ export class HealthController {
     private readonly db: TypeOrmHealthIndicator,
     @InjectQueue(QUEUES.deliveries) private readonly queue: Queue,
     private readonly processors: QueueProcessors,
-    private readonly brokers: BrokerDestinations,
+    private readonly destinations: DestinationSenders,
     private readonly socket: SocketState,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -116,7 +116,7 @@ export class HealthController {
     const checks = Object.fromEntries(
       Object.keys(result.info ?? {}).map((k) => [k, 'up' as const]),
     );
-    const brokers = this.brokers.statuses();
+    const brokers = this.destinations.statuses();
     return {
       status: 'ok',
       checks,

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { DestinationsModule } from '../dispatcher/destinations/destinations.module';
+import { DestinationsModule } from '../destinations/destinations.module';
 import { WebsocketCoreModule } from '../inbound/sources/websocket/websocket-core.module';
 import { HealthController } from './health.controller';
 

@@ -12,7 +12,7 @@ import { DeliveryRef, LeasedDelivery, deliveryRefsOf } from '../delivery-record/
 import { receivesSql } from '../delivery-record/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
 import type { Statement } from '../delivery-record/statement';
-import type { Destination } from '../webhooks/destination';
+import type { Destination } from '../destinations/registry';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
 import { EventData } from './event-mapping';
 import { InboundEventEntity } from './inbound-event.entity';

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { QUEUES } from '../queue/queue.constants';
+import { DESTINATIONS } from '../destinations/registry';
 
 /**
  * The service's Prometheus metrics. Each app instance has its own registry, so several apps
@@ -41,7 +42,7 @@ export class MetricsService {
     name: 'deliveries_total',
     help:
       'Deliveries that reached a final state, by outcome (succeeded, failed) and destination ' +
-      'type (http, rabbitmq, nats)',
+      `type (${DESTINATIONS.types.join(', ')})`,
     labelNames: ['outcome', 'destination'] as const,
     registers: [this.registry],
   });
@@ -50,7 +51,7 @@ export class MetricsService {
     name: 'delivery_attempt_duration_seconds',
     help:
       'Duration of delivery attempts, by outcome (success, failure) and destination type ' +
-      '(http, rabbitmq, nats)',
+      `(${DESTINATIONS.types.join(', ')})`,
     labelNames: ['outcome', 'destination'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],

@@ -9,7 +9,7 @@ import {
 } from 'typeorm';
 import { revivePrecise } from '../common/precise-json';
 import type { CustomHeaders } from './custom-headers';
-import type { Destination } from './destination';
+import type { Destination } from '../destinations/registry';
 import { Subscription } from './subscription-events';
 
 export const WEBHOOK_DISABLED_REASONS = ['gone', 'failing'] as const;

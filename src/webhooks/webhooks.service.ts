@@ -6,16 +6,16 @@ import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
 import { UUID_PATTERN } from '../common/uuid-param';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
-import { brokerHeaderProblem } from './broker-headers';
 import { CustomHeaders, maskHeaders } from './custom-headers';
-import { Destination, HTTP_DESTINATION, brokerProblem } from './destination';
+import { brokerHeaderProblem, brokerProblem } from '../destinations/destination-rules';
+import { DESTINATIONS, Destination, HTTP_DESTINATION } from '../destinations/registry';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { secretHint } from './dto/webhook-fields';
 import { WebhookListResponse, WebhookResponse } from './dto/webhook.response';
 import { FilterError, compileFilter } from './event-filter';
 import { SecretCipherService } from './secret-cipher.service';
-import { UrlPolicyError, checkWebhookUrl } from './ssrf-policy';
+import { UrlPolicyError, checkWebhookUrl } from '../destinations/http/ssrf-policy';
 import { WebhookEntity } from './webhook.entity';
 import {
   DestinationFields,
@@ -225,11 +225,11 @@ export class WebhooksService {
     given: string | undefined,
     kept: string | undefined,
   ): Promise<string | null> {
-    if (destination.type === 'http') {
+    if (DESTINATIONS.broker(destination.type) === undefined) {
       const url = given ?? kept;
       if (url === undefined) {
         throw ApiError.validation([
-          { field: 'url', message: 'url is required for an http destination' },
+          { field: 'url', message: `url is required for an ${destination.type} destination` },
         ]);
       }
       await this.assertUrlAllowed(url);
@@ -248,7 +248,7 @@ export class WebhooksService {
     return null;
   }
 
-  /** A broker destination's custom headers: none that its broker acts on (broker-headers.ts). */
+  /** A broker destination's custom headers: none that its broker acts on (docs/destinations.md). */
   private checkBrokerHeaders(destination: Destination, headers: CustomHeaders | null): void {
     const problem = brokerHeaderProblem(destination.type, Object.keys(headers ?? {}));
     if (problem !== null) throw ApiError.validation([problem]);

@@ -5,8 +5,7 @@ import dnsPromises from 'node:dns/promises';
 import { waitFor } from '../../../test/support/wait-for';
 import { AppConfig } from '../../config/config.types';
 import { SecretCipherService } from '../../webhooks/secret-cipher.service';
-import { BrokerDestinations } from '../destinations/broker-destinations';
-import { HttpDestination } from '../destinations/http.destination';
+import { DestinationSenders } from '../../destinations/destination-senders';
 import {
   DeliverySenderService,
   RESPONSE_EXCERPT_BYTES,
@@ -30,11 +29,14 @@ describe('excerptText', () => {
   });
 });
 
-let http: HttpDestination;
-function senderFor(config: AppConfig, cipher: SecretCipherService): DeliverySenderService {
-  http = new HttpDestination(config);
-  const brokers = new BrokerDestinations({ ...config, destinationBrokers: [] });
-  return new DeliverySenderService(config, cipher, http, brokers);
+let destinations: DestinationSenders;
+async function senderFor(
+  config: AppConfig,
+  cipher: SecretCipherService,
+): Promise<DeliverySenderService> {
+  destinations = new DestinationSenders({ ...config, destinationBrokers: [] });
+  await destinations.onModuleInit();
+  return new DeliverySenderService(config, cipher, destinations);
 }
 
 describe('DeliverySenderService', () => {
@@ -46,12 +48,12 @@ describe('DeliverySenderService', () => {
   } as unknown as AppConfig;
   let sender: DeliverySenderService;
 
-  beforeEach(() => {
-    sender = senderFor(config, new SecretCipherService(config));
+  beforeEach(async () => {
+    sender = await senderFor(config, new SecretCipherService(config));
   });
   afterEach(async () => {
     jest.restoreAllMocks();
-    await http.onApplicationShutdown();
+    await destinations.onApplicationShutdown();
   });
 
   it('bounds the whole attempt by DELIVERY_TIMEOUT_MS, the DNS lookup of the URL check included', async () => {
@@ -113,11 +115,11 @@ describe('DeliverySenderService against a receiver', () => {
     await once(server, 'listening');
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   });
-  beforeEach(() => {
-    sender = senderFor(config, cipher);
+  beforeEach(async () => {
+    sender = await senderFor(config, cipher);
     seen = [];
   });
-  afterEach(() => http.onApplicationShutdown());
+  afterEach(() => destinations.onApplicationShutdown());
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -239,10 +241,10 @@ describe('DeliverySenderService: custom headers and broker destinations', () => 
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-    sender = senderFor(config, cipher);
+    sender = await senderFor(config, cipher);
   });
   afterAll(async () => {
-    await http.onApplicationShutdown();
+    await destinations.onApplicationShutdown();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });

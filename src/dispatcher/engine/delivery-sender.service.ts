@@ -4,15 +4,14 @@ import { APP_VERSION } from '../../common/version';
 import { APP_CONFIG } from '../../config/config.module';
 import { AppConfig } from '../../config/config.types';
 import { CustomHeaders } from '../../webhooks/custom-headers';
-import type { Destination } from '../../webhooks/destination';
+import { DestinationSenders } from '../../destinations/destination-senders';
+import { HTTP_DESTINATION, type Destination } from '../../destinations/registry';
+import { Deadline, OutgoingMessage, TransportResult, failed } from '../../destinations/transport';
 import { SecretCipherService } from '../../webhooks/secret-cipher.service';
 import { SigningSecrets, signatureHeaders, unixSeconds } from './delivery-signature';
-import { BrokerDestinations } from '../destinations/broker-destinations';
-import { HttpDestination } from '../destinations/http.destination';
-import { Deadline, OutgoingMessage, TransportResult, failed } from '../destinations/transport';
 import { SecretCache } from './secret-cache';
 
-export { RESPONSE_EXCERPT_BYTES, excerptText } from '../destinations/http.destination';
+export { RESPONSE_EXCERPT_BYTES, excerptText } from '../../destinations/http/http.sender';
 
 export const USER_AGENT = `meeting-event-bridge/${APP_VERSION}`;
 /** Marks a delivery of an ordered webhook sent after a newer event of its meeting. */
@@ -45,12 +44,10 @@ export interface AttemptResult extends TransportResult {
   durationMs: number;
 }
 
-const HTTP: Destination = { type: 'http' };
-
 /**
  * Makes one delivery attempt, whatever the destination: signs it, builds its headers (the
  * webhook's custom ones, then those of docs/api.md#notifications and §10, which a custom header never replaces)
- * and hands the message to the destination's transport (destinations/), under one deadline of
+ * and hands the message to the destination's sender (src/destinations/), under one deadline of
  * DELIVERY_TIMEOUT_MS. Never throws: every outcome is an AttemptResult to record. What calls it
  * (the attempt, and the scheduling above it) does not know the destination's type.
  */
@@ -63,15 +60,14 @@ export class DeliverySenderService implements OnApplicationBootstrap {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly cipher: SecretCipherService,
-    private readonly http: HttpDestination,
-    private readonly brokers: BrokerDestinations,
+    private readonly destinations: DestinationSenders,
   ) {
     this.timeoutMs = config.delivery.timeoutMs;
   }
 
   /** A worker connects to its brokers as it starts, not at its first delivery. */
   onApplicationBootstrap(): void {
-    this.brokers.open();
+    this.destinations.open();
   }
 
   async send(req: DeliveryRequest): Promise<AttemptResult> {
@@ -140,11 +136,7 @@ export class DeliverySenderService implements OnApplicationBootstrap {
     // One deadline for the whole attempt (a URL check's DNS lookup, a broker's connection and
     // its confirm included): nothing holds a delivery slot past DELIVERY_TIMEOUT_MS.
     const deadline = new Deadline(this.timeoutMs);
-    const destination = req.destination ?? HTTP;
-    const result =
-      destination.type === 'http'
-        ? await this.http.send(destination, req, message, deadline)
-        : await this.brokers.send(destination, req, message, deadline);
-    return timed(result);
+    const destination = req.destination ?? HTTP_DESTINATION;
+    return timed(await this.destinations.send(destination, req, message, deadline));
   }
 }

@@ -3,7 +3,7 @@ import { DeliveriesProcessor } from './deliveries.processor';
 import { DeliveriesSweeper } from './deliveries.sweeper';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { DeliverySenderService } from './delivery-sender.service';
-import { DestinationsModule } from '../destinations/destinations.module';
+import { DestinationsModule } from '../../destinations/destinations.module';
 import { OperationalEventsService } from '../operational-events/operational-events.service';
 import { DispatcherModule } from '../publish/dispatcher.module';
 import { ReceiverHealthService } from './receiver-health.service';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import { AppConfig } from '../../config/config.types';
 import { MetricsService } from '../../metrics/metrics.service';
-import type { DestinationType } from '../../webhooks/destination';
+import type { DestinationType } from '../../destinations/registry';
 import { TEST_EVENT } from '../../webhooks/subscription-events';
 import { WebhookDisabledReason } from '../../webhooks/webhook.entity';
 import { DeliveryStatus } from '../../delivery-record/delivery.entity';

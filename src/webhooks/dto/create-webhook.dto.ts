@@ -1,5 +1,6 @@
 import { IntersectionType } from '@nestjs/swagger';
 import { SchemaRules } from '../../common/openapi-exact';
+import { createBodyRule } from '../../destinations/destination-schema';
 import { Subscription } from '../subscription-events';
 import { WebhookCreateUrl, WebhookEvents, WebhookSecret } from './webhook-fields';
 import { WebhookSettings } from './webhook-settings';
@@ -16,21 +17,7 @@ class CreateWebhookFields {
   secret: string;
 }
 
-const destinationOf = (types: string[]) => ({
-  properties: { destination: { properties: { type: { enum: types } } } },
-});
-
 /** Body of POST /api/webhooks. Any other field is refused. */
-// Which of url and destination a body needs, as the document's own rule: `url` with an http
-// destination (the default), none with a broker one.
-@SchemaRules({
-  oneOf: [
-    { required: ['url'], ...destinationOf(['http']) },
-    {
-      required: ['destination'],
-      not: { required: ['url'] },
-      ...destinationOf(['rabbitmq', 'nats']),
-    },
-  ],
-})
+// Which of url and destination a body needs, as the document's own rule (destination-schema.ts).
+@SchemaRules(createBodyRule())
 export class CreateWebhookDto extends IntersectionType(CreateWebhookFields, WebhookSettings) {}

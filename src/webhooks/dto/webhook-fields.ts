@@ -10,7 +10,6 @@ import {
   HEADER_VALUE_MAX,
   headersRule,
 } from '../custom-headers';
-import { BROKER_DESTINATION_TYPES, SUBJECT_PATTERN, destinationRule } from '../destination';
 import {
   FILTER_COMBINATORS,
   FILTER_MAX_BYTES,
@@ -20,6 +19,9 @@ import {
   compileFilter,
 } from '../event-filter';
 import { isWellFormed } from '../../common/unicode';
+import { destinationRule } from '../../destinations/destination-rules';
+import { destinationRequestSchema } from '../../destinations/destination-schema';
+import { DESTINATIONS } from '../../destinations/registry';
 import {
   ALL_PLATFORM_EVENTS,
   PLATFORM_EVENT_PATTERN,
@@ -128,9 +130,7 @@ const rule = (check: FieldRule, options: FieldOptions) =>
 /** The broker type `destination` names, if it names one. */
 function brokerTypeOf(body: object): string | null {
   const type = (body as { destination?: { type?: unknown } }).destination?.type;
-  return typeof type === 'string' && (BROKER_DESTINATION_TYPES as readonly string[]).includes(type)
-    ? type
-    : null;
+  return typeof type === 'string' && DESTINATIONS.broker(type) !== undefined ? type : null;
 }
 
 /** The url of a new webhook: required for an http destination, refused for a broker. */
@@ -242,61 +242,7 @@ export const WebhookActive = (options: FieldOptions): PropertyDecorator =>
 
 /** `destination` (docs/destinations.md): refused as null; which brokers exist is checked by the service. */
 export const WebhookDestination = (options: FieldOptions): PropertyDecorator =>
-  applyDecorators(
-    property(options)({
-      description:
-        'Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. ' +
-        '`{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a ' +
-        'RabbitMQ exchange, and `{"type": "nats", "broker", "subject"}` to a NATS JetStream ' +
-        "subject, on a broker the service's operator configured (DESTINATION_BROKERS): name it " +
-        'by `broker`. A broker destination has no `url`. An unknown broker, or one of another ' +
-        'type, is refused (400 naming `destination.broker`). Unless the operator shares a broker ' +
-        'whole, each client has its own part of it: exchange names and subjects beginning ' +
-        '`<prefix><client_id>.` (`meb.<client_id>.` by default); others are refused (400 naming ' +
-        "`destination.exchange` or `destination.subject`). RabbitMQ's own exchanges (`amq.*`) " +
-        "and the NATS server's subjects (`$…`, `_INBOX…`) are never reachable, and neither " +
-        'are headers the broker acts on (`CC`, `BCC`, `x-death`; `Nats-*`: 400 naming ' +
-        '`headers.<name>`).',
-      oneOf: [
-        {
-          type: 'object',
-          title: 'http',
-          properties: { type: { type: 'string', enum: ['http'] } },
-          required: ['type'],
-          additionalProperties: false,
-        },
-        {
-          type: 'object',
-          title: 'rabbitmq',
-          properties: {
-            type: { type: 'string', enum: ['rabbitmq'] },
-            broker: { type: 'string', minLength: 1 },
-            exchange: { type: 'string', pattern: '^(?!amq\\.)[A-Za-z0-9_.:-]{0,255}$' },
-            routing_key: { type: 'string', maxLength: 255, pattern: '^[\\x20-\\x7e]*$' },
-          },
-          required: ['type', 'broker', 'exchange', 'routing_key'],
-          additionalProperties: false,
-        },
-        {
-          type: 'object',
-          title: 'nats',
-          properties: {
-            type: { type: 'string', enum: ['nats'] },
-            broker: { type: 'string', minLength: 1 },
-            subject: {
-              type: 'string',
-              maxLength: 255,
-              pattern: `^(?![$]|_INBOX)${SUBJECT_PATTERN.slice(1)}`,
-            },
-          },
-          required: ['type', 'broker', 'subject'],
-          additionalProperties: false,
-        },
-      ],
-      example: { type: 'http' },
-    }),
-    rule(destinationRule, options),
-  );
+  applyDecorators(property(options)(destinationRequestSchema()), rule(destinationRule, options));
 
 // Null is a value here: no filter (PATCH: remove it).
 const filterRule: FieldRule = (value, field) => {

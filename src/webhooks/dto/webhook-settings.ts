@@ -1,5 +1,5 @@
 import { CustomHeaders } from '../custom-headers';
-import { Destination } from '../destination';
+import { Destination } from '../../destinations/registry';
 import { WebhookOrdering } from '../webhook.entity';
 import {
   WebhookDestination,

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { CustomHeaders } from '../custom-headers';
-import type { Destination } from '../destination';
+import { destinationResponseSchema } from '../../destinations/destination-schema';
+import type { Destination } from '../../destinations/registry';
 import { Subscription } from '../subscription-events';
 import { previousSecretExpiry } from '../secret-rotation';
 import {
@@ -66,38 +67,7 @@ export class WebhookResponse {
   @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null })
   disabled_at: string | null;
 
-  @ApiProperty({
-    description:
-      'Where deliveries go: `{"type": "http"}` (to `url`), `{"type": "rabbitmq", "broker", ' +
-      '"exchange", "routing_key"}` or `{"type": "nats", "broker", "subject"}`',
-    oneOf: [
-      {
-        type: 'object',
-        properties: { type: { type: 'string', enum: ['http'] } },
-        required: ['type'],
-      },
-      {
-        type: 'object',
-        properties: {
-          type: { type: 'string', enum: ['rabbitmq'] },
-          broker: { type: 'string' },
-          exchange: { type: 'string' },
-          routing_key: { type: 'string' },
-        },
-        required: ['type', 'broker', 'exchange', 'routing_key'],
-      },
-      {
-        type: 'object',
-        properties: {
-          type: { type: 'string', enum: ['nats'] },
-          broker: { type: 'string' },
-          subject: { type: 'string' },
-        },
-        required: ['type', 'broker', 'subject'],
-      },
-    ],
-    example: { type: 'http' },
-  })
+  @ApiProperty(destinationResponseSchema())
   destination: Destination;
 
   @ApiProperty({

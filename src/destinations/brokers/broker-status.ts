@@ -1,21 +1,3 @@
-import { BrokerType } from '../../config/config.types';
-
-/** How a broker's connection stands, as /health/ready shows it (never a reason to fail it). */
-export type BrokerState = 'not connected yet' | 'connecting' | 'connected' | 'reconnecting';
-
-export interface BrokerStatus {
-  type: BrokerType;
-  state: BrokerState;
-  /**
-   * Why it is not connected, in general terms (`connection refused`): the answer is
-   * unauthenticated, so it never holds the broker's address; the log has the details.
-   */
-  error?: string;
-}
-
-/** How logs and failed attempts name a broker type. */
-export const brokerLabel: Record<BrokerType, string> = { rabbitmq: 'RabbitMQ', nats: 'NATS' };
-
 /** A broker URL's credentials must never reach a log or an answer. */
 export function withoutCredentials(text: string, url: string): string {
   let out = text.split(url).join('<broker url>');

@@ -1,18 +1,15 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Agent, Dispatcher } from 'undici';
-import { APP_CONFIG } from '../../config/config.module';
-import { AppConfig } from '../../config/config.types';
-import { checkWebhookUrl } from '../../webhooks/ssrf-policy';
-import { createDeliveryAgent } from '../http-agent/delivery-agent';
+import { checkWebhookUrl } from './ssrf-policy';
+import type { DestinationSender, SenderSettings, SendTarget } from '../destination-provider';
 import {
   Deadline,
-  DestinationTransport,
   OutgoingMessage,
   TransportResult,
   beforeDeadline,
   describeError,
   failed,
-} from './transport';
+} from '../transport';
+import { createDeliveryAgent } from './delivery-agent';
 
 /** How much of a receiver's answer is kept in the delivery log. */
 export const RESPONSE_EXCERPT_BYTES = 1024;
@@ -119,25 +116,28 @@ function exchange(
  * docs/api.md#notifications: a POST to the webhook's URL, checked against the URL policy at every attempt,
  * through the keep-alive pool. Success is a 2xx whose whole answer arrived in time.
  */
-@Injectable()
-export class HttpDestination implements DestinationTransport, OnApplicationShutdown {
+/** An http destination object (http.destination.ts), stated here so the two do not import each other. */
+type HttpObject = { type: 'http' };
+
+export class HttpSender implements DestinationSender<HttpObject> {
   private readonly agent: Agent;
   private readonly allowPrivate: boolean;
-  private readonly timeoutMs: number;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.allowPrivate = config.webhookAllowPrivateUrls;
-    this.timeoutMs = config.delivery.timeoutMs;
+  constructor(settings: SenderSettings) {
+    this.allowPrivate = settings.webhookAllowPrivateUrls;
     this.agent = createDeliveryAgent({
       allowPrivate: this.allowPrivate,
-      timeoutMs: this.timeoutMs,
-      connections: config.delivery.concurrency,
+      timeoutMs: settings.timeoutMs,
+      connections: settings.concurrency,
     });
   }
 
+  /** The pool connects per receiver, at its first attempt. */
+  open(): void {}
+
   async send(
-    _destination: unknown,
-    target: { url: string | null },
+    _destination: HttpObject,
+    target: SendTarget,
     message: OutgoingMessage,
     deadline: Deadline,
   ): Promise<TransportResult> {
@@ -176,7 +176,7 @@ export class HttpDestination implements DestinationTransport, OnApplicationShutd
     };
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async close(): Promise<void> {
     await this.agent.close();
   }
 }

@@ -1,15 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { BrokerConfig } from '../../config/config.types';
+import type { BrokerState, BrokerStatus } from '../destination-provider';
 import {
-  BrokerState,
-  BrokerStatus,
-  brokerLabel,
   publicReason,
   reconnectDelayMs,
   withoutAddress,
   withoutCredentials,
 } from './broker-status';
-import { Deadline, TransportResult, describeError, failed } from './transport';
+import { Deadline, TransportResult, describeError, failed } from '../transport';
 
 /**
  * Opens a connection. `dropped` is this connection's own: call it once the connection is gone
@@ -35,11 +33,13 @@ export class BrokerLink<C> {
 
   constructor(
     private readonly config: BrokerConfig,
+    /** Its provider's label (RabbitMQ, NATS): how logs and failed attempts name its type. */
+    private readonly label: string,
     private readonly dial: Dial<C>,
     /** What else goes with the connection (e.g. its channels). */
     private readonly onDropped: () => void = () => undefined,
   ) {
-    this.logger = new Logger(`${brokerLabel[config.type]} broker ${config.name}`);
+    this.logger = new Logger(`${label} broker ${config.name}`);
   }
 
   status(): BrokerStatus {
@@ -85,7 +85,7 @@ export class BrokerLink<C> {
    * its name and why in general terms, never its address (the log has that).
    */
   unreachable(error: unknown, deadline: Deadline): TransportResult {
-    const broker = `${brokerLabel[this.config.type]} broker "${this.config.name}"`;
+    const broker = `${this.label} broker "${this.config.name}"`;
     if (deadline.passed) return failed(`timed out connecting to ${broker}`);
     const reason = publicReason(describeError(error));
     return failed(`${broker} unreachable${reason === null ? '' : ` (${reason})`}`);

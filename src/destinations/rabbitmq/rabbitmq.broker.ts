@@ -1,7 +1,7 @@
 import * as amqp from 'amqplib';
 import { BrokerConfig } from '../../config/config.types';
 import { APP_VERSION } from '../../common/version';
-import { BrokerLink } from './broker-link';
+import { BrokerLink } from '../brokers/broker-link';
 import {
   OutgoingMessage,
   TransportResult,
@@ -9,7 +9,7 @@ import {
   failed,
   beforeDeadline,
   Deadline,
-} from './transport';
+} from '../transport';
 
 interface Returned {
   replyCode: number;
@@ -42,9 +42,10 @@ export class RabbitMqBroker {
   readonly link: BrokerLink<amqp.ChannelModel>;
   private readonly channels = new Map<string, Promise<ExchangeChannel>>();
 
-  constructor(config: BrokerConfig, connectTimeoutMs: number) {
+  constructor(config: BrokerConfig, connectTimeoutMs: number, label: string) {
     this.link = new BrokerLink(
       config,
+      label,
       async (dropped) => {
         const connection = await amqp.connect(config.url, {
           timeout: connectTimeoutMs,

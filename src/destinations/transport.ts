@@ -1,5 +1,3 @@
-import type { Destination } from '../../webhooks/destination';
-
 /** One attempt's message as every destination sends it: the same bytes and headers. */
 export interface OutgoingMessage {
   deliveryId: string;
@@ -56,20 +54,6 @@ export class Deadline {
   expire(): void {
     this.expired = true;
   }
-}
-
-/**
- * One kind of destination (docs/destinations.md). `send` never throws: every outcome is a result to record.
- * It gives up when `deadline` passes (the attempt's one deadline, DELIVERY_TIMEOUT_MS), saying
- * what it was waiting for.
- */
-export interface DestinationTransport<D extends Destination = Destination> {
-  send(
-    destination: D,
-    target: { url: string | null; ownerClientId: string },
-    message: OutgoingMessage,
-    deadline: Deadline,
-  ): Promise<TransportResult>;
 }
 
 const ERROR_MAX_CHARS = 500;

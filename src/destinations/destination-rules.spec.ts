@@ -1,6 +1,5 @@
 import { BrokerConfig } from '../config/config.types';
-import { brokerHeaderProblem } from './broker-headers';
-import { brokerProblem, destinationRule } from './destination';
+import { brokerHeaderProblem, brokerProblem, destinationRule } from './destination-rules';
 
 const BROKERS: BrokerConfig[] = [
   { name: 'bus', type: 'rabbitmq', url: 'amqp://u:p@h', namespace: 'client', prefix: 'meb.' },

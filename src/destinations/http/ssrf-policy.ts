@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { withTimeout } from '../common/with-timeout';
+import { withTimeout } from '../../common/with-timeout';
 
 // The SSRF (server-side request forgery) guard of docs/api.md#webhooks: subscription URLs must not make this
 // service call loopback, private, link-local or cloud-metadata addresses, at creation and again

@@ -1,6 +1,6 @@
 import { JetStreamClient, NatsConnection, NatsError, connect, headers as natsHeaders } from 'nats';
 import { BrokerConfig } from '../../config/config.types';
-import { BrokerLink } from './broker-link';
+import { BrokerLink } from '../brokers/broker-link';
 import {
   OutgoingMessage,
   TransportResult,
@@ -8,7 +8,7 @@ import {
   failed,
   beforeDeadline,
   Deadline,
-} from './transport';
+} from '../transport';
 
 /**
  * One NATS broker of DESTINATION_BROKERS: a long-lived connection, opened at the worker's start,
@@ -22,8 +22,8 @@ export class NatsBroker {
   /** Its connection, which also answers for it in /health/ready and opens at the worker's start. */
   readonly link: BrokerLink<{ nc: NatsConnection; js: JetStreamClient }>;
 
-  constructor(config: BrokerConfig, connectTimeoutMs: number) {
-    this.link = new BrokerLink(config, async (dropped) => {
+  constructor(config: BrokerConfig, connectTimeoutMs: number, label: string) {
+    this.link = new BrokerLink(config, label, async (dropped) => {
       const nc = await connect({
         servers: config.url,
         name: 'meeting-event-bridge',

@@ -3,7 +3,7 @@ import { lookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { Agent, buildConnector } from 'undici';
 import { skipInterimResponses } from './interim-responses';
-import { checkWebhookUrl } from '../../webhooks/ssrf-policy';
+import { checkWebhookUrl } from './ssrf-policy';
 
 export type ResolveAll = (hostname: string) => Promise<LookupAddress[]>;
 

@@ -1,5 +1,5 @@
 import { BrokerLink } from './broker-link';
-import { Deadline } from './transport';
+import { Deadline } from '../transport';
 
 interface FakeConnection {
   id: number;
@@ -17,6 +17,7 @@ function fakeBroker() {
       namespace: 'client',
       prefix: 'meb.',
     },
+    'RabbitMQ',
     (drop) => {
       broker.dials++;
       if (broker.down) {
