@@ -6,7 +6,8 @@ import { DayMeeting, FakeReports } from './support/fake-zoom-reports';
 import { Json, request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
 import { queryDatabase } from './support/test-db';
-import { TestApp, startTestApp } from './support/test-app';
+import { SpawnedApp, spawnTestMs, startWorker } from './support/spawn-app';
+import { CLIENTS, TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
 import { sendZoomEvent } from './support/zoom-sender';
 
@@ -520,4 +521,116 @@ describe('reconciliation: scheduled, after a WebSocket gap, and across processes
     expect(Date.parse(run.since)).toBe(started.getTime() - 60_000);
     expect(Date.parse(run.until)).toBe(ended.getTime() + 60_000);
   });
+});
+
+describe('reconciliation: a run whose process dies, and the passthrough beside a run', () => {
+  let s: Setup;
+  const workers: SpawnedApp[] = [];
+  /** A worker process over the test app's database and queues, reconciling at 4 requests/s. */
+  const worker = () =>
+    startWorker(s.t, {
+      workers,
+      env: {
+        ...s.zoom.env(),
+        AUTH_CLIENTS: JSON.stringify(Object.values(CLIENTS)),
+        ZOOM_WEBHOOK_SECRET_TOKEN: ZOOM_SECRET_TOKEN,
+        RECONCILE_INTERVAL_MS: '0',
+        RECONCILE_MAX_RPS: '4',
+      },
+    });
+  const total = (counts: Record<string, number>) =>
+    Object.values(counts).reduce((sum, n) => sum + n, 0);
+
+  // The test app serves the API only: the runs and the deliveries are the workers'.
+  beforeAll(async () => {
+    s = await setup({ APP_ROLE: 'api' });
+    await worker();
+  }, spawnTestMs());
+  afterAll(async () => {
+    for (const w of workers) w.child.kill('SIGKILL');
+    await Promise.all(workers.map((w) => w.exit));
+    await teardown(s);
+  });
+
+  it('answers passthrough calls while a run takes its whole request budget', async () => {
+    const host = s.zoom.addUser({ email: 'host@example.com' });
+    s.reports.addDay({ from: new Date(Date.now() - 20 * HOUR).toISOString(), meetings: 40 });
+    const run = await startRun(s, { since: new Date(Date.now() - 21 * HOUR).toISOString() });
+    const status = async () =>
+      (await request(s.t.baseUrl, 'GET', `/api/reconciliations/${run.id}`, { token: s.admin }))
+        .body as Json;
+    await waitFor(async () => (await status()).status === 'running', {
+      what: 'the run to start',
+    });
+    // Its own budget (docs/reconciliation.md): a passthrough call never waits on the run's.
+    const listed = await request(s.t.baseUrl, 'GET', `/api/users/${host.id}/meetings`, {
+      token: s.admin,
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.body.meetings).toEqual(expect.any(Array));
+    expect((await status()).status).toBe('running');
+    expect(await finished(s, run.id, 120_000)).toMatchObject({ status: 'succeeded' });
+  }, 180_000);
+
+  it(
+    'is taken over when its process dies: finished, each occurrence stored once',
+    async () => {
+      const day = s.reports.addDay({
+        from: new Date(Date.now() - 10 * HOUR).toISOString(),
+        meetings: 40,
+      });
+      const expected = day.flatMap((m) => s.reports.webhooks(m)).map(occurrenceOf);
+      const reconciled = async () =>
+        Number(
+          (
+            await queryDatabase<{ n: string }>(
+              s.t.database.url,
+              `SELECT count(*) AS n FROM inbound_events WHERE via = 'reconciliation'`,
+            )
+          )[0].n,
+        );
+      const before = await reconciled();
+      const run = await startRun(s, { since: new Date(Date.now() - 11 * HOUR).toISOString() });
+      // Killed once it has stored some of the day and written its progress.
+      await waitFor(
+        async () => {
+          const seen = (
+            await request(s.t.baseUrl, 'GET', `/api/reconciliations/${run.id}`, { token: s.admin })
+          ).body as Json;
+          if (seen.finished_at)
+            throw new Error(`the run ended before its process died: ${seen.status}`);
+          return seen.status === 'running' && total(seen.created) > 0;
+        },
+        { timeoutMs: 60_000, intervalMs: 100, what: 'the run to create some events' },
+      );
+      workers[0].child.kill('SIGKILL');
+      await workers[0].exit;
+      await worker();
+
+      const ended = await finished(s, run.id, 120_000);
+      expect(ended.status).toBe('succeeded');
+      // Every occurrence of the day stored once, by the one run over two processes.
+      expect((await reconciled()) - before).toBe(expected.length);
+      // Delivered at least once each (a delivery the dead process was sending may come twice,
+      // under the same notification id), and never as two notifications.
+      await waitFor(
+        () => {
+          const got = new Set(
+            bodies(s, s.platformPath).map((b) => occurrence(b.event.slice(5), b.data)),
+          );
+          return expected.every((o) => got.has(o));
+        },
+        { timeoutMs: 60_000, what: 'every occurrence of the day delivered' },
+      );
+      const idsOf = new Map<string, Set<string>>();
+      for (const b of bodies(s, s.platformPath)) {
+        const key = occurrence(b.event.slice(5), b.data);
+        idsOf.set(key, (idsOf.get(key) ?? new Set()).add(b.id));
+      }
+      expect(expected.filter((o) => idsOf.get(o)?.size !== 1)).toEqual([]);
+      // What the dead process created after its last progress write is found stored by the next.
+      expect(total(ended.created)).toBeLessThanOrEqual(expected.length);
+    },
+    spawnTestMs() + 240_000,
+  );
 });
