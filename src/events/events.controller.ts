@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger'
 import type { AuthenticatedClient } from '../auth/auth.types';
 import { CurrentClient, RequireScopes } from '../auth/scopes.decorator';
 import { ApiErrorResponse } from '../common/error-response';
-import { UuidParam } from '../common/uuid-param';
+import { ApiUuidRefused, UuidParam } from '../common/uuid-param';
 import { EventDetailResponse, EventListResponse } from './dto/event.response';
 import { ListEventsQuery } from './dto/list-events.query';
 import { EventsService } from './events.service';
@@ -60,13 +60,7 @@ export class EventsController {
   })
   @ApiParam({ name: 'id', format: 'uuid', description: 'The event (`id` of the body sent)' })
   @ApiOkResponse({ type: EventDetailResponse })
-  @ApiErrorResponse(400, {
-    description: 'The id is not a UUID',
-    example: {
-      message: 'id must be a UUID',
-      details: [{ field: 'id', message: 'id must be a UUID' }],
-    },
-  })
+  @ApiUuidRefused()
   @ApiErrorResponse(404, {
     description: "No event with this id reached the calling client's webhooks",
     example: { message: 'Event not found' },

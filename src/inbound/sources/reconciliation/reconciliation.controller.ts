@@ -11,7 +11,7 @@ import { ApiError } from '../../../common/api-error';
 import { decodeCursor, toPage } from '../../../common/cursor';
 import { ApiErrorResponse } from '../../../common/error-response';
 import { DEFAULT_PAGE_LIMIT } from '../../../common/page-query';
-import { UuidParam } from '../../../common/uuid-param';
+import { ApiUuidRefused, UuidParam } from '../../../common/uuid-param';
 import { APP_CONFIG } from '../../../config/config.module';
 import { AppConfig } from '../../../config/config.types';
 import {
@@ -97,13 +97,7 @@ export class ReconciliationController {
   @ApiOperation({ summary: 'Get one reconciliation run' })
   @ApiParam({ name: 'id', format: 'uuid', description: 'The run' })
   @ApiOkResponse({ type: ReconciliationResponse })
-  @ApiErrorResponse(400, {
-    description: 'The id is not a UUID',
-    example: {
-      message: 'id must be a UUID',
-      details: [{ field: 'id', message: 'id must be a UUID' }],
-    },
-  })
+  @ApiUuidRefused()
   @ApiErrorResponse(404, {
     description: 'No run has this id',
     example: { message: 'Reconciliation run not found' },
