@@ -15,6 +15,7 @@ import {
 import { limitJsonDepth } from './common/json-depth';
 import { answerPreciseNumbers } from './common/precise-answers';
 import { makeDocumentExact, refreshDatedExamples } from './common/openapi-exact';
+import { stateConfiguredBrokers } from './webhooks/destination-document';
 import { RequestRecorder, recordRequests } from './common/request-record';
 import { isMultipartUpload } from './platform-api/platform-operations';
 import { createValidationPipe } from './common/validation';
@@ -64,7 +65,7 @@ const TAGS: Record<string, string> = {
   health: 'Liveness and readiness',
 };
 
-function setupSwagger(app: INestApplication, version: string): void {
+function setupSwagger(app: INestApplication, config: AppConfig, version: string): void {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -96,6 +97,7 @@ function setupSwagger(app: INestApplication, version: string): void {
   addNotificationSchemas(document);
   describeCallbacks(document);
   makeDocumentExact(document);
+  stateConfiguredBrokers(document, config.destinationBrokers);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true },
@@ -153,7 +155,7 @@ export async function createApp(
   app.disable('x-powered-by');
   answerPreciseNumbers(app.getHttpAdapter().getInstance());
   app.set('trust proxy', config.trustProxy);
-  if (config.role.api) setupSwagger(app, APP_VERSION);
+  if (config.role.api) setupSwagger(app, config, APP_VERSION);
   return app;
 }
 
