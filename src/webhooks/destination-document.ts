@@ -37,15 +37,15 @@ export function stateConfiguredBrokers(document: OpenAPIObject, brokers: BrokerC
           properties: { ...properties, broker: { type: 'string', enum: namesOf(type) } },
         };
       });
-    // CreateWebhookDto's own rule of which of url and destination a body needs, by type.
-    if (!schema.oneOf) continue;
-    schema.oneOf = (schema.oneOf as SchemaObject[]).filter((rule) => {
-      const type = (
-        (rule.properties as Properties | undefined)?.destination?.properties as
-          Properties | undefined
-      )?.type;
+    // The bodies' own rules of which of url and destination a body needs, by type: POST's
+    // oneOf, PATCH's not.
+    const offeredIn = (rule: SchemaObject): boolean => {
+      const destination = (rule.properties as Properties | undefined)?.destination;
+      const type = (destination?.properties as Properties | undefined)?.type;
       if (type?.enum) type.enum = type.enum.filter(offered);
       return type?.enum === undefined || type.enum.length > 0;
-    });
+    };
+    if (schema.oneOf) schema.oneOf = (schema.oneOf as SchemaObject[]).filter(offeredIn);
+    if (schema.not && !offeredIn(schema.not as SchemaObject)) delete schema.not;
   }
 }
