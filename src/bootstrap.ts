@@ -16,6 +16,7 @@ import { limitJsonDepth } from './common/json-depth';
 import { answerPreciseNumbers } from './common/precise-answers';
 import { makeDocumentExact, refreshDatedExamples } from './common/openapi-exact';
 import { stateConfiguredBrokers } from './webhooks/destination-document';
+import { stateFilterLanguage } from './webhooks/filter-document';
 import { RequestRecorder, recordRequests } from './common/request-record';
 import { isMultipartUpload } from './platform-api/platform-operations';
 import { createValidationPipe } from './common/validation';
@@ -98,6 +99,7 @@ function setupSwagger(app: INestApplication, config: AppConfig, version: string)
   describeCallbacks(document);
   makeDocumentExact(document);
   stateConfiguredBrokers(document, config.destinationBrokers);
+  stateFilterLanguage(document);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true },

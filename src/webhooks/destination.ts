@@ -78,6 +78,8 @@ export const destinationRule: FieldRule = (value, field) => {
 export interface DestinationProblem {
   field: string;
   message: string;
+  /** A name outside the client's part of the broker: not the client's to publish to (403). */
+  forbidden?: boolean;
 }
 
 /**
@@ -121,6 +123,7 @@ export function brokerProblem(
   if (what.startsWith(part) && what.length > part.length) return null;
   return {
     field: `destination.${name}`,
+    forbidden: true,
     message:
       `destination.${name} must begin with "${part}" (broker ${quote(broker.name)} gives each ` +
       `client a part of its own${name === 'exchange' ? '; the default exchange "" is not in it' : ''})`,

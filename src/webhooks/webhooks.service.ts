@@ -255,6 +255,13 @@ export class WebhooksService {
         : ApiError.validation([{ field: 'url', message }]);
     }
     const problem = brokerProblem(destination, this.config.destinationBrokers, ownerClientId);
+    // docs/destinations.md: another client's part of a shared broker is a matter of permission,
+    // not of the body's form (the document cannot know the caller's client id).
+    if (problem?.forbidden) {
+      throw new ApiError(HttpStatus.FORBIDDEN, problem.message, {
+        details: [{ field: problem.field, message: problem.message }],
+      });
+    }
     if (problem !== null) throw ApiError.validation([problem]);
     return null;
   }

@@ -252,7 +252,7 @@ export const WebhookDestination = (options: FieldOptions): PropertyDecorator =>
         'by `broker`. A broker destination has no `url`. An unknown broker, or one of another ' +
         'type, is refused (400 naming `destination.broker`). Unless the operator shares a broker ' +
         'whole, each client has its own part of it: exchange names and subjects beginning ' +
-        '`<prefix><client_id>.` (`meb.<client_id>.` by default); others are refused (400 naming ' +
+        '`<prefix><client_id>.` (`meb.<client_id>.` by default); others are not the client’s (403 naming ' +
         "`destination.exchange` or `destination.subject`). RabbitMQ's own exchanges (`amq.*`) " +
         "and the NATS server's subjects (`$…`, `_INBOX…`) are never reachable, and neither " +
         'are headers the broker acts on (`CC`, `BCC`, `x-death`; `Nats-*`: 400 naming ' +
