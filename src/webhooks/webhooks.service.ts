@@ -234,7 +234,7 @@ export class WebhooksService {
     // document states the 400s a body alone causes.
     const refuse = (message: string) =>
       current
-        ? new ApiError(HttpStatus.CONFLICT, message)
+        ? new ApiError(HttpStatus.CONFLICT, message, { details: [{ field: 'url', message }] })
         : ApiError.validation([{ field: 'url', message }]);
     if (destination.type === 'http') {
       const url = given ?? kept;
