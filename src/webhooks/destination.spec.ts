@@ -97,11 +97,12 @@ describe('destination', () => {
     const nats = (subject: string) =>
       brokerProblem({ type: 'nats', broker: 'stream', subject }, BROKERS, 'alpha');
 
-    it('RabbitMQ: only exchanges beginning <prefix><client_id>.', () => {
+    it('RabbitMQ: only exchanges beginning <prefix><client_id>. (others forbidden: 403)', () => {
       expect(rabbit('meb.alpha.events')).toBeNull();
       for (const outside of ['', 'meb.beta.events', 'meb.alphabet.x', 'meb.alpha.', 'events']) {
         expect(rabbit(outside)).toEqual({
           field: 'destination.exchange',
+          forbidden: true,
           message: expect.stringContaining('must begin with "meb.alpha."'),
         });
       }
