@@ -112,10 +112,12 @@ export class SchemaArbitraries {
     // one would be. A typed map gets a few.
     const extra = s.additionalProperties;
     if (typeof extra !== 'object' || depth > 3) return record;
-    // Keys are HTTP tokens: the one typed map of a request body is `headers`, whose names the
-    // document states in words only (OpenAPI 3.0 has no propertyNames; docs/development.md).
+    // Keys are header names as a client gives them (`x-…`, lowercase, so each once): the typed
+    // maps of request bodies are `headers` and the filter's paths, whose key rules the document
+    // states in words only (OpenAPI 3.0 has no propertyNames; docs/development.md), and `x-…`
+    // with one hyphen is none of the names they reserve (x-service-…, x-death, toString, …).
     const map = fc.dictionary(
-      fc.stringMatching(/^[A-Za-z0-9-]{1,12}$/),
+      fc.stringMatching(/^x-[a-z0-9]{1,10}$/).filter((key) => key !== 'x-death'),
       this.valid(extra, depth + 1),
       {
         maxKeys: Math.min(s.maxProperties ?? 3, 3),

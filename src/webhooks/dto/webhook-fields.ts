@@ -348,7 +348,8 @@ export const WebhookHeaders = (options: FieldOptions): PropertyDecorator =>
       description:
         `Static headers sent with every attempt (message headers for a broker): at most ` +
         `${HEADERS_MAX}, names HTTP tokens of at most ${HEADER_NAME_MAX} characters ` +
-        '(case-insensitive, each once) other than host, content-type, content-length, ' +
+        '(case-insensitive, each once; none named like a JavaScript object member, such as ' +
+        '`constructor` or `toString`) other than host, content-type, content-length, ' +
         'connection, transfer-encoding, user-agent, traceparent, any beginning x-service- or ' +
         `webhook-, and the connection and framing headers ${CONNECTION_HEADERS.join(', ')}; ` +
         'values printable ASCII of at ' +
