@@ -553,7 +553,7 @@ export interface components {
             secret: string;
             /**
              * Format: uri
-             * @description Receiver of the notifications, for an http destination (the default), where it is required: an absolute http or https URL. Refused when its host is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Refused with a broker destination. Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
+             * @description Receiver of the notifications, for an http destination (the default), where it is required: an absolute http or https URL. Refused when its host does not resolve, or is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Refused with a broker destination. Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
              */
             url?: string;
         } & {
@@ -1459,7 +1459,7 @@ export interface components {
             secret?: string;
             /**
              * Format: uri
-             * @description Receiver of the notifications: an absolute http or https URL. Refused when its host is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
+             * @description Receiver of the notifications: an absolute http or https URL. Refused when its host does not resolve, or is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
              */
             url?: string;
         };
