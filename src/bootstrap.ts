@@ -16,6 +16,8 @@ import { limitJsonDepth } from './common/json-depth';
 import { answerPreciseNumbers } from './common/precise-answers';
 import { makeDocumentExact, refreshDatedExamples } from './common/openapi-exact';
 import { RequestRecorder, recordRequests } from './telemetry/request-record';
+import { stateConfiguredBrokers } from './webhooks/destination-document';
+import { stateFilterLanguage } from './webhooks/filter-document';
 import { isMultipartUpload } from './platform-api/platform-operations';
 import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
@@ -64,7 +66,7 @@ const TAGS: Record<string, string> = {
   health: 'Liveness and readiness',
 };
 
-function setupSwagger(app: INestApplication, version: string): void {
+function setupSwagger(app: INestApplication, config: AppConfig, version: string): void {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -96,6 +98,8 @@ function setupSwagger(app: INestApplication, version: string): void {
   addNotificationSchemas(document);
   describeCallbacks(document);
   makeDocumentExact(document);
+  stateConfiguredBrokers(document, config.destinationBrokers);
+  stateFilterLanguage(document);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true },
@@ -153,7 +157,7 @@ export async function createApp(
   app.disable('x-powered-by');
   answerPreciseNumbers(app.getHttpAdapter().getInstance());
   app.set('trust proxy', config.trustProxy);
-  if (config.role.api) setupSwagger(app, APP_VERSION);
+  if (config.role.api) setupSwagger(app, config, APP_VERSION);
   return app;
 }
 

@@ -4,8 +4,18 @@ import { TestApp, startTestApp } from './support/test-app';
 describe('the CLI’s generated client (src/cli/generated/api.ts)', () => {
   let t: TestApp;
 
+  // The document is written per deployment (docs/api.md): the client is made from one with a
+  // broker of each type, so that it types broker destinations too (docs/development.md).
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({
+      env: {
+        APP_ROLE: 'api',
+        DESTINATION_BROKERS: JSON.stringify([
+          { name: 'bus', type: 'rabbitmq', url: 'amqp://guest:guest@127.0.0.1:5672' },
+          { name: 'stream', type: 'nats', url: 'nats://127.0.0.1:4222' },
+        ]),
+      },
+    });
   });
   afterAll(() => t?.close());
 

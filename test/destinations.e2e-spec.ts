@@ -373,7 +373,7 @@ describe('broker destinations (RabbitMQ and NATS JetStream, real servers behind 
       },
     );
 
-    it('PATCH moves a webhook from http to a broker (its url goes) and back (a url is required)', async () => {
+    it('PATCH moves a webhook from http to a broker (its url goes) and back (a url is required: 409 without)', async () => {
       const created = await api('POST', '/api/webhooks', {
         url: 'http://127.0.0.1:9/hook',
         events: ['job.started'],
@@ -388,13 +388,19 @@ describe('broker destinations (RabbitMQ and NATS JetStream, real servers behind 
         url: null,
         destination: { type: 'nats', broker: 'stream', subject: 'meb.alpha.a' },
       });
+      // The bodies are valid; they do not fit what the webhook stores (docs/api.md): 409.
       const noUrl = await api('PATCH', `/api/webhooks/${id}`, { destination: { type: 'http' } });
-      expect(noUrl.status).toBe(400);
+      expect(noUrl.status).toBe(409);
       expect(noUrl.body.details).toEqual([expect.objectContaining({ field: 'url' })]);
       const urlOnBroker = await api('PATCH', `/api/webhooks/${id}`, {
         url: 'http://127.0.0.1:9/x',
       });
-      expect(urlOnBroker.status).toBe(400);
+      expect(urlOnBroker.status).toBe(409);
+      const both = await api('PATCH', `/api/webhooks/${id}`, {
+        url: 'http://127.0.0.1:9/x',
+        destination: { type: 'nats', broker: 'stream', subject: 'meb.alpha.a' },
+      });
+      expect(both.status).toBe(400);
       const back = await api('PATCH', `/api/webhooks/${id}`, {
         destination: { type: 'http' },
         url: 'http://127.0.0.1:9/back',

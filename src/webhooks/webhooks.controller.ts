@@ -149,6 +149,15 @@ export class WebhooksController {
   @OWNED_WEBHOOK
   @ApiOkResponse({ description: 'The webhook as changed', type: WebhookResponse })
   @badBody(`${BAD_FIELDS}, or \`id\` is not a UUID`)
+  @ApiErrorResponse(409, {
+    description:
+      "The body does not fit the webhook's stored destination: a `url` for a broker " +
+      'destination, or an http destination for a webhook without a url and none given',
+    example: {
+      message:
+        "url must not be given for a nats destination (it names a broker instead): this webhook's destination is nats",
+    },
+  })
   async update(
     @CurrentClient() client: AuthenticatedClient,
     @UuidParam('id') id: string,

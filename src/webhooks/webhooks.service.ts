@@ -124,7 +124,9 @@ export class WebhooksService {
       const destination = dto.destination ?? current.destination;
       if (dto.url !== undefined || dto.destination !== undefined) {
         const keptUrl = dto.destination === undefined ? undefined : (current.url ?? undefined);
-        url = { url: await this.checkDestination(ownerClientId, destination, dto.url, keptUrl) };
+        url = {
+          url: await this.checkDestination(ownerClientId, destination, dto.url, keptUrl, current),
+        };
       }
       this.checkBrokerHeaders(
         destination,
@@ -224,24 +226,34 @@ export class WebhooksService {
     destination: Destination,
     given: string | undefined,
     kept: string | undefined,
+    /** The webhook a PATCH changes: a body that does not fit what it stores is a conflict. */
+    current?: WebhookEntity,
   ): Promise<string | null> {
+    // docs/api.md: a body valid by the document but not for this webhook's stored destination
+    // (a url for a broker webhook, an http destination for one without a url) is 409; the
+    // document states the 400s a body alone causes.
+    const refuse = (message: string) =>
+      current
+        ? new ApiError(HttpStatus.CONFLICT, message, { details: [{ field: 'url', message }] })
+        : ApiError.validation([{ field: 'url', message }]);
     if (DESTINATIONS.broker(destination.type) === undefined) {
       const url = given ?? kept;
       if (url === undefined) {
-        throw ApiError.validation([
-          { field: 'url', message: `url is required for an ${destination.type} destination` },
-        ]);
+        throw refuse(
+          `url is required for an ${destination.type} destination` +
+            (current ? ' (this webhook has none: give one)' : ''),
+        );
       }
       await this.assertUrlAllowed(url);
       return url;
     }
     if (given !== undefined) {
-      throw ApiError.validation([
-        {
-          field: 'url',
-          message: `url must not be given for a ${destination.type} destination (it names a broker instead)`,
-        },
-      ]);
+      // The destination is the stored one (the body gave none): the body itself is fine.
+      const stored = current !== undefined && destination === current.destination;
+      const message = `url must not be given for a ${destination.type} destination (it names a broker instead)`;
+      throw stored
+        ? refuse(`${message}: this webhook's destination is ${destination.type}`)
+        : ApiError.validation([{ field: 'url', message }]);
     }
     const problem = brokerProblem(destination, this.config.destinationBrokers, ownerClientId);
     if (problem !== null) throw ApiError.validation([problem]);

@@ -122,6 +122,17 @@ function documentedRoutesOf(document: Json): Route[] {
     .sort((a, b) => b.literals - a.literals);
 }
 
+/** An ajv holding `document` as `openapi`: compile `{ $ref: 'openapi#/…' }` for any of its schemas. */
+export function documentAjv(document: Json): Ajv {
+  // strict off: OpenAPI 3.0 keywords (example, nullable, x-…) sit beside JSON Schema's.
+  const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
+  addFormats(ajv);
+  ajv.addFormat('int64', { type: 'number', validate: Number.isSafeInteger });
+  ajv.addFormat('int32', { type: 'number', validate: Number.isInteger });
+  ajv.addSchema(document, 'openapi');
+  return ajv;
+}
+
 /** The checker of one document: answers in, problems (one readable line each) out. */
 export class ResponseContract {
   private readonly ajv: Ajv;
@@ -129,12 +140,7 @@ export class ResponseContract {
   private readonly validators = new Map<string, ValidateFunction>();
 
   constructor(private readonly document: Json) {
-    // strict off: OpenAPI 3.0 keywords (example, nullable, x-…) sit beside JSON Schema's.
-    this.ajv = new Ajv({ allErrors: true, strict: false, logger: false });
-    addFormats(this.ajv);
-    this.ajv.addFormat('int64', { type: 'number', validate: Number.isSafeInteger });
-    this.ajv.addFormat('int32', { type: 'number', validate: Number.isInteger });
-    this.ajv.addSchema(document, 'openapi');
+    this.ajv = documentAjv(document);
     this.routes = documentedRoutesOf(document);
   }
 

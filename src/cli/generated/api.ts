@@ -514,9 +514,15 @@ export interface components {
              * @default false
              */
             dry_run?: boolean;
-            /** @description Start of the window (included). At most RETENTION_DAYS ago, and at most 31 days before `until`. */
+            /**
+             * Format: date-time
+             * @description Start of the window (included). At most RETENTION_DAYS ago, and at most 31 days before `until`.
+             */
             since: string;
-            /** @description End of the window (excluded); default now. Not in the future. */
+            /**
+             * Format: date-time
+             * @description End of the window (excluded); default now. Not in the future.
+             */
             until?: string;
         };
         CreateWebhookDto: {
@@ -525,13 +531,15 @@ export interface components {
                 /** @enum {string} */
                 type: "http";
             } | {
-                broker: string;
+                /** @enum {string} */
+                broker: "bus";
                 exchange: string;
                 routing_key: string;
                 /** @enum {string} */
                 type: "rabbitmq";
             } | {
-                broker: string;
+                /** @enum {string} */
+                broker: "stream";
                 subject: string;
                 /** @enum {string} */
                 type: "nats";
@@ -539,10 +547,8 @@ export interface components {
             /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, the operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the client's other webhooks), `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
             events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "zoom.*") | unknown)[];
             /** @description Only events whose notification body matches are delivered; the others create no delivery (nor count as missed for a replay). Keys are dotted paths into the body (`data.topic`, `source.event`), each matched by a literal (equality) or an object of operators: $eq, $neq, $in, $nin, $gt, $gte, $lt, $lte, $exists, $prefix, $suffix, $contains; $and, $or, $not combine filters, and several keys must all match. A path through an array looks at each element, and an operator matches when any value reached satisfies it; a value of another type never matches. At most 2048 bytes of JSON and 8 levels deep. null: no filter (on PATCH, removes it; a PATCH with a filter replaces the whole filter). */
-            filter?: {
-                [key: string]: unknown;
-            } | null;
-            /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens of at most 256 characters (case-insensitive, each once) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent, any beginning x-service- or webhook-, and the connection and framing headers keep-alive, proxy-connection, te, trailer, upgrade, expect, content-encoding, http2-settings; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
+            filter?: components["schemas"]["EventFilter"] | null;
+            /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens of at most 256 characters (case-insensitive, each once; none named like a JavaScript object member, such as `constructor` or `toString`) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent, any beginning x-service- or webhook-, and the connection and framing headers keep-alive, proxy-connection, te, trailer, upgrade, expect, content-encoding, http2-settings; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
             headers?: {
                 [key: string]: string;
             } | null;
@@ -560,7 +566,7 @@ export interface components {
             secret: string;
             /**
              * Format: uri
-             * @description Receiver of the notifications, for an http destination (the default), where it is required: an absolute http or https URL. Refused when its host is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Refused with a broker destination. Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
+             * @description Receiver of the notifications, for an http destination (the default), where it is required: an absolute http or https URL. Refused when its host does not resolve, or is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Refused with a broker destination. Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
              */
             url?: string;
         } & ({
@@ -718,6 +724,31 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        /** @description Keys are dotted paths into the notification body (no empty segment, not beginning with `$`, no key named like a JavaScript object member such as `constructor` or `toString`), or `$and`, `$or`, `$not` */
+        EventFilter: {
+            $and?: components["schemas"]["EventFilterPart"][];
+            $not?: components["schemas"]["EventFilterPart"];
+            $or?: components["schemas"]["EventFilterPart"][];
+        } & {
+            [key: string]: components["schemas"]["EventFilterCondition"];
+        };
+        /** @description What a path is matched by: a literal (equality) or an object of operators */
+        EventFilterCondition: (string | number | boolean | (null)) | {
+            $contains?: string | number | boolean | (null);
+            $eq?: string | number | boolean | (null);
+            $exists?: boolean;
+            $gt?: string | number;
+            $gte?: string | number;
+            $in?: (string | number | boolean | (null))[];
+            $lt?: string | number;
+            $lte?: string | number;
+            $neq?: string | number | boolean | (null);
+            $nin?: (string | number | boolean | (null))[];
+            $prefix?: string;
+            $suffix?: string;
+        };
+        /** @description A filter inside $and, $or or $not: not empty */
+        EventFilterPart: components["schemas"]["EventFilter"];
         EventListResponse: {
             data: components["schemas"]["EventResponse"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
@@ -1424,13 +1455,15 @@ export interface components {
                 /** @enum {string} */
                 type: "http";
             } | {
-                broker: string;
+                /** @enum {string} */
+                broker: "bus";
                 exchange: string;
                 routing_key: string;
                 /** @enum {string} */
                 type: "rabbitmq";
             } | {
-                broker: string;
+                /** @enum {string} */
+                broker: "stream";
                 subject: string;
                 /** @enum {string} */
                 type: "nats";
@@ -1438,10 +1471,8 @@ export interface components {
             /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, the operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the client's other webhooks), `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
             events?: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "zoom.*") | unknown)[];
             /** @description Only events whose notification body matches are delivered; the others create no delivery (nor count as missed for a replay). Keys are dotted paths into the body (`data.topic`, `source.event`), each matched by a literal (equality) or an object of operators: $eq, $neq, $in, $nin, $gt, $gte, $lt, $lte, $exists, $prefix, $suffix, $contains; $and, $or, $not combine filters, and several keys must all match. A path through an array looks at each element, and an operator matches when any value reached satisfies it; a value of another type never matches. At most 2048 bytes of JSON and 8 levels deep. null: no filter (on PATCH, removes it; a PATCH with a filter replaces the whole filter). */
-            filter?: {
-                [key: string]: unknown;
-            } | null;
-            /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens of at most 256 characters (case-insensitive, each once) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent, any beginning x-service- or webhook-, and the connection and framing headers keep-alive, proxy-connection, te, trailer, upgrade, expect, content-encoding, http2-settings; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
+            filter?: components["schemas"]["EventFilter"] | null;
+            /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens of at most 256 characters (case-insensitive, each once; none named like a JavaScript object member, such as `constructor` or `toString`) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent, any beginning x-service- or webhook-, and the connection and framing headers keep-alive, proxy-connection, te, trailer, upgrade, expect, content-encoding, http2-settings; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
             headers?: {
                 [key: string]: string;
             } | null;
@@ -1459,7 +1490,7 @@ export interface components {
             secret?: string;
             /**
              * Format: uri
-             * @description Receiver of the notifications: an absolute http or https URL. Refused when its host is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
+             * @description Receiver of the notifications: an absolute http or https URL. Refused when its host does not resolve, or is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
              */
             url?: string;
         };
@@ -2835,6 +2866,15 @@ export interface operations {
             };
             /** @description The request (headers or body) did not arrive within the server’s timeouts */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body does not fit the webhook's stored destination: a `url` for a broker destination, or an http destination for a webhook without a url and none given */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -151,9 +151,9 @@ export const WebhookCreateUrl = (): PropertyDecorator =>
     ApiPropertyOptional({
       description:
         'Receiver of the notifications, for an http destination (the default), where it is ' +
-        'required: an absolute http or https URL. Refused when its host is or resolves to a ' +
-        'loopback, private, link-local, CGNAT, multicast, documentation or metadata address ' +
-        '(unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Refused with a ' +
+        'required: an absolute http or https URL. Refused when its host does not resolve, or ' +
+        'is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or ' +
+        'metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Refused with a ' +
         "broker destination. Put your receiver's URL here; the example is a public address " +
         'literal only so that it is accepted as it stands, even where DNS is unavailable.',
       example: WEBHOOK_URL_EXAMPLE,
@@ -176,7 +176,7 @@ export const WebhookUrl = (options: FieldOptions): PropertyDecorator =>
     property(options)({
       description:
         'Receiver of the notifications: an absolute http or https URL. Refused when its host ' +
-        'is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation ' +
+        'does not resolve, or is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation ' +
         'or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). ' +
         "Put your receiver's URL here; the example is a public address literal only so that " +
         'it is accepted as it stands, even where DNS is unavailable.',
@@ -294,7 +294,8 @@ export const WebhookHeaders = (options: FieldOptions): PropertyDecorator =>
       description:
         `Static headers sent with every attempt (message headers for a broker): at most ` +
         `${HEADERS_MAX}, names HTTP tokens of at most ${HEADER_NAME_MAX} characters ` +
-        '(case-insensitive, each once) other than host, content-type, content-length, ' +
+        '(case-insensitive, each once; none named like a JavaScript object member, such as ' +
+        '`constructor` or `toString`) other than host, content-type, content-length, ' +
         'connection, transfer-encoding, user-agent, traceparent, any beginning x-service- or ' +
         `webhook-, and the connection and framing headers ${CONNECTION_HEADERS.join(', ')}; ` +
         'values printable ASCII of at ' +

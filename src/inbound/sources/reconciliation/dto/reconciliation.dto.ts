@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FieldRule, Satisfies } from '../../../../common/field-rule';
 import { DatedExample } from '../../../../common/openapi-exact';
 import { NextCursor, PageCursor, PageLimit } from '../../../../common/page-query';
-import { timestampRule } from '../../../../dispatcher/api/dto/replay.dto';
+import { TIMESTAMP_SCHEMA, timestampRule } from '../../../../dispatcher/api/dto/replay.dto';
 import { RUN_STATUSES, RUN_TRIGGERS, Run, RunStatus, RunTrigger } from '../reconciliation.store';
 
 const requiredTimestamp: FieldRule = (value, field) =>
@@ -14,6 +14,7 @@ const booleanRule: FieldRule = (value, field) =>
 /** Body of POST /api/reconciliations. Any other field is refused. */
 export class CreateReconciliationDto {
   @ApiProperty({
+    ...TIMESTAMP_SCHEMA,
     description:
       'Start of the window (included). At most RETENTION_DAYS ago, and at most 31 days ' +
       'before `until`.',
@@ -24,6 +25,7 @@ export class CreateReconciliationDto {
   since: string;
 
   @ApiPropertyOptional({
+    ...TIMESTAMP_SCHEMA,
     description: 'End of the window (excluded); default now. Not in the future.',
     example: '2026-01-01T10:00:00Z',
   })
