@@ -78,7 +78,7 @@ async function main(): Promise<void> {
       // events, concurrency, warm-up, rounds, phases
       [
         'pipeline.ts',
-        [String(scaled(5000)), '50', String(scaled(2000)), '1', 'e2e,ingest,fanout,tracing'],
+        [String(scaled(5000)), '50', String(scaled(2000)), '3', 'e2e,ingest,fanout,tracing'],
       ],
       ['deployed.ts', ['fast,slow,five,workers,history']],
       // events, rounds, connections
