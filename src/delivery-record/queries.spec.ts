@@ -2,6 +2,7 @@ import { join } from 'path';
 import { checkQueryFile, duplicatePreparedNames } from '../../test/support/query-files';
 import { INBOUND_EVENT_STATEMENTS } from '../inbound/inbound-event.store';
 import { DELIVERY_CONTROL_STATEMENTS } from './delivery-control.store';
+import { DELIVERY_LOG_STATEMENTS } from './delivery-log.store';
 import { DELIVERY_ORDER_STATEMENTS } from './delivery-order.store';
 import { DELIVERY_SWEEP_STATEMENTS } from './delivery-sweep.store';
 import { DELIVERY_STORE_STATEMENTS } from './delivery.store';
@@ -17,6 +18,7 @@ const FILES: Record<string, Statement[]> = {
   'delivery.store': DELIVERY_STORE_STATEMENTS,
   'delivery-order.store': DELIVERY_ORDER_STATEMENTS,
   'delivery-control.store': DELIVERY_CONTROL_STATEMENTS,
+  'delivery-log.store': DELIVERY_LOG_STATEMENTS,
   'delivery-sweep.store': DELIVERY_SWEEP_STATEMENTS,
   'event.store': EVENT_STORE_STATEMENTS,
   'event-lookup.store': EVENT_LOOKUP_STATEMENTS,

@@ -78,7 +78,7 @@ export class DeliveryLogService {
     await this.webhooks.findOwned(ownerClientId, webhookId);
     const delivery = await this.log.withEvent(webhookId, deliveryId);
     // The body is the event's (or, stored before it moved there, the delivery's own).
-    const body = delivery?.body ?? delivery?.eventRow?.body;
+    const body = delivery?.body ?? delivery?.eventBody;
     if (!delivery || !body) throw new ApiError(HttpStatus.NOT_FOUND, 'Delivery not found');
     const attempts = await this.log.attemptsOf(deliveryId);
     return toDeliveryDetailResponse(delivery, body, attempts);
