@@ -52,6 +52,17 @@ describe('the published API document is exact (docs/api.md)', () => {
     await fake?.close();
   });
 
+  // @nestjs/swagger writes the document into /docs/swagger-ui-init.js with String.replace, whose
+  // replacement patterns $` and $' would splice the template into it: Swagger UI then shows
+  // nothing. Descriptions say "a dollar sign" where they would quote one before a quote.
+  it("serves a Swagger UI script that parses: no $` or $' in the document", async () => {
+    expect(JSON.stringify(doc).match(/\$[`']/g)).toBeNull();
+    const script = await fetch(`${t.baseUrl}/docs/swagger-ui-init.js`);
+    expect(script.status).toBe(200);
+    const text = await script.text();
+    expect(() => new Function(text)).not.toThrow();
+  });
+
   it('states the refusals of the webhook bodies: extra fields and an empty PATCH are refused by both', async () => {
     const create = {
       url: 'http://127.0.0.1:9/x',

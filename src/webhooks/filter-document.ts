@@ -55,7 +55,8 @@ export function stateFilterLanguage(document: OpenAPIObject): void {
     type: 'object',
     description:
       'Keys are dotted paths into the notification body (no empty segment, not beginning with ' +
-      '`$`, no key named like a JavaScript object member such as `constructor` or `toString`), ' +
+      'a dollar sign, no key named like a JavaScript object member such as `constructor` or ' +
+      '`toString`), ' +
       'or `$and`, `$or`, `$not`',
     properties: {
       $and: { type: 'array', minItems: 1, items: ref('EventFilterPart') },

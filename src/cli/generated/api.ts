@@ -724,7 +724,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
-        /** @description Keys are dotted paths into the notification body (no empty segment, not beginning with `$`, no key named like a JavaScript object member such as `constructor` or `toString`), or `$and`, `$or`, `$not` */
+        /** @description Keys are dotted paths into the notification body (no empty segment, not beginning with a dollar sign, no key named like a JavaScript object member such as `constructor` or `toString`), or `$and`, `$or`, `$not` */
         EventFilter: {
             $and?: components["schemas"]["EventFilterPart"][];
             $not?: components["schemas"]["EventFilterPart"];
