@@ -6,6 +6,7 @@
  * received by webhook first: its run must create nothing.
  *
  *   npx ts-node --transpile-only bench/reconcile.ts [meetings=2000] [participants=50000] [rps=20]
+ *     [latency-ms=0]   (each report answer that late, as over the internet)
  *
  * The platform is the tests' fake (test/support/fake-zoom-reports.ts) in this process; the
  * receiver too, answering 200 at once.
@@ -24,6 +25,8 @@ import { sampleRss, stopChild, subscribe, zoomHeaders } from './support';
 const MEETINGS = Math.max(1, Number(process.argv[2] ?? 2000));
 const PARTICIPANTS = Math.max(0, Number(process.argv[3] ?? 50_000));
 const RPS = Math.max(1, Number(process.argv[4] ?? 20));
+/** How long each platform report answer takes (ms): 0 for the fake at once. */
+const LATENCY_MS = Math.max(0, Number(process.argv[5] ?? 0));
 const HOUR = 3_600_000;
 const GOAL_MS = 5 * 60_000;
 const GOAL_RSS_MB = 250;
@@ -48,6 +51,7 @@ async function main(): Promise<void> {
   const prefix = `mebbench:reconcile:${Date.now()}`;
   const zoom = await FakeZoom.start();
   const reports = new FakeReports(zoom);
+  reports.latencyMs = LATENCY_MS;
   const receiver = await startReceiver();
   build();
   const { child, url } = await spawnDeployed(db.url, prefix, {
@@ -111,7 +115,8 @@ async function main(): Promise<void> {
     console.log(
       `missed day: ${MEETINGS} meetings, ${MEETINGS * each} participants, ${expected} events; ` +
         `run ${String(first.status)} in ${runSeconds(first)} s, created ${JSON.stringify(first.created)}; ` +
-        `${zoom.apiRequests().length} platform requests at RECONCILE_MAX_RPS=${RPS}; ` +
+        `${zoom.apiRequests().length} platform requests at RECONCILE_MAX_RPS=${RPS}, ` +
+        `answered after ${LATENCY_MS} ms; ` +
         `every event delivered ${(elapsed / 1000).toFixed(1)} s after the request ` +
         `(goal < ${GOAL_MS / 1000} s: ${elapsed < GOAL_MS ? 'met' : 'MISSED'}); ` +
         `service peak RSS ${peak.toFixed(0)} MB (goal < ${GOAL_RSS_MB}: ${peak < GOAL_RSS_MB ? 'met' : 'MISSED'})`,

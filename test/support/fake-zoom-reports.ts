@@ -55,6 +55,8 @@ export class FakeReports {
   readonly day: DayMeeting[] = [];
   /** Each report call, with when it came (ms): the request rate test counts them per second. */
   readonly hits: { source: ReportSource; at: number }[] = [];
+  /** How long each report answer takes, as the platform's do over the internet (benches). */
+  latencyMs = 0;
   private readonly refusals = new Map<ReportSource, { status: number; message: string }>();
 
   constructor(private readonly zoom: FakeZoom) {
@@ -162,10 +164,14 @@ export class FakeReports {
     const parts = (rec.apiPath ?? '').split('/').slice(1);
     const source = this.sourceOf(parts);
     if (source === null || rec.method !== 'GET') return false;
+    const send = (status: number, answer: unknown) =>
+      this.latencyMs > 0
+        ? setTimeout(() => reply(res, status, answer), this.latencyMs)
+        : reply(res, status, answer);
     this.hits.push({ source, at: Date.now() });
     const refusal = this.refusals.get(source);
     if (refusal) {
-      reply(res, refusal.status, { code: 4711, message: refusal.message });
+      send(refusal.status, { code: 4711, message: refusal.message });
       return true;
     }
     if (source === 'recordings') return false; // FakeZoom's own route answers it
@@ -175,16 +181,16 @@ export class FakeReports {
       const rows = this.day
         .filter((m) => m.family === family && (m.end === null) === live)
         .map((m) => this.dashboardRow(m));
-      reply(res, 200, page(rows, rec.query, source));
+      send(200, page(rows, rec.query, source));
       return true;
     }
     const uuid = decodeURIComponent(decodeURIComponent(parts[2]));
     const found = this.day.find((m) => m.meeting.uuid === uuid);
     if (!found) {
-      reply(res, 404, { code: 3001, message: 'Meeting ID is invalid or has not ended.' });
+      send(404, { code: 3001, message: 'Meeting ID is invalid or has not ended.' });
       return true;
     }
-    reply(res, 200, page(this.participantRows(found), rec.query, 'participants'));
+    send(200, page(this.participantRows(found), rec.query, 'participants'));
     return true;
   }
 

@@ -29,6 +29,47 @@ const DAY_MS = 86_400_000;
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/**
+ * How many meetings a run reads at once: enough to keep RECONCILE_MAX_RPS busy while each
+ * request waits on the platform (a few hundred ms each), few enough that a run holds little.
+ */
+export const meetingsInFlight = (maxRps: number): number =>
+  Math.min(16, Math.max(1, Math.ceil(maxRps / 2)));
+
+/**
+ * Runs tasks with at most `size` under way; `add` waits for room. The first failure is kept
+ * and thrown by the next `add` or by `drain`, once every task under way has ended.
+ */
+export class MeetingPool {
+  private readonly running = new Set<Promise<void>>();
+  private failure: { error: unknown } | null = null;
+
+  constructor(private readonly size: number) {}
+
+  async add(task: () => Promise<void>): Promise<void> {
+    if (this.failure) await this.drain();
+    const running: Promise<void> = task()
+      .catch((error: unknown) => {
+        this.failure ??= { error };
+      })
+      .finally(() => this.running.delete(running));
+    this.running.add(running);
+    while (this.running.size >= this.size) await Promise.race(this.running);
+    if (this.failure) await this.drain();
+  }
+
+  /** Waits for every task under way; throws the first failure. */
+  async drain(): Promise<void> {
+    await this.settle();
+    if (this.failure) throw this.failure.error;
+  }
+
+  /** Waits for every task under way, whatever they end in. */
+  async settle(): Promise<void> {
+    while (this.running.size > 0) await Promise.race(this.running);
+  }
+}
+
 /** Counters and errors of one run, kept in memory and written as it goes. */
 class Tally implements RunProgress {
   checked = { meetings: 0, webinars: 0, participants: 0, recordings: 0 };
@@ -128,6 +169,9 @@ export class RunExecutor {
       to: day(window.until - 1),
     };
     const seen = new Set<string>();
+    // Meetings are read side by side, so that the platform's latency does not leave the
+    // request budget idle: the budget alone decides the rate (docs/reconciliation.md).
+    const pool = new MeetingPool(meetingsInFlight(this.config.reconcile.maxRps));
     try {
       for (const type of ['past', 'live'] as const) {
         for await (const page of reports.rows(list, list, { type, ...query })) {
@@ -141,28 +185,34 @@ export class RunExecutor {
               continue;
             seen.add(uuid);
             tally.checked[list]++;
-            const events = meetingEvents(family, meeting, accountId, window);
-            events.push(
-              ...(await this.participants(
-                family,
-                type,
-                meeting,
-                uuid,
-                window,
-                accountId,
-                reports,
-                tally,
-              )),
-            );
-            if (meeting.has_recording === true && type === 'past') {
-              events.push(...(await this.recording(uuid, accountId, reports, tally)));
-            }
-            await this.reconcile(run, events, tally);
-            await flush();
+            await pool.add(async () => {
+              const events = meetingEvents(family, meeting, accountId, window);
+              events.push(
+                ...(await this.participants(
+                  family,
+                  type,
+                  meeting,
+                  uuid,
+                  window,
+                  accountId,
+                  reports,
+                  tally,
+                )),
+              );
+              if (meeting.has_recording === true && type === 'past') {
+                events.push(...(await this.recording(uuid, accountId, reports, tally)));
+              }
+              await this.reconcile(run, events, tally);
+              await flush();
+            });
           }
         }
       }
+      await pool.drain();
     } catch (error) {
+      // Whatever stopped the listing, the meetings under way end first (each one's error is
+      // the pool's to report), so nothing runs on after the run is recorded.
+      await pool.settle();
       if (!(error instanceof SourceRefused)) throw error;
       tally.refuse(error);
     }
