@@ -83,8 +83,8 @@ async function main(): Promise<void> {
       ['deployed.ts', ['fast,slow,five,workers,history']],
       // events, rounds, connections
       ['websocket.ts', [String(scaled(5000)), '3', '32']],
-      // meetings, participants, RECONCILE_MAX_RPS
-      ['reconcile.ts', [String(scaled(2000)), String(scaled(50_000)), '20']],
+      // meetings, participants, RECONCILE_MAX_RPS, platform latency (ms)
+      ['reconcile.ts', [String(scaled(2000)), String(scaled(50_000)), '20', '250']],
     ];
     for (const [script, args] of benches) {
       if (ONLY.length === 0 || ONLY.includes(script.replace(/\.ts$/, '')))
