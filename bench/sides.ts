@@ -213,16 +213,7 @@ export async function startApp(options: AppOptions): Promise<Side> {
   const database = await createTestDatabase();
   const prefix = `mebbench:${randomBytes(4).toString('hex')}`;
   const spawnRole = (processRole: string) =>
-    spawnDeployed(
-      database.url,
-      prefix,
-      {
-        APP_ROLE: processRole,
-        AUTH_CLIENTS: JSON.stringify([BENCH_CLIENT]),
-        ...env,
-      },
-      { entry, flags },
-    );
+    spawnDeployed(database.url, prefix, { APP_ROLE: processRole, ...env }, { entry, flags });
   const { child, url } = await spawnRole(role);
   const others = await Promise.all(Array.from({ length: workers }, () => spawnRole('worker')));
   for (const hook of subscriberUrls) {
