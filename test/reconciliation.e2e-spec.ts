@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { ZoomEvent } from '../scripts/platform/zoom-events';
 import { ReconcileRedis } from '../src/inbound/sources/reconciliation/reconcile-redis';
 import { FakeZoom } from './support/fake-zoom';
+import { waitForDeliveriesSucceeded } from './support/deliveries';
 import { DayMeeting, FakeReports } from './support/fake-zoom-reports';
 import { Json, request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
@@ -611,6 +612,17 @@ describe('reconciliation: a run whose process dies, and the passthrough beside a
       expect(ended.status).toBe('succeeded');
       // Every occurrence of the day stored once, by the one run over two processes.
       expect((await reconciled()) - before).toBe(expected.length);
+      // Every delivery of the run succeeds: a failure names those pending and why (attempts,
+      // due, lease), telling a late delivery from a lost one.
+      const ids = await queryDatabase<{ id: string }>(
+        s.t.database.url,
+        `SELECT id FROM deliveries WHERE status <> 'succeeded'`,
+      );
+      await waitForDeliveriesSucceeded(
+        s.t.database.url,
+        ids.map((r) => r.id),
+        { timeoutMs: 120_000 },
+      );
       // Delivered at least once each (a delivery the dead process was sending may come twice,
       // under the same notification id), and never as two notifications.
       await waitFor(
