@@ -410,7 +410,10 @@ describe('filters and custom headers (docs/destinations.md)', () => {
       ['a reserved prefix', { 'X-Service-Extra': 'v' }, 'headers.X-Service-Extra'],
       ['a Standard Webhooks name', { 'webhook-id': 'v' }, 'headers.webhook-id'],
       ['host', { Host: 'example.com' }, 'headers.Host'],
-      ['a name that is not a token', { 'Bad Name': 'v' }, 'headers.Bad'],
+      // A name that is no token is named whole, as a JSON string: a space or colon stays in it.
+      ['a name that is not a token', { 'Bad Name': 'v' }, 'headers["Bad Name"]'],
+      ['a name with a colon', { 'X-A: b': 'v' }, 'headers["X-A: b"]'],
+      ['a name with a quote', { 'a"b': 'v' }, 'headers["a\\"b"]'],
       ['a value with a line break', { 'X-Bad': 'a\r\nInjected: 1' }, 'headers.X-Bad'],
       ['a value of 1,025 characters', { 'X-Long': 'x'.repeat(1025) }, 'headers.X-Long'],
       ['a value that is not a string', { 'X-Num': 1 }, 'headers.X-Num'],

@@ -2,13 +2,17 @@ import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/commo
 import { ApiError } from './api-error';
 import { ErrorDetail } from './error-response';
 
+/** A member named right after the property: `.name` (up to a space or colon) or `["json"]`. */
+const MEMBER = /^(?:\.[^\s:[]+|\["(?:[^"\\]|\\.)*"\])/;
+
 function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
     const own = Object.values(error.constraints ?? {}).map((message) => ({
-      // A rule that checks an object's members names the one at fault (`headers.x-token: …`).
-      field: message.startsWith(`${error.property}.`)
-        ? `${field}${/^[^\s:]*/.exec(message.slice(error.property.length))![0]}`
+      // A rule that checks an object's members names the one at fault: `headers.x-token: …`,
+      // or `headers["a b"]: …` for a name that is no token (docs/api.md).
+      field: message.startsWith(error.property)
+        ? field + (MEMBER.exec(message.slice(error.property.length))?.[0] ?? '')
         : field,
       // class-validator names nested properties by their leaf only; name the full path.
       message: message.startsWith(`${error.property} `)

@@ -33,10 +33,6 @@ export const asText = (value: unknown): string | null =>
 export const asString = (value: unknown): string | null =>
   typeof value === 'string' ? value : null;
 
-/** A finite number, else null (a PreciseNumber is not one: JavaScript would change it). */
-export const asNumber = (value: unknown): number | null =>
-  typeof value === 'number' && Number.isFinite(value) ? value : null;
-
 /** An array, else an empty one. */
 export const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 

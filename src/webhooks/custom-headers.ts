@@ -39,8 +39,15 @@ const RESERVED_PREFIXES = ['x-service-', 'webhook-'];
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
-/** A header name shown in a message: never a value, which may be a credential. */
-const shown = (name: string) => (name.length > 64 ? `${name.slice(0, 61)}…` : name);
+/**
+ * A header name as the member of `headers` a message names: `.name`, or `["name"]` (JSON) when
+ * it is no token, so that a space or colon in it stays part of the name. Never a value, which
+ * may be a credential.
+ */
+const member = (name: string) => {
+  const cut = name.length > 64 ? `${name.slice(0, 61)}…` : name;
+  return TOKEN.test(name) ? `.${cut}` : `[${JSON.stringify(cut)}]`;
+};
 
 /**
  * The `headers` object. Messages name `headers.<name>` and never repeat a value. Names are
@@ -56,7 +63,7 @@ export const headersRule: FieldRule = (value, field) => {
   }
   const seen = new Set<string>();
   for (const [name, headerValue] of entries) {
-    const at = `${field}.${shown(name)}`;
+    const at = `${field}${member(name)}`;
     const lower = name.toLowerCase();
     if (name.length > HEADER_NAME_MAX) {
       return `${at}: a header name may be at most ${HEADER_NAME_MAX} characters, got ${name.length}`;

@@ -398,10 +398,3 @@ export const EVENT_TYPES: readonly EventType[] = [
   PLATFORM_FAMILY,
   ...OPERATIONAL_KINDS,
 ];
-
-/** The catalog entry whose schema a delivered body of event `name` must satisfy. */
-export function eventTypeOf(name: string): EventType | undefined {
-  const exact = EVENT_TYPES.find((type) => type.name === name);
-  if (exact) return exact;
-  return name.startsWith('zoom.') ? PLATFORM_FAMILY : undefined;
-}
