@@ -147,11 +147,13 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
       expect(await redisKeyCount(prefix)).toBe(0);
 
       const second = await startProcess();
+      const restartedAt = Date.now();
       // A failure says which deliveries were still pending, and why (attempts, due, lease).
       await waitForDeliveriesSucceeded(t.database.url, deliveryIds, {
         timeoutMs: 60000,
         what: 'every delivery to succeed',
       });
+      const drainedMs = Date.now() - restartedAt;
 
       const byDelivery = new Map<string, number>();
       for (const req of receiver.received) {
@@ -173,7 +175,8 @@ describe('no loss when the worker is killed and Redis loses its data', () => {
         `fault test: sent ${sent}, received ${received} (${byDelivery.size} distinct, ` +
           `${duplicates} duplicates); ${doneBeforeKill.size} succeeded before SIGKILL, ` +
           `${inFlight.size} in flight at SIGKILL, ${receivedAtKill} requests received by then; ` +
-          `${sent - distinctAtKill} never sent before the Redis wipe`,
+          `${sent - distinctAtKill} never sent before the Redis wipe; all succeeded ` +
+          `${(drainedMs / 1000).toFixed(1)} s after the restarted worker was ready`,
       );
       expect([...byDelivery.keys()].sort()).toEqual([...deliveryIds].sort());
       // Succeeded before the kill: never sent again, although Redis forgot them.
