@@ -251,11 +251,11 @@ function signingCost(iterations = 20_000): void {
   const ways: [string, (body: Buffer) => unknown][] = [
     ['seed: x-service-signature only', (body) => signBody(SECRET, body)],
     [
-      'seed + opening the secret (the sender before §10)',
+      'seed + opening the secret (the sender before Standard Webhooks signing)',
       (body) => signBody(cipher.decrypt(sealed), body),
     ],
     [
-      '§10, one secret',
+      'Standard Webhooks, one secret',
       (body) =>
         signatureHeaders({
           deliveryId,
@@ -265,7 +265,7 @@ function signingCost(iterations = 20_000): void {
         }),
     ],
     [
-      '§10, rotation (two secrets)',
+      'Standard Webhooks, rotation (two secrets)',
       (body) =>
         signatureHeaders({
           deliveryId,
@@ -275,7 +275,7 @@ function signingCost(iterations = 20_000): void {
         }),
     ],
     [
-      '§10, one secret + opening it',
+      'Standard Webhooks, one secret + opening it',
       (body) =>
         signatureHeaders({
           deliveryId,
@@ -285,7 +285,7 @@ function signingCost(iterations = 20_000): void {
         }),
     ],
     [
-      '§10, rotation + opening both',
+      'Standard Webhooks, rotation + opening both',
       (body) =>
         signatureHeaders({
           deliveryId,
@@ -311,7 +311,7 @@ function signingCost(iterations = 20_000): void {
     console.log(
       `  ${label}: ` +
         ways.map(([name], i) => `${name} ${row[i].toFixed(1)}`).join('; ') +
-        `; per attempt §10 adds ${(row[4] - row[1]).toFixed(1)} µs (${(row[5] - row[1]).toFixed(1)} µs during a rotation)`,
+        `; per attempt Standard Webhooks signing adds ${(row[4] - row[1]).toFixed(1)} µs (${(row[5] - row[1]).toFixed(1)} µs during a rotation)`,
     );
   }
   console.log('');

@@ -61,6 +61,29 @@ describe('README and docs/', () => {
     expect(read(document)).not.toMatch(/SPEC\.md|\.\.\/shared|SPEC §/);
   });
 
+  it('code and help text cite docs/, never a section of a document users do not have', () => {
+    const SECTION = /\u00a7\s?\d/g;
+    const sources = (dir: string): string[] =>
+      fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+        const file = `${dir}/${entry.name}`;
+        if (entry.isDirectory()) return entry.name === 'generated' ? [] : sources(file);
+        return /\.(ts|tsx|js)$/.test(entry.name) ? [file] : [];
+      });
+    const found: string[] = [];
+    for (const file of ['src', 'test', 'scripts', 'bench', 'bin', 'console/src'].flatMap(sources)) {
+      const text = read(file);
+      for (const match of text.matchAll(SECTION)) {
+        // An RFC's section is a public document's.
+        if (/RFC \d+ $/.test(text.slice(Math.max(0, match.index - 12), match.index))) continue;
+        found.push(`${file}: …${text.slice(Math.max(0, match.index - 30), match.index + 4)}`);
+      }
+      if (/SPEC\.md|\.\.\/shared\//.test(text) && file !== 'test/docs.e2e-spec.ts') {
+        found.push(`${file}: names SPEC.md or ../shared/`);
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
   it('keeps the README short', () => {
     expect(read('README.md').split('\n').length).toBeLessThan(120);
   });

@@ -18,10 +18,10 @@ import { sendZoomEvent } from './support/zoom-sender';
 
 /**
  * Issue 27: what the platform sends at the edge of what the store holds is neither refused nor
- * lost (docs/api.md#platform-events-post-zoomevents), credentials stay out of the log (§8), deliveries take a receiver's interim
+ * lost (docs/api.md#platform-events-post-zoomevents), credentials stay out of the log (docs/operations.md#logs), deliveries take a receiver's interim
  * answers, and a full server answers 503 rather than resetting connections.
  */
-describe('the platform edge (docs/api.md#platform-events-post-zoomevents, §7, §8)', () => {
+describe('the platform edge (docs/api.md#platform-events-post-zoomevents, docs/api.md#errors, docs/operations.md#logs)', () => {
   let t: TestApp;
   let receiver: Receiver;
   let paths: { asIs: string; started: string; complete: string };

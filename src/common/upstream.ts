@@ -66,7 +66,7 @@ const UPSTREAM_ERRORS: (ErrorExample & {
 ];
 
 /**
- * Documents the error answers of a platform passthrough route (docs/api.md#platform-passthrough, §7). Any other error
+ * Documents the error answers of a platform passthrough route (docs/api.md#platform-passthrough, docs/api.md#errors). Any other error
  * status the platform answers with is passed on the same way, with `upstream`.
  */
 export function ApiUpstreamErrors(): MethodDecorator {

@@ -3,7 +3,7 @@ import { ALL_PLATFORM_EVENTS, subscriptionsFor } from '../webhooks/subscription-
 import { filterMatches } from './fan-out-filter';
 
 /*
- * Which webhooks get an event: the one rule of fan-out (docs/api.md#webhooks, §9), in SQL for the
+ * Which webhooks get an event: the one rule of fan-out (docs/api.md#webhooks), in SQL for the
  * statements that create deliveries (publish(), the ingest statement, the replay of missed
  * events) and in TypeScript for the in-memory stores of the unit specs. A webhook gets an
  * event when it is active, its owner is still an API client (AUTH_CLIENTS), and it subscribes

@@ -6,7 +6,7 @@ export interface OutgoingMessage {
   /** The exact body bytes; every attempt of a delivery sends the same ones. */
   body: Buffer;
   /**
-   * The webhook's custom headers, then the headers of docs/api.md#notifications and §10 for this attempt (a
+   * The webhook's custom headers, then the headers of docs/api.md#notifications and docs/receiving.md for this attempt (a
    * custom header never replaces one of those): HTTP headers, or a message's headers.
    */
   headers: Record<string, string>;

@@ -31,7 +31,7 @@ const USER_ID = new RegExp(`^[^${NOT_IN_USER_ID}]{1,128}$`);
 export const USER_ID_PATTERN = `^(?![Mm][Ee]$)(?!\\.\\.?$)[^${NOT_IN_USER_ID}]{1,128}$`;
 
 /**
- * A user id as this service takes it (docs/api.md#platform-passthrough, §16): the platform's own document also allows
+ * A user id as this service takes it (docs/api.md#platform-passthrough): the platform's own document also allows
  * `me`, which an account-level token cannot use, so the service refuses it (400) and says so.
  */
 const USER_ID_SCHEMA: SchemaObject = {

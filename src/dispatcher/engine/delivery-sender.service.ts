@@ -46,7 +46,7 @@ export interface AttemptResult extends TransportResult {
 
 /**
  * Makes one delivery attempt, whatever the destination: signs it, builds its headers (the
- * webhook's custom ones, then those of docs/api.md#notifications and §10, which a custom header never replaces)
+ * webhook's custom ones, then those of docs/api.md#notifications and docs/receiving.md, which a custom header never replaces)
  * and hands the message to the destination's sender (src/destinations/), under one deadline of
  * DELIVERY_TIMEOUT_MS. Never throws: every outcome is an AttemptResult to record. What calls it
  * (the attempt, and the scheduling above it) does not know the destination's type.

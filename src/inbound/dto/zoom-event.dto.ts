@@ -53,7 +53,7 @@ export class InboundAckDto {
 
 /**
  * The event catalog's schemas (GET /api/event-types) as Swagger components, each with an
- * example: the callbacks that a subscriber receives (docs/api.md#notifications, §10) refer to them, so what
+ * example: the callbacks that a subscriber receives (docs/api.md#notifications) refer to them, so what
  * Swagger shows and what the API serves are one source.
  */
 export function addNotificationSchemas(document: OpenAPIObject): void {

@@ -112,7 +112,7 @@ const SOURCE_EVENTS: Record<SubscriptionEvent, string> = {
   'operation.failed': 'recording.completed',
 };
 
-/** `data` of each subscription event kind, as this service builds it (docs/api.md#notifications, §5). */
+/** `data` of each subscription event kind, as this service builds it (docs/api.md#event-kinds). */
 export const NOTIFICATION_DATA_EXAMPLES: Record<SubscriptionEvent, Record<string, unknown>> = {
   'job.started': mappedData('meeting.started'),
   'job.completed': mappedData('meeting.ended'),
