@@ -10,7 +10,7 @@ import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
 import { deliveryOrderSql } from './order-sql';
 import { eventBodyJsonb, filterMatches } from './fan-out-filter';
-import { receivesSql } from './fan-out-rule';
+import { receivesSql, receivingClients } from './fan-out-rule';
 import { Statement } from './statement';
 
 /** Deliveries created in [since, until) (until null: up to now) with `status`. */
@@ -136,7 +136,7 @@ export class PgDeliveryControlStore extends DeliveryControlStore {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     super();
-    this.clientIds = config.auth.clients.map((c) => c.clientId);
+    this.clientIds = receivingClients(config);
   }
 
   async redeliver(

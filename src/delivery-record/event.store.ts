@@ -12,7 +12,7 @@ import { DeliveryEntity } from './delivery.entity';
 import { deliveryOrderSql } from './order-sql';
 import { DeliveryRef, deliveryRefsOf } from './delivery.store';
 import { eventBodyJsonb } from './fan-out-filter';
-import { receivesSql } from './fan-out-rule';
+import { receivesSql, receivingClients } from './fan-out-rule';
 import { Statement } from './statement';
 
 /** An event about to be published; `deliveryBody` of it is what its deliveries send. */
@@ -165,7 +165,7 @@ export class PgEventStore extends EventStore {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     super();
-    this.clientIds = config.auth.clients.map((c) => c.clientId);
+    this.clientIds = receivingClients(config);
   }
 
   fanOut(event: NewEvent): Promise<DeliveryRef[] | null> {

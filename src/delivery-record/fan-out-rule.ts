@@ -1,5 +1,6 @@
 import { CompiledFilter, compileFilter } from '../webhooks/event-filter';
 import { ALL_PLATFORM_EVENTS, subscriptionsFor } from '../webhooks/subscription-events';
+import type { AppConfig } from '../config/config.types';
 import { filterMatches } from './fan-out-filter';
 
 /*
@@ -59,6 +60,10 @@ function filterOf(filter: Record<string, unknown>): CompiledFilter {
   if (!found) compiled.set(key, (found = compileFilter(filter)));
   return found;
 }
+
+/** The client ids whose webhooks the rule lets receive: those AUTH_CLIENTS configures. */
+export const receivingClients = (config: Pick<AppConfig, 'auth'>): string[] =>
+  config.auth.clients.map((c) => c.clientId);
 
 /** The rule in TypeScript, as receivesSql has it. */
 export function receives(

@@ -8,6 +8,7 @@ import { OperationalEvent } from '../webhooks/subscription-events';
 import { DeliveryRef } from './delivery.store';
 import { filterMatches } from './fan-out-filter';
 import { Statement } from './statement';
+import { receivingClients } from './fan-out-rule';
 
 /** An operational event about one webhook, ready to store (body already serialised). */
 export interface NewOperationalEvent {
@@ -122,11 +123,7 @@ export class PgOperationalEventStore extends OperationalEventStore {
   }
 
   fanOut(event: NewOperationalEvent): Promise<DeliveryRef[]> {
-    return this.insert(
-      event,
-      event.aboutWebhookId,
-      this.config.auth.clients.map((c) => c.clientId),
-    );
+    return this.insert(event, event.aboutWebhookId, receivingClients(this.config));
   }
 
   fanOutToAdmins(event: DeploymentEvent): Promise<DeliveryRef[]> {

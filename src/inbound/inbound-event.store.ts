@@ -9,7 +9,7 @@ import { AppConfig } from '../config/config.types';
 import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../delivery-record/delivery-body';
 import { fanOutPart } from '../delivery-record/fan-out-part';
 import { DeliveryRef, LeasedDelivery, deliveryRefsOf } from '../delivery-record/delivery.store';
-import { receivesSql } from '../delivery-record/fan-out-rule';
+import { receivesSql, receivingClients } from '../delivery-record/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
 import type { Statement } from '../delivery-record/statement';
 import type { Destination } from '../destinations/registry';
@@ -404,7 +404,7 @@ export class PgInboundEventStore extends InboundEventStore {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     super();
-    this.clientIds = config.auth.clients.map((c) => c.clientId);
+    this.clientIds = receivingClients(config);
   }
 
   /** ON CONFLICT keeps the first of concurrent redeliveries. */
