@@ -284,7 +284,12 @@ export class WebsocketSource implements OnApplicationBootstrap, BeforeApplicatio
     if (from === null) return;
     await this.record
       .frameSeen(from)
-      .then(() => this.record.openGap(from))
+      .then(() => this.record.openGap(from, this.lease.holder))
+      .then((outcome) => {
+        if (outcome === 'held') {
+          this.logger.warn('no gap recorded: another process holds an acknowledged socket');
+        }
+      })
       .catch((error: Error) => this.logger.error(`could not record a gap: ${error.message}`));
   }
 
