@@ -80,7 +80,11 @@ describe('WebSocket source: frames it cannot trust', () => {
     async (_what, payload) => {
       await acknowledged('a socket');
       const eventTs = Date.now() + Math.floor(Math.random() * 1e6);
-      const event = { event: 'meeting.started', event_ts: eventTs, ...payload };
+      const event: Record<string, unknown> = {
+        event: 'meeting.started',
+        event_ts: eventTs,
+        ...payload,
+      };
       platform.push(event);
       const [row] = await waitFor(
         async () => {
