@@ -13,7 +13,7 @@ import { RequireScopes } from '../auth/scopes.decorator';
 import { ApiUpstreamErrors } from '../common/upstream';
 import { PathRules } from './path-rules';
 import { PlatformOperation, expressPath, scopeOf } from './platform-operations';
-import { lenientPathSchema, lenientSchema } from './schema-leniency';
+import { isBodyRequired, lenientPathSchema, lenientSchema } from './schema-leniency';
 
 const asSchema = (schema: object): SchemaObject => schema as SchemaObject;
 
@@ -69,7 +69,10 @@ export function PlatformRoute(op: PlatformOperation, pathRules: PathRules): Meth
     ...(op.body
       ? [
           ApiConsumes(op.body.contentType),
-          ApiBody({ required: op.body.required, schema: asSchema(lenientSchema(op.body.schema)) }),
+          ApiBody({
+            required: isBodyRequired(op.body),
+            schema: asSchema(lenientSchema(op.body.schema)),
+          }),
         ]
       : []),
     ...Object.entries(op.responses).map(([status, answer]) =>

@@ -1,6 +1,8 @@
 import {
   START_TIME_FORMAT,
+  isBodyRequired,
   isRealDateTime,
+  isStartTime,
   lenientBodySchema,
   lenientPathSchema,
   lenientSchema,
@@ -96,14 +98,46 @@ describe('lenientPathSchema', () => {
     for (const bad of ['a b', '../x', '1'.repeat(65), '']) expect(pattern.test(bad)).toBe(false);
   });
 
-  it('keeps a string path parameter as published', () => {
+  it('states on a text path parameter what the engine refuses: empty, and a `.` or `..` part', () => {
     const param = {
       name: 'pollId',
       in: 'path' as const,
       required: true,
       schema: { type: 'string' },
     };
-    expect(lenientPathSchema(param)).toEqual({ type: 'string' });
+    const schema = lenientPathSchema(param);
+    expect(schema).toMatchObject({ type: 'string', minLength: 1 });
+    const pattern = new RegExp(schema.pattern as string, 'u');
+    for (const good of ['abc', '...', '.a', 'a.b', 'a/b']) expect(pattern.test(good)).toBe(true);
+    for (const bad of ['.', '..', 'a/..', '../b', 'a/./b']) expect(pattern.test(bad)).toBe(false);
+  });
+});
+
+describe('isBodyRequired', () => {
+  const body = (contentType: string, required: boolean, schema: object) => ({
+    contentType,
+    required,
+    schema,
+  });
+
+  it('reads an upload whose schema requires a part as required, whatever requestBody says', () => {
+    expect(isBodyRequired(body('multipart/form-data', false, { required: ['file'] }))).toBe(true);
+    expect(isBodyRequired(body('multipart/form-data', false, { properties: {} }))).toBe(false);
+    expect(isBodyRequired(body('application/json', false, { required: ['topic'] }))).toBe(false);
+    expect(isBodyRequired(body('application/json', true, {}))).toBe(true);
+  });
+});
+
+describe('isStartTime', () => {
+  it.each([
+    ['2025-01-31T14:00:00Z', true],
+    ['2025-01-31T14:00:00', true],
+    ['2025-01-31T15:00:00+01:00', true],
+    ['2025-01-31T14:00:00.5-05:30', true],
+    ['2025-02-30T10:00:00Z', false],
+    ['2025-01-31', false],
+  ])('%s → %s', (text, expected) => {
+    expect(isStartTime(text)).toBe(expected);
   });
 });
 

@@ -1,3 +1,4 @@
+import { isDateTime } from './formats';
 import { JsonSchema, PlatformParameter } from './platform-operations';
 
 /**
@@ -6,14 +7,23 @@ import { JsonSchema, PlatformParameter } from './platform-operations';
  * route table keeps the document's own schemas.
  */
 
-/** Format of `start_time` on meetings and webinars: UTC with `Z`, or local time (no offset). */
+/**
+ * Format of `start_time` on meetings and webinars: the document's `date-time` (UTC or with an
+ * offset), or local time (no offset).
+ */
 export const START_TIME_FORMAT = 'platform-start-time';
 export const START_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z?)$/;
 
 const LOCAL_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?$';
 
 /** A platform id (digits) or a meeting/webinar UUID (base64, `/` and `+` included). */
-const ID_OR_UUID = '^[A-Za-z0-9+/=_-]{1,64}$';
+export const ID_OR_UUID = '^[A-Za-z0-9+/=_-]{1,64}$';
+
+/**
+ * A path value none of whose `/`-separated parts is `.` or `..` (the engine refuses those: they
+ * would move the platform's path), as the document states it for text path parameters.
+ */
+const ONE_SEGMENT = '^(?!(?:[^/]*/)*\\.\\.?(?:/|$))';
 
 /** Keywords whose value is data, not a sub-schema: copied as they are. */
 const DATA_KEYWORDS = new Set(['enum', 'default', 'required', 'const', 'example']);
@@ -105,10 +115,13 @@ export function lenientBodySchema(schema: JsonSchema, method: string): JsonSchem
 /**
  * A path parameter's schema. Path values are text, so an id the document types as an integer
  * is written here as the text of one, and it also accepts the platform's UUIDs (which the
- * platform takes in the same place).
+ * platform takes in the same place); a text one states the engine's refusal of `.` and `..`.
  */
 export function lenientPathSchema(param: PlatformParameter): JsonSchema {
   const schema = lenientSchema(param.schema);
+  if (schema.type === 'string' && schema.pattern === undefined) {
+    return { minLength: 1, ...schema, pattern: ONE_SEGMENT };
+  }
   if (schema.type !== 'integer') return schema;
   const what = param.name.replace(/(Id|UUID)$/i, '') || 'id';
   return {
@@ -117,6 +130,9 @@ export function lenientPathSchema(param: PlatformParameter): JsonSchema {
     'x-message': `must be a ${what} id (digits) or a ${what} UUID`,
   };
 }
+
+/** A `start_time` as taken here: any RFC 3339 date-time the document states, or a local time. */
+export const isStartTime = (text: string): boolean => isRealDateTime(text) || isDateTime(text);
 
 /** Whether y-m-d h:m:s names a real instant (not 2025-02-30 or 25:00). */
 export function isRealDateTime(text: string): boolean {
@@ -131,5 +147,24 @@ export function isRealDateTime(text: string): boolean {
     date.getUTCHours() === h &&
     date.getUTCMinutes() === mi &&
     date.getUTCSeconds() === s
+  );
+}
+
+/**
+ * Whether a request body must be sent. The platform's document marks the uploads of a webinar's
+ * wallpaper and virtual background optional (`requestBody.required: false`) while their schema
+ * requires the `file` part: an upload without its file is read as the schema says, so a body
+ * whose schema requires a part is required (docs/api.md#the-platforms-spec-errors-we-work-around).
+ */
+export function isBodyRequired(body: {
+  contentType: string;
+  required: boolean;
+  schema: JsonSchema;
+}): boolean {
+  return (
+    body.required ||
+    (body.contentType === 'multipart/form-data' &&
+      Array.isArray(body.schema.required) &&
+      body.schema.required.length > 0)
   );
 }

@@ -15,12 +15,12 @@ const TYPE_NAMES: Record<string, string> = {
 const FORMAT_MESSAGES: Record<string, string> = {
   date: 'must be a date written yyyy-mm-dd, like 2025-01-31',
   'date-time': 'must be an ISO 8601 date-time, like 2025-01-31T14:00:00Z',
-  email: 'must be an e-mail address',
+  email: 'must be an e-mail address (RFC 5321)',
   uri: 'must be a URI',
-  int64: 'must be an integer from -2^53 to 2^53',
+  int64: 'must be an integer from -2^63 to 2^63-1',
   [START_TIME_FORMAT]:
-    'must be a UTC time like 2025-01-31T14:00:00Z, or a local time like 2025-01-31T14:00:00 ' +
-    'with timezone',
+    'must be a date-time like 2025-01-31T14:00:00Z or 2025-01-31T15:00:00+01:00, or a local ' +
+    'time like 2025-01-31T14:00:00 with timezone',
 };
 
 /** `/settings/host_video` → `settings.host_video`, `/tracking_fields/0/field` → `tracking_fields[0].field`. */
