@@ -5,8 +5,9 @@ import { fullFormats } from 'ajv-formats/dist/formats';
  * The formats of the platform's document as JSON Schema defines them, so that a value the
  * published document accepts is never refused here for its format (docs/api.md#platform-passthrough).
  * ajv-formats' own `email` is a practical subset of the standard's (no quoted local part, no
- * address literal, a dot required in the domain) and its `int64` is not a format it has; both
- * are replaced, the others are ajv-formats' as they are.
+ * address literal, a dot required in the domain), so it is replaced; the others are
+ * ajv-formats' as they are (`int64` is bounded to ±(2^53-1) in the document itself:
+ * src/common/openapi-exact.ts).
  */
 
 /** RFC 5321 atext: the characters of a dot-string's atoms. */
@@ -43,15 +44,6 @@ export function isMailbox(text: string): boolean {
   if (!LOCAL_PART.test(local)) return false;
   if (domain.startsWith('[') && domain.endsWith(']')) return isAddressLiteral(domain.slice(1, -1));
   return DOMAIN_NAME.test(domain);
-}
-
-/**
- * OpenAPI's `int64`: an integer a signed 64-bit word holds. A JSON number past 2^53 reaches
- * validation rounded (the platform gets the exact bytes), so the bound is 2^63 itself, which
- * 2^63-1 rounds to.
- */
-export function isInt64(value: number): boolean {
-  return Number.isInteger(value) && Math.abs(value) <= 2 ** 63;
 }
 
 const dateTime = fullFormats['date-time'] as { validate: (text: string) => boolean };

@@ -2,7 +2,7 @@ import Ajv, { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ApiError } from '../common/api-error';
 import { ErrorDetail } from '../common/error-response';
-import { isInt64, isMailbox } from './formats';
+import { isMailbox } from './formats';
 import { PathRules } from './path-rules';
 import {
   JsonSchema,
@@ -51,7 +51,7 @@ function newAjv(coerceTypes: boolean): Ajv {
     code: { optimize: false },
   });
   addFormats(ajv);
-  ajv.addFormat('int64', { type: 'number', validate: isInt64 });
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
   ajv.addFormat('email', isMailbox);
   ajv.addFormat(START_TIME_FORMAT, isStartTime);
   // Formats the document names but does not define: documentation only.

@@ -1,3 +1,4 @@
+import { JsonSchema } from './platform-operations';
 import {
   START_TIME_FORMAT,
   isBodyRequired,
@@ -114,7 +115,7 @@ describe('lenientPathSchema', () => {
 });
 
 describe('isBodyRequired', () => {
-  const body = (contentType: string, required: boolean, schema: object) => ({
+  const body = (contentType: string, required: boolean, schema: JsonSchema) => ({
     contentType,
     required,
     schema,

@@ -17,7 +17,7 @@ const FORMAT_MESSAGES: Record<string, string> = {
   'date-time': 'must be an ISO 8601 date-time, like 2025-01-31T14:00:00Z',
   email: 'must be an e-mail address (RFC 5321)',
   uri: 'must be a URI',
-  int64: 'must be an integer from -2^63 to 2^63-1',
+  int64: 'must be an integer from -2^53 to 2^53',
   [START_TIME_FORMAT]:
     'must be a date-time like 2025-01-31T14:00:00Z or 2025-01-31T15:00:00+01:00, or a local ' +
     'time like 2025-01-31T14:00:00 with timezone',
