@@ -119,7 +119,8 @@ export function lenientBodySchema(schema: JsonSchema, method: string): JsonSchem
  */
 export function lenientPathSchema(param: PlatformParameter): JsonSchema {
   const schema = lenientSchema(param.schema);
-  if (schema.type === 'string' && schema.pattern === undefined) {
+  // Text, or alternatives of which text is one (a path value is always text).
+  if (schema.type !== 'integer' && schema.pattern === undefined) {
     return { minLength: 1, ...schema, pattern: ONE_SEGMENT };
   }
   if (schema.type !== 'integer') return schema;

@@ -49,16 +49,31 @@ function platformReading(schema: unknown): unknown {
   return out;
 }
 
+/**
+ * A path id the document types as an integer takes a meeting's or webinar's UUID too, as the
+ * platform does (its own examples pass UUIDs there): docs/api.md#the-platforms-spec-errors-we-work-around.
+ */
+const pathReading = (p: PlatformParameter): unknown =>
+  p.in === 'path' && p.schema.type === 'integer'
+    ? { anyOf: [{ type: 'integer' }, { type: 'string', minLength: 1 }] }
+    : platformReading(p.schema);
+
 const objectSchema = (params: PlatformParameter[]) => ({
   type: 'object',
-  properties: Object.fromEntries(params.map((p) => [p.name, platformReading(p.schema)])),
+  properties: Object.fromEntries(params.map((p) => [p.name, pathReading(p)])),
   required: params.filter((p) => p.required).map((p) => p.name),
 });
 
 /** A path segment as the platform reads it: decoded once, or twice when double-encoded. */
 function decodeSegment(raw: string): string {
   const once = decodeURIComponent(raw);
-  return /%[0-9A-Fa-f]{2}/.test(once) ? decodeURIComponent(once) : once;
+  if (!/%[0-9A-Fa-f]{2}/.test(once)) return once;
+  try {
+    return decodeURIComponent(once);
+  } catch {
+    // A `%` that was the value's own, encoded once: `%A6` is no UTF-8 on its own.
+    return once;
+  }
 }
 
 export class PlatformContract {

@@ -193,7 +193,9 @@ export class SchemaArbitraries {
       out.push({ broken: 'format date-time', value: '2026-13-45T99:99Z' });
     if (s.format === 'date') out.push({ broken: 'format date', value: '2026-13-45' });
     if (s.format === 'email') out.push({ broken: 'format email', value: 'a..b@example.com' });
-    if (typeof s.pattern === 'string') out.push({ broken: 'pattern', value: ' \t!' });
+    if (typeof s.pattern === 'string') {
+      out.push({ broken: 'pattern', value: ' \t!' }, { broken: 'pattern', value: '..' });
+    }
     if (typeof s.maxLength === 'number')
       out.push({ broken: 'maxLength', value: 'x'.repeat(s.maxLength + 1) });
     if (typeof s.minLength === 'number' && s.minLength > 0)
