@@ -34,7 +34,8 @@ const PLATFORM_VALID_CASES = 3;
 const PLATFORM_INVALID_CASES = 3;
 /** What a valid request may be answered besides 2xx: no token scope, no such id, a conflict, the test route's rate limit. */
 const NOT_A_REFUSAL = new Set([401, 403, 404, 409, 429]);
-const SEED = Number(process.env.CONTRACT_SEED ?? Date.now() % 2 ** 31);
+/** Fixed, so that the suite draws the same requests every run; CONTRACT_SEED draws others. */
+const SEED = Number(process.env.CONTRACT_SEED ?? 46);
 
 interface Parameter {
   name: string;
@@ -448,16 +449,6 @@ describe('The whole API against its document (generated requests)', () => {
     }
   }
 
-  it('answers every generated request to its own API as its document says', async () => {
-    expect(operationsOf(document).filter((op) => !op.platform).length).toBeGreaterThan(15);
-    await walk(false, VALID_CASES, INVALID_CASES);
-  }, 180_000);
-
-  it('passes on every valid request to each of the 156 platform operations, and refuses every invalid one before the platform', async () => {
-    expect(operationsOf(document).filter((op) => op.platform)).toHaveLength(156);
-    await walk(true, PLATFORM_VALID_CASES, PLATFORM_INVALID_CASES);
-  }, 300_000);
-
   describe("the review's disagreements, one by one", () => {
     /** The REST calls the fake platform received while `run` ran. */
     async function reaching(run: () => Promise<void>): Promise<string[]> {
@@ -574,6 +565,11 @@ describe('The whole API against its document (generated requests)', () => {
     });
   });
 
+  it('passes on every valid request to each of the 156 platform operations, and refuses every invalid one before the platform', async () => {
+    expect(operationsOf(document).filter((op) => op.platform)).toHaveLength(156);
+    await walk(true, PLATFORM_VALID_CASES, PLATFORM_INVALID_CASES);
+  }, 300_000);
+
   it('publishes only ECMA-262 patterns, each read alike by every JSON Schema tool', () => {
     const patterns: string[] = [];
     const collect = (node: unknown): void => {
@@ -609,4 +605,11 @@ describe('The whole API against its document (generated requests)', () => {
     const documented = [...section.matchAll(/^- \*\*(.+?)\*\*/gm)].map((m) => m[1]);
     expect(documented.sort()).toEqual(PLATFORM_SPEC_ERRORS.map((e) => e.name).sort());
   });
+
+  // Last: its reconciliations read the fake platform's reports in the background, which the
+  // walk above would take for requests passed on.
+  it('answers every generated request to its own API as its document says', async () => {
+    expect(operationsOf(document).filter((op) => !op.platform).length).toBeGreaterThan(15);
+    await walk(false, VALID_CASES, INVALID_CASES);
+  }, 180_000);
 });
