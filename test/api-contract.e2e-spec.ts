@@ -481,12 +481,23 @@ describe('The whole API against its document (generated requests)', () => {
       }
     });
 
-    it('takes a start_time with an offset, as the document’s `format: date-time` does', async () => {
-      const res = await request(t.baseUrl, 'POST', '/api/users/jchill@example.com/meetings', {
-        token,
-        body: { topic: 'x', type: 2, start_time: '2025-01-31T15:00:00+01:00' },
-      });
-      expect(res.status).toBe(201);
+    it("states a meeting's start_time rule in the document: an offset is refused by both", async () => {
+      const body =
+        document.paths['/api/users/{userId}/meetings'].post.requestBody.content['application/json']
+          .schema;
+      const startTime = arbitraries.resolve(arbitraries.resolve(body).properties.start_time);
+      const utc = new RegExp(startTime.pattern as string, 'u');
+      for (const [value, status] of [
+        ['2025-01-31T14:00:00Z', 201],
+        ['2025-01-31T15:00:00+01:00', 400],
+      ] as const) {
+        expect(utc.test(value)).toBe(status === 201);
+        const res = await request(t.baseUrl, 'POST', '/api/users/jchill@example.com/meetings', {
+          token,
+          body: { topic: 'x', type: 2, start_time: value },
+        });
+        expect({ value, status: res.status }).toEqual({ value, status });
+      }
     });
 
     it('states the download route’s id rules in the document, and refuses only what they refuse', async () => {

@@ -13,7 +13,12 @@ import { RequireScopes } from '../auth/scopes.decorator';
 import { ApiUpstreamErrors } from '../common/upstream';
 import { PathRules } from './path-rules';
 import { PlatformOperation, expressPath, scopeOf } from './platform-operations';
-import { isBodyRequired, lenientPathSchema, lenientSchema } from './schema-leniency';
+import {
+  documentedBodySchema,
+  isBodyRequired,
+  lenientPathSchema,
+  lenientSchema,
+} from './schema-leniency';
 
 const asSchema = (schema: object): SchemaObject => schema as SchemaObject;
 
@@ -71,7 +76,7 @@ export function PlatformRoute(op: PlatformOperation, pathRules: PathRules): Meth
           ApiConsumes(op.body.contentType),
           ApiBody({
             required: isBodyRequired(op.body),
-            schema: asSchema(lenientSchema(op.body.schema)),
+            schema: asSchema(documentedBodySchema(op.body.schema)),
           }),
         ]
       : []),

@@ -13,7 +13,7 @@ import {
 import {
   START_TIME_FORMAT,
   isBodyRequired,
-  isStartTime,
+  isRealDateTime,
   lenientBodySchema,
   lenientPathSchema,
   lenientSchema,
@@ -53,7 +53,7 @@ function newAjv(coerceTypes: boolean): Ajv {
   addFormats(ajv);
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
   ajv.addFormat('email', isMailbox);
-  ajv.addFormat(START_TIME_FORMAT, isStartTime);
+  ajv.addFormat(START_TIME_FORMAT, isRealDateTime);
   // Formats the document names but does not define: documentation only.
   for (const name of ['password', 'binary', 'Hex color code']) ajv.addFormat(name, true);
   ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });

@@ -1,9 +1,9 @@
 import { JsonSchema } from './platform-operations';
 import {
   START_TIME_FORMAT,
+  documentedBodySchema,
   isBodyRequired,
   isRealDateTime,
-  isStartTime,
   lenientBodySchema,
   lenientPathSchema,
   lenientSchema,
@@ -129,16 +129,22 @@ describe('isBodyRequired', () => {
   });
 });
 
-describe('isStartTime', () => {
-  it.each([
-    ['2025-01-31T14:00:00Z', true],
-    ['2025-01-31T14:00:00', true],
-    ['2025-01-31T15:00:00+01:00', true],
-    ['2025-01-31T14:00:00.5-05:30', true],
-    ['2025-02-30T10:00:00Z', false],
-    ['2025-01-31', false],
-  ])('%s → %s', (text, expected) => {
-    expect(isStartTime(text)).toBe(expected);
+describe('documentedBodySchema', () => {
+  it("states a meeting's start_time as taken: UTC by pattern, local time in words", () => {
+    const schema = documentedBodySchema({
+      type: 'object',
+      properties: {
+        start_time: { type: 'string', format: 'date-time', description: 'When.' },
+        timezone: { type: 'string' },
+      },
+    });
+    const startTime = (schema.properties as Record<string, JsonSchema>).start_time;
+    expect(startTime).toMatchObject({ format: 'date-time' });
+    expect(startTime.description).toMatch(/^When\. .*offset is refused/);
+    const utc = new RegExp(startTime.pattern as string, 'u');
+    expect(utc.test('2025-01-31T14:00:00Z')).toBe(true);
+    expect(utc.test('2025-01-31T14:00:00.250Z')).toBe(true);
+    expect(utc.test('2025-01-31T15:00:00+01:00')).toBe(false);
   });
 });
 

@@ -1,4 +1,3 @@
-import { isDateTime } from './formats';
 import { JsonSchema, PlatformParameter } from './platform-operations';
 
 /**
@@ -7,10 +6,7 @@ import { JsonSchema, PlatformParameter } from './platform-operations';
  * route table keeps the document's own schemas.
  */
 
-/**
- * Format of `start_time` on meetings and webinars: the document's `date-time` (UTC or with an
- * offset), or local time (no offset).
- */
+/** Format of `start_time` on meetings and webinars: UTC with `Z`, or local time (no offset). */
 export const START_TIME_FORMAT = 'platform-start-time';
 export const START_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z?)$/;
 
@@ -91,6 +87,36 @@ export function lenientSchema(
   return out;
 }
 
+/** The UTC `start_time`s this service takes, as the document states them (with `date-time`). */
+const UTC_START_TIME = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$';
+
+const START_TIME_RULE =
+  'Taken here as UTC (`2025-01-31T14:00:00Z`), or as local time (`2025-01-31T14:00:00`, no ' +
+  'offset) with `timezone`; a time with an offset is refused (400), since the platform reads ' +
+  'only those two.';
+
+/** Whether a body schema is a meeting's or webinar's: one with both `start_time` and `timezone`. */
+const schedules = (properties: Record<string, JsonSchema> | undefined): boolean =>
+  properties?.start_time !== undefined && properties.timezone !== undefined;
+
+/**
+ * A request body schema as the API document states it: the leniencies above, and the
+ * `start_time` of meetings and webinars with the rule lenientBodySchema applies (its UTC form as
+ * a pattern beside `date-time`; the local form, which no JSON Schema format names, in words).
+ */
+export function documentedBodySchema(schema: JsonSchema): JsonSchema {
+  const out = lenientSchema(schema);
+  const properties = out.properties as Record<string, JsonSchema> | undefined;
+  if (!properties || !schedules(properties)) return out;
+  const { description } = properties.start_time;
+  properties.start_time = {
+    ...properties.start_time,
+    pattern: UTC_START_TIME,
+    description: [description, START_TIME_RULE].filter(Boolean).join(' '),
+  };
+  return out;
+}
+
 /**
  * A request body schema with the leniencies above, and `start_time` of meetings and webinars
  * (the bodies that have both `start_time` and `timezone`) accepted as UTC or as local time; on
@@ -99,7 +125,7 @@ export function lenientSchema(
 export function lenientBodySchema(schema: JsonSchema, method: string): JsonSchema {
   const out = lenientSchema(schema);
   const properties = out.properties as Record<string, JsonSchema> | undefined;
-  if (!properties?.start_time || !properties.timezone) return out;
+  if (!properties || !schedules(properties)) return out;
   properties.start_time = { ...properties.start_time, format: START_TIME_FORMAT };
   if (method !== 'POST') return out;
   return {
@@ -131,9 +157,6 @@ export function lenientPathSchema(param: PlatformParameter): JsonSchema {
     'x-message': `must be a ${what} id (digits) or a ${what} UUID`,
   };
 }
-
-/** A `start_time` as taken here: any RFC 3339 date-time the document states, or a local time. */
-export const isStartTime = (text: string): boolean => isRealDateTime(text) || isDateTime(text);
 
 /** Whether y-m-d h:m:s names a real instant (not 2025-02-30 or 25:00). */
 export function isRealDateTime(text: string): boolean {

@@ -19,8 +19,8 @@ const FORMAT_MESSAGES: Record<string, string> = {
   uri: 'must be a URI',
   int64: 'must be an integer from -2^53 to 2^53',
   [START_TIME_FORMAT]:
-    'must be a date-time like 2025-01-31T14:00:00Z or 2025-01-31T15:00:00+01:00, or a local ' +
-    'time like 2025-01-31T14:00:00 with timezone',
+    'must be a UTC time like 2025-01-31T14:00:00Z, or a local time like 2025-01-31T14:00:00 ' +
+    'with timezone',
 };
 
 /** `/settings/host_video` → `settings.host_video`, `/tracking_fields/0/field` → `tracking_fields[0].field`. */
