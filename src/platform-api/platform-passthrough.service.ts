@@ -4,6 +4,7 @@ import { ApiError } from '../common/api-error';
 import { ZoomCall, ZoomClient, ZoomRawResult } from '../zoom/zoom.client';
 import { queryWithout } from '../zoom/zoom-operations';
 import { ZoomResult } from '../zoom/zoom.types';
+import { multipartFields } from './multipart-fields';
 import { PathRules } from './path-rules';
 import { PlatformOperation } from './platform-operations';
 import { PlatformRequestValidator } from './request-validator';
@@ -106,7 +107,8 @@ export class PlatformPassthrough {
 
   /**
    * The body to validate and to send: JSON as its exact bytes (numbers beyond 2^53 and key
-   * order survive), multipart as received. Operations without a body send none.
+   * order survive), multipart as received (validated by its parts). Operations without a body
+   * send none.
    */
   private async bodyOf(
     op: PlatformOperation,
@@ -129,7 +131,12 @@ export class PlatformPassthrough {
       };
     }
     const bytes = await readRaw(req);
-    return { parsed: bytes, contentType: given as string, bytes };
+    const parsed = await multipartFields(given as string, bytes).catch((error: Error) => {
+      throw ApiError.validation([
+        { field: 'body', message: `body is not multipart/form-data (${error.message})` },
+      ]);
+    });
+    return { parsed, contentType: given as string, bytes };
   }
 }
 

@@ -13,7 +13,12 @@ import { RequireScopes } from '../auth/scopes.decorator';
 import { ApiUpstreamErrors } from '../common/upstream';
 import { PathRules } from './path-rules';
 import { PlatformOperation, expressPath, scopeOf } from './platform-operations';
-import { lenientPathSchema, lenientSchema } from './schema-leniency';
+import {
+  documentedBodySchema,
+  isBodyRequired,
+  lenientPathSchema,
+  lenientSchema,
+} from './schema-leniency';
 
 const asSchema = (schema: object): SchemaObject => schema as SchemaObject;
 
@@ -69,7 +74,10 @@ export function PlatformRoute(op: PlatformOperation, pathRules: PathRules): Meth
     ...(op.body
       ? [
           ApiConsumes(op.body.contentType),
-          ApiBody({ required: op.body.required, schema: asSchema(lenientSchema(op.body.schema)) }),
+          ApiBody({
+            required: isBodyRequired(op.body),
+            schema: asSchema(documentedBodySchema(op.body.schema)),
+          }),
         ]
       : []),
     ...Object.entries(op.responses).map(([status, answer]) =>

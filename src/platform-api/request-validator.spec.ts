@@ -170,20 +170,59 @@ describe('PlatformRequestValidator', () => {
   });
 
   describe('multipart bodies', () => {
-    const upload = (text: string) =>
-      detailsOf('userPicture', { userId: 'u1' }, '', Buffer.from(text, 'latin1'));
+    const upload = (parts: Record<string, string>) =>
+      detailsOf('userPicture', { userId: 'u1' }, '', parts);
 
     it('wants a part for each required field', () => {
-      expect(
-        upload(
-          '--b\r\nContent-Disposition: form-data; name="pic_file"; filename="a.png"\r\n\r\nx\r\n--b--',
-        ),
-      ).toEqual([]);
-      expect(
-        upload('--b\r\nContent-Disposition: form-data; name="other"\r\n\r\nx\r\n--b--'),
-      ).toEqual([
+      expect(upload({ pic_file: 'a.png' })).toEqual([]);
+      expect(upload({ other: 'x' })).toEqual([
         { field: 'pic_file', message: 'pic_file is required (a multipart/form-data part)' },
       ]);
+    });
+
+    it('wants the file of an upload its document marks optional but whose schema requires it', () => {
+      expect(
+        detailsOf('uploadWebinarBrandingWallpaper', { webinarId: '1' }, '', undefined),
+      ).toEqual([{ field: 'body', message: 'body is required (multipart/form-data)' }]);
+      expect(detailsOf('uploadWebinarBrandingWallpaper', { webinarId: '1' }, '', {})).toEqual([
+        { field: 'file', message: 'file is required (a multipart/form-data part)' },
+      ]);
+    });
+
+    it("checks the other parts' text as query text is checked", () => {
+      const upload = (parts: Record<string, string>) =>
+        detailsOf('uploadWebinarBrandingVB', { webinarId: '1' }, '', parts);
+      expect(upload({ file: 'a.png', default: 'true' })).toEqual([]);
+      expect(upload({ file: 'a.png', default: 'maybe' })).toEqual([
+        { field: 'default', message: 'default must be a boolean (true or false)' },
+      ]);
+    });
+  });
+
+  describe('formats as JSON Schema defines them', () => {
+    const invitees = (email: string) =>
+      detailsOf('meetingCreate', { userId: 'u1' }, '', {
+        settings: { meeting_invitees: [{ email }] },
+      });
+
+    it('takes every RFC 5321 mailbox for `email`: quoted local parts, address literals, one-label domains', () => {
+      for (const email of [
+        'a@example.com',
+        '"a b"@example.com',
+        'a@[192.0.2.1]',
+        'a@[IPv6:2001:db8::1]',
+        'postmaster@localhost',
+      ]) {
+        expect(invitees(email)).toEqual([]);
+      }
+      for (const email of ['a', 'a@', '.a@example.com', 'a..b@example.com', 'a@[IPv6:::12345]']) {
+        expect(invitees(email)).toEqual([
+          {
+            field: 'settings.meeting_invitees[0].email',
+            message: 'settings.meeting_invitees[0].email must be an e-mail address (RFC 5321)',
+          },
+        ]);
+      }
     });
   });
 });

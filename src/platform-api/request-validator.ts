@@ -2,6 +2,7 @@ import Ajv, { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ApiError } from '../common/api-error';
 import { ErrorDetail } from '../common/error-response';
+import { isMailbox } from './formats';
 import { PathRules } from './path-rules';
 import {
   JsonSchema,
@@ -11,6 +12,7 @@ import {
 } from './platform-operations';
 import {
   START_TIME_FORMAT,
+  isBodyRequired,
   isRealDateTime,
   lenientBodySchema,
   lenientPathSchema,
@@ -23,7 +25,7 @@ export interface PlatformRequest {
   /** Path parameters, decoded once (as Express gives them). */
   params: Record<string, string>;
   query: URLSearchParams;
-  /** The parsed JSON body (undefined when none came), or the raw bytes of a multipart one. */
+  /** The parsed JSON body (undefined when none came), or a multipart one's parts by name. */
   body?: unknown;
 }
 
@@ -33,6 +35,7 @@ interface CompiledOperation {
   /** The documented query parameters, and those typed as arrays (they may be repeated). */
   documented: Set<string>;
   arrays: Set<string>;
+  /** A JSON body's validator, or a multipart body's (its parts' text converted as query text is). */
   body?: ValidateFunction;
 }
 
@@ -49,6 +52,7 @@ function newAjv(coerceTypes: boolean): Ajv {
   });
   addFormats(ajv);
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
+  ajv.addFormat('email', isMailbox);
   ajv.addFormat(START_TIME_FORMAT, isRealDateTime);
   // Formats the document names but does not define: documentation only.
   for (const name of ['password', 'binary', 'Hex color code']) ajv.addFormat(name, true);
@@ -105,7 +109,7 @@ export class PlatformRequestValidator {
       throw new Error(`platform operation ${op.id} is not one this validator serves`);
     }
     const query = op.parameters.filter((p) => p.in === 'query');
-    const body = op.body?.contentType === 'application/json' ? op.body : undefined;
+
     const compiled: CompiledOperation = {
       path: this.params.compile(
         objectOf(
@@ -116,7 +120,11 @@ export class PlatformRequestValidator {
       query: this.params.compile(objectOf(query, (p) => lenientSchema(p.schema))),
       documented: new Set(query.map((p) => p.name)),
       arrays: new Set(query.filter((p) => p.schema.type === 'array').map((p) => p.name)),
-      body: body && this.bodies.compile(lenientBodySchema(body.schema, op.method)),
+      body:
+        op.body &&
+        (op.body.contentType === 'application/json'
+          ? this.bodies.compile(lenientBodySchema(op.body.schema, op.method))
+          : this.params.compile(lenientSchema(op.body.schema))),
     };
     this.compiled.set(op.id, compiled);
     return compiled;
@@ -182,22 +190,17 @@ export class PlatformRequestValidator {
   ): ErrorDetail[] {
     if (!op.body) return [];
     if (body === undefined) {
-      return op.body.required
+      return isBodyRequired(op.body)
         ? [{ field: 'body', message: `body is required (${op.body.contentType})` }]
         : [];
     }
-    if (compiled.body) {
-      return compiled.body(body) ? [] : validationDetails(compiled.body.errors ?? [], 'body');
-    }
-    return Buffer.isBuffer(body) ? multipartDetails(op.body.schema, body) : [];
+    if (!compiled.body || compiled.body(body)) return [];
+    const details = validationDetails(compiled.body.errors ?? [], 'body');
+    if (op.body.contentType === 'application/json') return details;
+    return details.map((d) =>
+      d.message.endsWith(' is required')
+        ? { ...d, message: `${d.message} (a multipart/form-data part)` }
+        : d,
+    );
   }
-}
-
-/** A multipart body carries a part for each required field (its bytes are the platform's to judge). */
-function multipartDetails(schema: JsonSchema, raw: Buffer): ErrorDetail[] {
-  const text = raw.toString('latin1');
-  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-  return required
-    .filter((name) => !new RegExp(`content-disposition:[^\\r\\n]*name="${name}"`, 'i').test(text))
-    .map((name) => ({ field: name, message: `${name} is required (a multipart/form-data part)` }));
 }

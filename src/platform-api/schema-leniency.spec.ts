@@ -1,5 +1,8 @@
+import { JsonSchema } from './platform-operations';
 import {
   START_TIME_FORMAT,
+  documentedBodySchema,
+  isBodyRequired,
   isRealDateTime,
   lenientBodySchema,
   lenientPathSchema,
@@ -96,14 +99,52 @@ describe('lenientPathSchema', () => {
     for (const bad of ['a b', '../x', '1'.repeat(65), '']) expect(pattern.test(bad)).toBe(false);
   });
 
-  it('keeps a string path parameter as published', () => {
+  it('states on a text path parameter what the engine refuses: empty, and a `.` or `..` part', () => {
     const param = {
       name: 'pollId',
       in: 'path' as const,
       required: true,
       schema: { type: 'string' },
     };
-    expect(lenientPathSchema(param)).toEqual({ type: 'string' });
+    const schema = lenientPathSchema(param);
+    expect(schema).toMatchObject({ type: 'string', minLength: 1 });
+    const pattern = new RegExp(schema.pattern as string, 'u');
+    for (const good of ['abc', '...', '.a', 'a.b', 'a/b']) expect(pattern.test(good)).toBe(true);
+    for (const bad of ['.', '..', 'a/..', '../b', 'a/./b']) expect(pattern.test(bad)).toBe(false);
+  });
+});
+
+describe('isBodyRequired', () => {
+  const body = (contentType: string, required: boolean, schema: JsonSchema) => ({
+    contentType,
+    required,
+    schema,
+  });
+
+  it('reads an upload whose schema requires a part as required, whatever requestBody says', () => {
+    expect(isBodyRequired(body('multipart/form-data', false, { required: ['file'] }))).toBe(true);
+    expect(isBodyRequired(body('multipart/form-data', false, { properties: {} }))).toBe(false);
+    expect(isBodyRequired(body('application/json', false, { required: ['topic'] }))).toBe(false);
+    expect(isBodyRequired(body('application/json', true, {}))).toBe(true);
+  });
+});
+
+describe('documentedBodySchema', () => {
+  it("states a meeting's start_time as taken: UTC by pattern, local time in words", () => {
+    const schema = documentedBodySchema({
+      type: 'object',
+      properties: {
+        start_time: { type: 'string', format: 'date-time', description: 'When.' },
+        timezone: { type: 'string' },
+      },
+    });
+    const startTime = (schema.properties as Record<string, JsonSchema>).start_time;
+    expect(startTime).toMatchObject({ format: 'date-time' });
+    expect(startTime.description).toMatch(/^When\. .*offset is refused/);
+    const utc = new RegExp(startTime.pattern as string, 'u');
+    expect(utc.test('2025-01-31T14:00:00Z')).toBe(true);
+    expect(utc.test('2025-01-31T14:00:00.250Z')).toBe(true);
+    expect(utc.test('2025-01-31T15:00:00+01:00')).toBe(false);
   });
 });
 

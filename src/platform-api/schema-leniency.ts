@@ -13,7 +13,13 @@ export const START_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d
 const LOCAL_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?$';
 
 /** A platform id (digits) or a meeting/webinar UUID (base64, `/` and `+` included). */
-const ID_OR_UUID = '^[A-Za-z0-9+/=_-]{1,64}$';
+export const ID_OR_UUID = '^[A-Za-z0-9+/=_-]{1,64}$';
+
+/**
+ * A path value none of whose `/`-separated parts is `.` or `..` (the engine refuses those: they
+ * would move the platform's path), as the document states it for text path parameters.
+ */
+const ONE_SEGMENT = '^(?!(?:[^/]*/)*\\.\\.?(?:/|$))';
 
 /** Keywords whose value is data, not a sub-schema: copied as they are. */
 const DATA_KEYWORDS = new Set(['enum', 'default', 'required', 'const', 'example']);
@@ -81,6 +87,36 @@ export function lenientSchema(
   return out;
 }
 
+/** The UTC `start_time`s this service takes, as the document states them (with `date-time`). */
+const UTC_START_TIME = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$';
+
+const START_TIME_RULE =
+  'Taken here as UTC (`2025-01-31T14:00:00Z`), or as local time (`2025-01-31T14:00:00`, no ' +
+  'offset) with `timezone`; a time with an offset is refused (400), since the platform reads ' +
+  'only those two.';
+
+/** Whether a body schema is a meeting's or webinar's: one with both `start_time` and `timezone`. */
+const schedules = (properties: Record<string, JsonSchema> | undefined): boolean =>
+  properties?.start_time !== undefined && properties.timezone !== undefined;
+
+/**
+ * A request body schema as the API document states it: the leniencies above, and the
+ * `start_time` of meetings and webinars with the rule lenientBodySchema applies (its UTC form as
+ * a pattern beside `date-time`; the local form, which no JSON Schema format names, in words).
+ */
+export function documentedBodySchema(schema: JsonSchema): JsonSchema {
+  const out = lenientSchema(schema);
+  const properties = out.properties as Record<string, JsonSchema> | undefined;
+  if (!properties || !schedules(properties)) return out;
+  const { description } = properties.start_time;
+  properties.start_time = {
+    ...properties.start_time,
+    pattern: UTC_START_TIME,
+    description: [description, START_TIME_RULE].filter(Boolean).join(' '),
+  };
+  return out;
+}
+
 /**
  * A request body schema with the leniencies above, and `start_time` of meetings and webinars
  * (the bodies that have both `start_time` and `timezone`) accepted as UTC or as local time; on
@@ -89,7 +125,7 @@ export function lenientSchema(
 export function lenientBodySchema(schema: JsonSchema, method: string): JsonSchema {
   const out = lenientSchema(schema);
   const properties = out.properties as Record<string, JsonSchema> | undefined;
-  if (!properties?.start_time || !properties.timezone) return out;
+  if (!properties || !schedules(properties)) return out;
   properties.start_time = { ...properties.start_time, format: START_TIME_FORMAT };
   if (method !== 'POST') return out;
   return {
@@ -105,10 +141,14 @@ export function lenientBodySchema(schema: JsonSchema, method: string): JsonSchem
 /**
  * A path parameter's schema. Path values are text, so an id the document types as an integer
  * is written here as the text of one, and it also accepts the platform's UUIDs (which the
- * platform takes in the same place).
+ * platform takes in the same place); a text one states the engine's refusal of `.` and `..`.
  */
 export function lenientPathSchema(param: PlatformParameter): JsonSchema {
   const schema = lenientSchema(param.schema);
+  // Text, or alternatives of which text is one (a path value is always text).
+  if (schema.type !== 'integer' && schema.pattern === undefined) {
+    return { minLength: 1, ...schema, pattern: ONE_SEGMENT };
+  }
   if (schema.type !== 'integer') return schema;
   const what = param.name.replace(/(Id|UUID)$/i, '') || 'id';
   return {
@@ -131,5 +171,24 @@ export function isRealDateTime(text: string): boolean {
     date.getUTCHours() === h &&
     date.getUTCMinutes() === mi &&
     date.getUTCSeconds() === s
+  );
+}
+
+/**
+ * Whether a request body must be sent. The platform's document marks the uploads of a webinar's
+ * wallpaper and virtual background optional (`requestBody.required: false`) while their schema
+ * requires the `file` part: an upload without its file is read as the schema says, so a body
+ * whose schema requires a part is required (docs/api.md#the-platforms-spec-errors-we-work-around).
+ */
+export function isBodyRequired(body: {
+  contentType: string;
+  required: boolean;
+  schema: JsonSchema;
+}): boolean {
+  return (
+    body.required ||
+    (body.contentType === 'multipart/form-data' &&
+      Array.isArray(body.schema.required) &&
+      body.schema.required.length > 0)
   );
 }

@@ -15,7 +15,7 @@ const TYPE_NAMES: Record<string, string> = {
 const FORMAT_MESSAGES: Record<string, string> = {
   date: 'must be a date written yyyy-mm-dd, like 2025-01-31',
   'date-time': 'must be an ISO 8601 date-time, like 2025-01-31T14:00:00Z',
-  email: 'must be an e-mail address',
+  email: 'must be an e-mail address (RFC 5321)',
   uri: 'must be a URI',
   int64: 'must be an integer from -2^53 to 2^53',
   [START_TIME_FORMAT]:

@@ -5,6 +5,15 @@ import { RECORDING_FILE_TYPES } from '../zoom/zoom-recordings';
 /** This service's own query parameter on the two recording routes; never sent to the platform. */
 export const FILE_TYPE = 'file_type';
 
+/** A letter as either case, spelled out: ECMA-262 patterns have no inline `(?i)` flag. */
+const caseless = (word: string): string =>
+  word.replace(/[A-Za-z]/g, (c) => `[${c.toUpperCase()}${c.toLowerCase()}]`);
+
+const FILE_TYPE_ITEM = ` *(?:${RECORDING_FILE_TYPES.map(caseless).join('|')}) *`;
+
+/** What fileTypesOf takes, as the document states it (spaces around a type are the ones it trims). */
+export const FILE_TYPE_PATTERN = `^${FILE_TYPE_ITEM}(?:,${FILE_TYPE_ITEM})*$`;
+
 export const FILE_TYPE_QUERY: ApiQueryOptions = {
   name: FILE_TYPE,
   required: false,
@@ -12,7 +21,7 @@ export const FILE_TYPE_QUERY: ApiQueryOptions = {
     `Keep only files of these types, comma-separated (or repeated), from ${RECORDING_FILE_TYPES.join(', ')}. ` +
     "Filtered by this service, not sent to the platform: the platform's totals are left as it " +
     'sent them.',
-  schema: { type: 'string', example: 'MP4,TRANSCRIPT' },
+  schema: { type: 'string', pattern: FILE_TYPE_PATTERN, example: 'MP4,TRANSCRIPT' },
 };
 
 /**

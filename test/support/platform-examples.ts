@@ -101,11 +101,15 @@ export interface ExampleRequest {
 
 const BOUNDARY = 'contract-test-boundary';
 
+/** Each text property as a file part (the uploads' files are typed string), any other as its text. */
 function multipartOf(schema: JsonSchema): string {
-  const parts = Object.keys((schema.properties ?? {}) as object).map(
-    (name) =>
-      `--${BOUNDARY}\r\ncontent-disposition: form-data; name="${name}"; filename="${name}.png"\r\n` +
-      `content-type: image/png\r\n\r\nPNG-bytes-of-${name}\r\n`,
+  const parts = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>).map(
+    ([name, property]) =>
+      property.type === 'string'
+        ? `--${BOUNDARY}\r\ncontent-disposition: form-data; name="${name}"; filename="${name}.png"\r\n` +
+          `content-type: image/png\r\n\r\nPNG-bytes-of-${name}\r\n`
+        : `--${BOUNDARY}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n` +
+          `${String(exampleOf(property))}\r\n`,
   );
   return `${parts.join('')}--${BOUNDARY}--\r\n`;
 }

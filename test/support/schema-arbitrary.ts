@@ -16,6 +16,55 @@ const recentTimestamp = (now: number): fc.Arbitrary<string> =>
     .integer({ min: now - DAY_MS, max: now - 60_000 })
     .map((ms) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z'));
 
+/** RFC 3339 allows an offset as well as `Z`: a third of the date-times carry one. */
+const anyTimestamp = (now: number): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 2, arbitrary: recentTimestamp(now) },
+    fc.tuple(recentTimestamp(now), fc.integer({ min: -12, max: 14 })).map(([utc, hours]) => {
+      const local = new Date(Date.parse(utc) + hours * 3_600_000).toISOString().slice(0, 19);
+      const sign = hours < 0 ? '-' : '+';
+      return `${local}${sign}${String(Math.abs(hours)).padStart(2, '0')}:00`;
+    }),
+  );
+
+const LABEL = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,8}[a-z0-9])?$/);
+
+/**
+ * RFC 5321 mailboxes (JSON Schema's `email`) in each of the grammar's forms: a dot-string or a
+ * quoted local part, a domain or an IPv4 or IPv6 address literal.
+ */
+const mailbox: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.oneof(
+      {
+        weight: 3,
+        arbitrary: fc.stringMatching(/^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]{1,10}(?:\.[a-z0-9]{1,5})?$/),
+      },
+      fc.stringMatching(/^"(?:[ !#-[\]-~]|\\[ -~]){0,10}"$/),
+    ),
+    fc.oneof(
+      {
+        weight: 3,
+        arbitrary: fc
+          .tuple(
+            fc.array(LABEL, { minLength: 1, maxLength: 2 }),
+            fc.constantFrom('com', 'org', 'example'),
+          )
+          .map(([labels, tld]) => [...labels, tld].join('.')),
+      },
+      fc.ipV4().map((ip) => `[${ip}]`),
+      fc.ipV6().map((ip) => `[IPv6:${ip}]`),
+    ),
+  )
+  .map(([local, domain]) => `${local}@${domain}`);
+
+/** One way to break a value: the keyword, the broken value, and the field it breaks (its path). */
+export interface Breakage {
+  broken: string;
+  value: unknown;
+  field?: string[];
+}
+
 export class SchemaArbitraries {
   constructor(
     private readonly document: Json,
@@ -80,7 +129,9 @@ export class SchemaArbitraries {
 
   private string(s: Json): fc.Arbitrary<string> {
     if (s.format === 'uuid') return fc.uuid();
-    if (s.format === 'date-time') return recentTimestamp(this.now);
+    if (s.format === 'date-time') return anyTimestamp(this.now);
+    if (s.format === 'email') return mailbox;
+    if (s.format === 'date') return recentTimestamp(this.now).map((t) => t.slice(0, 10));
     if (s.format === 'uri') {
       return fc.stringMatching(/^[a-z0-9-]{0,20}$/).map((p) => `${this.receiverUrl}/${p}`);
     }
@@ -130,9 +181,9 @@ export class SchemaArbitraries {
    * Ways to break `schema` at `value`, a valid value of it: each one keyword, named. The caller
    * keeps those its validator refuses.
    */
-  invalid(schema: Json, value: unknown): { broken: string; value: unknown }[] {
+  invalid(schema: Json, value: unknown): Breakage[] {
     const s = this.resolve(schema);
-    const out: { broken: string; value: unknown }[] = [];
+    const out: Breakage[] = [];
     const type = s.type ?? (s.properties ? 'object' : undefined);
     if (type && type !== 'string') out.push({ broken: `type ${type}`, value: 'not-a-' + type });
     if (type === 'string') out.push({ broken: 'type string', value: 12345 });
@@ -140,7 +191,11 @@ export class SchemaArbitraries {
     if (s.format === 'uuid') out.push({ broken: 'format uuid', value: 'not-a-uuid' });
     if (s.format === 'date-time')
       out.push({ broken: 'format date-time', value: '2026-13-45T99:99Z' });
-    if (typeof s.pattern === 'string') out.push({ broken: 'pattern', value: ' \t!' });
+    if (s.format === 'date') out.push({ broken: 'format date', value: '2026-13-45' });
+    if (s.format === 'email') out.push({ broken: 'format email', value: 'a..b@example.com' });
+    if (typeof s.pattern === 'string') {
+      out.push({ broken: 'pattern', value: ' \t!' }, { broken: 'pattern', value: '..' });
+    }
     if (typeof s.maxLength === 'number')
       out.push({ broken: 'maxLength', value: 'x'.repeat(s.maxLength + 1) });
     if (typeof s.minLength === 'number' && s.minLength > 0)
@@ -157,13 +212,14 @@ export class SchemaArbitraries {
       for (const name of (s.required ?? []) as string[]) {
         const rest = { ...object };
         delete rest[name];
-        out.push({ broken: `required ${name}`, value: rest });
+        out.push({ broken: `required ${name}`, value: rest, field: [name] });
       }
       for (const [name, property] of Object.entries((s.properties ?? {}) as Record<string, Json>)) {
         for (const inner of this.invalid(property, object[name])) {
           out.push({
             broken: `${name}: ${inner.broken}`,
             value: { ...object, [name]: inner.value },
+            field: [name, ...(inner.field ?? [])],
           });
         }
       }
