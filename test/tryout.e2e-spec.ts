@@ -58,6 +58,26 @@ const printedDeliveries = (output: string): { kind: string; body: PrintedBody }[
     ),
   ].map((m) => ({ kind: m[1], body: JSON.parse(m[2]) as PrintedBody }));
 
+const receiverListening = (receiver: NpmScript) =>
+  waitFor(() => receiver.output().includes('Receiver on'), {
+    timeoutMs: 30_000,
+    what: 'the receiver to listen',
+  });
+
+/** Stops the try-out and its receiver, and drops what they made. */
+async function cleanUp(
+  service: NpmScript | undefined,
+  receiver: NpmScript | undefined,
+  prefix: string,
+  database: TestDatabase | undefined,
+  configHome: string,
+): Promise<void> {
+  await Promise.all([service?.stop(), receiver?.stop()]);
+  await deleteRedisKeys(prefix);
+  await database?.drop();
+  rmSync(configHome, { recursive: true, force: true });
+}
+
 describe('the README try-out', () => {
   let database: TestDatabase;
   const prefix = `mebtest:${randomBytes(4).toString('hex')}`;
@@ -112,18 +132,10 @@ describe('the README try-out', () => {
     receiverUrl = `http://127.0.0.1:${receiverPort}/hook`;
     receiver = runNpmScript('receiver', ['--port', String(receiverPort)]);
     ({ id: webhookId } = await startTryout());
-    await waitFor(() => receiver.output().includes('Receiver on'), {
-      timeoutMs: 30_000,
-      what: 'the receiver to listen',
-    });
+    await receiverListening(receiver);
   }, 180_000);
 
-  afterAll(async () => {
-    await Promise.all([service?.stop(), receiver?.stop()]);
-    await deleteRedisKeys(prefix);
-    await database?.drop();
-    rmSync(configHome, { recursive: true, force: true });
-  });
+  afterAll(() => cleanUp(service, receiver, prefix, database, configHome));
 
   it('announces the client, the subscribed webhook and the next steps, with no log lines below warn', () => {
     const output = service?.output() ?? '';
@@ -348,18 +360,10 @@ describe('the README try-out with a fake platform (no account)', () => {
       timeoutMs: 120_000,
       what: `the try-out banner; output: ${service.output()}`,
     });
-    await waitFor(() => receiver.output().includes('Receiver on'), {
-      timeoutMs: 30_000,
-      what: 'the receiver to listen',
-    });
+    await receiverListening(receiver);
   }, 180_000);
 
-  afterAll(async () => {
-    await Promise.all([service?.stop(), receiver?.stop()]);
-    await deleteRedisKeys(prefix);
-    await database?.drop();
-    rmSync(configHome, { recursive: true, force: true });
-  });
+  afterAll(() => cleanUp(service, receiver, prefix, database, configHome));
 
   it('names the fake platform, the missed meeting and the two steps it adds', () => {
     const output = service.output();
