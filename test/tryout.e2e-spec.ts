@@ -24,6 +24,8 @@ import { waitFor } from './support/wait-for';
 
 const ROOT = join(__dirname, '..');
 const BANNER_WEBHOOK = /webhook ([0-9a-f-]{36}) \((created|found again)\)/;
+/** A test that runs `meb` several times: each run loads Node and the CLI, 15 s under load. */
+const MEB_TEST_MS = 120_000;
 
 /** `meb …` as the banner says it, through the package's bin, with its own configuration home. */
 const mebAt =
@@ -182,20 +184,24 @@ describe('the README try-out', () => {
     });
   });
 
-  it('is followed with the CLI the banner names: login, then the webhook and its deliveries', async () => {
-    const login = await meb(
-      'login',
-      '--client-id',
-      TRYOUT.clientId,
-      '--client-secret',
-      TRYOUT.clientSecret,
-    );
-    expect(login.code).toBe(0);
-    const listed = await meb('--json', 'webhooks', 'list');
-    expect(JSON.parse(listed.output).map((w: { id: string }) => w.id)).toEqual([webhookId]);
-    const deliveries = await meb('--json', 'deliveries', 'list', webhookId);
-    expect(JSON.parse(deliveries.output).data.length).toBeGreaterThan(0);
-  });
+  it(
+    'is followed with the CLI the banner names: login, then the webhook and its deliveries',
+    async () => {
+      const login = await meb(
+        'login',
+        '--client-id',
+        TRYOUT.clientId,
+        '--client-secret',
+        TRYOUT.clientSecret,
+      );
+      expect(login.code).toBe(0);
+      const listed = await meb('--json', 'webhooks', 'list');
+      expect(JSON.parse(listed.output).map((w: { id: string }) => w.id)).toEqual([webhookId]);
+      const deliveries = await meb('--json', 'deliveries', 'list', webhookId);
+      expect(JSON.parse(deliveries.output).data.length).toBeGreaterThan(0);
+    },
+    MEB_TEST_MS,
+  );
 
   it('keeps verifying through a secret rotation, saying that only the previous secret matched', async () => {
     const rotated = await meb(
@@ -376,74 +382,85 @@ describe('the README try-out with a fake platform (no account)', () => {
     expect(output).not.toMatch(/"level":30/);
   });
 
-  it('delivers an event pushed over the platform socket, via "websocket"', async () => {
-    expect(
-      (await meb('login', '--client-id', TRYOUT.clientId, '--client-secret', TRYOUT.clientSecret))
-        .code,
-    ).toBe(0);
-    // The service connects to the fake's socket within seconds of its start.
-    await waitFor(
-      async () => {
-        const status = await meb('--json', 'inbound', 'status');
-        return status.code === 0 && JSON.parse(status.output).websocket.state === 'connected';
-      },
-      { timeoutMs: 60_000, what: 'the socket to the fake platform to be connected' },
-    );
-    const send = runNpmScript('send-event', [
-      '--via',
-      'websocket',
-      'meeting.started',
-      '--platform-url',
-      platformUrl,
-    ]);
-    expect(await send.exit).toBe(0);
-    expect(send.output()).toContain("meeting.started → pushed over the platform's socket");
-    const delivered = await waitFor(
-      () =>
-        printedDeliveries(receiver.output()).find((d) => d.body.source?.via === 'websocket') ??
-        undefined,
-      { timeoutMs: 30_000, what: 'the receiver to print a delivery that came by the socket' },
-    );
-    expect(delivered).toMatchObject({
-      kind: 'job.started',
-      body: { source: { platform: 'zoom', event: 'meeting.started', via: 'websocket' } },
-    });
-  });
+  it(
+    'delivers an event pushed over the platform socket, via "websocket"',
+    async () => {
+      expect(
+        (await meb('login', '--client-id', TRYOUT.clientId, '--client-secret', TRYOUT.clientSecret))
+          .code,
+      ).toBe(0);
+      // The service connects to the fake's socket within seconds of its start.
+      await waitFor(
+        async () => {
+          const status = await meb('--json', 'inbound', 'status');
+          return status.code === 0 && JSON.parse(status.output).websocket.state === 'connected';
+        },
+        { timeoutMs: 60_000, what: 'the socket to the fake platform to be connected' },
+      );
+      const send = runNpmScript('send-event', [
+        '--via',
+        'websocket',
+        'meeting.started',
+        '--platform-url',
+        platformUrl,
+      ]);
+      expect(await send.exit).toBe(0);
+      expect(send.output()).toContain("meeting.started → pushed over the platform's socket");
+      const delivered = await waitFor(
+        () =>
+          printedDeliveries(receiver.output()).find((d) => d.body.source?.via === 'websocket') ??
+          undefined,
+        { timeoutMs: 30_000, what: 'the receiver to print a delivery that came by the socket' },
+      );
+      expect(delivered).toMatchObject({
+        kind: 'job.started',
+        body: { source: { platform: 'zoom', event: 'meeting.started', via: 'websocket' } },
+      });
+    },
+    MEB_TEST_MS,
+  );
 
-  it("creates and delivers the missed meeting with the banner's meb reconcile", async () => {
-    const command = /5\. recover the missed meeting: +meb (reconcile --since \S+ --wait)/.exec(
-      service.output(),
-    );
-    expect(command).not.toBeNull();
-    const run = await meb('--json', ...(command as RegExpExecArray)[1].split(' '));
-    expect({ code: run.code, output: run.output }).toEqual({ code: 0, output: expect.any(String) });
-    const ran = JSON.parse(run.output);
-    expect(ran).toMatchObject({
-      status: 'succeeded',
-      created: {
-        'meeting.started': 1,
-        'meeting.ended': 1,
-        'meeting.participant_joined': 2,
-        'meeting.participant_left': 2,
-      },
-    });
-    // The try-out's webhook takes job.started and follower.gained: the start and both joins.
-    const reconciled = await waitFor(
-      () => {
-        const found = printedDeliveries(receiver.output()).filter(
-          (d) => d.body.source?.via === 'reconciliation',
-        );
-        return found.length >= 3 && found;
-      },
-      { timeoutMs: 30_000, what: 'the receiver to print the reconciled deliveries' },
-    );
-    expect(reconciled.map((d) => d.kind).sort()).toEqual([
-      'follower.gained',
-      'follower.gained',
-      'job.started',
-    ]);
-    expect(reconciled.map((d) => d.body.data.topic)).toEqual(
-      Array(3).fill('The meeting no event told of'),
-    );
-  });
+  it(
+    "creates and delivers the missed meeting with the banner's meb reconcile",
+    async () => {
+      const command = /5\. recover the missed meeting: +meb (reconcile --since \S+ --wait)/.exec(
+        service.output(),
+      );
+      expect(command).not.toBeNull();
+      const run = await meb('--json', ...(command as RegExpExecArray)[1].split(' '));
+      expect({ code: run.code, output: run.output }).toEqual({
+        code: 0,
+        output: expect.any(String),
+      });
+      const ran = JSON.parse(run.output);
+      expect(ran).toMatchObject({
+        status: 'succeeded',
+        created: {
+          'meeting.started': 1,
+          'meeting.ended': 1,
+          'meeting.participant_joined': 2,
+          'meeting.participant_left': 2,
+        },
+      });
+      // The try-out's webhook takes job.started and follower.gained: the start and both joins.
+      const reconciled = await waitFor(
+        () => {
+          const found = printedDeliveries(receiver.output()).filter(
+            (d) => d.body.source?.via === 'reconciliation',
+          );
+          return found.length >= 3 && found;
+        },
+        { timeoutMs: 30_000, what: 'the receiver to print the reconciled deliveries' },
+      );
+      expect(reconciled.map((d) => d.kind).sort()).toEqual([
+        'follower.gained',
+        'follower.gained',
+        'job.started',
+      ]);
+      expect(reconciled.map((d) => d.body.data.topic)).toEqual(
+        Array(3).fill('The meeting no event told of'),
+      );
+    },
+    MEB_TEST_MS,
+  );
 });
