@@ -65,30 +65,55 @@ function table(rows: TargetRow[]): string {
   return [line(cells[0]), line(cells[0].map(() => '---')), ...cells.slice(1).map(line)].join('\n');
 }
 
-/** `npm run bench -- pipeline,websocket`: only those benches (the names of their files). */
-const ONLY = (process.argv[2] ?? '').split(',').filter(Boolean);
+/** What `npm run bench` runs, in order: each script of bench/ with its arguments. */
+const BENCHES: [string, string[]][] = [
+  // events, concurrency, warm-up, rounds, phases
+  [
+    'pipeline.ts',
+    [String(scaled(5000)), '50', String(scaled(2000)), '3', 'e2e,ingest,fanout,tracing'],
+  ],
+  ['deployed.ts', ['fast,slow,five,workers,history']],
+  // events, rounds, connections
+  ['websocket.ts', [String(scaled(5000)), '3', '32']],
+  // meetings, participants, RECONCILE_MAX_RPS, platform latency (ms)
+  ['reconcile.ts', [String(scaled(2000)), String(scaled(50_000)), '20', '250']],
+];
+const NAMES = BENCHES.map(([script]) => script.replace(/\.ts$/, ''));
 
-async function main(): Promise<void> {
+const USAGE = `Usage: npm run bench [-- <name>[,<name>…]]   (names: ${NAMES.join(', ')})
+       BENCH_SCALE=0.01 npm run bench   every burst a hundredth: a check that it runs
+
+Every performance target of docs/benchmarks.md, each beside its same-run baseline, then the
+machine and one table. With names, only those benches. Each bench runs alone too, with
+--help for its arguments: node -r ts-node/register/transpile-only bench/<name>.ts --help
+`;
+
+/**
+ * The benches to run (`npm run bench -- pipeline,websocket`: only those), or the exit code
+ * after printing the usage (asked for: 0; a name that is none: 2).
+ */
+function chosen(argv: string[]): string[] | number {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const names = argv.flatMap((arg) => arg.split(',')).filter(Boolean);
+  const unknown = names.filter((name) => !NAMES.includes(name));
+  if (unknown.length > 0) {
+    process.stderr.write(`npm run bench: no bench named ${unknown.join(', ')}\n\n${USAGE}`);
+    return 2;
+  }
+  return names.length === 0 ? NAMES : names;
+}
+
+async function main(only: string[]): Promise<void> {
   const started = Date.now();
   const about = await machine();
   const dir = mkdtempSync(join(tmpdir(), 'meb-bench-'));
   const results = join(dir, 'results.jsonl');
   try {
-    const benches: [string, string[]][] = [
-      // events, concurrency, warm-up, rounds, phases
-      [
-        'pipeline.ts',
-        [String(scaled(5000)), '50', String(scaled(2000)), '3', 'e2e,ingest,fanout,tracing'],
-      ],
-      ['deployed.ts', ['fast,slow,five,workers,history']],
-      // events, rounds, connections
-      ['websocket.ts', [String(scaled(5000)), '3', '32']],
-      // meetings, participants, RECONCILE_MAX_RPS, platform latency (ms)
-      ['reconcile.ts', [String(scaled(2000)), String(scaled(50_000)), '20', '250']],
-    ];
-    for (const [script, args] of benches) {
-      if (ONLY.length === 0 || ONLY.includes(script.replace(/\.ts$/, '')))
-        run(script, args, results);
+    for (const [script, args] of BENCHES) {
+      if (only.includes(script.replace(/\.ts$/, ''))) run(script, args, results);
     }
     const rows = readFileSync(results, 'utf8')
       .split('\n')
@@ -111,10 +136,15 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+const only = chosen(process.argv.slice(2));
+if (typeof only === 'number') {
+  process.exit(only);
+} else {
+  main(only).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

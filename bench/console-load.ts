@@ -16,7 +16,9 @@ import { launchChromium } from '../test/support/chromium';
 import { ensureConsoleBuilt } from '../test/support/console-build';
 import { request } from '../test/support/http';
 import { startTestApp } from '../test/support/test-app';
-import { percentile } from './support';
+import { helpIfAsked, percentile } from './support';
+
+helpIfAsked(__filename, '[rounds=10]');
 
 const ROUNDS = Math.min(Number(process.argv[2] ?? 10), 50);
 const BUILT = join(__dirname, '..', 'dist', 'console-app');

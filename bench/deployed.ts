@@ -35,8 +35,10 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { ROOT, BASELINE_DIR, Side, build, startApp, startMinimal } from './sides';
-import { now, percentile, spawnNode, stopChild } from './support';
+import { helpIfAsked, now, percentile, spawnNode, stopChild } from './support';
 import { recordTarget, scaled } from './results';
+
+helpIfAsked(__filename, '[runs=fast,slow,five,workers] (comma-separated; also: history)');
 
 const RUNS = (process.argv[2] ?? 'fast,slow,five,workers').split(',');
 const CONCURRENCY = 50;

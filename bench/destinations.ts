@@ -28,7 +28,9 @@ import { request } from '../test/support/http';
 import { startReceiver } from '../test/support/receiver';
 import { TestApp, startTestApp } from '../test/support/test-app';
 import { waitFor } from '../test/support/wait-for';
-import { percentile } from './support';
+import { helpIfAsked, percentile } from './support';
+
+helpIfAsked(__filename, '[events=5000] [rounds=15]');
 
 const EVENTS = Math.min(Number(process.argv[2] ?? 5000), 50_000);
 const ROUNDS = Math.min(Number(process.argv[3] ?? 15), 100);

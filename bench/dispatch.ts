@@ -40,6 +40,9 @@ import { SubscriptionEvent } from '../src/webhooks/subscription-events';
 import { Receiver, startReceiver } from '../test/support/receiver';
 import { TEST_REDIS_URL, TestApp, deleteRedisKeys, startTestApp } from '../test/support/test-app';
 import { waitFor } from '../test/support/wait-for';
+import { helpIfAsked } from './support';
+
+helpIfAsked(__filename, '[events=4000] [receivers=4] [rate=500] [rounds=2]');
 
 const EVENTS = Math.min(Number(process.argv[2] ?? 4000), 50_000);
 const RECEIVERS = Math.min(Number(process.argv[3] ?? 4), 32);

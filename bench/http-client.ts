@@ -22,7 +22,9 @@ import { Agent, request } from 'undici';
 import { HttpSender } from '../src/destinations/http/http.sender';
 import { Deadline, OutgoingMessage } from '../src/destinations/transport';
 import { checkWebhookUrl } from '../src/destinations/http/ssrf-policy';
-import { percentile } from './support';
+import { helpIfAsked, percentile } from './support';
+
+helpIfAsked(__filename, '[posts=20000] [concurrency=10] [rounds=3]');
 
 const POSTS = Number(process.argv[2] ?? 20_000);
 const CONCURRENCY = Number(process.argv[3] ?? 10);

@@ -38,7 +38,17 @@ import {
   deleteRedisKeys,
 } from '../test/support/test-app';
 import { freePort } from '../test/support/spawn-app';
-import { cpuSecondsOf, percentile, stopChild, subscribe, waitReady, zoomHeaders } from './support';
+import {
+  cpuSecondsOf,
+  helpIfAsked,
+  percentile,
+  stopChild,
+  subscribe,
+  waitReady,
+  zoomHeaders,
+} from './support';
+
+helpIfAsked(__filename, '[seconds=10] [connections=32] [phases=123]');
 
 const SECONDS = Math.min(Number(process.argv[2] ?? 10), 60);
 const CONNECTIONS = Math.min(Number(process.argv[3] ?? 32), 256);

@@ -23,6 +23,9 @@ import { meetingStarted } from '../scripts/platform/zoom-events';
 import { CLIENTS } from '../test/support/test-app';
 import { createTestDatabase } from '../test/support/test-db';
 import { INGEST_AND_DELIVERY_SQL, INGEST_SQL, SCHEMA } from './minimal-sql';
+import { helpIfAsked } from './support';
+
+helpIfAsked(__filename, '[batch=15] [statements=300]');
 
 const BATCH = Math.min(Number(process.argv[2] ?? 15), 100);
 const STATEMENTS = Math.min(Number(process.argv[3] ?? 300), 10_000);

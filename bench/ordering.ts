@@ -19,6 +19,9 @@ import { startReceiver } from '../test/support/receiver';
 import { startTestApp } from '../test/support/test-app';
 import { waitFor } from '../test/support/wait-for';
 import { createWebhook } from '../test/support/webhooks';
+import { helpIfAsked } from './support';
+
+helpIfAsked(__filename, '[events=2000] [rounds=1]');
 
 const EVENTS = Math.min(Number(process.argv[2] ?? 2000), 20_000);
 const ROUNDS = Math.min(Number(process.argv[3] ?? 1), 5);

@@ -25,6 +25,9 @@ import { FakeZoom } from '../test/support/fake-zoom';
 import { exampleOf } from '../test/support/platform-examples';
 import { readStreamed } from '../test/support/streamed-read';
 import { startTestApp } from '../test/support/test-app';
+import { helpIfAsked } from './support';
+
+helpIfAsked(__filename, '[calls=500] [download-mb=200]');
 
 const CALLS = Math.min(Number(process.argv[2] ?? 500), 5_000);
 const DOWNLOAD_MB = Math.min(Number(process.argv[3] ?? 200), 1_000);

@@ -67,8 +67,13 @@ import {
   startApp,
   startMinimal,
 } from './sides';
-import { cpuSecondsOf, now, percentile, sampleRss, spawnNode } from './support';
+import { cpuSecondsOf, helpIfAsked, now, percentile, sampleRss, spawnNode } from './support';
 import { recordTarget, scaled } from './results';
+
+helpIfAsked(
+  __filename,
+  '[events=5000] [concurrency=50] [warmup=2000] [rounds=1] [phases=e2e,ingest,fanout]',
+);
 
 const EVENTS = Math.min(Number(process.argv[2] ?? 5000), 100_000);
 const CONCURRENCY = Math.min(Number(process.argv[3] ?? 50), 512);

@@ -20,7 +20,9 @@ import { createTestDatabase } from '../test/support/test-db';
 import { clientToken } from '../scripts/client-token';
 import { recordTarget } from './results';
 import { build, spawnDeployed } from './sides';
-import { sampleRss, stopChild, subscribe, zoomHeaders } from './support';
+import { helpIfAsked, sampleRss, stopChild, subscribe, zoomHeaders } from './support';
+
+helpIfAsked(__filename, '[meetings=2000] [participants=50000] [rps=20] [latency-ms=0]');
 
 const MEETINGS = Math.max(1, Number(process.argv[2] ?? 2000));
 const PARTICIPANTS = Math.max(0, Number(process.argv[3] ?? 50_000));

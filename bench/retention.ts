@@ -12,6 +12,9 @@ import { startReceiver } from '../test/support/receiver';
 import { startTestApp } from '../test/support/test-app';
 import { waitFor } from '../test/support/wait-for';
 import { createWebhook } from '../test/support/webhooks';
+import { helpIfAsked } from './support';
+
+helpIfAsked(__filename, '[deliveries=1000000] [rate=100]');
 
 const DELIVERIES = Math.min(Number(process.argv[2] ?? 1_000_000), 5_000_000);
 /** Events published per second by the concurrent delivery load. */

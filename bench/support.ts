@@ -124,3 +124,24 @@ export async function subscribe(
   });
   if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${await hook.text()}`);
 }
+
+/**
+ * `--help` (or `-h`) among a bench script's arguments: prints how to run it and the comment
+ * that opens the file, and exits 0; its positional arguments would otherwise read the flag as
+ * a count (NaN). `args` lists them in order, each with its default.
+ */
+export function helpIfAsked(file: string, args: string): void {
+  const argv = process.argv.slice(2);
+  if (!argv.includes('--help') && !argv.includes('-h')) return;
+  const name = file.slice(file.lastIndexOf('bench/'));
+  const opening = /^\/\*\*([\s\S]*?)\*\//.exec(readFileSync(file, 'utf8'))?.[1] ?? '';
+  const about = opening
+    .split('\n')
+    .map((line) => line.replace(/^\s*\* ?/, ''))
+    .join('\n')
+    .trim();
+  process.stdout.write(
+    `Usage: node -r ts-node/register/transpile-only ${name} ${args}\n\n${about}\n`,
+  );
+  process.exit(0);
+}

@@ -10,6 +10,9 @@ import { DataSource } from 'typeorm';
 import { encodeCursor } from '../src/common/cursor';
 import { request } from '../test/support/http';
 import { startTestApp } from '../test/support/test-app';
+import { helpIfAsked } from './support';
+
+helpIfAsked(__filename, '[rows=50000] [samples=100]');
 
 const ROWS = Math.min(Number(process.argv[2] ?? 50_000), 500_000);
 const SAMPLES = Math.min(Number(process.argv[3] ?? 100), 1_000);

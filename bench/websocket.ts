@@ -34,8 +34,10 @@ import {
   deleteRedisKeys,
 } from '../test/support/test-app';
 import { createTestDatabase } from '../test/support/test-db';
-import { spawnNode, stopChild, subscribe, waitReady, zoomHeaders } from './support';
+import { helpIfAsked, spawnNode, stopChild, subscribe, waitReady, zoomHeaders } from './support';
 import { recordTarget } from './results';
+
+helpIfAsked(__filename, '[events=5000] [rounds=3] [connections=32]');
 
 const EVENTS = Math.min(Number(process.argv[2] ?? 5000), 100_000);
 const ROUNDS = Math.min(Number(process.argv[3] ?? 3), 10);

@@ -2,6 +2,9 @@
  * `npm run send-event -- <platform event>… [--url http://localhost:3000] [--secret …]`: sends
  * sample platform (Zoom) events to the service's /zoom/events, signed as the platform signs
  * them, each about a new meeting so none is taken for a redelivery.
+ *
+ * `--via websocket [--platform-url http://127.0.0.1:4100]`: has the fake platform of
+ * `npm run tryout -- --fake-platform` push them over the event socket the service holds.
  */
 import { parseArgs } from 'node:util';
 import {
@@ -42,28 +45,64 @@ const SAMPLES: Record<string, (uuid: string) => ZoomEvent> = {
   'endpoint.url_validation': () => urlValidation(),
 };
 
+const VIAS = ['webhook', 'websocket'];
+
+/** Has the try-out's fake platform push `event` over its socket; the answer's status and text. */
+async function pushOverSocket(
+  platformUrl: string,
+  event: ZoomEvent,
+): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${platformUrl}${TRYOUT.socketEventsPath}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(event),
+  }).catch((error: Error & { cause?: Error }) => {
+    throw new Error(
+      `could not reach the fake platform at ${platformUrl} (${error.cause?.message ?? error.message}): ` +
+        'is the service running with npm run tryout -- --fake-platform?',
+    );
+  });
+  return { status: res.status, text: (await res.text()).trim() };
+}
+
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
       url: { type: 'string', default: `http://localhost:${TRYOUT.servicePort}` },
       secret: { type: 'string', default: TRYOUT.zoomSecretToken },
+      via: { type: 'string', default: 'webhook' },
+      'platform-url': { type: 'string', default: `http://127.0.0.1:${TRYOUT.fakePlatformPort}` },
     },
   });
   const unknown = positionals.filter((name) => !SAMPLES[name]);
-  if (positionals.length === 0 || unknown.length > 0) {
-    (unknown.length > 0 ? process.stderr : process.stdout).write(
-      `${unknown.length > 0 ? `No sample for ${unknown.join(', ')}. ` : ''}` +
+  const badVia = VIAS.includes(values.via) ? '' : `No way ${values.via}: webhook or websocket. `;
+  if (positionals.length === 0 || unknown.length > 0 || badVia) {
+    const mistaken = unknown.length > 0 || badVia !== '';
+    (mistaken ? process.stderr : process.stdout).write(
+      `${badVia}${unknown.length > 0 ? `No sample for ${unknown.join(', ')}. ` : ''}` +
         `Usage: npm run send-event -- <event>… [--url ${values.url}] [--secret …]\n` +
+        `       npm run send-event -- --via websocket <event>… [--platform-url ${values['platform-url']}]\n` +
+        '         (over the socket of npm run tryout -- --fake-platform)\n' +
         `Events: ${Object.keys(SAMPLES).join(', ')}\n`,
     );
     // Asking with no event is asking for the list; naming an unknown one is a mistake.
-    return unknown.length > 0 ? 2 : 0;
+    return mistaken ? 2 : 0;
   }
   let failed = 0;
   for (const name of positionals) {
     // A fresh meeting and event time each run: the service would drop a repeat as a redelivery.
     const event = { ...SAMPLES[name](meetingUuid()), event_ts: Date.now() };
+    if (values.via === 'websocket') {
+      const pushed = await pushOverSocket(values['platform-url'], event);
+      process.stdout.write(
+        pushed.status === 202
+          ? `${name} → pushed over the platform's socket\n`
+          : `${name} → not pushed: ${pushed.status} ${pushed.text}\n`,
+      );
+      if (pushed.status !== 202) failed += 1;
+      continue;
+    }
     const sent = await postZoomEvent(values.url, event, { secret: values.secret }).catch(
       (error: Error & { cause?: Error }) => {
         throw new Error(

@@ -15,6 +15,10 @@ export const TRYOUT = {
   webhookEvents: ['job.started', 'follower.gained'],
   servicePort: 3000,
   receiverPort: 4000,
+  /** `--fake-platform`'s control server, which `send-event --via websocket` posts to. */
+  fakePlatformPort: 4100,
+  /** Where on it: the platform event's JSON, pushed over the socket the service holds. */
+  socketEventsPath: '/socket/events',
   /** Its own database, apart from the `postgres` one `npm start` uses. */
   databaseUrl: 'postgres://postgres@localhost:5432/meeting_event_bridge_tryout',
   queuePrefix: 'meb-tryout',

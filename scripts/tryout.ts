@@ -1,5 +1,6 @@
 /**
- * `npm run tryout [-- --reset] [-- --receiver-url …]`: the service as `npm start` runs it, set
+ * `npm run tryout [-- --reset] [-- --receiver-url …] [-- --fake-platform [--fake-platform-port
+ * 4100]]`: the service as `npm start` runs it, set
  * up for trying it on one machine: its own database (`meeting_event_bridge_tryout`, made when
  * missing; `--reset` starts it empty) and Redis keys (`meb-tryout`), an API client holding every
  * scope (queues:admin too), loopback receivers allowed, a platform secret token that
@@ -7,11 +8,17 @@
  * again on every start, never subscribed twice. Logs warnings and errors only; a banner says
  * what to do next. PORT, DATABASE_URL, REDIS_URL, QUEUE_PREFIX and LOG_LEVEL are taken from the
  * environment when set.
+ *
+ * With `--fake-platform`, a platform on this machine (scripts/platform/fake-platform.ts) stands
+ * in for an account: the service holds its event WebSocket, and a reconciliation finds the
+ * meeting its reports list and no event told of. The schedule is off (RECONCILE_INTERVAL_MS=0),
+ * so that what reconciles the meeting is the run the banner names.
  */
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { SCOPES } from '../src/config/config.types';
 import { clientToken } from './client-token';
+import type { FakePlatform } from './platform/fake-platform';
 import { deleteQueueKeys } from './queue-keys';
 import { TRYOUT } from './tryout-settings';
 
@@ -19,6 +26,8 @@ const { values } = parseArgs({
   options: {
     reset: { type: 'boolean', default: false },
     'receiver-url': { type: 'string', default: `http://127.0.0.1:${TRYOUT.receiverPort}/hook` },
+    'fake-platform': { type: 'boolean', default: false },
+    'fake-platform-port': { type: 'string', default: String(TRYOUT.fakePlatformPort) },
   },
 });
 const receiverUrl = values['receiver-url'];
@@ -43,6 +52,16 @@ process.env.LOG_LEVEL ??= 'warn';
 const port = Number(process.env.PORT);
 const base = `http://localhost:${port}`;
 const databaseUrl = process.env.DATABASE_URL;
+
+/** The fake platform, started and the service pointed at it, when --fake-platform is given. */
+async function prepareFakePlatform(): Promise<FakePlatform | undefined> {
+  if (!values['fake-platform']) return undefined;
+  // Loaded only here: a try-out against no platform needs none of the fakes.
+  const { startFakePlatform } = await import('./platform/fake-platform');
+  const platform = await startFakePlatform(Number(values['fake-platform-port']));
+  Object.assign(process.env, platform.env, { RECONCILE_INTERVAL_MS: '0' });
+  return platform;
+}
 
 /** Makes the try-out's database when missing; with --reset, drops it (and its Redis keys) first. */
 async function prepareDatabase(): Promise<string> {
@@ -144,10 +163,33 @@ async function ensureWebhook(): Promise<{ webhook: Webhook; found: boolean }> {
   return { webhook, found: false };
 }
 
-async function announce(database: string): Promise<void> {
+/** The banner's lines on the fake platform, and the steps it adds. */
+function platformLines(platform: FakePlatform | undefined): { about: string[]; next: string[] } {
+  if (!platform) return { about: [], next: [] };
+  const at = (iso: string) => iso.replace(/\.\d+Z$/, 'Z');
+  // A little before the meeting began, so that the window holds all of it.
+  const since = at(new Date(Date.parse(platform.missed.start) - 10 * 60_000).toISOString());
+  const via = `--platform-url ${platform.controlUrl}`;
+  return {
+    about: [
+      `  fake platform on this machine (no account): tokens, REST API, event socket, reports;`,
+      `    the service holds its socket (meb inbound status); scheduled reconciliation is off`,
+      `    its reports list a meeting no event told of: "${platform.missed.meeting.topic}", ` +
+        `${platform.missed.start} to ${platform.missed.end}`,
+    ],
+    next: [
+      `  4. an event over the platform's socket: npm run send-event -- --via websocket meeting.started` +
+        (platform.controlUrl.endsWith(`:${TRYOUT.fakePlatformPort}`) ? '' : ` ${via}`),
+      `  5. recover the missed meeting:         meb reconcile --since ${since} --wait`,
+    ],
+  };
+}
+
+async function announce(database: string, platform: FakePlatform | undefined): Promise<void> {
   const { webhook, found } = await ensureWebhook();
   const secret = secretLines(webhook);
   const login = `meb login --client-id ${TRYOUT.clientId} --client-secret ${TRYOUT.clientSecret}`;
+  const fake = platformLines(platform);
   process.stdout.write(
     [
       '',
@@ -156,6 +198,7 @@ async function announce(database: string): Promise<void> {
       `  API client: ${TRYOUT.clientId} / ${TRYOUT.clientSecret} (every scope)`,
       `  webhook ${webhook.id} ${found ? '(found again)' : '(created)'}: ${TRYOUT.webhookEvents.join(', ')} → ${receiverUrl}`,
       `    ${secret.signed}`,
+      ...fake.about,
       `  Swagger UI: ${base}/docs   queue dashboard: ${base}/admin/queues`,
       `  logs: warnings and errors only (LOG_LEVEL=info npm run tryout for every request)`,
       'Next:',
@@ -163,18 +206,19 @@ async function announce(database: string): Promise<void> {
       '  2. in a third:           npm run send-event -- meeting.started',
       `  3. follow the deliveries: ${login}`,
       `                            meb deliveries tail ${webhook.id}`,
+      ...fake.next,
       '',
     ].join('\n'),
   );
 }
 
-prepareDatabase().then(
-  async (database) => {
+Promise.all([prepareDatabase(), prepareFakePlatform()]).then(
+  async ([database, platform]) => {
     // main.ts reads the environment as it loads, so it is loaded only now. A start that fails
     // (PORT taken) has said why in one line and exited before `listening` would resolve.
     const { listening } = await import('../src/main');
     await listening;
-    await announce(database).catch((error: Error) => {
+    await announce(database, platform).catch((error: Error) => {
       process.stderr.write(`npm run tryout: could not subscribe the receiver: ${error.message}\n`);
     });
   },

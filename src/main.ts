@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { AppLogger, logConfigProblems } from './common/logging';
-import { startupProblem } from './common/startup-problems';
+import { AppLogger, logConfigProblems, unbufferedLogger } from './common/logging';
+import { dependencyWarnings, startupProblem } from './common/startup-problems';
 import { ConfigError, loadConfigFromProcess } from './config/load-config';
 import { AppConfig } from './config/config.types';
 
@@ -19,12 +19,18 @@ function readConfig(): AppConfig {
 }
 
 async function main(config: AppConfig): Promise<void> {
+  // Said before the app loads (seconds under ts-node), unbuffered since loading it keeps the
+  // event loop busy: what a person must read first comes first (Nest's own start is at debug),
+  // and PostgreSQL or Redis taking no connection is said at once rather than after a silence.
+  const { configWarnings, redisWarnings } = await import('./health/startup-checks');
+  const early = unbufferedLogger(config);
+  for (const warning of configWarnings(config)) early.warn(warning, 'Bootstrap');
+  const down = await dependencyWarnings(config);
+  for (const warning of [down.postgres, down.redis]) {
+    if (warning) early.warn(warning, 'Bootstrap');
+  }
   // Loaded once the configuration is valid: a bad one is reported before the whole app loads.
   const { createApp } = await import('./bootstrap');
-  const { configWarnings, redisWarnings } = await import('./health/startup-checks');
-  // What a person must read first comes first: Nest's own start is logged at debug.
-  const early = new AppLogger(config);
-  for (const warning of configWarnings(config)) early.warn(warning, 'Bootstrap');
   const app = await createApp(config);
   const logger = new Logger('Bootstrap');
 
@@ -65,7 +71,8 @@ async function main(config: AppConfig): Promise<void> {
   // What app.listen would have set, for whatever waits on it.
   app.get(HttpAdapterHost).listening = true;
   logger.log(`listening on :${config.port} as role ${config.role.name}`);
-  for (const warning of await redisWarnings(app, config)) logger.warn(warning);
+  // Said once: a Redis already said to be away at the first look is not said again.
+  if (!down.redis) for (const warning of await redisWarnings(app, config)) logger.warn(warning);
 }
 
 const config = readConfig();

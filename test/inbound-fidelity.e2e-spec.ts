@@ -27,6 +27,15 @@ import {
 const PUBLIC_BASE_URL = 'https://bridge.example.com';
 const SECOND_APP_TOKEN = 'second_app_secret_token';
 const TRACKING_ID = 'v=2.0;clid=aw1;rid=WEB_4f1e3bd0c0e5a';
+/**
+ * How long an event may take from the platform to a subscriber here. waitFor's 15 s is too
+ * short on a loaded machine: under stress-ng --cpu 4 a recording.completed took 12.8 s to
+ * reach its operation.complete (two queue hops and the recording automation between).
+ */
+const ARRIVAL_MS = 45_000;
+// A test waits for an arrival and then does more (downloads, a second send): Jest's 60 s
+// would end it before the wait could say what it was waiting for.
+jest.setTimeout(ARRIVAL_MS + 60_000);
 
 const bodyOf = (r: ReceivedRequest): Json => JSON.parse(r.body.toString('utf8'));
 
@@ -59,6 +68,7 @@ describe('inbound fidelity (event-only deployment, two secret tokens)', () => {
   /** Waits until `count` notifications reached the path for the uuid, and returns them. */
   const receivedAtLeast = (name: string, uuid: string, count = 1) =>
     waitFor(() => received(name, uuid).length >= count && received(name, uuid), {
+      timeoutMs: ARRIVAL_MS,
       what: `${count} notification(s) on ${name} for ${uuid}`,
     });
 
@@ -74,7 +84,7 @@ describe('inbound fidelity (event-only deployment, two secret tokens)', () => {
         );
         return row.n >= count;
       },
-      { what: `${count} processed inbound event(s) of ${uuid}` },
+      { timeoutMs: ARRIVAL_MS, what: `${count} processed inbound event(s) of ${uuid}` },
     );
   }
 

@@ -125,56 +125,72 @@ describe('start-up and dependency errors, as a newcomer meets them', () => {
     spawnTestMs(),
   );
 
-  it('names DATABASE_URL in one JSON line when PostgreSQL cannot be reached, and exits 1', async () => {
-    const app = spawnApp({
-      PORT: String(await freePort()),
-      DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/nowhere`,
-      REDIS_URL: TEST_REDIS_URL,
-      LOG_LEVEL: 'warn',
-    });
-    const { code } = await app.exit;
-    expect(code).toBe(1);
-    // One line, not TypeORM's retries and Nest's report each with a stack before it.
-    // (The warning of no API client aside, said before the app loads.)
-    const lines = jsonLines(app).filter((l) => !String(l.msg).startsWith('No API client'));
-    expect(lines).toHaveLength(1);
-    const fatal = messages(app, 60);
-    expect(fatal).toEqual([
-      expect.stringMatching(
-        /^Failed to start: PostgreSQL at 127\.0\.0\.1:\d+\/nowhere \(DATABASE_URL\) cannot be reached: connection refused\. Check DATABASE_URL/,
-      ),
-    ]);
-  }, 60_000);
-
-  it('says in one line that PORT is taken, naming it', async () => {
-    const blocker = createServer();
-    blocker.listen(0);
-    await once(blocker, 'listening');
-    const { port } = blocker.address() as AddressInfo;
-    try {
+  it(
+    'names DATABASE_URL at once, then in one fatal line, when PostgreSQL cannot be reached, and exits 1',
+    async () => {
       const app = spawnApp({
-        PORT: String(port),
-        DATABASE_URL: database.url,
+        PORT: String(await freePort()),
+        DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/nowhere`,
         REDIS_URL: TEST_REDIS_URL,
         LOG_LEVEL: 'warn',
-        QUEUE_PREFIX: `mebtest:startup-port`,
       });
-      expect((await app.exit).code).toBe(1);
-      expect(messages(app, 60)).toEqual([
-        `Failed to start: PORT ${port} is already in use (another npm start or npm run tryout?): stop that process, or set PORT to a free port`,
+      const { code } = await app.exit;
+      expect(code).toBe(1);
+      // Two lines, not TypeORM's retries and Nest's report each with a stack before it: at once,
+      // before the app loads, that it waits; then why the start failed. (The warning of no API
+      // client aside, said first.)
+      const lines = jsonLines(app).filter((l) => !String(l.msg).startsWith('No API client'));
+      expect(lines.map((l) => [l.level, l.msg])).toEqual([
+        [
+          40,
+          expect.stringMatching(
+            /^PostgreSQL at 127\.0\.0\.1:\d+\/nowhere \(DATABASE_URL\) does not answer: connection refused\. Waiting for it \(5 tries 2 s apart, about 10 s\), then the start fails/,
+          ),
+        ],
+        [
+          60,
+          expect.stringMatching(
+            /^Failed to start: PostgreSQL at 127\.0\.0\.1:\d+\/nowhere \(DATABASE_URL\) cannot be reached: connection refused\. Check DATABASE_URL/,
+          ),
+        ],
       ]);
-    } finally {
-      blocker.close();
-    }
-  }, 60_000);
+    },
+    spawnTestMs(),
+  );
 
-  it('warns at start of no API client and of Redis away, and logs readiness once per change', async () => {
+  it(
+    'says in one line that PORT is taken, naming it',
+    async () => {
+      const blocker = createServer();
+      blocker.listen(0);
+      await once(blocker, 'listening');
+      const { port } = blocker.address() as AddressInfo;
+      try {
+        const app = spawnApp({
+          PORT: String(port),
+          DATABASE_URL: database.url,
+          REDIS_URL: TEST_REDIS_URL,
+          LOG_LEVEL: 'warn',
+          QUEUE_PREFIX: `mebtest:startup-port`,
+        });
+        expect((await app.exit).code).toBe(1);
+        expect(messages(app, 60)).toEqual([
+          `Failed to start: PORT ${port} is already in use (another npm start or npm run tryout?): stop that process, or set PORT to a free port`,
+        ]);
+      } finally {
+        blocker.close();
+      }
+    },
+    spawnTestMs(),
+  );
+
+  it('says at once, before the app loads, that Redis at REDIS_URL does not answer (no password), starts anyway, and logs readiness once per change', async () => {
     const port = await freePort();
     const app = spawnApp({
       PORT: String(port),
       // Role all: the worker's own Redis connections (the freed-slot subscriber) too.
       DATABASE_URL: database.url,
-      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      REDIS_URL: `redis://:startup-redis-password@127.0.0.1:${await freePort()}/0`,
       LOG_LEVEL: 'debug',
       QUEUE_PREFIX: `mebtest:startup-redis`,
     });
@@ -183,13 +199,21 @@ describe('start-up and dependency errors, as a newcomer meets them', () => {
         timeoutMs: 60_000,
         what: 'the Redis warning',
       });
-      const warnings = messages(app, 40);
-      expect(warnings).toEqual(
-        expect.arrayContaining([
-          expect.stringMatching(/^No API client is configured \(AUTH_CLIENTS is empty\)/),
-          expect.stringMatching(/^Redis at 127\.0\.0\.1:\d+ \(REDIS_URL\) does not answer/),
-        ]),
-      );
+      // Written before the app loads: no line of Nest's start (debug) comes before it.
+      const first = jsonLines(app).slice(0, 2);
+      expect(first.map((l) => l.msg)).toEqual([
+        expect.stringMatching(/^No API client is configured \(AUTH_CLIENTS is empty\)/),
+        expect.stringMatching(
+          /^Redis at 127\.0\.0\.1:\d+\/0 \(REDIS_URL\) does not answer: connection refused\. Starting without it: until it answers, \/health\/ready answers 503 and queued work waits/,
+        ),
+      ]);
+      await waitFor(() => messages(app, 30).some((m) => m.startsWith('listening on')), {
+        timeoutMs: 60_000,
+        what: 'the service to listen without Redis',
+      });
+      // Said once, not again after listening; the password never.
+      expect(messages(app, 40).filter((m) => m.startsWith('Redis at'))).toHaveLength(1);
+      expect(app.output()).not.toContain('startup-redis-password');
       for (let i = 0; i < 3; i++) {
         expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(503);
       }

@@ -3,7 +3,9 @@
  * receiver subscribed, a banner with the next steps), `npm run receiver`, `npm run send-event --
  * meeting.started`, the receiver printing a verified delivery, the CLI following it, a secret
  * rotation the receiver verifies through, a restart that finds the webhook again, `--reset`,
- * and a taken PORT said in one line. Keeps the recipe true.
+ * and a taken PORT said in one line. Then `npm run tryout -- --fake-platform`: an event pushed
+ * over the fake platform's socket arrives `via: "websocket"`, and the banner's `meb reconcile`
+ * creates the meeting the fake's reports list and no event told of. Keeps the recipe true.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -22,6 +24,61 @@ import { waitFor } from './support/wait-for';
 
 const ROOT = join(__dirname, '..');
 const BANNER_WEBHOOK = /webhook ([0-9a-f-]{36}) \((created|found again)\)/;
+/** A test that runs `meb` several times: each run loads Node and the CLI, 15 s under load. */
+const MEB_TEST_MS = 120_000;
+
+/** `meb …` as the banner says it, through the package's bin, with its own configuration home. */
+const mebAt =
+  (baseUrl: () => string, configHome: () => string) =>
+  (...args: string[]): Promise<{ code: number | null; output: string }> =>
+    new Promise((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [join(ROOT, 'bin', 'meb.js'), '--url', baseUrl(), ...args],
+        {
+          env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: configHome() },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let output = '';
+      child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+      child.once('exit', (code) => resolve({ code, output }));
+    });
+
+/** A notification as the receiver prints it. */
+interface PrintedBody {
+  data: { topic?: string };
+  source?: { via?: string };
+}
+
+/** The receiver's printed deliveries: the kind and the JSON body of each. */
+const printedDeliveries = (output: string): { kind: string; body: PrintedBody }[] =>
+  [
+    ...output.matchAll(
+      /verified delivery \S+ \(attempt \d+\): (\S+) \[[^\]]*\]\n(\{[\s\S]*?\n\})/g,
+    ),
+  ].map((m) => ({ kind: m[1], body: JSON.parse(m[2]) as PrintedBody }));
+
+const receiverListening = (receiver: NpmScript) =>
+  waitFor(() => receiver.output().includes('Receiver on'), {
+    timeoutMs: 30_000,
+    what: 'the receiver to listen',
+  });
+
+/** Stops the try-out and its receiver, and drops what they made. */
+async function cleanUp(
+  service: NpmScript | undefined,
+  receiver: NpmScript | undefined,
+  prefix: string,
+  database: TestDatabase | undefined,
+  configHome: string,
+): Promise<void> {
+  await Promise.all([service?.stop(), receiver?.stop()]);
+  await deleteRedisKeys(prefix);
+  await database?.drop();
+  rmSync(configHome, { recursive: true, force: true });
+}
 
 describe('the README try-out', () => {
   let database: TestDatabase;
@@ -64,22 +121,10 @@ describe('the README try-out', () => {
     return res.body.access_token as string;
   };
 
-  /** `meb …` as the banner says it, through the package's bin, logged in as the banner says. */
-  const meb = (...args: string[]): Promise<{ code: number | null; output: string }> =>
-    new Promise((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [join(ROOT, 'bin', 'meb.js'), '--url', baseUrl, ...args],
-        {
-          env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: configHome },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      let output = '';
-      child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
-      child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
-      child.once('exit', (code) => resolve({ code, output }));
-    });
+  const meb = mebAt(
+    () => baseUrl,
+    () => configHome,
+  );
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -89,18 +134,10 @@ describe('the README try-out', () => {
     receiverUrl = `http://127.0.0.1:${receiverPort}/hook`;
     receiver = runNpmScript('receiver', ['--port', String(receiverPort)]);
     ({ id: webhookId } = await startTryout());
-    await waitFor(() => receiver.output().includes('Receiver on'), {
-      timeoutMs: 30_000,
-      what: 'the receiver to listen',
-    });
+    await receiverListening(receiver);
   }, 180_000);
 
-  afterAll(async () => {
-    await Promise.all([service?.stop(), receiver?.stop()]);
-    await deleteRedisKeys(prefix);
-    await database?.drop();
-    rmSync(configHome, { recursive: true, force: true });
-  });
+  afterAll(() => cleanUp(service, receiver, prefix, database, configHome));
 
   it('announces the client, the subscribed webhook and the next steps, with no log lines below warn', () => {
     const output = service?.output() ?? '';
@@ -147,20 +184,24 @@ describe('the README try-out', () => {
     });
   });
 
-  it('is followed with the CLI the banner names: login, then the webhook and its deliveries', async () => {
-    const login = await meb(
-      'login',
-      '--client-id',
-      TRYOUT.clientId,
-      '--client-secret',
-      TRYOUT.clientSecret,
-    );
-    expect(login.code).toBe(0);
-    const listed = await meb('--json', 'webhooks', 'list');
-    expect(JSON.parse(listed.output).map((w: { id: string }) => w.id)).toEqual([webhookId]);
-    const deliveries = await meb('--json', 'deliveries', 'list', webhookId);
-    expect(JSON.parse(deliveries.output).data.length).toBeGreaterThan(0);
-  });
+  it(
+    'is followed with the CLI the banner names: login, then the webhook and its deliveries',
+    async () => {
+      const login = await meb(
+        'login',
+        '--client-id',
+        TRYOUT.clientId,
+        '--client-secret',
+        TRYOUT.clientSecret,
+      );
+      expect(login.code).toBe(0);
+      const listed = await meb('--json', 'webhooks', 'list');
+      expect(JSON.parse(listed.output).map((w: { id: string }) => w.id)).toEqual([webhookId]);
+      const deliveries = await meb('--json', 'deliveries', 'list', webhookId);
+      expect(JSON.parse(deliveries.output).data.length).toBeGreaterThan(0);
+    },
+    MEB_TEST_MS,
+  );
 
   it('keeps verifying through a secret rotation, saying that only the previous secret matched', async () => {
     const rotated = await meb(
@@ -279,4 +320,147 @@ describe('the README try-out', () => {
       `Failed to start: PORT ${servicePort} is already in use (another npm start or npm run tryout?): stop that process, or set PORT to a free port`,
     );
   }, 180_000);
+});
+
+describe('the README try-out with a fake platform (no account)', () => {
+  let database: TestDatabase;
+  const prefix = `mebtest:${randomBytes(4).toString('hex')}`;
+  let service: NpmScript;
+  let receiver: NpmScript;
+  let baseUrl: string;
+  let platformUrl: string;
+  let configHome: string;
+  const meb = mebAt(
+    () => baseUrl,
+    () => configHome,
+  );
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    configHome = mkdtempSync(join(tmpdir(), 'meb-tryout-fake-'));
+    const [servicePort, receiverPort, platformPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
+    baseUrl = `http://127.0.0.1:${servicePort}`;
+    platformUrl = `http://127.0.0.1:${platformPort}`;
+    receiver = runNpmScript('receiver', ['--port', String(receiverPort)]);
+    service = runNpmScript(
+      'tryout',
+      [
+        '--fake-platform',
+        '--fake-platform-port',
+        String(platformPort),
+        '--receiver-url',
+        `http://127.0.0.1:${receiverPort}/hook`,
+      ],
+      {
+        PORT: String(servicePort),
+        DATABASE_URL: database.url,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: prefix,
+      },
+    );
+    await waitFor(() => service.output().includes('5. recover the missed meeting'), {
+      timeoutMs: 120_000,
+      what: `the try-out banner; output: ${service.output()}`,
+    });
+    await receiverListening(receiver);
+  }, 180_000);
+
+  afterAll(() => cleanUp(service, receiver, prefix, database, configHome));
+
+  it('names the fake platform, the missed meeting and the two steps it adds', () => {
+    const output = service.output();
+    expect(output).toContain('fake platform on this machine (no account)');
+    expect(output).toContain('its reports list a meeting no event told of');
+    expect(output).toContain(
+      `4. an event over the platform's socket: npm run send-event -- --via websocket meeting.started --platform-url ${platformUrl}`,
+    );
+    expect(output).toMatch(/5\. recover the missed meeting: +meb reconcile --since \S+Z --wait/);
+    expect(output).not.toMatch(/"level":30/);
+  });
+
+  it(
+    'delivers an event pushed over the platform socket, via "websocket"',
+    async () => {
+      expect(
+        (await meb('login', '--client-id', TRYOUT.clientId, '--client-secret', TRYOUT.clientSecret))
+          .code,
+      ).toBe(0);
+      // The service connects to the fake's socket within seconds of its start.
+      await waitFor(
+        async () => {
+          const status = await meb('--json', 'inbound', 'status');
+          return status.code === 0 && JSON.parse(status.output).websocket.state === 'connected';
+        },
+        { timeoutMs: 60_000, what: 'the socket to the fake platform to be connected' },
+      );
+      const send = runNpmScript('send-event', [
+        '--via',
+        'websocket',
+        'meeting.started',
+        '--platform-url',
+        platformUrl,
+      ]);
+      expect(await send.exit).toBe(0);
+      expect(send.output()).toContain("meeting.started → pushed over the platform's socket");
+      const delivered = await waitFor(
+        () =>
+          printedDeliveries(receiver.output()).find((d) => d.body.source?.via === 'websocket') ??
+          undefined,
+        { timeoutMs: 30_000, what: 'the receiver to print a delivery that came by the socket' },
+      );
+      expect(delivered).toMatchObject({
+        kind: 'job.started',
+        body: { source: { platform: 'zoom', event: 'meeting.started', via: 'websocket' } },
+      });
+    },
+    MEB_TEST_MS,
+  );
+
+  it(
+    "creates and delivers the missed meeting with the banner's meb reconcile",
+    async () => {
+      const command = /5\. recover the missed meeting: +meb (reconcile --since \S+ --wait)/.exec(
+        service.output(),
+      );
+      expect(command).not.toBeNull();
+      const run = await meb('--json', ...(command as RegExpExecArray)[1].split(' '));
+      expect({ code: run.code, output: run.output }).toEqual({
+        code: 0,
+        output: expect.any(String),
+      });
+      const ran = JSON.parse(run.output);
+      expect(ran).toMatchObject({
+        status: 'succeeded',
+        created: {
+          'meeting.started': 1,
+          'meeting.ended': 1,
+          'meeting.participant_joined': 2,
+          'meeting.participant_left': 2,
+        },
+      });
+      // The try-out's webhook takes job.started and follower.gained: the start and both joins.
+      const reconciled = await waitFor(
+        () => {
+          const found = printedDeliveries(receiver.output()).filter(
+            (d) => d.body.source?.via === 'reconciliation',
+          );
+          return found.length >= 3 && found;
+        },
+        { timeoutMs: 30_000, what: 'the receiver to print the reconciled deliveries' },
+      );
+      expect(reconciled.map((d) => d.kind).sort()).toEqual([
+        'follower.gained',
+        'follower.gained',
+        'job.started',
+      ]);
+      expect(reconciled.map((d) => d.body.data.topic)).toEqual(
+        Array(3).fill('The meeting no event told of'),
+      );
+    },
+    MEB_TEST_MS,
+  );
 });

@@ -273,6 +273,16 @@ export class AppLogger implements LoggerService {
   }
 }
 
+/**
+ * A logger whose lines are written at once, for what the start says before the application
+ * loads: loading it keeps the event loop busy for seconds (ts-node compiles as it goes), and
+ * the buffered stdout's periodic flush cannot run until it is done. Nothing else has written
+ * yet, so its lines cannot overtake buffered ones.
+ */
+export function unbufferedLogger(config: AppConfig): AppLogger {
+  return new AppLogger(config, pino.destination({ dest: 1, sync: true }));
+}
+
 /** Lines gather up to this many bytes before one write; at most LOG_FLUSH_MS late. */
 const LOG_BUFFER_BYTES = 4096;
 const LOG_FLUSH_MS = 100;

@@ -1,5 +1,7 @@
+import { once } from 'node:events';
+import { AddressInfo, Server, createServer } from 'node:net';
 import { loadConfig } from '../config/load-config';
-import { startupProblem } from './startup-problems';
+import { dependencyWarnings, startupProblem } from './startup-problems';
 
 const config = loadConfig({
   PORT: '3100',
@@ -51,5 +53,49 @@ describe('startupProblem', () => {
   it('says nothing of an error it does not know', () => {
     expect(startupProblem(new Error('something else'), config)).toBeUndefined();
     expect(startupProblem('text', config)).toBeUndefined();
+  });
+});
+
+describe('dependencyWarnings', () => {
+  let open: Server;
+  let closedPort: number;
+  const openPort = () => (open.address() as AddressInfo).port;
+
+  beforeAll(async () => {
+    const closed = createServer().listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    open = createServer((socket) => socket.destroy()).listen(0, '127.0.0.1');
+    await once(open, 'listening');
+  });
+  afterAll(() => new Promise((resolve) => open.close(resolve)));
+
+  const at = (databasePort: number, redisPort: number) =>
+    loadConfig({
+      DATABASE_URL: `postgres://app:hunter2@127.0.0.1:${databasePort}/bridge`,
+      REDIS_URL: `redis://:sesame@127.0.0.1:${redisPort}/2`,
+    });
+
+  it('says nothing when both take a connection', async () => {
+    expect(await dependencyWarnings(at(openPort(), openPort()))).toEqual({
+      postgres: undefined,
+      redis: undefined,
+    });
+  });
+
+  it('names each one that does not, its variable and what the start does, without passwords', async () => {
+    const said = await dependencyWarnings(at(closedPort, closedPort));
+    expect(said.postgres).toBe(
+      `PostgreSQL at 127.0.0.1:${closedPort}/bridge (DATABASE_URL) does not answer: connection ` +
+        'refused. Waiting for it (5 tries 2 s apart, about 10 s), then the start fails. Check ' +
+        'DATABASE_URL and that PostgreSQL is running',
+    );
+    expect(said.redis).toBe(
+      `Redis at 127.0.0.1:${closedPort}/2 (REDIS_URL) does not answer: connection refused. ` +
+        'Starting without it: until it answers, /health/ready answers 503 and queued work ' +
+        'waits (its client keeps trying). Check REDIS_URL and that Redis is running',
+    );
+    expect(JSON.stringify(said)).not.toMatch(/hunter2|sesame/);
   });
 });

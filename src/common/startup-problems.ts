@@ -1,4 +1,6 @@
+import { connect } from 'node:net';
 import { AppConfig } from '../config/config.types';
+import { START_RETRY_ATTEMPTS, START_RETRY_DELAY_MS } from '../database/start-retries';
 
 /** What an error that stopped the start carries, from Node's sockets and from pg. */
 interface StartError {
@@ -88,4 +90,58 @@ export function startupProblem(error: unknown, config: AppConfig): string | unde
     );
   }
   return undefined;
+}
+
+/** How long the first look at PostgreSQL and Redis waits for a connection. */
+const PROBE_MS = 1500;
+
+/** Why nothing accepts a TCP connection at host:port, in words; undefined when something does. */
+function unreachable(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (reason: string | undefined) => {
+      socket.destroy();
+      resolve(reason);
+    };
+    socket.setTimeout(PROBE_MS, () => done(`no connection within ${PROBE_MS} ms`));
+    socket.once('connect', () => done(undefined));
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      done(NETWORK_REASONS[error.code ?? ''] ?? error.message),
+    );
+  });
+}
+
+/** What the start says at once when PostgreSQL or Redis does not take connections. */
+export interface DependencyWarnings {
+  postgres?: string;
+  redis?: string;
+}
+
+/**
+ * A first look at PostgreSQL and Redis, before the application loads (which takes seconds):
+ * one that takes no connection is said at once, naming its variable, its host without user or
+ * password, and what the start does about it. PostgreSQL is waited for, then the start fails;
+ * without Redis the service starts anyway, as /health/ready and the queues then say. Only TCP:
+ * a wrong password is found, and said, by the clients themselves.
+ */
+export async function dependencyWarnings(config: AppConfig): Promise<DependencyWarnings> {
+  const database = where(config.database.url, 5432);
+  const redis = where(config.redis.url, 6379);
+  const [postgresDown, redisDown] = await Promise.all([
+    database.host ? unreachable(database.host, database.port) : undefined,
+    redis.host ? unreachable(redis.host, redis.port) : undefined,
+  ]);
+  const seconds = ((START_RETRY_ATTEMPTS * START_RETRY_DELAY_MS) / 1000).toFixed(0);
+  return {
+    postgres:
+      postgresDown &&
+      `PostgreSQL at ${database.shown} (DATABASE_URL) does not answer: ${postgresDown}. Waiting ` +
+        `for it (${START_RETRY_ATTEMPTS} tries ${START_RETRY_DELAY_MS / 1000} s apart, about ` +
+        `${seconds} s), then the start fails. Check DATABASE_URL and that PostgreSQL is running`,
+    redis:
+      redisDown &&
+      `Redis at ${redis.shown} (REDIS_URL) does not answer: ${redisDown}. Starting without it: ` +
+        'until it answers, /health/ready answers 503 and queued work waits (its client keeps ' +
+        'trying). Check REDIS_URL and that Redis is running',
+  };
 }

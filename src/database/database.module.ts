@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { dataSourceOptions } from './data-source-options';
+import { START_RETRY_ATTEMPTS, START_RETRY_DELAY_MS } from './start-retries';
 
 @Module({
   imports: [
@@ -11,10 +12,8 @@ import { dataSourceOptions } from './data-source-options';
       useFactory: (config: AppConfig) => ({
         ...dataSourceOptions(config),
         autoLoadEntities: true,
-        // A PostgreSQL that is briefly away at start is waited for; longer, the process exits and
-        // the orchestrator restarts it. Once running, /health/ready reports an outage instead.
-        retryAttempts: 5,
-        retryDelay: 2000,
+        retryAttempts: START_RETRY_ATTEMPTS,
+        retryDelay: START_RETRY_DELAY_MS,
       }),
     }),
   ],
