@@ -57,7 +57,11 @@ export async function ensureConsoleBuilt(out = OUT): Promise<string | null> {
  * warning and the service starts anyway (/console then answers 503 saying what to run).
  */
 if (require.main === module) {
-  const log = pino({ base: { service: 'meeting-event-bridge' } }).child({ context: 'Console' });
+  // The try-out logs warnings only (README), so its pre-script takes the level it will run at.
+  const level = process.env.LOG_LEVEL ?? 'info';
+  const log = pino({ level, base: { service: 'meeting-event-bridge' } }).child({
+    context: 'Console',
+  });
   ensureConsoleBuilt(process.argv[2]).then(
     (done) => {
       if (done !== null) log.info(done);
