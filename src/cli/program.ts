@@ -623,6 +623,34 @@ export function buildProgram(ctx: CliContext): Command {
       },
     );
 
+  const reconciliations = program
+    .command('reconciliations')
+    .description('reconciliation runs (bridge:admin; start one with `meb reconcile`)');
+
+  reconciliations
+    .command('get <id>')
+    .description('one run: its status, what it checked, found missing and created, its errors')
+    .action(async (id: string, _opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      const run = await call(
+        url,
+        api.GET('/api/reconciliations/{id}', { params: { path: { id } } }),
+      );
+      show(cmd, run, (r) => record(r as unknown as Record<string, unknown>, RUN_COLUMNS));
+    });
+
+  reconciliations
+    .command('cancel <id>')
+    .description('cancel a queued or running run: it ends failed, its errors saying so')
+    .action(async (id: string, _opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      const run = await call(
+        url,
+        api.DELETE('/api/reconciliations/{id}', { params: { path: { id } } }),
+      );
+      show(cmd, run, (r) => record(r as unknown as Record<string, unknown>, RUN_COLUMNS));
+    });
+
   const inbound = program
     .command('inbound')
     .description("how the platform's events come in (bridge:admin)");

@@ -49,6 +49,11 @@ export interface InboundAck {
 export interface InboundOrigin {
   via: InboundVia;
   trackingId: string | null;
+  /**
+   * The identity key, where the caller knows more than the event says: reconciliation, for a
+   * report row that names no participant (docs/reconciliation.md#identity). Else dedupeKey's.
+   */
+  identityKey?: string;
 }
 
 type Outcome = 'accepted' | 'duplicate' | 'unmappable' | 'rejected' | 'unavailable';
@@ -272,7 +277,7 @@ export class InboundService {
       row = {
         id,
         event: envelope.event,
-        identityKey: dedupeKey(envelope),
+        identityKey: origin.identityKey ?? dedupeKey(envelope),
         eventTs,
         accountId,
         ...storedForm(envelope, rawBody),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { asRecord, asText } from '../../event-mapping';
 
 /**
@@ -138,6 +139,35 @@ export function participantEvents(
   return events;
 }
 
+/**
+ * Fields of a participant report row that tell one stay from another when the row names no
+ * participant (no `user_id`, `id`, `email`, `participant_user_id` nor `user_name`: a guest
+ * dialling in, say), and that a later read of the same report gives again. Only text and
+ * numbers are taken, so no value of any depth is serialised.
+ */
+const ROW_MARK_FIELDS = [
+  'join_time',
+  'device',
+  'ip_address',
+  'location',
+  'network_type',
+  'pc_name',
+  'mac_addr',
+  'harddisk_id',
+  'domain',
+  'version',
+  'customer_key',
+  'registrant_id',
+  'role',
+  'bo_mtg_id',
+] as const;
+
+/** A short, stable mark of a participant report row (ROW_MARK_FIELDS). */
+export function rowMark(row: Record<string, unknown>): string {
+  const fields = ROW_MARK_FIELDS.map((field) => asText(row[field]));
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex').slice(0, 24);
+}
+
 const RECORDING_FILE_FIELDS = [
   'id',
   'meeting_id',
@@ -192,7 +222,12 @@ export function recordingEvent(
       if (file[field] !== undefined) kept[field] = file[field];
     return kept;
   });
-  const ends = files.map((f) => timeOf(f.recording_end)).filter((t): t is number => t !== null);
-  const at = ends.length > 0 ? Math.max(...ends) : (timeOf(recording.start_time) ?? 0);
+  // A loop, not Math.max(...ends): spreading 100,000 files overflows the stack.
+  let last: number | null = null;
+  for (const file of files) {
+    const end = timeOf(file.recording_end);
+    if (end !== null && (last === null || end > last)) last = end;
+  }
+  const at = last ?? timeOf(recording.start_time) ?? 0;
   return { event: 'recording.completed', event_ts: at, payload: { account_id: accountId, object } };
 }
