@@ -7,6 +7,7 @@ import { waitForDeliveriesSucceeded } from './support/deliveries';
 import { DayMeeting, FakeReports } from './support/fake-zoom-reports';
 import { Json, request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
+import { finishedRun, startRun as startRunOf } from './support/reconciliation-runs';
 import { queryDatabase } from './support/test-db';
 import { SpawnedApp, spawnTestMs, startWorker } from './support/spawn-app';
 import { CLIENTS, TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
@@ -104,27 +105,11 @@ async function teardown(s: Setup | undefined): Promise<void> {
 const bodies = (s: Setup, path: string): Json[] =>
   s.receiver.requests(path).map((r) => JSON.parse(r.body.toString('utf8')));
 
-async function startRun(s: Setup, body: Record<string, unknown>): Promise<Json> {
-  const res = await request(s.t.baseUrl, 'POST', '/api/reconciliations', {
-    token: s.admin,
-    body,
-  });
-  expect(res.status).toBe(202);
-  expect(res.body.status).toBe('queued');
-  return res.body;
-}
+const startRun = (s: Setup, body: Record<string, unknown>): Promise<Json> =>
+  startRunOf({ baseUrl: s.t.baseUrl, admin: s.admin }, body);
 
-async function finished(s: Setup, id: string, timeoutMs = 50_000): Promise<Json> {
-  let last: Json;
-  return waitFor(
-    async () => {
-      last = (await request(s.t.baseUrl, 'GET', `/api/reconciliations/${id}`, { token: s.admin }))
-        .body;
-      return last.finished_at ? last : undefined;
-    },
-    { timeoutMs, intervalMs: 100, what: `run ${id} to end (last seen ${JSON.stringify(last)})` },
-  );
-}
+const finished = (s: Setup, id: string, timeoutMs?: number): Promise<Json> =>
+  finishedRun({ baseUrl: s.t.baseUrl, admin: s.admin }, id, timeoutMs);
 
 /** Per platform event name, how many of `events`. */
 function countByEvent(events: ZoomEvent[]): Record<string, number> {

@@ -34,6 +34,29 @@ const PARTICIPANT_FIELDS = [
   'customer_key',
 ] as const;
 
+/**
+ * A report field as the webhook's object has it: every field taken is text, a number or a
+ * boolean. Anything else (an object or array of any depth, which JSON.stringify would have to
+ * walk) is left out, as a field the report lacks.
+ */
+function scalar(value: unknown): string | number | boolean | undefined {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? value
+    : undefined;
+}
+
+/** Copies `fields` of `from` that are scalar into `to`. */
+function copyScalars(
+  from: Record<string, unknown>,
+  fields: readonly string[],
+  to: Record<string, unknown>,
+): void {
+  for (const field of fields) {
+    const value = scalar(from[field]);
+    if (value !== undefined) to[field] = value;
+  }
+}
+
 /** A report time, in ms; null when absent or unreadable. */
 export function timeOf(value: unknown): number | null {
   const text = asText(value);
@@ -63,7 +86,7 @@ export function meetingObject(row: Record<string, unknown>): Record<string, unkn
   const object: Record<string, unknown> = {};
   const id = asText(row.id);
   if (id !== null) object.id = id;
-  for (const field of MEETING_FIELDS) if (row[field] !== undefined) object[field] = row[field];
+  copyScalars(row, MEETING_FIELDS, object);
   const duration = durationMinutes(row.duration);
   if (duration !== null) object.duration = duration;
   return object;
@@ -91,7 +114,7 @@ export function meetingEvents(
     events.push({
       event: `${family}.ended`,
       event_ts: ended,
-      payload: { account_id: accountId, object: { ...object, end_time: row.end_time } },
+      payload: { account_id: accountId, object: { ...object, end_time: asText(row.end_time) } },
     });
   }
   return events;
@@ -109,10 +132,7 @@ export function participantEvents(
   window: Window,
 ): ReconciledEvent[] {
   const person: Record<string, unknown> = {};
-  for (const field of PARTICIPANT_FIELDS) {
-    const value = row[field];
-    if (value !== undefined && value !== null) person[field] = value;
-  }
+  copyScalars(row, PARTICIPANT_FIELDS, person);
   const object = meetingObject(meeting);
   const events: ReconciledEvent[] = [];
   const joined = timeOf(row.join_time);
@@ -122,13 +142,13 @@ export function participantEvents(
       event_ts: joined,
       payload: {
         account_id: accountId,
-        object: { ...object, participant: { ...person, join_time: row.join_time } },
+        object: { ...object, participant: { ...person, join_time: asText(row.join_time) } },
       },
     });
   }
   const left = timeOf(row.leave_time);
   if (within(left, window)) {
-    const leave: Record<string, unknown> = { ...person, leave_time: row.leave_time };
+    const leave: Record<string, unknown> = { ...person, leave_time: asText(row.leave_time) };
     if (typeof row.leave_reason === 'string') leave.leave_reason = row.leave_reason;
     events.push({
       event: `${family}.participant_left`,
@@ -213,13 +233,10 @@ export function recordingEvent(
   if (files.length === 0 || files.some((f) => f.status !== undefined && f.status !== 'completed'))
     return null;
   const object: Record<string, unknown> = {};
-  for (const field of RECORDING_FIELDS) {
-    if (recording[field] !== undefined) object[field] = recording[field];
-  }
+  copyScalars(recording, RECORDING_FIELDS, object);
   object.recording_files = files.map((file) => {
     const kept: Record<string, unknown> = {};
-    for (const field of RECORDING_FILE_FIELDS)
-      if (file[field] !== undefined) kept[field] = file[field];
+    copyScalars(file, RECORDING_FILE_FIELDS, kept);
     return kept;
   });
   // A loop, not Math.max(...ends): spreading 100,000 files overflows the stack.

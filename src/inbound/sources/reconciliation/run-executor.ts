@@ -38,6 +38,8 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export const INGESTS_IN_FLIGHT = 8;
 /** Errors a run lists; more are counted in the last one (docs/reconciliation.md). */
 export const MAX_RUN_ERRORS = 20;
+/** Longest message of one error (the platform may send any). */
+const MAX_MESSAGE = 500;
 
 /** The entry a run's interruption leaves in its errors (ReconciliationStore.interrupted). */
 export const isInterruption = (e: { source: string; message: string }): boolean =>
@@ -143,7 +145,12 @@ class Tally implements RunProgress {
    * one entry); past MAX_RUN_ERRORS, the last entry counts the rest.
    */
   note(error: { source: string; status: number | null; message: string }): void {
-    const { source, status, message } = error;
+    const { source, status } = error;
+    // The platform's message is the platform's: kept short whatever it sent.
+    const message =
+      error.message.length > MAX_MESSAGE
+        ? `${error.message.slice(0, MAX_MESSAGE)}…`
+        : error.message;
     if (
       this.errors.some((e) => e.source === source && e.status === status && e.message === message)
     )
