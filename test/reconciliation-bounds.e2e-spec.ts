@@ -64,6 +64,19 @@ const guest = (at: number, fields: Record<string, unknown> = {}): Record<string,
   ...fields,
 });
 
+/** A run of `body`, started and waited for. */
+async function runToEnd(p: Platform, body: Record<string, unknown>, timeoutMs?: number) {
+  return finishedRun(p.api, (await startRun(p.api, body)).id, timeoutMs);
+}
+
+/** The run ended `partial` with this one error. */
+function expectPartial(ended: Json, error: Record<string, unknown>): void {
+  expect({ status: ended.status, errors: ended.errors }).toEqual({
+    status: 'partial',
+    errors: [expect.objectContaining(error)],
+  });
+}
+
 describe('reconciliation: reports it cannot trust', () => {
   let p: Platform;
 
@@ -77,8 +90,7 @@ describe('reconciliation: reports it cannot trust', () => {
     p.reports.addDay({ from: iso(start), meetings: 1, webinars: 1, participantsEach: 1 });
     p.reports.refuse('meetings', 404, 'Not found');
     try {
-      const run = await startRun(p.api, { since: iso(start - MINUTE), until: iso(start + HOUR) });
-      const ended = await finishedRun(p.api, run.id);
+      const ended = await runToEnd(p, { since: iso(start - MINUTE), until: iso(start + HOUR) });
       expect(ended.status).toBe('partial');
       expect(ended.errors).toEqual([{ source: 'meetings', status: 404, message: 'Not found' }]);
       expect(ended.created).toMatchObject({
@@ -102,12 +114,8 @@ describe('reconciliation: reports it cannot trust', () => {
       start_time: iso(start + MINUTE).replace('.000Z', 'Z'),
       end_time: iso(start + 20 * MINUTE).replace('.000Z', 'Z'),
     });
-    const run = await startRun(p.api, { since: iso(start - MINUTE), until: iso(start + HOUR) });
-    const ended = await finishedRun(p.api, run.id);
-    expect(ended.status).toBe('partial');
-    expect(ended.errors).toEqual([
-      expect.objectContaining({ source: 'meeting_participants', status: 404 }),
-    ]);
+    const ended = await runToEnd(p, { since: iso(start - MINUTE), until: iso(start + HOUR) });
+    expectPartial(ended, { source: 'meeting_participants', status: 404 });
     expect(ended.created).toMatchObject({
       'meeting.started': 2,
       'meeting.participant_joined': 1,
@@ -121,16 +129,12 @@ describe('reconciliation: reports it cannot trust', () => {
       m.meeting.uuid,
       repeatingTokens([guest(at, { user_id: 'u-1', user_name: 'One' })], 3),
     );
-    const run = await startRun(p.api, { since, until });
-    const ended = await finishedRun(p.api, run.id);
-    expect(ended.status).toBe('partial');
-    expect(ended.errors).toEqual([
-      expect.objectContaining({
-        source: 'meeting_participants',
-        status: null,
-        message: expect.stringContaining('next_page_token repeated'),
-      }),
-    ]);
+    const ended = await runToEnd(p, { since, until });
+    expectPartial(ended, {
+      source: 'meeting_participants',
+      status: null,
+      message: expect.stringContaining('next_page_token repeated'),
+    });
     // Every page before the repeat was read, and the first repeat ended it.
     expect(p.reports.pagesServed(`participants:${m.meeting.uuid}`)).toBe(4);
     expect(ended.created).toMatchObject({
@@ -146,15 +150,11 @@ describe('reconciliation: reports it cannot trust', () => {
       m.meeting.uuid,
       endlessPages((i) => [guest(at + i * 1000, { user_id: `u-${i}` })]),
     );
-    const run = await startRun(p.api, { since, until, dry_run: true });
-    const ended = await finishedRun(p.api, run.id, 120_000);
-    expect(ended.status).toBe('partial');
-    expect(ended.errors).toEqual([
-      expect.objectContaining({
-        source: 'meeting_participants',
-        message: expect.stringContaining('more than 1000 pages'),
-      }),
-    ]);
+    const ended = await runToEnd(p, { since, until, dry_run: true }, 120_000);
+    expectPartial(ended, {
+      source: 'meeting_participants',
+      message: expect.stringContaining('more than 1000 pages'),
+    });
     expect(p.reports.pagesServed(`participants:${m.meeting.uuid}`)).toBe(1000);
     expect(ended.checked.participants).toBe(1000);
   }, 180_000);
@@ -173,8 +173,7 @@ describe('reconciliation: reports it cannot trust', () => {
         has_recording: true,
       });
     }
-    const run = await startRun(p.api, { since: iso(start - MINUTE), until: iso(start + HOUR) });
-    const ended = await finishedRun(p.api, run.id);
+    const ended = await runToEnd(p, { since: iso(start - MINUTE), until: iso(start + HOUR) });
     expect(ended.status).toBe('partial');
     expect(ended.errors).toEqual(
       expect.arrayContaining([
@@ -216,13 +215,13 @@ describe('reconciliation: reports it cannot trust', () => {
           ][i],
       ),
     );
-    const first = await finishedRun(p.api, (await startRun(p.api, { since, until })).id);
+    const first = await runToEnd(p, { since, until });
     expect(first.status).toBe('succeeded');
     expect(first.created).toMatchObject({
       'meeting.participant_joined': 5,
       'meeting.participant_left': 5,
     });
-    const again = await finishedRun(p.api, (await startRun(p.api, { since, until })).id);
+    const again = await runToEnd(p, { since, until });
     expect(again).toMatchObject({ status: 'succeeded', created: {}, missing: {} });
   });
 
@@ -233,8 +232,7 @@ describe('reconciliation: reports it cannot trust', () => {
       m.meeting.uuid,
       pagedRows(100_000, (i) => guest(at + (i % 1000) * 1000, { user_id: `u-${i}` })),
     );
-    const run = await startRun(p.api, { since, until, dry_run: true });
-    const ended = await finishedRun(p.api, run.id, 240_000);
+    const ended = await runToEnd(p, { since, until, dry_run: true }, 240_000);
     expect(ended).toMatchObject({
       status: 'succeeded',
       checked: { participants: 100_000 },
@@ -260,8 +258,7 @@ describe('reconciliation: reports it cannot trust', () => {
         recording_files: files,
       };
     });
-    const run = await startRun(p.api, { since, until, dry_run: true });
-    const ended = await finishedRun(p.api, run.id, 120_000);
+    const ended = await runToEnd(p, { since, until, dry_run: true }, 120_000);
     expect(ended).toMatchObject({
       status: 'succeeded',
       checked: { recordings: 1 },
@@ -319,8 +316,7 @@ describe('reconciliation: reports it cannot trust', () => {
        FOR EACH ROW EXECUTE FUNCTION refuse_reconciled()`,
     );
     try {
-      const run = await startRun(p.api, { since, until });
-      const ended = await finishedRun(p.api, run.id, 60_000);
+      const ended = await runToEnd(p, { since, until }, 60_000);
       expect(ended.status).toBe('failed');
       const interruptions = (ended.errors as Json[]).filter((e) => e.source === 'run');
       expect(interruptions).toEqual([
@@ -383,8 +379,7 @@ describe('reconciliation: reports it cannot trust', () => {
             heapMost = Math.max(heapMost, process.memoryUsage().heapUsed);
           }, 20);
           try {
-            const run = await startRun(p.api, { since, until, dry_run: true });
-            const ended = await finishedRun(p.api, run.id, 120_000);
+            const ended = await runToEnd(p, { since, until, dry_run: true }, 120_000);
             expect(['succeeded', 'partial']).toContain(ended.status);
           } finally {
             clearInterval(sampler);

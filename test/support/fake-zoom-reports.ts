@@ -250,10 +250,12 @@ export class FakeReports {
       send(refusal.status, { code: 4711, message: refusal.message });
       return true;
     }
+    // /metrics/meetings/{uuid}/participants, /meetings/{uuid}/recordings
+    const segment = source === 'recordings' ? parts[1] : parts[2];
     const uuid =
       source === 'meetings' || source === 'webinars'
         ? ''
-        : decodeURIComponent(decodeURIComponent(parts[2]));
+        : decodeURIComponent(decodeURIComponent(segment));
     if (source === 'recordings') {
       const answer = this.recordingAnswers.get(uuid);
       if (!answer) return false; // FakeZoom's own route answers it

@@ -83,7 +83,7 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
     try {
       if (this.stopped || !(await this.lease.hold(LEASE_MS))) return;
       await this.plan();
-      for (const run of await this.store.announceable()) await this.completed(run);
+      await this.announce();
       for (let run = await this.store.start(); run !== null && !this.stopped;) {
         await this.runHeld(run);
         run = this.stopped ? null : await this.store.start();
@@ -133,14 +133,15 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
         .then((held) => held || controller.abort(new Error('the run lease was lost')))
         .catch((error: Error) => controller.abort(error));
     }, LEASE_MS / 3);
+    // Also announces runs cancelled meanwhile: they need not wait for this one to end.
     const watch = setInterval(() => {
       this.store
         .statusOf(run.id)
-        .then(
-          (status) =>
-            status === 'running' ||
-            controller.abort(new RunStopped(`it was ended while running (${status})`, false)),
-        )
+        .then((status) => {
+          if (status !== 'running')
+            controller.abort(new RunStopped(`it was ended while running (${status})`, false));
+          return this.announce();
+        })
         .catch((error: Error) => this.logger.warn(`reconciliation ${run.id}: ${error.message}`));
     }, TICK_MS);
     const limit = setTimeout(
@@ -187,6 +188,11 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
     if (!reason.end) return;
     const ended = await this.store.end(run.id, reason.message, true);
     if (ended) await this.completed(ended);
+  }
+
+  /** bridge.reconciliation.completed of the runs ended outside the runner (cancelled). */
+  private async announce(): Promise<void> {
+    for (const run of await this.store.announceable()) await this.completed(run);
   }
 
   private completed(run: Run): Promise<void> {

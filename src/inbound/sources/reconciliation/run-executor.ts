@@ -265,7 +265,7 @@ export class RunExecutor {
                 continue;
               seen.add(uuid);
               c.tally.checked[list]++;
-              await pool.add(() => this.meeting(family, type, meeting, uuid, c));
+              await pool.add(() => this.meeting({ family, type, row: meeting, uuid }, c));
             }
           }
         } catch (error) {
@@ -287,30 +287,22 @@ export class RunExecutor {
   }
 
   /** One meeting of the listing: its own events, its participants, its recording. */
-  private async meeting(
-    family: Family,
-    type: 'past' | 'live',
-    meeting: Record<string, unknown>,
-    uuid: string,
-    c: RunContext,
-  ): Promise<void> {
+  private async meeting(listed: Listed, c: RunContext): Promise<void> {
     c.signal.throwIfAborted();
-    const own = meetingEvents(family, meeting, c.accountId, c.window);
+    const own = meetingEvents(listed.family, listed.row, c.accountId, c.window);
     await this.reconcile(
       c,
       own.map((event) => ({ event, key: dedupeKey(event) })),
     );
-    await this.participants(family, type, meeting, uuid, c);
-    if (meeting.has_recording === true && type === 'past') await this.recording(uuid, c);
+    await this.participants(listed, c);
+    if (listed.row.has_recording === true && listed.type === 'past')
+      await this.recording(listed.uuid, c);
     await c.flush();
   }
 
   /** The meeting's participant report, reconciled a page at a time. */
   private async participants(
-    family: Family,
-    type: 'past' | 'live',
-    meeting: Record<string, unknown>,
-    uuid: string,
+    { family, type, row: meeting, uuid }: Listed,
     c: RunContext,
   ): Promise<void> {
     const source: SourceName =
@@ -385,6 +377,14 @@ export class RunExecutor {
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
   }
+}
+
+/** A meeting or webinar as its listing gave it. */
+interface Listed {
+  family: Family;
+  type: 'past' | 'live';
+  row: Record<string, unknown>;
+  uuid: string;
 }
 
 /** What the steps of one run share. */
