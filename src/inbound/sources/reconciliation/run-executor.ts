@@ -31,11 +31,12 @@ const DAY_MS = 86_400_000;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /**
- * Most events of a run stored at once, across all its meetings: the ingest gathers concurrent
- * events into one statement, so a few keep it busy while the PostgreSQL pool (20) stays free for
- * the API and the deliveries (docs/reconciliation.md#bounds).
+ * Most events of a run being stored at once, across all its meetings: enough for the ingest to
+ * gather them into full statements (its own bound is 6 statements of up to 100 rows,
+ * src/inbound/inbound-event.store.ts), few enough that a page of 600 events, or 40,000, never
+ * holds more than this many promises, jobs and connections (docs/reconciliation.md#bounds).
  */
-export const INGESTS_IN_FLIGHT = 8;
+export const INGESTS_IN_FLIGHT = 64;
 /** Errors a run lists; more are counted in the last one (docs/reconciliation.md). */
 export const MAX_RUN_ERRORS = 20;
 /** Longest message of one error (the platform may send any). */
