@@ -76,4 +76,23 @@ describe('FakeZoomWs', () => {
     expect(frames).toEqual([]);
     expect(fake.heartbeats).toBe(0);
   });
+
+  it('acknowledges and closes at once on demand, and sends binary frames as they are', async () => {
+    fake.closeAfterAcknowledging = 1;
+    const first = connect();
+    const [code] = await once(first.ws, 'close');
+    expect(code).toBe(1001);
+    expect(first.frames).toEqual([expect.objectContaining({ module: 'build_connection' })]);
+    const ws = new WebSocket(
+      `${fake.url}?subscriptionId=${fake.subscriptionId}&access_token=${good}`,
+    );
+    const received: { data: Buffer; isBinary: boolean }[] = [];
+    ws.on('message', (data: Buffer, isBinary: boolean) => received.push({ data, isBinary }));
+    await waitFor(() => received.length === 1, { what: 'the second connection acknowledged' });
+    const bytes = Buffer.from([0xff, 0xfe, 0x00, 0x7b]);
+    fake.pushFrame(bytes);
+    await waitFor(() => received.length === 2, { what: 'the binary frame' });
+    expect(received[1]).toEqual({ data: bytes, isBinary: true });
+    ws.close();
+  });
 });

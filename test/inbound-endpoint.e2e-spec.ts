@@ -346,6 +346,37 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
       ]);
     });
 
+    it.each<[string, Record<string, unknown>]>([
+      ['left out', {}],
+      ['null', { payload: null }],
+      ['a string', { payload: 'started' }],
+      ['an array', { payload: [1, { object: {} }] }],
+      ['a number', { payload: 42 }],
+    ])(
+      'stores a verified event whose payload is %s, answers 200 and counts it unmappable',
+      async (_what, payload) => {
+        const eventTs = Date.now() + Math.floor(Math.random() * 1e6);
+        const body = { event: 'meeting.started', event_ts: eventTs, ...payload };
+        const unmappable =
+          'inbound_events_total{event="meeting.started",outcome="unmappable",via="webhook"}';
+        const before = await metricSample(t.baseUrl, unmappable);
+        const res = await sendZoomEvent(t.baseUrl, body);
+        expect({ status: res.status, body: res.body }).toEqual({
+          status: 200,
+          body: { status: 'accepted' },
+        });
+        const rows = await queryDatabase<{ payload: Record<string, unknown> }>(
+          t.database.url,
+          `SELECT payload FROM inbound_events WHERE event = 'meeting.started' AND event_ts = $1`,
+          [eventTs],
+        );
+        expect(rows.map((r) => r.payload)).toEqual([body]);
+        expect(await metricSample(t.baseUrl, unmappable)).toBe(before + 1);
+        // A redelivery is one event still.
+        expect((await sendZoomEvent(t.baseUrl, body)).body).toEqual({ status: 'duplicate' });
+      },
+    );
+
     describe('publishing in the statement that stores the event', () => {
       const receiver = { url: 'http://127.0.0.1:9/never-called' };
       const published = (uuid: string, event: string) =>

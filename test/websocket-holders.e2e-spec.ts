@@ -201,4 +201,47 @@ describe('WebSocket source across processes (spawned workers, one socket)', () =
     },
     spawnTestMs(2),
   );
+
+  it(
+    "a holder that wakes after losing its lease records no gap beside the new holder's socket",
+    async () => {
+      for (const worker of workers) worker.child.kill('SIGKILL');
+      await Promise.all(workers.map((w) => w.exit));
+      const pair = [await startWorker(t, { env, workers })];
+      pair.push(await startWorker(t, { env, workers }));
+      const holder = await holderAmong(pair);
+      const other = pair.find((w) => w !== holder)!;
+      const openGaps = () =>
+        queryDatabase(t.database.url, 'SELECT 1 FROM inbound_gaps WHERE ended_at IS NULL');
+      await waitFor(async () => (await openGaps()).length === 0, { what: 'no gap open' });
+      const count = platform.connections.length;
+      // Paused (a stalled host, a long GC): its lease runs out while it cannot see it.
+      holder.child.kill('SIGSTOP');
+      try {
+        // The paused holder cannot answer the close the platform sends it, so its socket
+        // stays open beside the new one until it wakes.
+        await waitFor(
+          async () =>
+            platform.connections.length > count &&
+            platform.connections[platform.connections.length - 1].acknowledged &&
+            (await stateOf(other)) === 'connected',
+          { timeoutMs: TAKEOVER_MS * 2, what: 'the other process connected' },
+        );
+        await waitFor(async () => (await openGaps()).length === 0, {
+          what: 'the takeover gap ended',
+        });
+      } finally {
+        holder.child.kill('SIGCONT');
+      }
+      // It wakes, finds its lease and socket gone, and leaves the gaps to the holder.
+      await waitFor(
+        () => /no gap recorded: another process holds an acknowledged socket/.test(holder.output()),
+        { timeoutMs: TAKEOVER_MS, what: 'the woken holder letting go' },
+      );
+      expect(await openGaps()).toEqual([]);
+      expect(await stateOf(holder)).toBe('standby');
+      expect(await holderAmong([other])).toBe(other);
+    },
+    spawnTestMs(2),
+  );
 });

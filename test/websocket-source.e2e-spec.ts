@@ -40,6 +40,16 @@ describe('WebSocket source (role all, against the fake platform socket)', () => 
         what: `${what} (connections ${platform.connections.length}, open ${platform.openCount}, refused ${platform.refused.join(',')})`,
       },
     );
+  /**
+   * Two heartbeats answered after `connection`'s acknowledgement: it has lived a heartbeat
+   * interval, so its end resets the backoff (one closed sooner counts as a failed attempt).
+   */
+  const lived = async (connection: FakeConnection) => {
+    const heartbeats = platform.heartbeats;
+    await waitFor(() => platform.heartbeats >= heartbeats + 2 || connection.closedAt !== null, {
+      what: 'two heartbeats on the socket',
+    });
+  };
   const gaps = () =>
     queryDatabase<GapRow>(
       t.database.url,
@@ -247,6 +257,7 @@ describe('WebSocket source (role all, against the fake platform socket)', () => 
     'replaces a token refused by %s with a fresh one',
     async (refusal) => {
       const old = await acknowledged('a socket');
+      await lived(old);
       const tokenRequests = zoom.tokenRequests;
       const count = platform.connections.length;
       const refusedBefore = platform.refused.length;
@@ -340,7 +351,8 @@ describe('WebSocket source: a fresh token before the held one expires', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    // Renewal is due 60 s before expiry and the swap 5 s before that: about 5 s after connecting.
+    // Renewal is due 60 s before expiry, but never sooner than a minute after the token came:
+    // 61 s after connecting, the swap, 9 s before the held token expires.
     zoom = await FakeZoom.start({ tokenTtlSeconds: 70 });
     platform = await FakeZoomWs.start({ acceptsToken: (token) => zoom.acceptsToken(token) });
     // No scheduled reconciliation: its report calls would renew a revoked token before the
@@ -362,7 +374,7 @@ describe('WebSocket source: a fresh token before the held one expires', () => {
     });
     const second = await waitFor(
       () => platform.connections.length >= 2 && first.closedAt !== null && platform.current,
-      { timeoutMs: 30_000, what: `a second socket (${platform.connections.length})` },
+      { timeoutMs: 120_000, what: `a second socket (${platform.connections.length})` },
     );
     expect(second!.token).not.toBe(first.token);
     expect(platform.replaced).toBeGreaterThanOrEqual(1);
@@ -381,5 +393,5 @@ describe('WebSocket source: a fresh token before the held one expires', () => {
     );
     const gaps = await queryDatabase(t.database.url, 'SELECT * FROM inbound_gaps');
     expect(gaps).toEqual([]);
-  });
+  }, 180_000); // A token is kept at least a minute: the swap comes a minute in.
 });

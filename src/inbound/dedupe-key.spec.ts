@@ -8,6 +8,7 @@ import {
   registrationCreated,
 } from '../../scripts/platform/zoom-events';
 import { dedupeKey } from './dedupe-key';
+import type { PlatformEnvelope } from './platform-envelope';
 
 const UUID = '4444AAAiAAAAAiAiAiiAii==';
 
@@ -146,6 +147,20 @@ describe('dedupeKey', () => {
     const a = { event: 'account.updated', event_ts: 1, payload: { account_id: 'x', object: {} } };
     expect(dedupeKey(a)).toBe(dedupeKey(structuredClone(a)));
     expect(dedupeKey(a)).not.toBe(dedupeKey({ ...a, payload: { account_id: 'y', object: {} } }));
+  });
+
+  it.each([undefined, null, 'text', [1, 2], 42])(
+    'keys an event whose payload is %p, never throwing',
+    (payload) => {
+      const event = { event: 'meeting.started', event_ts: 7, payload };
+      expect(dedupeKey(event)).toBe(dedupeKey(structuredClone(event)));
+      expect(dedupeKey(event)).not.toBe(dedupeKey({ ...event, event_ts: 8 }));
+    },
+  );
+
+  it('tells a payload left out from a null one', () => {
+    const absent = { event: 'meeting.started', event_ts: 7 } as PlatformEnvelope;
+    expect(dedupeKey(absent)).not.toBe(dedupeKey({ ...absent, payload: null }));
   });
 
   it('hashes keys too long for a btree index', () => {

@@ -12,10 +12,11 @@ export interface InboundJobData {
 
 /**
  * `payload` of a stored event as the platform sent it, whatever it is (null, a string, an
- * array: docs/receiving.md); its numbers keep their own text (PreciseNumber).
+ * array: docs/receiving.md); its numbers keep their own text (PreciseNumber). An event sent
+ * without one has JSON's nearest: null (a notification always carries `data`).
  */
 export function platformPayloadAsSent(row: InboundEventEntity): unknown {
-  return row.payload.payload;
+  return row.payload.payload ?? null;
 }
 
 /** `payload` of a stored event as an object to read fields from ({} when it is not one). */

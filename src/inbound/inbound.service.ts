@@ -252,6 +252,10 @@ export class InboundService {
     const eventTs = Number.isSafeInteger(envelope.event_ts) ? (envelope.event_ts as number) : null;
     const accountId = asString(asRecord(envelope.payload).account_id);
     const unmappable = unmappableEventReason(envelope.event, envelope.payload);
+    // Read before the store is tried: a failure reading the event is a bug, never the
+    // database out of reach (the 503 that asks the platform to retry).
+    const identityKey = origin.identityKey ?? dedupeKey(envelope);
+    const form = storedForm(envelope, rawBody);
     const id = newRowId();
     span?.setAttribute(SPAN_ATTRIBUTES.inboundId, id);
     const mapping = this.tracing.child(span, 'bridge.map', {
@@ -277,10 +281,10 @@ export class InboundService {
       row = {
         id,
         event: envelope.event,
-        identityKey: origin.identityKey ?? dedupeKey(envelope),
+        identityKey,
         eventTs,
         accountId,
-        ...storedForm(envelope, rawBody),
+        ...form,
         trackingId,
         via,
         downloadTokenEncrypted:

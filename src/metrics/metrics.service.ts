@@ -101,6 +101,21 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly platformWsFramesRefused = new Counter({
+    name: 'platform_ws_frames_refused_total',
+    help:
+      "Frames of the platform's event socket refused unread, by reason (too_large: over 1 MiB, " +
+      'the socket closed with 1009)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly platformWsFrameErrors = new Counter({
+    name: 'platform_ws_frame_errors_total',
+    help: "Frames of the platform's event socket that reading or ingesting threw on (kept as unmappable)",
+    registers: [this.registry],
+  });
+
   readonly platformWsReconnects = new Counter({
     name: 'platform_ws_reconnects_total',
     help: "Sockets this process opened to replace the platform's event socket, by cause",

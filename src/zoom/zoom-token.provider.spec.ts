@@ -4,7 +4,12 @@ import { FakeZoom } from '../../test/support/fake-zoom';
 import { loadConfig } from '../config/load-config';
 import { ZoomApiError } from './zoom-error';
 import { ZoomHttp } from './zoom-http';
-import { TOKEN_RENEW_MARGIN_MS, ZoomTokenProvider } from './zoom-token.provider';
+import {
+  TOKEN_MAX_REUSE_MS,
+  TOKEN_MIN_REUSE_MS,
+  TOKEN_RENEW_MARGIN_MS,
+  ZoomTokenProvider,
+} from './zoom-token.provider';
 
 describe('ZoomTokenProvider (against the fake platform)', () => {
   let fake: FakeZoom;
@@ -54,6 +59,43 @@ describe('ZoomTokenProvider (against the fake platform)', () => {
     const second = await tokens.get();
     expect(second).not.toBe(first);
     expect(fake.tokenRequests).toBe(before + 1);
+  });
+
+  it.each([30, 1, 0.001])(
+    'renews a token at most once a minute however short its expires_in (%s s)',
+    async (ttl) => {
+      fake.tokenTtlSeconds = ttl;
+      try {
+        const tokens = provider();
+        const t0 = Date.now();
+        const clock = jest.spyOn(Date, 'now').mockReturnValue(t0);
+        const first = await tokens.get();
+        const before = fake.tokenRequests;
+        clock.mockReturnValue(t0 + TOKEN_MIN_REUSE_MS - 1);
+        expect(await tokens.get()).toBe(first);
+        expect(fake.tokenRequests).toBe(before);
+        clock.mockReturnValue(t0 + TOKEN_MIN_REUSE_MS);
+        expect(await tokens.get()).not.toBe(first);
+        expect(fake.tokenRequests).toBe(before + 1);
+      } finally {
+        fake.tokenTtlSeconds = 3599;
+      }
+    },
+  );
+
+  it('renews a token with a lifetime past what a timer holds within a day', async () => {
+    fake.tokenTtlSeconds = 3e6;
+    try {
+      const tokens = provider();
+      const t0 = Date.now();
+      jest.spyOn(Date, 'now').mockReturnValue(t0);
+      const token = await tokens.get();
+      // The platform's word is kept; only its use is bounded.
+      expect(token.expiresAt).toBe(t0 + 3e9);
+      expect(token.renewAt).toBe(t0 + TOKEN_MAX_REUSE_MS);
+    } finally {
+      fake.tokenTtlSeconds = 3599;
+    }
   });
 
   it('forgets a refused token once, and ignores refusals of older tokens', async () => {

@@ -10,10 +10,34 @@ export interface ZoomToken {
   apiBaseUrl: string;
   /** Epoch ms at which the platform stops accepting the token. */
   expiresAt: number;
+  /**
+   * Epoch ms from which the cache asks for a new token: TOKEN_RENEW_MARGIN_MS before expiry,
+   * but never sooner than TOKEN_MIN_REUSE_MS nor later than TOKEN_MAX_REUSE_MS after it came.
+   */
+  renewAt: number;
 }
 
 /** Renew this long before the platform's expiry, so a call never leaves with a dying token. */
 export const TOKEN_RENEW_MARGIN_MS = 60_000;
+/**
+ * Bounds on how long one token is used, whatever `expires_in` says (docs/inbound-sources.md,
+ * "What the bridge does with a frame or a token it cannot trust"). A token is renewed at most
+ * once a minute: `expires_in: 30` once made every call and the socket renew, about 300 times
+ * a second. And at least once a day: `expires_in: 3e6` (35 days) put the socket's renewal
+ * timer past what setTimeout holds, which then fired at once, again and again. A token the
+ * platform refuses before then is still renewed at once (invalidate).
+ */
+export const TOKEN_MIN_REUSE_MS = 60_000;
+export const TOKEN_MAX_REUSE_MS = 24 * 60 * 60 * 1000;
+
+/** When a token obtained at `now` that the platform says lasts `expiresInMs` is renewed. */
+export function tokenRenewAt(now: number, expiresInMs: number): number {
+  const reuse = Math.min(
+    Math.max(expiresInMs - TOKEN_RENEW_MARGIN_MS, TOKEN_MIN_REUSE_MS),
+    TOKEN_MAX_REUSE_MS,
+  );
+  return now + reuse;
+}
 
 interface TokenAnswer {
   access_token?: unknown;
@@ -59,7 +83,7 @@ export class ZoomTokenProvider {
   ) {}
 
   async get(): Promise<ZoomToken> {
-    if (this.current && Date.now() < this.current.expiresAt - TOKEN_RENEW_MARGIN_MS) {
+    if (this.current && Date.now() < this.current.renewAt) {
       return this.current;
     }
     this.pending ??= this.request().finally(() => {
@@ -108,10 +132,12 @@ export class ZoomTokenProvider {
     if (typeof expiresIn !== 'number' || !(expiresIn > 0)) {
       throw ZoomApiError.badResponse('The meeting platform sent a token answer without expires_in');
     }
+    const now = Date.now();
     const token: ZoomToken = {
       accessToken,
       apiBaseUrl: this.apiBaseUrl(answer.api_url),
-      expiresAt: Date.now() + expiresIn * 1000,
+      expiresAt: now + expiresIn * 1000,
+      renewAt: tokenRenewAt(now, expiresIn * 1000),
     };
     this.current = token;
     this.logger.log(`server-to-server token obtained, expires in ${expiresIn} s`);

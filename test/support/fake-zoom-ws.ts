@@ -52,6 +52,8 @@ export class FakeZoomWs {
   refusal: Refusal;
   /** While true, nothing is answered: no acknowledgement, no heartbeat. */
   silent = false;
+  /** This many of the next connections are acknowledged and then closed at once (code 1001). */
+  closeAfterAcknowledging = 0;
 
   private readonly open = new Set<WebSocket>();
   private readonly refuseNext: Refusal[] = [];
@@ -114,11 +116,11 @@ export class FakeZoomWs {
     this.pushFrame(JSON.stringify({ module: 'message', content }));
   }
 
-  /** Sends one frame as it is, to the open connection. */
-  pushFrame(frame: string): void {
+  /** Sends one frame as it is, to the open connection: text, or a Buffer as a binary frame. */
+  pushFrame(frame: string | Buffer): void {
     const connection = this.current;
     if (connection === null) throw new Error(`no single open connection (${this.openCount} open)`);
-    connection.ws.send(frame);
+    connection.ws.send(frame, { binary: Buffer.isBuffer(frame) });
   }
 
   /** The platform closes the open connection with `code`. */
@@ -191,6 +193,10 @@ export class FakeZoomWs {
       });
       if (!this.silent) {
         ws.send(JSON.stringify({ module: 'build_connection', success: true, content: 'ok' }));
+        if (this.closeAfterAcknowledging > 0) {
+          this.closeAfterAcknowledging--;
+          ws.close(1001, 'going away');
+        }
       }
     });
   }

@@ -1,6 +1,5 @@
+import { createHash } from 'node:crypto';
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { dedupeKey } from '../../inbound/dedupe-key';
-import { PlatformEnvelope } from '../../inbound/platform-envelope';
 
 const PARTICIPANT_EVENTS = [
   'meeting.participant_joined',
@@ -9,6 +8,44 @@ const PARTICIPANT_EVENTS = [
   'webinar.participant_left',
 ];
 const BATCH = 1000;
+const MAX_READABLE_KEY = 512;
+
+type Json = Record<string, unknown>;
+const record = (value: unknown): Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
+const text = (value: unknown): string | null =>
+  typeof value === 'string' || typeof value === 'number' ? String(value) : null;
+function instant(value: unknown): string {
+  const spelled = text(value) ?? '';
+  const ms = Date.parse(spelled);
+  return Number.isNaN(ms) ? spelled : new Date(ms).toISOString();
+}
+
+/**
+ * The participant key as the service computed it when this migration was written, frozen
+ * here: a migration's result must not change when the live rule does (docs/architecture.md).
+ * Null for a row whose object has neither `uuid` nor `id` (its key hashed the whole payload):
+ * such a row keeps the key it has.
+ */
+export function participantKeyAsOf1766(envelope: {
+  event: string;
+  payload: unknown;
+}): string | null {
+  const object = record(record(envelope.payload).object);
+  const uuid = text(object.uuid);
+  const id = text(object.id);
+  const own = uuid ? ['uuid', uuid] : id ? ['id', id] : null;
+  if (!own) return null;
+  const p = record(object.participant);
+  const who = text(p.user_id) || text(p.participant_uuid) || text(p.id) || text(p.email) || '';
+  const left = envelope.event.endsWith('_left');
+  const when =
+    left && text(p.leave_time) ? ['left', instant(p.leave_time)] : ['joined', instant(p.join_time)];
+  const key = JSON.stringify([envelope.event, ...own, 'participant', who, ...when]);
+  return key.length <= MAX_READABLE_KEY
+    ? key
+    : `sha256:${createHash('sha256').update(key).digest('hex')}`;
+}
 
 /**
  * Participant events are now keyed on the participant's `user_id` and the join or leave time
@@ -18,7 +55,7 @@ const BATCH = 1000;
  *
  * Why re-key instead of looking both keys up at each ingest: a reconciled event cannot compute
  * the old key (it has no participant_uuid), so only rows under the new key can stop it.
- * Computed with the key function itself (not SQL of its own) so the two cannot differ; rows kept
+ * Computed in TypeScript (not SQL of its own) by the rule of that day, frozen above; rows kept
  * as bytes only (no participant object) keep their key. Two old rows that now share a key (one
  * participant, one second, two participant_uuids) keep the first under the new key and the other
  * under its old one.
@@ -35,13 +72,14 @@ export class ParticipantIdentityKeys1766000100001 implements MigrationInterface 
            AND jsonb_typeof(payload #> '{payload,object,participant}') = 'object'
          ORDER BY id LIMIT ${BATCH}`,
         [PARTICIPANT_EVENTS, after],
-      )) as { id: string; payload: PlatformEnvelope }[];
+      )) as { id: string; payload: { event: string; payload: unknown } }[];
       if (rows.length === 0) return;
       after = rows[rows.length - 1].id;
       const keys = new Map<string, string>();
       const taken = new Set<string>();
       for (const row of rows) {
-        const key = dedupeKey(row.payload);
+        const key = participantKeyAsOf1766(row.payload);
+        if (key === null) continue;
         if (!taken.has(key)) keys.set(row.id, key);
         taken.add(key);
       }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { RETRY_AFTER_CAP_MS } from '../../../common/retry-after';
 import { MEETING_UUID_PARAM } from '../../../meetings/meeting-path-rules';
 import { ZoomApiError } from '../../../zoom/zoom-error';
 import { ZoomOperation, isDotSegment } from '../../../zoom/zoom-operations';
@@ -84,9 +85,16 @@ function upstreamOf(error: ZoomApiError): { status: number; message: string } {
   };
 }
 
+/**
+ * The platform's `Retry-After`, at least 100 ms and at most an hour (RETRY_AFTER_CAP_MS, as for
+ * receivers): a larger value would be a timer past what setTimeout holds, which fires at once
+ * and would spend the shared rate limit in a loop.
+ */
 function retryAfterMs(error: ZoomApiError): number {
   const seconds = Number(error.extra.headers?.['retry-after']);
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.max(seconds * 1000, 100) : 1000;
+  return Number.isFinite(seconds) && seconds >= 0
+    ? Math.min(Math.max(seconds * 1000, 100), RETRY_AFTER_CAP_MS)
+    : 1000;
 }
 
 /**

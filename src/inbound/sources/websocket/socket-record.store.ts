@@ -91,13 +91,29 @@ export class SocketRecordStore {
     );
   }
 
-  /** Opens a gap from `from`, unless one is open already. */
-  async openGap(from: Date): Promise<void> {
-    await query(
+  /**
+   * `holder`'s socket closed: a gap opens from `from`, unless one is open already or another
+   * process holds an acknowledged socket. A holder that wakes (a pause, a stalled host) after
+   * its lease ran out learns only then that its socket is gone; by then another process may
+   * have taken over and connected, and nothing would ever end a gap opened beside its socket.
+   * Checked in the statement, against the state the other holder wrote.
+   */
+  async openGap(from: Date, holder: string): Promise<'opened' | 'open already' | 'held'> {
+    const [row] = await query<{ opened: boolean; held: boolean }>(
       this.db,
-      `INSERT INTO inbound_gaps (started_at) VALUES ($1) ON CONFLICT DO NOTHING`,
-      [from],
+      `WITH held AS (
+         SELECT EXISTS (SELECT 1 FROM inbound_socket_state
+                         WHERE id = 1 AND state = 'connected' AND holder IS DISTINCT FROM $2::text) AS held
+       ), opened AS (
+         INSERT INTO inbound_gaps (started_at)
+         SELECT $1::timestamptz FROM held WHERE NOT held.held
+         ON CONFLICT DO NOTHING
+         RETURNING 1
+       )
+       SELECT EXISTS (SELECT 1 FROM opened) AS opened, (SELECT held FROM held) AS held`,
+      [from, holder],
     );
+    return row.opened ? 'opened' : row.held ? 'held' : 'open already';
   }
 
   /**

@@ -8,12 +8,12 @@ import {
   Optional,
 } from '@nestjs/common';
 import { ApiError } from '../../../common/api-error';
+import { timerDelayMs } from '../../../common/timer-delay';
 import { APP_CONFIG } from '../../../config/config.module';
 import { AppConfig } from '../../../config/config.types';
 import { MetricsService } from '../../../metrics/metrics.service';
 import { Tracing } from '../../../telemetry/tracing';
 import {
-  TOKEN_RENEW_MARGIN_MS,
   ZoomToken,
   ZoomTokenProvider,
   missingZoomCredentials,
@@ -30,8 +30,9 @@ import { unreadableFrameEnvelope } from './unreadable-frame';
 const FRAME_WRITE_EVERY_MS = 2_000;
 /**
  * The fresh token's socket opens this long after the token cache stops handing out the held
- * token (TOKEN_RENEW_MARGIN_MS before its expiry): the cache then fetches a new one, and the
- * held token still has most of a minute left should the new socket need retries.
+ * token (its `renewAt`, normally a minute before its expiry, never sooner than a minute after
+ * it came): the cache then fetches a new one, and the held token still has most of a minute
+ * left should the new socket need retries.
  */
 const TOKEN_SWAP_AFTER_RENEWAL_MS = 1_000;
 /** An event the database could not take is tried again after this, doubling, up to the cap. */
@@ -171,6 +172,7 @@ export class WebsocketSource implements OnApplicationBootstrap, BeforeApplicatio
         frame: (at) => this.frameAt(at),
         event: (content, frame) => this.keep(content, frame),
         other: (what) => this.logger.debug(`platform socket frame ignored: ${what}`),
+        fault: (error, frame) => this.fault(error, frame),
         ended: (end) => this.ended(socket, token, end),
       },
     );
@@ -185,7 +187,8 @@ export class WebsocketSource implements OnApplicationBootstrap, BeforeApplicatio
       old?.close('a socket with a fresh token took over');
     }
     if (socket !== this.current) return;
-    this.failures = 0;
+    // The backoff is reset only once the socket has lived a heartbeat (ended): one the
+    // platform acknowledges and closes at once must not be reopened every second.
     this.state.current = 'connected';
     this.metrics.platformWsConnected.set(1);
     this.lastFrameAt = at;
@@ -219,6 +222,11 @@ export class WebsocketSource implements OnApplicationBootstrap, BeforeApplicatio
     }
     clearTimeout(this.swap);
     if (end.kind === 'stopped' || this.stopped) return;
+    if (end.kind === 'too_large') this.metrics.platformWsFramesRefused.inc({ reason: 'too_large' });
+    const acknowledgedAt = socket.acknowledgedAt;
+    if (acknowledgedAt !== null && Date.now() - acknowledgedAt > this.config.zoom.ws.heartbeatMs) {
+      this.failures = 0;
+    }
     this.logger.warn(`platform socket ended (${end.kind}: ${end.detail}); reconnecting`);
     this.metrics.platformWsReconnects.inc({ cause: end.kind });
     void this.openGap();
@@ -235,8 +243,8 @@ export class WebsocketSource implements OnApplicationBootstrap, BeforeApplicatio
   /** Opens the fresh token's socket a little before the held token would be renewed. */
   private scheduleSwap(token: ZoomToken): void {
     clearTimeout(this.swap);
-    const due = token.expiresAt - TOKEN_RENEW_MARGIN_MS + TOKEN_SWAP_AFTER_RENEWAL_MS - Date.now();
-    this.swap = setTimeout(() => this.openNext(), Math.max(0, due));
+    const due = token.renewAt + TOKEN_SWAP_AFTER_RENEWAL_MS - Date.now();
+    this.swap = setTimeout(() => this.openNext(), timerDelayMs(due));
   }
 
   private openNext(): void {
@@ -276,7 +284,12 @@ export class WebsocketSource implements OnApplicationBootstrap, BeforeApplicatio
     if (from === null) return;
     await this.record
       .frameSeen(from)
-      .then(() => this.record.openGap(from))
+      .then(() => this.record.openGap(from, this.lease.holder))
+      .then((outcome) => {
+        if (outcome === 'held') {
+          this.logger.warn('no gap recorded: another process holds an acknowledged socket');
+        }
+      })
       .catch((error: Error) => this.logger.error(`could not record a gap: ${error.message}`));
   }
 
@@ -291,13 +304,25 @@ export class WebsocketSource implements OnApplicationBootstrap, BeforeApplicatio
       );
   }
 
+  /** A frame the socket failed to read: logged and counted as the bug it is, and kept. */
+  private fault(error: unknown, frame: string | Buffer): void {
+    this.reportFault('a platform socket frame could not be read', error);
+    this.keep(null, frame);
+  }
+
+  private reportFault(what: string, error: unknown): void {
+    this.metrics.platformWsFrameErrors.inc();
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    this.logger.error(`${what} (${detail}); kept as it came`);
+  }
+
   /** Every event read is stored: until the database takes it, it is tried again. */
-  private keep(content: string | null, frame: string): void {
+  private keep(content: string | null, frame: string | Buffer): void {
     const done = this.store(content, frame).finally(() => this.ingesting.delete(done));
     this.ingesting.add(done);
   }
 
-  private async store(content: string | null, frame: string): Promise<void> {
+  private async store(content: string | null, frame: string | Buffer): Promise<void> {
     for (let wait = INGEST_RETRY_MS; ; wait = Math.min(2 * wait, INGEST_RETRY_MAX_MS)) {
       const span = this.tracing.root('zoom.websocket.message', { 'bridge.via': 'websocket' });
       try {
@@ -325,7 +350,7 @@ export class WebsocketSource implements OnApplicationBootstrap, BeforeApplicatio
 
   private async ingestOne(
     content: string | null,
-    frame: string,
+    frame: string | Buffer,
     span: ReturnType<Tracing['root']>,
   ): Promise<void> {
     if (content !== null) {
@@ -333,9 +358,14 @@ export class WebsocketSource implements OnApplicationBootstrap, BeforeApplicatio
         await this.inbound.ingest(Buffer.from(content, 'utf8'), ORIGIN, span);
         return;
       } catch (error) {
-        const refused =
-          error instanceof ApiError && error.getStatus() < HttpStatus.INTERNAL_SERVER_ERROR;
-        if (!refused) throw error;
+        // Only the database being out of reach is worth trying again; anything else (a
+        // refusal, or a bug reading the event) would fail the same way every time.
+        const unavailable =
+          error instanceof ApiError && error.getStatus() === HttpStatus.SERVICE_UNAVAILABLE;
+        if (unavailable) throw error;
+        if (!(error instanceof ApiError)) {
+          this.reportFault('an event from the platform socket could not be ingested', error);
+        }
       }
     }
     // Not an event the ingest can read: kept whole, as an unmappable event of its own.
