@@ -409,6 +409,21 @@ describe('meb, the CLI, against the real service', () => {
     expect(waited.json).toMatchObject({ status: 'failed', dry_run: false });
     expect(waited.json.errors[0]).toMatchObject({ source: 'meetings', status: null });
     expect(waited.stderr).toContain(`reconciliation ${waited.json.id} ended failed`);
+    // Its errors as words, one line each (a list of objects was printed `[object Object]`).
+    const shown = await meb('reconciliations', 'get', waited.json.id, '--profile', 'ops');
+    expect(shown.code).toBe(EXIT.ok);
+    expect(shown.stdout).not.toContain('[object Object]');
+    expect(shown.stdout).toContain(
+      'source: meetings, status: -, message: The meeting platform is not configured',
+    );
+    // An ended run cannot be cancelled (409); a queued one can, and ends failed saying so.
+    const ended = await meb('reconciliations', 'cancel', waited.json.id, '--profile', 'ops');
+    expect(ended.code).toBe(EXIT.refused);
+    expect(ended.stderr).toContain('Reconciliation run has ended already (failed)');
+    const unknown = '0190a000-0000-7000-8000-000000000000';
+    expect((await meb('reconciliations', 'cancel', unknown, '--profile', 'ops')).code).toBe(
+      EXIT.notFound,
+    );
     const bad = await meb('reconcile', '--since', 'yesterday', '--profile', 'ops');
     expect(bad.code).toBe(EXIT.refused);
   });

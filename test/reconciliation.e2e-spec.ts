@@ -1,11 +1,13 @@
 import { DataSource } from 'typeorm';
 import { ZoomEvent } from '../scripts/platform/zoom-events';
+import { ParticipantIdentityKeys1766000100001 } from '../src/database/migrations/1766000100001-participant-identity-keys';
 import { ReconcileRedis } from '../src/inbound/sources/reconciliation/reconcile-redis';
 import { FakeZoom } from './support/fake-zoom';
 import { waitForDeliveriesSucceeded } from './support/deliveries';
 import { DayMeeting, FakeReports } from './support/fake-zoom-reports';
 import { Json, request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
+import { finishedRun, startRun as startRunOf } from './support/reconciliation-runs';
 import { queryDatabase } from './support/test-db';
 import { SpawnedApp, spawnTestMs, startWorker } from './support/spawn-app';
 import { CLIENTS, TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
@@ -103,27 +105,11 @@ async function teardown(s: Setup | undefined): Promise<void> {
 const bodies = (s: Setup, path: string): Json[] =>
   s.receiver.requests(path).map((r) => JSON.parse(r.body.toString('utf8')));
 
-async function startRun(s: Setup, body: Record<string, unknown>): Promise<Json> {
-  const res = await request(s.t.baseUrl, 'POST', '/api/reconciliations', {
-    token: s.admin,
-    body,
-  });
-  expect(res.status).toBe(202);
-  expect(res.body.status).toBe('queued');
-  return res.body;
-}
+const startRun = (s: Setup, body: Record<string, unknown>): Promise<Json> =>
+  startRunOf({ baseUrl: s.t.baseUrl, admin: s.admin }, body);
 
-async function finished(s: Setup, id: string, timeoutMs = 50_000): Promise<Json> {
-  let last: Json;
-  return waitFor(
-    async () => {
-      last = (await request(s.t.baseUrl, 'GET', `/api/reconciliations/${id}`, { token: s.admin }))
-        .body;
-      return last.finished_at ? last : undefined;
-    },
-    { timeoutMs, intervalMs: 100, what: `run ${id} to end (last seen ${JSON.stringify(last)})` },
-  );
-}
+const finished = (s: Setup, id: string, timeoutMs?: number): Promise<Json> =>
+  finishedRun({ baseUrl: s.t.baseUrl, admin: s.admin }, id, timeoutMs);
 
 /** Per platform event name, how many of `events`. */
 function countByEvent(events: ZoomEvent[]): Record<string, number> {
@@ -192,8 +178,13 @@ describe('reconciliation: what the platform never delivered', () => {
       },
       { timeoutMs: 30_000, what: `${total} zoom.* deliveries` },
     );
+    // Per occurrence, its notifications by id: a delivery sent again (at least once: the receiver
+    // answered after DELIVERY_TIMEOUT_MS on a loaded machine) is the same notification.
     const byOccurrence = new Map<string, Json[]>();
+    const ids = new Set<string>();
     for (const body of delivered) {
+      if (ids.has(body.id)) continue;
+      ids.add(body.id);
       const key = occurrence(body.event.slice('zoom.'.length), body.data);
       byOccurrence.set(key, [...(byOccurrence.get(key) ?? []), body]);
     }
@@ -211,7 +202,7 @@ describe('reconciliation: what the platform never delivered', () => {
         vias: ['reconciliation'],
       });
     }
-    expect(delivered).toHaveLength(total);
+    expect(ids.size).toBe(total);
   });
 
   it('runs the recording automation for a reconciled recording.completed', async () => {
@@ -370,10 +361,13 @@ describe('reconciliation: what the platform never delivered', () => {
        VALUES (uuid_v7(), $1, $2, $3, $4, now())`,
       [joined.event, oldKey, joined.event_ts, JSON.stringify(joined)],
     );
-    // The upgrade: the re-keying migration runs over it.
-    const ds = s.t.app.get(DataSource);
-    await ds.undoLastMigration({ transaction: 'each' });
-    expect(await ds.runMigrations({ transaction: 'each' })).toHaveLength(1);
+    // The upgrade: the re-keying migration runs over it (by itself: later migrations may follow).
+    const runner = s.t.app.get(DataSource).createQueryRunner();
+    try {
+      await new ParticipantIdentityKeys1766000100001().up(runner);
+    } finally {
+      await runner.release();
+    }
     const retry = await sendZoomEvent(s.t.baseUrl, joined);
     expect(retry.body).toEqual({ status: 'duplicate' });
     const run = await finished(s, (await startRun(s, { since: since() })).id);

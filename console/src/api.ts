@@ -67,6 +67,10 @@ export class Api {
     return this.call<T>('PATCH', path, body);
   }
 
+  delete<T>(path: string): Promise<T> {
+    return this.call<T>('DELETE', path);
+  }
+
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.options.token}`,

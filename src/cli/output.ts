@@ -50,17 +50,34 @@ export function fitColumns(
 }
 
 const lines = (cells: string[]): string[] => cells.flatMap((c) => c.split('\n'));
+// Reduced, not Math.max(...): a long listing would overflow the stack as arguments.
+const longest = (lengths: number[]): number => lengths.reduce((a, b) => Math.max(a, b), 0);
 const naturalWidth = (cells: string[]): number =>
-  Math.max(...lines(cells).map((line) => line.length)) + 2;
+  longest(lines(cells).map((line) => line.length)) + 2;
 const wordWidth = (cells: string[]): number =>
-  Math.max(...lines(cells).flatMap((line) => line.split(' ').map((word) => word.length))) + 2;
+  longest(lines(cells).flatMap((line) => line.split(' ').map((word) => word.length))) + 2;
 
+/**
+ * One value as a cell. A list of objects (a run's errors, say) gets a line each, every object
+ * as `field: value` pairs: never `[object Object]`.
+ */
 const cell = (value: unknown): string => {
   if (value === null || value === undefined) return '-';
-  if (Array.isArray(value)) return value.join(', ');
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '-';
+    const objects = value.some((v) => typeof v === 'object' && v !== null);
+    return value.map((v) => (objects ? pairs(v) : cell(v))).join(objects ? '\n' : ', ');
+  }
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 };
+
+const pairs = (value: unknown): string =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? Object.entries(value)
+        .map(([field, v]) => `${field}: ${cell(v)}`)
+        .join(', ')
+    : cell(value);
 
 /** A cli-table3 table of these cells, `width` characters wide at most. */
 function drawn(head: string[] | undefined, cells: string[][], width: number): string {

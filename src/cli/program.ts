@@ -587,6 +587,9 @@ export function buildProgram(ctx: CliContext): Command {
     'finished_at',
   ];
 
+  const showRun = (cmd: Command, run: object) =>
+    show(cmd, run, (r) => record(r as Record<string, unknown>, RUN_COLUMNS));
+
   program
     .command('reconcile')
     .description(
@@ -616,12 +619,38 @@ export function buildProgram(ctx: CliContext): Command {
             api.GET('/api/reconciliations/{id}', { params: { path: { id: run.id } } }),
           );
         }
-        show(cmd, run, (r) => record(r as unknown as Record<string, unknown>, RUN_COLUMNS));
+        showRun(cmd, run);
         if (opts.wait && run.status !== 'succeeded') {
           throw new CliError(`reconciliation ${run.id} ended ${run.status}`, EXIT.failed);
         }
       },
     );
+
+  const reconciliations = program
+    .command('reconciliations')
+    .description('reconciliation runs (bridge:admin; start one with `meb reconcile`)');
+
+  reconciliations
+    .command('get <id>')
+    .description('one run: its status, what it checked, found missing and created, its errors')
+    .action(async (id: string, _opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      showRun(
+        cmd,
+        await call(url, api.GET('/api/reconciliations/{id}', { params: { path: { id } } })),
+      );
+    });
+
+  reconciliations
+    .command('cancel <id>')
+    .description('cancel a queued or running run: it ends failed, its errors saying so')
+    .action(async (id: string, _opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      showRun(
+        cmd,
+        await call(url, api.DELETE('/api/reconciliations/{id}', { params: { path: { id } } })),
+      );
+    });
 
   const inbound = program
     .command('inbound')

@@ -113,6 +113,8 @@ export interface AppConfig {
     gapDelayMs: number;
     /** Platform requests per second across all processes. */
     maxRps: number;
+    /** Longest one run may take from its start before it is ended `failed`. */
+    runTimeoutMs: number;
   };
   delivery: {
     maxRetries: number;

@@ -473,6 +473,7 @@ export function loadConfig(env: Env): AppConfig {
       settleMs: r.int('RECONCILE_SETTLE_MS', 5400000, 0, 7 * 86400000),
       gapDelayMs: r.int('RECONCILE_GAP_DELAY_MS', 300000, 0, 86400000),
       maxRps: r.int('RECONCILE_MAX_RPS', 2, 1, 100),
+      runTimeoutMs: r.int('RECONCILE_RUN_TIMEOUT_MS', 1800000, 1000, 7 * 86400000),
     },
     delivery: {
       maxRetries: r.int('DELIVERY_MAX_RETRIES', 3, 0, 20),

@@ -27,15 +27,28 @@ function instant(value: unknown): string {
 }
 
 /**
- * A participant occurrence by what both the webhook and the platform's participant reports
- * carry (docs/reconciliation.md): the participant's `user_id`, which the platform numbers per
- * meeting, and the time of the join or the leave. `participant_uuid` is not in the reports, so
- * it is used only where `user_id` is missing (then `id`, then `email`): a redelivery carries
- * the same fields and resolves the same way.
+ * Who a participant is, by what both the webhook and the platform's participant reports carry
+ * (docs/reconciliation.md#identity): the participant's `user_id`, which the platform numbers per
+ * meeting. `participant_uuid` is not in the reports, so it is used only where `user_id` is
+ * missing (then `id`, then `email`, then `participant_user_id`, then `user_name`, the last two
+ * added after the others so that no key stored before changes): a redelivery carries the same
+ * fields and resolves the same way. '' when the participant carries none of them.
  */
+export function participantWho(p: Record<string, unknown>): string {
+  return (
+    asText(p.user_id) ||
+    asText(p.participant_uuid) ||
+    asText(p.id) ||
+    asText(p.email) ||
+    asText(p.participant_user_id) ||
+    asText(p.user_name) ||
+    ''
+  );
+}
+
+/** A participant occurrence: who (participantWho) and the time of the join or the leave. */
 function participantParts(rule: 'joined' | 'left', p: Record<string, unknown>): string[] {
-  const who =
-    asText(p.user_id) || asText(p.participant_uuid) || asText(p.id) || asText(p.email) || '';
+  const who = participantWho(p);
   // Where the platform omits the leave time (some webinar leaves) the join it ends tells it apart.
   if (rule === 'left' && asText(p.leave_time))
     return ['participant', who, 'left', instant(p.leave_time)];

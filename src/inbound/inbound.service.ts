@@ -49,6 +49,11 @@ export interface InboundAck {
 export interface InboundOrigin {
   via: InboundVia;
   trackingId: string | null;
+  /**
+   * The identity key, where the caller knows more than the event says: reconciliation, for a
+   * report row that names no participant (docs/reconciliation.md#identity). Else dedupeKey's.
+   */
+  identityKey?: string;
 }
 
 type Outcome = 'accepted' | 'duplicate' | 'unmappable' | 'rejected' | 'unavailable';
@@ -249,7 +254,7 @@ export class InboundService {
     const unmappable = unmappableEventReason(envelope.event, envelope.payload);
     // Read before the store is tried: a failure reading the event is a bug, never the
     // database out of reach (the 503 that asks the platform to retry).
-    const identityKey = dedupeKey(envelope);
+    const identityKey = origin.identityKey ?? dedupeKey(envelope);
     const form = storedForm(envelope, rawBody);
     const id = newRowId();
     span?.setAttribute(SPAN_ATTRIBUTES.inboundId, id);

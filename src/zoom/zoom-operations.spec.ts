@@ -36,6 +36,21 @@ describe('buildZoomPath', () => {
     }
   });
 
+  it('never puts "." or ".." in a path, however the owner encodes it', () => {
+    const twice = {
+      meetingId: { encode: (v: string) => encodeURIComponent(encodeURIComponent(v)) },
+    };
+    for (const uuid of ['.', '..']) {
+      expect(() => buildZoomPath(recordings, { meetingId: uuid })).toThrow(
+        'meetingId would leave its segment',
+      );
+      expect(() => buildZoomPath(recordings, { meetingId: uuid }, '', twice)).toThrow(
+        'meetingId would leave its segment',
+      );
+    }
+    expect(buildZoomPath(recordings, { meetingId: '...' })).toBe('/meetings/.../recordings');
+  });
+
   it('appends the query string as it is', () => {
     expect(buildZoomPath(recordings, { meetingId: '1' }, 'ttl=5&include_fields=a%2Cb')).toBe(
       '/meetings/1/recordings?ttl=5&include_fields=a%2Cb',

@@ -17,6 +17,13 @@ export type PathEncoders = Readonly<
   Partial<Record<string, { encode?: (value: string) => string }>>
 >;
 
+/**
+ * `.` and `..`: whole segments that URL normalisation removes, sending a request (and its bearer
+ * token) to another endpoint. Never put in a path, whoever gave them (passthrough refuses them
+ * too: src/platform-api/request-validator.ts).
+ */
+export const isDotSegment = (value: string): boolean => value === '.' || value === '..';
+
 /** What would end a path segment, or the path. */
 const SEGMENT_END = /[/?#]/;
 
@@ -37,7 +44,7 @@ export function buildZoomPath(
       throw new Error(`${operation.method} ${operation.path}: path parameter ${name} is missing`);
     }
     const encoded = (encoders[name]?.encode ?? encodeURIComponent)(value);
-    if (SEGMENT_END.test(encoded)) {
+    if (SEGMENT_END.test(encoded) || isDotSegment(encoded)) {
       throw new Error(`${operation.method} ${operation.path}: ${name} would leave its segment`);
     }
     return encoded;

@@ -46,6 +46,48 @@ export interface DayOptions {
   durationMs?: number;
 }
 
+/**
+ * A report listing answered page by page from a script rather than the day: what the platform
+ * might send that the bridge must not trust (a token it sent before, pages without end, rows
+ * naming no one, a listing far bigger than memory). Pages are made when asked for, so the test
+ * process holds one at a time.
+ */
+export interface ScriptedListing {
+  /**
+   * The page for `token` ('' for the first), the `pageIndex`th asked for (from 0). `json`, when
+   * given, is sent as the rows' JSON text instead of `rows` (values deeper than JSON.stringify
+   * can walk, written as text).
+   */
+  page(token: string, pageIndex: number): { rows: unknown[]; next: string; json?: string };
+}
+
+/** `total` rows `perPage` at a time, `rowAt(i)` made when its page is asked for. */
+export function pagedRows(
+  total: number,
+  rowAt: (i: number) => unknown,
+  perPage = 300,
+): ScriptedListing {
+  return {
+    page(token) {
+      const start = Number(token || 0);
+      const end = Math.min(total, start + perPage);
+      const rows: unknown[] = [];
+      for (let i = start; i < end; i++) rows.push(rowAt(i));
+      return { rows, next: end < total ? String(end) : '' };
+    },
+  };
+}
+
+/** Pages of `rows` whose tokens go round `cycle` tokens for ever (the platform repeating one). */
+export function repeatingTokens(rows: unknown[], cycle = 1): ScriptedListing {
+  return { page: (_token, i) => ({ rows, next: `again-${i % cycle}` }) };
+}
+
+/** A new token on every page, never the end: a listing without end. */
+export function endlessPages(rowsAt: (pageIndex: number) => unknown[]): ScriptedListing {
+  return { page: (_token, i) => ({ rows: rowsAt(i), next: `page-${i + 1}` }) };
+}
+
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
 const objectOf = (event: ZoomEvent) =>
@@ -58,6 +100,15 @@ export class FakeReports {
   /** How long each report answer takes, as the platform's do over the internet (benches). */
   latencyMs = 0;
   private readonly refusals = new Map<ReportSource, { status: number; message: string }>();
+  /** Dashboard rows listed beside the day's (a uuid `..`, say), per family. */
+  private readonly extraRows: Record<Family, Record<string, unknown>[]> = {
+    meeting: [],
+    webinar: [],
+  };
+  /** Listings answered by a script: a source's whole listing, or one meeting's participants. */
+  private readonly scripts = new Map<string, { listing: ScriptedListing; pages: number }>();
+  /** Recording answers made by a function (a recording of 100,000 files), by meeting uuid. */
+  private readonly recordingAnswers = new Map<string, () => unknown>();
 
   constructor(private readonly zoom: FakeZoom) {
     zoom.routes.push((res, rec) => this.route(res, rec));
@@ -74,6 +125,31 @@ export class FakeReports {
 
   allow(source: ReportSource): void {
     this.refusals.delete(source);
+  }
+
+  /** A dashboard row listed with the day's meetings (or webinars), as it is given. */
+  addDashboardRow(family: Family, row: Record<string, unknown>): void {
+    this.extraRows[family].push(row);
+  }
+
+  /** `source`'s listing (`meetings`, `webinars`) answered by `listing` instead of the day. */
+  scriptListing(source: 'meetings' | 'webinars', listing: ScriptedListing): void {
+    this.scripts.set(source, { listing, pages: 0 });
+  }
+
+  /** The participant report of the meeting or webinar `uuid` answered by `listing`. */
+  scriptParticipants(uuid: string, listing: ScriptedListing): void {
+    this.scripts.set(`participants:${uuid}`, { listing, pages: 0 });
+  }
+
+  /** How many pages of a scripted listing were asked for. */
+  pagesServed(key: 'meetings' | 'webinars' | `participants:${string}`): number {
+    return this.scripts.get(key)?.pages ?? 0;
+  }
+
+  /** `GET /meetings/{uuid}/recordings` answered by `answer()` (made at each request). */
+  scriptRecording(uuid: string, answer: () => unknown): void {
+    this.recordingAnswers.set(uuid, answer);
   }
 
   /** Adds a day of meetings (then webinars), each with its participants and maybe a recording. */
@@ -174,17 +250,46 @@ export class FakeReports {
       send(refusal.status, { code: 4711, message: refusal.message });
       return true;
     }
-    if (source === 'recordings') return false; // FakeZoom's own route answers it
+    // /metrics/meetings/{uuid}/participants, /meetings/{uuid}/recordings
+    const segment = source === 'recordings' ? parts[1] : parts[2];
+    const uuid =
+      source === 'meetings' || source === 'webinars'
+        ? ''
+        : decodeURIComponent(decodeURIComponent(segment));
+    if (source === 'recordings') {
+      const answer = this.recordingAnswers.get(uuid);
+      if (!answer) return false; // FakeZoom's own route answers it
+      send(200, answer());
+      return true;
+    }
+    const script = this.scripts.get(
+      source === 'meetings' || source === 'webinars' ? source : `participants:${uuid}`,
+    );
+    if (script) {
+      const key = source === 'meetings' || source === 'webinars' ? source : 'participants';
+      const { rows, next, json } = script.listing.page(
+        rec.query.get('next_page_token') ?? '',
+        script.pages++,
+      );
+      if (json === undefined) {
+        send(200, { page_size: rows.length, next_page_token: next, [key]: rows });
+        return true;
+      }
+      const text = `{"next_page_token":${JSON.stringify(next)},"${key}":${json}}`;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(text);
+      return true;
+    }
     if (source === 'meetings' || source === 'webinars') {
       const family: Family = source === 'meetings' ? 'meeting' : 'webinar';
       const live = rec.query.get('type') === 'live';
       const rows = this.day
         .filter((m) => m.family === family && (m.end === null) === live)
         .map((m) => this.dashboardRow(m));
+      if (!live) for (const row of this.extraRows[family]) rows.push(row);
       send(200, page(rows, rec.query, source));
       return true;
     }
-    const uuid = decodeURIComponent(decodeURIComponent(parts[2]));
     const found = this.day.find((m) => m.meeting.uuid === uuid);
     if (!found) {
       send(404, { code: 3001, message: 'Meeting ID is invalid or has not ended.' });

@@ -39,7 +39,7 @@ const local = (ms: number) => {
 
 /**
  * The operator's page (bridge:admin): the reconciliation runs, newest first and refreshed while
- * one is going, and a form that starts one.
+ * one is going, a form that starts one, and a button that cancels one queued or running.
  */
 export function ReconciliationsPage({ api }: { api: Api }) {
   const runs = useLoad(
@@ -51,6 +51,7 @@ export function ReconciliationsPage({ api }: { api: Api }) {
   const [until, setUntil] = useState('');
   const [dryRun, setDryRun] = useState(false);
   const start = useAction();
+  const cancel = useAction();
   return (
     <>
       <PageTitle>Reconciliation</PageTitle>
@@ -104,6 +105,7 @@ export function ReconciliationsPage({ api }: { api: Api }) {
         </button>
       </form>
       <ErrorMessage error={start.error} />
+      <ErrorMessage error={cancel.error} />
       <ErrorMessage error={runs.error} />
       {!runs.data && !runs.error && <p role="status">Loading…</p>}
       {runs.data && (
@@ -119,6 +121,7 @@ export function ReconciliationsPage({ api }: { api: Api }) {
                 <th scope="col">Created</th>
                 <th scope="col">Errors</th>
                 <th scope="col">Finished</th>
+                <th scope="col">Actions</th>
               </tr>
             </thead>
             <tbody>
@@ -140,6 +143,24 @@ export function ReconciliationsPage({ api }: { api: Api }) {
                       .join('; ') || '—'}
                   </td>
                   <td>{when(run.finished_at)}</td>
+                  <td>
+                    {(run.status === 'queued' || run.status === 'running') && (
+                      <button
+                        type="button"
+                        disabled={cancel.busy}
+                        aria-label={`Cancel the run of ${when(run.since)} – ${when(run.until)}`}
+                        onClick={() => {
+                          void cancel
+                            .run(() => api.delete(`/api/reconciliations/${run.id}`))
+                            .then((ok) => {
+                              if (ok) void runs.reload();
+                            });
+                        }}
+                      >
+                        Cancel
+                      </button>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

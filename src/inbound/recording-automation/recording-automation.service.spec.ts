@@ -73,6 +73,21 @@ describe('RecordingAutomationService', () => {
     expect(bare.processError).toMatch(/has no recording_files list/);
   });
 
+  it.each(['.', '..'])(
+    'publishes operation.failed at once for a meeting uuid %j: never put in a path',
+    async (uuid) => {
+      t.zoom.configured = true;
+      t.zoom.recordings = () => Promise.reject(new Error('the platform was asked'));
+      const event = recordingCompleted(uuid);
+      const dotted = t.tables.addInboundEvent({ event: event.event, payload: { ...event } });
+
+      await t.sut.complete(dotted.id, false, WHAT);
+
+      expect(outcomes()).toEqual(['operation.failed']);
+      expect(dotted.processError).toContain(`${JSON.stringify(uuid)} cannot be put in a path`);
+    },
+  );
+
   it('skips what is not a file in the list (a null), keeping the others', async () => {
     const event = recordingCompleted(UUID);
     const object = event.payload.object as { recording_files: unknown[] };

@@ -5,6 +5,7 @@ import { DispatcherService } from '../../dispatcher/publish/dispatcher.service';
 import { orderKeyOf } from '../../dispatcher/publish/order-key';
 import { RecordingDownloadStore } from '../../recordings/recording-download.store';
 import { RECORDING_PATH_RULES } from '../../recordings/recording-path-rules';
+import { isDotSegment } from '../../zoom/zoom-operations';
 import { FILE_LISTS, fileRef, recordingFilesOf } from '../../zoom/zoom-recordings';
 import { ZoomClient } from '../../zoom/zoom.client';
 import { ZoomMeetingRecording, ZoomRecordingFile } from '../../zoom/zoom.types';
@@ -111,6 +112,10 @@ export class RecordingAutomationService {
   meetingKey(object: PlatformObject): string {
     for (const value of [object.uuid, object.id]) {
       const key = asText(value);
+      if (key !== null && isDotSegment(key))
+        throw new UnmappableEventError(
+          `the recording event's meeting ${JSON.stringify(key)} cannot be put in a path`,
+        );
       if (key !== null && key !== '') return key;
     }
     throw new UnmappableEventError('the recording event names no meeting uuid or id');

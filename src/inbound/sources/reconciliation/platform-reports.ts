@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RETRY_AFTER_CAP_MS } from '../../../common/retry-after';
 import { MEETING_UUID_PARAM } from '../../../meetings/meeting-path-rules';
 import { ZoomApiError } from '../../../zoom/zoom-error';
-import { ZoomOperation } from '../../../zoom/zoom-operations';
+import { ZoomOperation, isDotSegment } from '../../../zoom/zoom-operations';
 import { ZoomClient } from '../../../zoom/zoom.client';
 import { ReconcileRedis } from './reconcile-redis';
 
@@ -51,8 +51,31 @@ export class PlatformUnreachable extends Error {
   }
 }
 
-/** A meeting the platform no longer has a report of (404, 3001): nothing to reconcile. */
-export class ReportMissing extends Error {}
+/**
+ * One answer or listing that cannot be trusted (docs/reconciliation.md#reports-it-cannot-trust):
+ * a 404, a `next_page_token` seen before, too many pages, an answer too big or not JSON, a uuid
+ * that cannot be put in a path. Recorded in the run's `errors` (it ends `partial`); that listing
+ * ends there, and the source is still read for other meetings.
+ */
+export class SourceUntrusted extends Error {
+  constructor(
+    readonly source: SourceName,
+    readonly status: number | null,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Most pages one listing may have (300 rows each: 300,000 rows) before it is not believed. */
+export const MAX_PAGES = 1000;
+
+/** Why `value` cannot be put in a path segment (isDotSegment), or null. */
+export function unsafeSegment(value: string): string | null {
+  return value === '' || isDotSegment(value)
+    ? `${JSON.stringify(value)} cannot be put in a path`
+    : null;
+}
 
 function upstreamOf(error: ZoomApiError): { status: number; message: string } {
   const upstream = error.extra.upstream;
@@ -91,7 +114,11 @@ export class PlatformReports {
     private readonly signal: AbortSignal,
   ) {}
 
-  /** Every row of every page of `list` (`meetings`, `participants`, …) of a paged report. */
+  /**
+   * Every row of every page of `list` (`meetings`, `participants`, …) of a paged report, one
+   * page at a time (the caller holds one page, never the listing). A `next_page_token` seen
+   * before, or more than MAX_PAGES pages, ends the listing with SourceUntrusted.
+   */
   async *rows(
     source: SourceName,
     list: string,
@@ -99,7 +126,16 @@ export class PlatformReports {
     params: Record<string, string> = {},
   ): AsyncGenerator<Record<string, unknown>[]> {
     let token = '';
+    // At most MAX_PAGES tokens, each the platform's own (short): bounded.
+    const seen = new Set<string>();
+    let pages = 0;
     do {
+      if (++pages > MAX_PAGES)
+        throw new SourceUntrusted(
+          source,
+          null,
+          `more than ${MAX_PAGES} pages: listing not read further`,
+        );
       const search = new URLSearchParams({ ...query, page_size: String(PAGE_SIZE) });
       if (token) search.set('next_page_token', token);
       const body = await this.get(source, params, search.toString());
@@ -108,6 +144,13 @@ export class PlatformReports {
         ? rows.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null)
         : [];
       token = typeof body.next_page_token === 'string' ? body.next_page_token : '';
+      if (token && seen.has(token))
+        throw new SourceUntrusted(
+          source,
+          null,
+          `next_page_token repeated after ${pages} pages: listing not read further`,
+        );
+      seen.add(token);
     } while (token);
   }
 
@@ -117,6 +160,10 @@ export class PlatformReports {
     params: Record<string, string>,
     query = '',
   ): Promise<Record<string, unknown>> {
+    for (const value of Object.values(params)) {
+      const problem = unsafeSegment(value);
+      if (problem !== null) throw new SourceUntrusted(source, null, `uuid ${problem}`);
+    }
     let failures = 0;
     let limited = 0;
     for (;;) {
@@ -140,7 +187,12 @@ export class PlatformReports {
         }
         if (status === 403 || ((status === 400 || status === 401) && REFUSAL_MESSAGE.test(message)))
           throw new SourceRefused(source, status, message);
-        if (status === 404) throw new ReportMissing(message);
+        // A plan without the dashboard answers 404 for the whole source; a meeting without a
+        // report (3001), for that meeting. Either is recorded, never retried.
+        if (status === 404) throw new SourceUntrusted(source, status, message);
+        // Over MAX_JSON_BYTES or not JSON: asking again gets the same answer.
+        if (error.failure === 'bad_response')
+          throw new SourceUntrusted(source, null, error.message);
         const transient = error.failure !== 'upstream' || status >= 500 || status === 429;
         if (transient && ++failures < ATTEMPTS) {
           await sleep(RETRY_BACKOFF_MS * failures, undefined, { signal: this.signal });

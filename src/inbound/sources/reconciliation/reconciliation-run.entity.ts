@@ -7,6 +7,7 @@ import type { RunChecked, RunError, RunStatus, RunTrigger } from './reconciliati
  */
 @Index('reconciliation_runs_list_idx', { synchronize: false })
 @Index('reconciliation_runs_pending_idx', { synchronize: false })
+@Index('reconciliation_runs_unannounced_idx', { synchronize: false })
 @Check('reconciliation_runs_trigger_ck', `trigger IN ('manual', 'schedule', 'gap')`)
 @Check(
   'reconciliation_runs_status_ck',
@@ -55,6 +56,10 @@ export class ReconciliationRunEntity {
 
   @Column({ type: 'jsonb', default: () => `'[]'` })
   errors: RunError[];
+
+  /** False for a run ended outside the runner (cancelled) until the runner announces it. */
+  @Column({ type: 'boolean', default: true })
+  announced: boolean;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;

@@ -1,4 +1,14 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Inject, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Inject,
+  Post,
+  Query,
+} from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiOkResponse,
@@ -22,6 +32,14 @@ import {
   runResponse,
 } from './dto/reconciliation.dto';
 import { ReconciliationStore } from './reconciliation.store';
+
+/** The error a cancelled run is left with. */
+export const CANCELLED = 'cancelled (DELETE /api/reconciliations/{id})';
+
+const NOT_FOUND = {
+  description: 'No run has this id',
+  example: { message: 'Reconciliation run not found' },
+};
 
 const DAY_MS = 86_400_000;
 /** The longest window one run covers: the platform's dashboard reports a month at once. */
@@ -98,13 +116,35 @@ export class ReconciliationController {
   @ApiParam({ name: 'id', format: 'uuid', description: 'The run' })
   @ApiOkResponse({ type: ReconciliationResponse })
   @ApiUuidRefused()
-  @ApiErrorResponse(404, {
-    description: 'No run has this id',
-    example: { message: 'Reconciliation run not found' },
-  })
+  @ApiErrorResponse(404, NOT_FOUND)
   async get(@UuidParam('id') id: string): Promise<ReconciliationResponse> {
     const run = await this.store.get(id);
     if (run === null) throw new ApiError(HttpStatus.NOT_FOUND, 'Reconciliation run not found');
     return runResponse(run);
+  }
+
+  @Delete(':id')
+  @RequireScopes('bridge:admin')
+  @ApiOperation({
+    summary: 'Cancel a queued or running reconciliation run',
+    description:
+      'The run ends `failed` at once, its `errors` saying it was cancelled; a running one stops ' +
+      'within a second, keeping what it created until then. Its ' +
+      '`bridge.reconciliation.completed` goes out as for any run.',
+  })
+  @ApiParam({ name: 'id', format: 'uuid', description: 'The run' })
+  @ApiOkResponse({ type: ReconciliationResponse, description: 'The run, ended' })
+  @ApiUuidRefused()
+  @ApiErrorResponse(404, NOT_FOUND)
+  @ApiErrorResponse(409, {
+    description: 'The run has ended already',
+    example: { message: 'Reconciliation run has ended already (succeeded)' },
+  })
+  async cancel(@UuidParam('id') id: string): Promise<ReconciliationResponse> {
+    const ended = await this.store.end(id, CANCELLED, false);
+    if (ended !== null) return runResponse(ended);
+    const run = await this.store.get(id);
+    if (run === null) throw new ApiError(HttpStatus.NOT_FOUND, 'Reconciliation run not found');
+    throw new ApiError(HttpStatus.CONFLICT, `Reconciliation run has ended already (${run.status})`);
   }
 }

@@ -9,6 +9,7 @@ import { withTimeout } from '../../../common/with-timeout';
 import { APP_CONFIG } from '../../../config/config.module';
 import { AppConfig } from '../../../config/config.types';
 import { OperationalEventsService } from '../../../dispatcher/operational-events/operational-events.service';
+import { missingZoomCredentials } from '../../../zoom/zoom-token.provider';
 import { ReconcileRedis } from './reconcile-redis';
 import { Run, ReconciliationStore } from './reconciliation.store';
 import { RunExecutor } from './run-executor';
@@ -19,12 +20,27 @@ export const LEASE_MS = 15_000;
 const TICK_MS = 1000;
 /** Longest wait for Redis while the process stops. */
 const SHUTDOWN_WAIT_MS = 2000;
+/** The longest a runtime timer can be set for (2^31 − 1 ms); longer ones fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Why a run was stopped from outside: ended by the API, or past RECONCILE_RUN_TIMEOUT_MS. */
+class RunStopped extends Error {
+  constructor(
+    message: string,
+    /** Whether the run is still to be ended `failed` with `message` (not ended already). */
+    readonly end: boolean,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * The one reconciliation runner of the deployment (worker role): every process ticks, the one
  * holding the Redis lease creates the scheduled runs and those of ended WebSocket gaps, and
  * runs the queued ones oldest first, one at a time. A run whose process died (left `running`)
- * is resumed by the next holder. A holder that loses its lease stops its run at once.
+ * is resumed by the next holder. A holder that loses its lease stops its run at once. No run
+ * goes on past RECONCILE_RUN_TIMEOUT_MS from its start, nor after it was cancelled, and one
+ * that stops on the same error twice is ended `failed` (docs/reconciliation.md#bounds).
  */
 @Injectable()
 export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -67,6 +83,7 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
     try {
       if (this.stopped || !(await this.lease.hold(LEASE_MS))) return;
       await this.plan();
+      await this.announce();
       for (let run = await this.store.start(); run !== null && !this.stopped;) {
         await this.runHeld(run);
         run = this.stopped ? null : await this.store.start();
@@ -79,6 +96,9 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
   /** The scheduled run when due, and a run per ended gap. */
   private async plan(): Promise<void> {
     const { intervalMs, lookbackMs, settleMs, gapDelayMs } = this.config.reconcile;
+    // Without the platform's credentials every run would end `failed`: none is started that
+    // nobody asked for (docs/reconciliation.md#without-credentials).
+    if (missingZoomCredentials(this.config).length > 0) return;
     if (intervalMs > 0) {
       const now = Date.now();
       const run = await this.store.schedule(
@@ -93,8 +113,18 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
     }
   }
 
-  /** Runs `run` while renewing the lease; aborts it the moment the lease is lost. */
+  /**
+   * Runs `run` while renewing the lease; aborts it the moment the lease is lost, it is
+   * cancelled (seen within TICK_MS), or it reaches RECONCILE_RUN_TIMEOUT_MS from its start.
+   */
   private async runHeld(run: Run): Promise<void> {
+    const timeoutMs = this.config.reconcile.runTimeoutMs;
+    const left = (run.startedAt?.getTime() ?? Date.now()) + timeoutMs - Date.now();
+    const overdue = `it ran longer than RECONCILE_RUN_TIMEOUT_MS (${timeoutMs} ms)`;
+    if (left <= 0) {
+      await this.endStopped(run, new RunStopped(overdue, true));
+      return;
+    }
     const controller = new AbortController();
     this.current = controller;
     const renew = setInterval(() => {
@@ -103,23 +133,66 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
         .then((held) => held || controller.abort(new Error('the run lease was lost')))
         .catch((error: Error) => controller.abort(error));
     }, LEASE_MS / 3);
+    // Also announces runs cancelled meanwhile: they need not wait for this one to end.
+    const watch = setInterval(() => {
+      this.store
+        .statusOf(run.id)
+        .then((status) => {
+          if (status !== 'running')
+            controller.abort(new RunStopped(`it was ended while running (${status})`, false));
+          return this.announce();
+        })
+        .catch((error: Error) => this.logger.warn(`reconciliation ${run.id}: ${error.message}`));
+    }, TICK_MS);
+    const limit = setTimeout(
+      () => controller.abort(new RunStopped(overdue, true)),
+      Math.min(left, MAX_TIMER_MS),
+    );
     try {
-      const { status, tally } = await this.executor.execute(run, controller.signal);
+      // Raced with the abort, so that a run stuck anywhere still ends when it must.
+      const { status, tally } = await Promise.race([
+        this.executor.execute(run, controller.signal),
+        aborted(controller.signal),
+      ]);
       const ended = await this.store.finish(run.id, status, tally);
       if (ended) await this.completed(ended);
     } catch (error) {
       if (controller.signal.aborted) {
+        const reason: unknown = controller.signal.reason;
+        if (reason instanceof RunStopped) return await this.endStopped(run, reason);
         this.logger.warn(`reconciliation ${run.id} stopped: ${(error as Error).message}`);
         return;
       }
-      // Not the platform (that ends it `failed` in the executor): PostgreSQL or Redis. The run
-      // stays `running` and is resumed at the next tick.
-      this.logger.error(`reconciliation ${run.id} interrupted: ${(error as Error).message}`);
+      // Not the platform (that ends it `failed` in the executor): PostgreSQL, Redis, a bug.
+      // Resumed at the next tick, unless it failed the same way before.
+      const message = (error as Error).message;
+      const failed = await this.store.interrupted(run.id, message);
+      if (failed) {
+        this.logger.error(`reconciliation ${run.id} failed: interrupted twice by ${message}`);
+        await this.completed(failed);
+        return;
+      }
+      this.logger.error(`reconciliation ${run.id} interrupted: ${message}`);
       throw error;
     } finally {
       clearInterval(renew);
+      clearInterval(watch);
+      clearTimeout(limit);
       this.current = null;
     }
+  }
+
+  /** A run stopped from outside: ended `failed` saying why, unless the API ended it already. */
+  private async endStopped(run: Run, reason: RunStopped): Promise<void> {
+    this.logger.warn(`reconciliation ${run.id} stopped: ${reason.message}`);
+    if (!reason.end) return;
+    const ended = await this.store.end(run.id, reason.message, true);
+    if (ended) await this.completed(ended);
+  }
+
+  /** bridge.reconciliation.completed of the runs ended outside the runner (cancelled). */
+  private async announce(): Promise<void> {
+    for (const run of await this.store.announceable()) await this.completed(run);
   }
 
   private completed(run: Run): Promise<void> {
@@ -132,4 +205,12 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
       created: run.created,
     });
   }
+}
+
+/** Rejects with the signal's reason once it is aborted. */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason as Error);
+    signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+  });
 }

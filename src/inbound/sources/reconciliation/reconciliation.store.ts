@@ -63,6 +63,9 @@ interface RunRow {
   created_at: Date;
 }
 
+/** Interruptions of any kind after which a run is ended `failed` (see interrupted). */
+export const MAX_INTERRUPTIONS = 3;
+
 const COLUMNS = `id, trigger, since, until, dry_run, status, started_at, finished_at, checked,
   missing, created, errors, created_at`;
 
@@ -159,6 +162,72 @@ export class ReconciliationStore {
     return row ? toRun(row) : null;
   }
 
+  /**
+   * Ends a queued or running run `failed`, `message` added to its errors (as source `run`);
+   * null when it is not queued nor running. `announced` false leaves the operational event to
+   * the runner (announceable): a run ended by the API, which cannot publish it.
+   */
+  async end(id: string, message: string, announced: boolean): Promise<Run | null> {
+    const [row] = await query<RunRow>(
+      this.db,
+      `UPDATE reconciliation_runs SET status = 'failed', finished_at = now(), announced = $3,
+         errors = errors || jsonb_build_array(jsonb_build_object(
+           'source', 'run', 'status', NULL, 'message', $2::text))
+       WHERE id = $1 AND status IN ('queued', 'running') RETURNING ${COLUMNS}`,
+      [id, message, announced],
+    );
+    return row ? toRun(row) : null;
+  }
+
+  /**
+   * A run that stopped on an error of its own (not the platform's): `interrupted: <message>`
+   * is added to its errors, and it is resumed at the next tick, unless the same interruption
+   * is there already: a run that fails the same way twice is ended `failed` (returned then),
+   * and so is one interrupted MAX_INTERRUPTIONS times whatever the errors said.
+   */
+  async interrupted(id: string, message: string): Promise<Run | null> {
+    const entry = { source: 'run', status: null, message: `interrupted: ${message}` };
+    const [row] = await query<RunRow>(
+      this.db,
+      `WITH before AS (
+         SELECT id, errors @> $2::jsonb OR (
+           SELECT count(*) FROM jsonb_array_elements(errors) e
+           WHERE e->>'source' = 'run' AND e->>'message' LIKE 'interrupted: %') >= $3 - 1 AS last
+         FROM reconciliation_runs WHERE id = $1 AND status = 'running' FOR UPDATE
+       )
+       UPDATE reconciliation_runs r
+       SET errors = CASE WHEN r.errors @> $2::jsonb THEN r.errors ELSE r.errors || $2::jsonb END,
+           status = CASE WHEN before.last THEN 'failed' ELSE r.status END,
+           finished_at = CASE WHEN before.last THEN now() ELSE r.finished_at END
+       FROM before WHERE r.id = before.id RETURNING ${COLUMNS.replace(/(\w+)/g, 'r.$1')}`,
+      [id, JSON.stringify([entry]), MAX_INTERRUPTIONS],
+    );
+    return row && row.status === 'failed' ? toRun(row) : null;
+  }
+
+  /** The run's status now (null: no such run). */
+  async statusOf(id: string): Promise<RunStatus | null> {
+    const [row] = await query<{ status: RunStatus }>(
+      this.db,
+      `SELECT status FROM reconciliation_runs WHERE id = $1`,
+      [id],
+    );
+    return row?.status ?? null;
+  }
+
+  /** Runs ended outside the runner, marked announced as they are taken (see end). */
+  async announceable(): Promise<Run[]> {
+    const rows = await query<RunRow>(
+      this.db,
+      `UPDATE reconciliation_runs SET announced = true
+       WHERE id IN (SELECT id FROM reconciliation_runs WHERE NOT announced
+                    ORDER BY created_at LIMIT 100 FOR UPDATE SKIP LOCKED)
+       RETURNING ${COLUMNS}`,
+      [],
+    );
+    return rows.map(toRun);
+  }
+
   /** A scheduled run over the window, unless one was created less than `everyMs` ago. */
   async schedule(since: Date, until: Date, everyMs: number): Promise<Run | null> {
     const [row] = await query<RunRow>(
@@ -174,23 +243,42 @@ export class ReconciliationStore {
   }
 
   /**
-   * A run for each ended WebSocket gap whose end is older than `delayMs` and that has none yet,
-   * over [start − 60 s, end + 60 s), the gap marked with it in the same statement.
+   * Runs for ended WebSocket gaps, one per window (docs/reconciliation.md#after-a-socket-gap):
+   * gaps not reconciled yet that overlap or lie within a minute of each other are one window,
+   * [first start − 60 s, last end + 60 s), due once every gap of it has ended more than
+   * `delayMs` ago; its gaps are marked with the run in the same statement. A socket that keeps
+   * failing thus gives one run once it is back, never one per gap (the scheduled run still
+   * covers the time meanwhile).
    */
   async scheduleGaps(delayMs: number): Promise<Run[]> {
     const rows = await query<RunRow>(
       this.db,
-      `WITH due AS (
-         SELECT id, started_at, ended_at, uuid_v7() AS run_id FROM inbound_gaps
-         WHERE reconciliation_id IS NULL AND ended_at IS NOT NULL
-           AND ended_at < now() - $1 * interval '1 ms'
-         ORDER BY ended_at LIMIT 100 FOR UPDATE SKIP LOCKED
+      `WITH pending AS (
+         SELECT id, started_at, coalesce(ended_at, 'infinity') AS ended_at FROM inbound_gaps
+         WHERE reconciliation_id IS NULL ORDER BY started_at, id LIMIT 1000
+       ),
+       ordered AS (
+         SELECT *, max(ended_at) OVER (ORDER BY started_at, id
+                                       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+         FROM pending
+       ),
+       islands AS (
+         SELECT id, started_at, ended_at,
+           sum(CASE WHEN before IS NULL OR started_at > before + interval '60 s' THEN 1 ELSE 0 END)
+             OVER (ORDER BY started_at, id) AS island
+         FROM ordered
+       ),
+       due AS (
+         SELECT island, min(started_at) AS since, max(ended_at) AS until, uuid_v7() AS run_id
+         FROM islands GROUP BY island
+         HAVING max(ended_at) < now() - $1 * interval '1 ms'
        ),
        marked AS (
-         UPDATE inbound_gaps g SET reconciliation_id = due.run_id FROM due WHERE g.id = due.id
+         UPDATE inbound_gaps g SET reconciliation_id = due.run_id
+         FROM islands JOIN due USING (island) WHERE g.id = islands.id
        )
        INSERT INTO reconciliation_runs (id, trigger, since, until)
-       SELECT run_id, 'gap', started_at - interval '60 s', ended_at + interval '60 s' FROM due
+       SELECT run_id, 'gap', since - interval '60 s', until + interval '60 s' FROM due
        RETURNING ${COLUMNS}`,
       [delayMs],
     );

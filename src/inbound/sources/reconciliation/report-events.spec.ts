@@ -1,6 +1,12 @@
 import { participantJoined, participantLeft } from '../../../../scripts/platform/zoom-events';
 import { dedupeKey } from '../../dedupe-key';
-import { durationMinutes, meetingEvents, participantEvents, recordingEvent } from './report-events';
+import {
+  durationMinutes,
+  meetingEvents,
+  participantEvents,
+  recordingEvent,
+  rowMark,
+} from './report-events';
 
 const WINDOW = {
   since: Date.parse('2025-01-01T00:00:00Z'),
@@ -98,5 +104,48 @@ describe('report events', () => {
     });
     recording.recording_files[1].status = 'processing';
     expect(recordingEvent(recording, 'acct')).toBeNull();
+  });
+
+  it('finds the end of the last of 200,000 files without spreading them into a call', () => {
+    const files = Array.from({ length: 200_000 }, (_, i) => ({
+      id: `f${i}`,
+      recording_end: i === 123_456 ? '2025-01-01T11:00:00Z' : '2025-01-01T10:30:00Z',
+    }));
+    expect(recordingEvent({ uuid: UUID, recording_files: files }, 'acct')?.event_ts).toBe(
+      Date.parse('2025-01-01T11:00:00Z'),
+    );
+  });
+
+  it('takes only text, numbers and booleans from a row: a value of any depth is left out', () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    const row = {
+      user_id: { nested: true },
+      user_name: deep,
+      email: 'a@example.com',
+      join_time: '2025-01-01T10:01:40Z',
+    };
+    const [joined] = participantEvents('meeting', { ...MEETING, topic: deep }, row, 'acct', WINDOW);
+    expect(joined.payload.object).not.toHaveProperty('topic');
+    expect(joined.payload.object.participant).toEqual({
+      email: 'a@example.com',
+      join_time: '2025-01-01T10:01:40Z',
+    });
+    expect(() => JSON.stringify(joined)).not.toThrow();
+  });
+
+  it('marks a row by what a later read gives again, telling apart rows that differ', () => {
+    const row = { join_time: '2025-01-01T10:01:40Z', device: 'Phone', status: 'in_meeting' };
+    expect(rowMark(row)).toBe(rowMark({ ...row, status: 'left', leave_time: 'later' }));
+    expect(rowMark(row)).not.toBe(rowMark({ ...row, device: 'Windows' }));
+    expect(rowMark(row)).not.toBe(rowMark({ ...row, join_time: '2025-01-01T10:01:41Z' }));
+    expect(rowMark({ ...row, device: [[['deep']]] })).toBe(rowMark({ ...row, device: undefined }));
+  });
+
+  it('keys participants named by user_name alone apart (no user_id, id nor email)', () => {
+    const at = { join_time: '2025-01-01T10:01:40Z' };
+    const [a] = participantEvents('meeting', MEETING, { ...at, user_name: 'A' }, 'acct', WINDOW);
+    const [b] = participantEvents('meeting', MEETING, { ...at, user_name: 'B' }, 'acct', WINDOW);
+    expect(dedupeKey(a)).not.toBe(dedupeKey(b));
   });
 });

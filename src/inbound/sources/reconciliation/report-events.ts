@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { asRecord, asText } from '../../event-mapping';
 
 /**
@@ -33,6 +34,29 @@ const PARTICIPANT_FIELDS = [
   'customer_key',
 ] as const;
 
+/**
+ * A report field as the webhook's object has it: every field taken is text, a number or a
+ * boolean. Anything else (an object or array of any depth, which JSON.stringify would have to
+ * walk) is left out, as a field the report lacks.
+ */
+function scalar(value: unknown): string | number | boolean | undefined {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? value
+    : undefined;
+}
+
+/** Copies `fields` of `from` that are scalar into `to`. */
+function copyScalars(
+  from: Record<string, unknown>,
+  fields: readonly string[],
+  to: Record<string, unknown>,
+): void {
+  for (const field of fields) {
+    const value = scalar(from[field]);
+    if (value !== undefined) to[field] = value;
+  }
+}
+
 /** A report time, in ms; null when absent or unreadable. */
 export function timeOf(value: unknown): number | null {
   const text = asText(value);
@@ -62,7 +86,7 @@ export function meetingObject(row: Record<string, unknown>): Record<string, unkn
   const object: Record<string, unknown> = {};
   const id = asText(row.id);
   if (id !== null) object.id = id;
-  for (const field of MEETING_FIELDS) if (row[field] !== undefined) object[field] = row[field];
+  copyScalars(row, MEETING_FIELDS, object);
   const duration = durationMinutes(row.duration);
   if (duration !== null) object.duration = duration;
   return object;
@@ -90,7 +114,7 @@ export function meetingEvents(
     events.push({
       event: `${family}.ended`,
       event_ts: ended,
-      payload: { account_id: accountId, object: { ...object, end_time: row.end_time } },
+      payload: { account_id: accountId, object: { ...object, end_time: asText(row.end_time) } },
     });
   }
   return events;
@@ -108,10 +132,7 @@ export function participantEvents(
   window: Window,
 ): ReconciledEvent[] {
   const person: Record<string, unknown> = {};
-  for (const field of PARTICIPANT_FIELDS) {
-    const value = row[field];
-    if (value !== undefined && value !== null) person[field] = value;
-  }
+  copyScalars(row, PARTICIPANT_FIELDS, person);
   const object = meetingObject(meeting);
   const events: ReconciledEvent[] = [];
   const joined = timeOf(row.join_time);
@@ -121,13 +142,13 @@ export function participantEvents(
       event_ts: joined,
       payload: {
         account_id: accountId,
-        object: { ...object, participant: { ...person, join_time: row.join_time } },
+        object: { ...object, participant: { ...person, join_time: asText(row.join_time) } },
       },
     });
   }
   const left = timeOf(row.leave_time);
   if (within(left, window)) {
-    const leave: Record<string, unknown> = { ...person, leave_time: row.leave_time };
+    const leave: Record<string, unknown> = { ...person, leave_time: asText(row.leave_time) };
     if (typeof row.leave_reason === 'string') leave.leave_reason = row.leave_reason;
     events.push({
       event: `${family}.participant_left`,
@@ -136,6 +157,35 @@ export function participantEvents(
     });
   }
   return events;
+}
+
+/**
+ * Fields of a participant report row that tell one stay from another when the row names no
+ * participant (no `user_id`, `id`, `email`, `participant_user_id` nor `user_name`: a guest
+ * dialling in, say), and that a later read of the same report gives again. Only text and
+ * numbers are taken, so no value of any depth is serialised.
+ */
+const ROW_MARK_FIELDS = [
+  'join_time',
+  'device',
+  'ip_address',
+  'location',
+  'network_type',
+  'pc_name',
+  'mac_addr',
+  'harddisk_id',
+  'domain',
+  'version',
+  'customer_key',
+  'registrant_id',
+  'role',
+  'bo_mtg_id',
+] as const;
+
+/** A short, stable mark of a participant report row (ROW_MARK_FIELDS). */
+export function rowMark(row: Record<string, unknown>): string {
+  const fields = ROW_MARK_FIELDS.map((field) => asText(row[field]));
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex').slice(0, 24);
 }
 
 const RECORDING_FILE_FIELDS = [
@@ -183,16 +233,18 @@ export function recordingEvent(
   if (files.length === 0 || files.some((f) => f.status !== undefined && f.status !== 'completed'))
     return null;
   const object: Record<string, unknown> = {};
-  for (const field of RECORDING_FIELDS) {
-    if (recording[field] !== undefined) object[field] = recording[field];
-  }
+  copyScalars(recording, RECORDING_FIELDS, object);
   object.recording_files = files.map((file) => {
     const kept: Record<string, unknown> = {};
-    for (const field of RECORDING_FILE_FIELDS)
-      if (file[field] !== undefined) kept[field] = file[field];
+    copyScalars(file, RECORDING_FILE_FIELDS, kept);
     return kept;
   });
-  const ends = files.map((f) => timeOf(f.recording_end)).filter((t): t is number => t !== null);
-  const at = ends.length > 0 ? Math.max(...ends) : (timeOf(recording.start_time) ?? 0);
+  // A loop, not Math.max(...ends): spreading 100,000 files overflows the stack.
+  let last: number | null = null;
+  for (const file of files) {
+    const end = timeOf(file.recording_end);
+    if (end !== null && (last === null || end > last)) last = end;
+  }
+  const at = last ?? timeOf(recording.start_time) ?? 0;
   return { event: 'recording.completed', event_ts: at, payload: { account_id: accountId, object } };
 }

@@ -2,14 +2,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../../config/config.module';
 import { AppConfig } from '../../../config/config.types';
 import { ZoomClient } from '../../../zoom/zoom.client';
-import { dedupeKey } from '../../dedupe-key';
+import { dedupeKey, participantWho } from '../../dedupe-key';
 import { InboundService } from '../../inbound.service';
 import {
   PlatformReports,
   PlatformUnreachable,
-  ReportMissing,
   SourceName,
   SourceRefused,
+  SourceUntrusted,
 } from './platform-reports';
 import { ReconcileRedis } from './reconcile-redis';
 import { Run, RunProgress, RunStatus, ReconciliationStore } from './reconciliation.store';
@@ -20,6 +20,7 @@ import {
   meetingEvents,
   participantEvents,
   recordingEvent,
+  rowMark,
   timeOf,
 } from './report-events';
 
@@ -28,6 +29,46 @@ const PROGRESS_EVERY_MS = 2000;
 const DAY_MS = 86_400_000;
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * Most events of a run being stored at once, across all its meetings: enough for the ingest to
+ * gather them into full statements (its own bound is 6 statements of up to 100 rows,
+ * src/inbound/inbound-event.store.ts), few enough that a page of 600 events, or 40,000, never
+ * holds more than this many promises, jobs and connections (docs/reconciliation.md#bounds).
+ */
+export const INGESTS_IN_FLIGHT = 64;
+/** Errors a run lists; more are counted in the last one (docs/reconciliation.md). */
+export const MAX_RUN_ERRORS = 20;
+/** Longest message of one error (the platform may send any). */
+const MAX_MESSAGE = 500;
+
+/** The entry a run's interruption leaves in its errors (ReconciliationStore.interrupted). */
+export const isInterruption = (e: { source: string; message: string }): boolean =>
+  e.source === 'run' && e.message.startsWith('interrupted: ');
+
+/** An event with the identity key it is checked and stored under. */
+interface Keyed {
+  event: ReconciledEvent;
+  key: string;
+}
+
+/** At most `size` tasks under way; the others wait their turn. */
+export class Gate {
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private free: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    while (this.free === 0) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.free--;
+    try {
+      return await task();
+    } finally {
+      this.free++;
+      this.waiting.shift()?.();
+    }
+  }
+}
 
 /**
  * How many meetings a run reads at once: enough to keep RECONCILE_MAX_RPS busy while each
@@ -84,7 +125,10 @@ class Tally implements RunProgress {
     this.missing = run.dryRun ? {} : { ...run.missing };
     this.created = { ...run.created };
     this.errors = [...run.errors];
-    for (const e of run.errors) this.refused.add(e.source as SourceName);
+    // Sources the credentials were refused (a 4xx other than 404); not a meeting's 404, nor
+    // what a listing or the run itself could not trust (no status).
+    for (const e of run.errors)
+      if (e.status !== null && e.status !== 404) this.refused.add(e.source as SourceName);
   }
 
   add(counter: Record<string, number>, event: string): void {
@@ -94,7 +138,40 @@ class Tally implements RunProgress {
   refuse(error: SourceRefused): void {
     if (this.refused.has(error.source)) return;
     this.refused.add(error.source);
-    this.errors.push({ source: error.source, status: error.status, message: error.message });
+    this.note(error);
+  }
+
+  /**
+   * Records an error once (the same source, status and message, say a 404 of many meetings, is
+   * one entry); past MAX_RUN_ERRORS, the last entry counts the rest.
+   */
+  note(error: { source: string; status: number | null; message: string }): void {
+    const { source, status } = error;
+    // The platform's message is the platform's: kept short whatever it sent.
+    const message =
+      error.message.length > MAX_MESSAGE
+        ? `${error.message.slice(0, MAX_MESSAGE)}…`
+        : error.message;
+    if (
+      this.errors.some((e) => e.source === source && e.status === status && e.message === message)
+    )
+      return;
+    if (this.errors.length < MAX_RUN_ERRORS - 1) {
+      this.errors.push({ source, status, message });
+      return;
+    }
+    const more = this.errors[MAX_RUN_ERRORS - 1];
+    const n = more ? Number(/^(\d+) more/.exec(more.message)?.[1] ?? 0) + 1 : 1;
+    this.errors[MAX_RUN_ERRORS - 1] = {
+      source: 'run',
+      status: null,
+      message: `${n} more errors not listed, the last: ${source} ${status ?? ''} ${message}`,
+    };
+  }
+
+  /** Whether the platform's answers left something unread (the run ends `partial`). */
+  incomplete(): boolean {
+    return this.errors.some((e) => !isInterruption(e));
   }
 }
 
@@ -104,7 +181,8 @@ class Tally implements RunProgress {
  * that had one; turns each occurrence in the window into the platform event its webhook would
  * have been; stores those not stored yet through the one ingest (via `reconciliation`), whose
  * de-duplication keeps an occurrence received before or after from being delivered twice.
- * A dry run only counts them.
+ * A dry run only counts them. Reports are read a page at a time and each page is reconciled
+ * before the next is asked for, so a run holds a few pages whatever the reports' size.
  */
 @Injectable()
 export class RunExecutor {
@@ -126,23 +204,29 @@ export class RunExecutor {
       signal,
     );
     const tally = new Tally(run);
-    const window: Window = { since: run.since.getTime(), until: run.until.getTime() };
     let written = Date.now();
     const flush = async (force = false) => {
       if (!force && Date.now() - written < PROGRESS_EVERY_MS) return;
       written = Date.now();
       await this.store.progress(run.id, tally);
     };
-    const accountId = this.config.zoom.accountId ?? '';
+    const context: RunContext = {
+      run,
+      window: { since: run.since.getTime(), until: run.until.getTime() },
+      accountId: this.config.zoom.accountId ?? '',
+      reports,
+      tally,
+      flush,
+      ingests: new Gate(INGESTS_IN_FLIGHT),
+      signal,
+    };
     let status: RunStatus = 'succeeded';
     try {
-      for (const family of ['meeting', 'webinar'] as const) {
-        await this.family(family, run, window, accountId, reports, tally, flush);
-      }
-      if (tally.errors.length > 0) status = 'partial';
+      for (const family of ['meeting', 'webinar'] as const) await this.family(family, context);
+      if (tally.incomplete()) status = 'partial';
     } catch (error) {
       if (!(error instanceof PlatformUnreachable)) throw error;
-      tally.errors.push({ source: error.source, status: error.status, message: error.message });
+      tally.note(error);
       status = 'failed';
     }
     this.logger.log(
@@ -152,60 +236,44 @@ export class RunExecutor {
     return { status, tally };
   }
 
-  private async family(
-    family: Family,
-    run: Run,
-    window: Window,
-    accountId: string,
-    reports: PlatformReports,
-    tally: Tally,
-    flush: (force?: boolean) => Promise<void>,
-  ): Promise<void> {
+  private async family(family: Family, c: RunContext): Promise<void> {
     const list: SourceName = family === 'meeting' ? 'meetings' : 'webinars';
-    if (tally.refused.has(list)) return;
+    if (c.tally.refused.has(list)) return;
     // Dates, not times: a meeting that started the day before the window may end in it.
     const query = {
-      from: day(window.since - DAY_MS),
-      to: day(window.until - 1),
+      from: day(c.window.since - DAY_MS),
+      to: day(c.window.until - 1),
     };
+    // At most MAX_PAGES pages of uuids (the listing ends there): bounded.
     const seen = new Set<string>();
     // Meetings are read side by side, so that the platform's latency does not leave the
     // request budget idle: the budget alone decides the rate (docs/reconciliation.md).
     const pool = new MeetingPool(meetingsInFlight(this.config.reconcile.maxRps));
     try {
       for (const type of ['past', 'live'] as const) {
-        for await (const page of reports.rows(list, list, { type, ...query })) {
-          for (const meeting of page) {
-            const uuid = typeof meeting.uuid === 'string' ? meeting.uuid : null;
-            if (uuid === null || seen.has(uuid)) continue;
-            const start = timeOf(meeting.start_time);
-            const end = timeOf(meeting.end_time);
-            // Outside the window altogether: nothing of it can be in the window.
-            if ((start !== null && start >= window.until) || (end !== null && end < window.since))
-              continue;
-            seen.add(uuid);
-            tally.checked[list]++;
-            await pool.add(async () => {
-              const events = meetingEvents(family, meeting, accountId, window);
-              events.push(
-                ...(await this.participants(
-                  family,
-                  type,
-                  meeting,
-                  uuid,
-                  window,
-                  accountId,
-                  reports,
-                  tally,
-                )),
-              );
-              if (meeting.has_recording === true && type === 'past') {
-                events.push(...(await this.recording(uuid, accountId, reports, tally)));
-              }
-              await this.reconcile(run, events, tally);
-              await flush();
-            });
+        try {
+          for await (const page of c.reports.rows(list, list, { type, ...query })) {
+            for (const meeting of page) {
+              const uuid = typeof meeting.uuid === 'string' ? meeting.uuid : null;
+              if (uuid === null || seen.has(uuid)) continue;
+              const start = timeOf(meeting.start_time);
+              const end = timeOf(meeting.end_time);
+              // Outside the window altogether: nothing of it can be in the window.
+              if (
+                (start !== null && start >= c.window.until) ||
+                (end !== null && end < c.window.since)
+              )
+                continue;
+              seen.add(uuid);
+              c.tally.checked[list]++;
+              await pool.add(() => this.meeting({ family, type, row: meeting, uuid }, c));
+            }
           }
+        } catch (error) {
+          // The listing is not believed past here (a repeated token, too many pages, a 404):
+          // recorded, and the meetings it gave are still reconciled.
+          if (!(error instanceof SourceUntrusted)) throw error;
+          c.tally.note(error);
         }
       }
       await pool.drain();
@@ -214,81 +282,156 @@ export class RunExecutor {
       // the pool's to report), so nothing runs on after the run is recorded.
       await pool.settle();
       if (!(error instanceof SourceRefused)) throw error;
-      tally.refuse(error);
+      c.tally.refuse(error);
     }
-    await flush(true);
+    await c.flush(true);
   }
 
+  /** One meeting of the listing: its own events, its participants, its recording. */
+  private async meeting(listed: Listed, c: RunContext): Promise<void> {
+    c.signal.throwIfAborted();
+    const own = meetingEvents(listed.family, listed.row, c.accountId, c.window);
+    await this.reconcile(
+      c,
+      own.map((event) => ({ event, key: dedupeKey(event) })),
+    );
+    await this.participants(listed, c);
+    if (listed.row.has_recording === true && listed.type === 'past')
+      await this.recording(listed.uuid, c);
+    await c.flush();
+  }
+
+  /** The meeting's participant report, reconciled a page at a time. */
   private async participants(
-    family: Family,
-    type: 'past' | 'live',
-    meeting: Record<string, unknown>,
-    uuid: string,
-    window: Window,
-    accountId: string,
-    reports: PlatformReports,
-    tally: Tally,
-  ): Promise<ReconciledEvent[]> {
+    { family, type, row: meeting, uuid }: Listed,
+    c: RunContext,
+  ): Promise<void> {
     const source: SourceName =
       family === 'meeting' ? 'meeting_participants' : 'webinar_participants';
-    if (tally.refused.has(source)) return [];
+    if (c.tally.refused.has(source)) return;
     const params: Record<string, string> =
       family === 'meeting' ? { meetingId: uuid } : { webinarId: uuid };
-    const events: ReconciledEvent[] = [];
+    const marks = new RowMarks();
     try {
-      for await (const page of reports.rows(source, 'participants', { type }, params)) {
+      for await (const page of c.reports.rows(source, 'participants', { type }, params)) {
+        const keyed: Keyed[] = [];
         for (const row of page) {
-          tally.checked.participants++;
-          events.push(...participantEvents(family, meeting, row, accountId, window));
+          c.tally.checked.participants++;
+          const mark = marks.of(row);
+          for (const event of participantEvents(family, meeting, row, c.accountId, c.window))
+            keyed.push({ event, key: keyOf(event, mark) });
         }
+        await this.reconcile(c, keyed);
+        await c.flush();
       }
     } catch (error) {
-      if (error instanceof ReportMissing) return events;
-      if (!(error instanceof SourceRefused)) throw error;
-      tally.refuse(error);
+      if (error instanceof SourceUntrusted) c.tally.note(error);
+      else if (error instanceof SourceRefused) c.tally.refuse(error);
+      else throw error;
     }
-    return events;
   }
 
-  private async recording(
-    uuid: string,
-    accountId: string,
-    reports: PlatformReports,
-    tally: Tally,
-  ): Promise<ReconciledEvent[]> {
-    if (tally.refused.has('recordings')) return [];
+  private async recording(uuid: string, c: RunContext): Promise<void> {
+    if (c.tally.refused.has('recordings')) return;
     try {
-      const recording = await reports.get('recordings', { meetingId: uuid });
-      tally.checked.recordings++;
-      const event = recordingEvent(recording, accountId);
-      return event ? [event] : [];
+      // One answer, at most MAX_JSON_BYTES (src/zoom/zoom-http.ts): over it, SourceUntrusted.
+      const recording = await c.reports.get('recordings', { meetingId: uuid });
+      c.tally.checked.recordings++;
+      const event = recordingEvent(recording, c.accountId);
+      if (event) await this.reconcile(c, [{ event, key: dedupeKey(event) }]);
     } catch (error) {
-      if (error instanceof ReportMissing) return [];
-      if (!(error instanceof SourceRefused)) throw error;
-      tally.refuse(error);
-      return [];
+      if (error instanceof SourceUntrusted) c.tally.note(error);
+      else if (error instanceof SourceRefused) c.tally.refuse(error);
+      else throw error;
     }
   }
 
-  /** Counts what is not stored yet; outside a dry run, stores it through the ingest. */
-  private async reconcile(run: Run, events: ReconciledEvent[], tally: Tally): Promise<void> {
-    const keyed = events.map((event) => ({ event, key: dedupeKey(event) }));
+  /**
+   * Counts what is not stored yet; outside a dry run, stores it through the ingest, at most
+   * INGESTS_IN_FLIGHT at once across the run. Every event is stored or the run is not done: a
+   * failed ingest fails the meeting, and the run with it (never counted as created).
+   */
+  private async reconcile(c: RunContext, keyed: Keyed[]): Promise<void> {
+    if (keyed.length === 0) return;
     const stored = await this.store.storedKeys(keyed.map((k) => k.key));
-    const missing = keyed.filter(({ key }) => !stored.has(key)).map(({ event }) => event);
-    for (const event of missing) tally.add(tally.missing, event.event);
-    if (run.dryRun) return;
-    // Together: the ingest stores concurrent events in one statement.
-    const acks = await Promise.all(
-      missing.map((event) =>
-        this.inbound.ingest(Buffer.from(JSON.stringify(event)), {
-          via: 'reconciliation',
-          trackingId: null,
-        }),
+    const missing = keyed.filter(({ key }) => !stored.has(key));
+    for (const { event } of missing) c.tally.add(c.tally.missing, event.event);
+    if (c.run.dryRun) return;
+    const results = await Promise.allSettled(
+      missing.map(({ event, key }) =>
+        c.ingests.run(() =>
+          this.inbound.ingest(Buffer.from(JSON.stringify(event)), {
+            via: 'reconciliation',
+            trackingId: null,
+            identityKey: key,
+          }),
+        ),
       ),
     );
     // A webhook that came in meanwhile was first: it is the one delivered.
-    acks.forEach(
-      (ack, i) => ack.status === 'accepted' && tally.add(tally.created, missing[i].event),
+    results.forEach(
+      (r, i) =>
+        r.status === 'fulfilled' &&
+        r.value.status === 'accepted' &&
+        c.tally.add(c.tally.created, missing[i].event.event),
     );
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
+}
+
+/** A meeting or webinar as its listing gave it. */
+interface Listed {
+  family: Family;
+  type: 'past' | 'live';
+  row: Record<string, unknown>;
+  uuid: string;
+}
+
+/** What the steps of one run share. */
+interface RunContext {
+  run: Run;
+  window: Window;
+  accountId: string;
+  reports: PlatformReports;
+  tally: Tally;
+  flush: (force?: boolean) => Promise<void>;
+  ingests: Gate;
+  signal: AbortSignal;
+}
+
+/**
+ * Marks of one participant report's rows that name no participant (participantWho is ''): the
+ * row's rowMark, and how many rows with that mark came before it, so two guests alike in every
+ * field stay two stays, and a later read of the report marks them the same
+ * (docs/reconciliation.md#identity). Holds one entry per such row of the report.
+ */
+class RowMarks {
+  private readonly seen = new Map<string, number>();
+
+  of(row: Record<string, unknown>): string | null {
+    if (participantWho(row) !== '') return null;
+    const mark = rowMark(row);
+    const n = (this.seen.get(mark) ?? 0) + 1;
+    this.seen.set(mark, n);
+    return `report-row:${mark}:${n}`;
+  }
+}
+
+/**
+ * The identity key of a reconciled event; for a row that names no participant, the key the
+ * event would have if `mark` were its participant's identity (never stored in the event: the
+ * webhook's object has no such field).
+ */
+function keyOf(event: ReconciledEvent, mark: string | null): string {
+  if (mark === null) return dedupeKey(event);
+  const object = event.payload.object;
+  const participant = object.participant as Record<string, unknown>;
+  return dedupeKey({
+    ...event,
+    payload: {
+      ...event.payload,
+      object: { ...object, participant: { ...participant, participant_uuid: mark } },
+    },
+  });
 }
