@@ -151,16 +151,17 @@ export class PlatformRequestValidator {
         details.push({ field: name, message: problem });
       }
     }
-    if (!compiled.path({ ...req.params })) {
-      details.push(
-        ...validationDetails(compiled.path.errors ?? [], 'path').filter(
-          (d) => !refused.has(d.field),
-        ),
-      );
-    }
-    details.push(...this.queryDetails(compiled, req.query, localQuery));
-    details.push(...this.bodyDetails(op, compiled, req.body));
-    if (details.length > 0) throw ApiError.validation(details);
+    const pathDetails = compiled.path({ ...req.params })
+      ? []
+      : validationDetails(compiled.path.errors ?? [], 'path').filter((d) => !refused.has(d.field));
+    // concat, not push(...): a body breaking a rule per item gives more details than a call
+    // can take as arguments.
+    const all = details.concat(
+      pathDetails,
+      this.queryDetails(compiled, req.query, localQuery),
+      this.bodyDetails(op, compiled, req.body),
+    );
+    if (all.length > 0) throw ApiError.validation(all);
   }
 
   private queryDetails(
@@ -178,7 +179,7 @@ export class PlatformRequestValidator {
       else details.push({ field: name, message: `${name} must be given once` });
     }
     if (!compiled.query(values)) {
-      details.push(...validationDetails(compiled.query.errors ?? [], 'query'));
+      return details.concat(validationDetails(compiled.query.errors ?? [], 'query'));
     }
     return details;
   }
