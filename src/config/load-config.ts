@@ -474,6 +474,9 @@ export function loadConfig(env: Env): AppConfig {
       gapDelayMs: r.int('RECONCILE_GAP_DELAY_MS', 300000, 0, 86400000),
       maxRps: r.int('RECONCILE_MAX_RPS', 2, 1, 100),
     },
+    attendance: {
+      settleMs: r.int('ATTENDANCE_SETTLE_MS', 600000, 0, 7 * 86400000),
+    },
     delivery: {
       maxRetries: r.int('DELIVERY_MAX_RETRIES', 3, 0, 20),
       backoffMs: r.int('DELIVERY_BACKOFF_MS', 30000, 0, 86400000),
