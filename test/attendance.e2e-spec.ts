@@ -16,7 +16,14 @@ import { queryDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
 import { sendZoomEvent } from './support/zoom-sender';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EXIT } from '../src/cli/exit-codes';
+import { ProfileStore } from '../src/cli/profiles';
+import { runCli } from '../src/cli/program';
 import { EVENT_TYPES } from '../src/webhooks/event-catalog';
+import { CLIENTS } from './support/test-app';
 
 const HOUR = 3_600_000;
 const check = catalogChecker([...EVENT_TYPES]);
@@ -182,6 +189,39 @@ describe('meeting attendance (webhooks, socket, reconciliation)', () => {
     expect(list.body.data[0].participants).toBeUndefined();
     const bad = await request(t.baseUrl, 'GET', '/api/attendance?cursor=nope', { token: reader });
     expect(bad.status).toBe(400);
+  });
+
+  it('shows attendance through the CLI: meb attendance list and get <uuid>', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'meb-attendance-'));
+    const store = ProfileStore.forUser(home);
+    const meb = async (...args: string[]) => {
+      let out = '';
+      let err = '';
+      const code = await runCli(['--url', t.baseUrl, ...args], {
+        store,
+        output: { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) },
+      });
+      return { code, out, err };
+    };
+    try {
+      const { client_id, client_secret } = CLIENTS.admin;
+      expect(
+        (await meb('login', '--client-id', client_id, '--client-secret', client_secret)).code,
+      ).toBe(EXIT.ok);
+      const uuid = '/Ab+cD//eF9+gh==';
+      const got = await meb('--json', 'attendance', 'get', uuid);
+      expect(got.code).toBe(EXIT.ok);
+      expect(JSON.parse(got.out)).toMatchObject({ uuid, participants_count: 2 });
+      const table = await meb('attendance', 'get', uuid);
+      expect(table.out).toContain('jchill1@example.com');
+      const listed = await meb('--json', 'attendance', 'list');
+      expect(JSON.parse(listed.out).data.map((a: Json) => a.uuid)).toContain(uuid);
+      const missing = await meb('attendance', 'get', 'never+ended==');
+      expect(missing.code).not.toBe(EXIT.ok);
+      expect(missing.err).toContain('Attendance not found');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('counts participant events that came over the socket', async () => {
