@@ -31,16 +31,25 @@ export class AttendanceService {
   async settle(uuid: string): Promise<number | null> {
     const state = await this.store.state(uuid);
     if (!state) return null;
-    if (BigInt(state.changes) > BigInt(state.computedChanges)) await this.compute(state);
-    return this.publishPending(uuid);
+    if (BigInt(state.changes) > BigInt(state.computedChanges)) {
+      const computed = await this.compute(state);
+      // Published from memory: reading 10,000 participants back would double the peak.
+      if (computed) return this.publish(state, computed.revision, computed.data);
+    }
+    if (state.revision <= state.publishedRevision) return null;
+    const data = await this.store.latest(uuid);
+    return data === null ? null : this.publish(state, state.revision, data);
   }
 
-  private async compute(state: AttendanceState): Promise<void> {
+  /** The new revision and its data, or null when nothing changed (or another run stored one). */
+  private async compute(
+    state: AttendanceState,
+  ): Promise<{ revision: number; data: object } | null> {
     const ended = await this.store.occurrence(state.uuid);
     if (!ended) {
       // Its ended event was deleted (retention) before the wait ended: nothing to count from.
       await this.store.saveUnchanged(state.uuid, state.changes);
-      return;
+      return null;
     }
     const builder = new AttendanceBuilder();
     for await (const page of this.store.inputs(state.uuid)) {
@@ -52,30 +61,37 @@ export class AttendanceService {
         `attendance of ${state.uuid}: ${builder.skipped} participant event(s) without a time skipped`,
       );
     }
-    const digest = createHash('sha256').update(JSON.stringify(attendance)).digest('hex');
+    // One serialisation serves the comparison and the stored text: the digest is of the data
+    // at revision 0, so an unchanged attendance has the digest of the last.
+    const revision = state.revision + 1;
+    const data = attendanceData(attendance, revision);
+    const json = JSON.stringify(attendanceData(attendance, 0));
+    const digest = createHash('sha256').update(json).digest('hex');
     if (digest === state.digest) {
       await this.store.saveUnchanged(state.uuid, state.changes);
-      return;
+      return null;
     }
-    const revision = state.revision + 1;
-    const end = attendance.end_time ?? null;
-    await this.store.save(state, {
+    const end = attendance.end_time;
+    const saved = await this.store.save(state, {
       revision,
       digest,
-      data: attendanceData(attendance, revision),
+      // id and uuid come first as JSON strings, in which a quote is escaped: the first
+      // `"revision":0,` is the field's.
+      json: json.replace('"revision":0,', `"revision":${revision},`),
+      summary: { ...attendance, participants: undefined },
       endTime: end === null ? new Date() : new Date(end),
       changes: state.changes,
     });
+    return saved ? { revision, data } : null;
   }
 
-  /** Publishes the latest revision when it has not been, with its ended event as the source. */
-  private async publishPending(uuid: string): Promise<number | null> {
-    const state = await this.store.state(uuid);
-    if (!state || state.revision <= state.publishedRevision || state.data === null) return null;
+  /** Publishes `revision` with its ended event as the source; once per revision. */
+  private async publish(state: AttendanceState, revision: number, data: object): Promise<number> {
+    const uuid = state.uuid;
     const ended = await this.store.occurrence(uuid);
     await this.dispatcher.publish({
       kind: ATTENDANCE_EVENT,
-      data: state.data,
+      data,
       source: ended && {
         platform: 'zoom',
         event: ended.event,
@@ -85,10 +101,10 @@ export class AttendanceService {
         via: ended.via as InboundVia,
       },
       // One event per revision, however often a crash makes this run again.
-      idempotencyKey: `attendance:${state.revision}:${uuid}`,
+      idempotencyKey: `attendance:${revision}:${uuid}`,
       orderKey: uuid,
     });
-    await this.store.published(uuid, state.revision);
-    return state.revision;
+    await this.store.published(uuid, revision);
+    return revision;
   }
 }

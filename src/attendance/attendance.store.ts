@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Cursor } from '../common/cursor';
-import { query } from '../database/query';
+import { query, queryArrays } from '../database/query';
 import type { Statement } from '../delivery-record/statement';
 import type { OccurrenceInput, ParticipantInput } from './attendance';
 
@@ -21,7 +21,7 @@ const DUE_SQL = `
 
 const STATE_SQL = `
   SELECT uuid, account_id, changes::text AS changes, computed_changes::text AS computed_changes,
-    revision, published_revision, digest, data
+    revision, published_revision, digest
   FROM attendance WHERE uuid = $1`;
 
 const OCCURRENCE_SQL = `
@@ -35,9 +35,11 @@ const OCCURRENCE_SQL = `
   WHERE ${UUID_OF} = $1 AND event IN (${ENDED})
   ORDER BY id LIMIT 1`;
 
+// Rows as arrays (queryArrays), the columns in this order.
 const INPUTS_SQL = `
-  SELECT id, event, event_ts::text AS event_ts, p ->> 'join_time' AS join_time,
-    p ->> 'leave_time' AS leave_time, p ->> 'user_id' AS user_id,
+  SELECT id, event LIKE '%left' AS left,
+    CASE WHEN event LIKE '%left' THEN p ->> 'leave_time' ELSE p ->> 'join_time' END AS time,
+    event_ts::text AS event_ts, p ->> 'user_id' AS user_id,
     p ->> 'participant_user_id' AS participant_user_id, p ->> 'email' AS email,
     p ->> 'user_name' AS user_name, p ->> 'registrant_id' AS registrant_id,
     p ->> 'customer_key' AS customer_key, p ->> 'participant_uuid' AS participant_uuid
@@ -47,7 +49,7 @@ const INPUTS_SQL = `
 
 const SAVE_SQL = `
   UPDATE attendance SET revision = $3, digest = $4, data = $5::json, end_time = $6,
-    computed_at = now(), computed_changes = $7
+    computed_at = now(), computed_changes = $7, summary = $8::json
   WHERE uuid = $1 AND revision = $2 AND computed_changes < $7
   RETURNING revision`;
 
@@ -61,15 +63,17 @@ const PUBLISHED_SQL = `
 // null until tenancy by platform account is built, and then the account ids the client holds.
 const ACCOUNT_FILTER = `($2::text[] IS NULL OR account_id = ANY($2::text[]))`;
 
+const LATEST_SQL = `SELECT data FROM attendance WHERE uuid = $1 AND revision > 0`;
+
 const GET_SQL = `
   SELECT data, computed_at FROM attendance
   WHERE uuid = $1 AND revision > 0 AND ${ACCOUNT_FILTER}`;
 
 const LIST_SQL = `
   SELECT id, uuid, revision, end_time, computed_at,
-    data -> 'id' AS meeting_id, data -> 'topic' AS topic, data -> 'host_id' AS host_id,
-    data -> 'start_time' AS start_time, data -> 'duration_seconds' AS duration_seconds,
-    data -> 'participants_count' AS participants_count
+    summary -> 'id' AS meeting_id, summary -> 'topic' AS topic, summary -> 'host_id' AS host_id,
+    summary -> 'start_time' AS start_time, summary -> 'duration_seconds' AS duration_seconds,
+    summary -> 'participants_count' AS participants_count
   FROM attendance
   WHERE revision > 0 AND ${ACCOUNT_FILTER}
     AND ($3::timestamptz IS NULL OR end_time >= $3) AND ($4::timestamptz IS NULL OR end_time < $4)
@@ -84,12 +88,13 @@ export const ATTENDANCE_STATEMENTS: Statement[] = [
   { method: 'AttendanceStore.save', sql: SAVE_SQL },
   { method: 'AttendanceStore.saveUnchanged', sql: UNCHANGED_SQL },
   { method: 'AttendanceStore.published', sql: PUBLISHED_SQL },
+  { method: 'AttendanceStore.latest', sql: LATEST_SQL },
   { method: 'AttendanceStore.get', sql: GET_SQL },
   { method: 'AttendanceStore.list', sql: LIST_SQL },
 ];
 
 /** Rows of the inputs read per round trip: memory stays bounded whatever a meeting holds. */
-export const INPUT_PAGE = 5000;
+export const INPUT_PAGE = 10_000;
 
 export interface AttendanceState {
   uuid: string;
@@ -100,7 +105,6 @@ export interface AttendanceState {
   revision: number;
   publishedRevision: number;
   digest: string | null;
-  data: Record<string, unknown> | null;
 }
 
 export interface EndedEvent {
@@ -156,7 +160,6 @@ export class AttendanceStore {
       revision: number;
       published_revision: number;
       digest: string | null;
-      data: Record<string, unknown> | null;
     }>(this.db, STATE_SQL, [uuid]);
     const row = rows[0];
     if (!row) return null;
@@ -168,7 +171,6 @@ export class AttendanceStore {
       revision: row.revision,
       publishedRevision: row.published_revision,
       digest: row.digest,
-      data: row.data,
     };
   }
 
@@ -211,37 +213,25 @@ export class AttendanceStore {
   async *inputs(uuid: string): AsyncGenerator<ParticipantInput[]> {
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
-      const rows = await query<{
-        id: string;
-        event: string;
-        event_ts: string | null;
-        join_time: string | null;
-        leave_time: string | null;
-        user_id: string | null;
-        participant_user_id: string | null;
-        email: string | null;
-        user_name: string | null;
-        registrant_id: string | null;
-        customer_key: string | null;
-        participant_uuid: string | null;
-      }>(this.db, INPUTS_SQL, [uuid, after, INPUT_PAGE]);
+      const rows = (await queryArrays(this.db, INPUTS_SQL, [uuid, after, INPUT_PAGE])) as [
+        string,
+        boolean,
+        ...(string | null)[],
+      ][];
       if (rows.length === 0) return;
-      after = rows[rows.length - 1].id;
-      yield rows.map((row) => {
-        const left = row.event.endsWith('.participant_left');
-        return {
-          kind: left ? 'left' : 'joined',
-          time: left ? row.leave_time : row.join_time,
-          eventTs: numberOrNull(row.event_ts),
-          user_id: row.user_id,
-          participant_user_id: row.participant_user_id,
-          email: row.email,
-          user_name: row.user_name,
-          registrant_id: row.registrant_id,
-          customer_key: row.customer_key,
-          participant_uuid: row.participant_uuid,
-        };
-      });
+      after = rows[rows.length - 1][0];
+      yield rows.map((r) => ({
+        kind: r[1] ? 'left' : 'joined',
+        time: r[2],
+        eventTs: numberOrNull(r[3]),
+        user_id: r[4],
+        participant_user_id: r[5],
+        email: r[6],
+        user_name: r[7],
+        registrant_id: r[8],
+        customer_key: r[9],
+        participant_uuid: r[10],
+      }));
       if (rows.length < INPUT_PAGE) return;
     }
   }
@@ -252,16 +242,25 @@ export class AttendanceStore {
    */
   async save(
     state: AttendanceState,
-    next: { revision: number; digest: string; data: object; endTime: Date; changes: string },
+    next: {
+      revision: number;
+      digest: string;
+      json: string;
+      /** The data without its participants, which lists show. */
+      summary: object;
+      endTime: Date;
+      changes: string;
+    },
   ): Promise<boolean> {
     const rows = await query(this.db, SAVE_SQL, [
       state.uuid,
       state.revision,
       next.revision,
       next.digest,
-      JSON.stringify(next.data),
+      next.json,
       next.endTime,
       next.changes,
+      JSON.stringify(next.summary),
     ]);
     return rows.length === 1;
   }
@@ -273,6 +272,12 @@ export class AttendanceStore {
 
   async published(uuid: string, revision: number): Promise<void> {
     await query(this.db, PUBLISHED_SQL, [uuid, revision]);
+  }
+
+  /** The latest revision's data, for publishing it (a process that computed it may have died first). */
+  async latest(uuid: string): Promise<Record<string, unknown> | null> {
+    const rows = await query<{ data: Record<string, unknown> }>(this.db, LATEST_SQL, [uuid]);
+    return rows[0]?.data ?? null;
   }
 
   /** The latest attendance with when it was computed, or null before it is. */

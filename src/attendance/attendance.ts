@@ -95,7 +95,8 @@ export function instantOf(value: string | null | undefined): number | null {
 
 /** ISO 8601 UTC with Z, without fractions when there are none (as the platform writes times). */
 export function isoOf(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
+  const iso = new Date(ms).toISOString();
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
 }
 
 /**
@@ -120,14 +121,21 @@ export function participantKey(p: ParticipantInput): string {
 const earlier = (a: Candidate | undefined, b: Candidate): boolean =>
   a === undefined || b.at < a.at || (b.at === a.at && b.value < a.value);
 
-/** Pairs one participant's joins and leaves into sessions (docs/attendance.md#sessions). */
+interface Span {
+  join: number;
+  leave: number;
+  open?: true;
+  joinMissing?: true;
+}
+
+/** Pairs one participant's joins and leaves into sessions, by join (docs/attendance.md#sessions). */
 function sessionsOf(
   joins: number[],
   leaves: number[],
   start: number | null,
   end: number | null,
-): AttendanceSession[] {
-  const sessions: { join: number; leave: number; open?: true; joinMissing?: true }[] = [];
+): Span[] {
+  const sessions: Span[] = [];
   // Joins whose leave has not come yet, earliest first: a leave closes the earliest.
   const open: number[] = [];
   let openHead = 0;
@@ -156,14 +164,15 @@ function sessionsOf(
     const join = open[i];
     sessions.push({ join, leave: end !== null && end > join ? end : join, open: true });
   }
-  sessions.sort((a, b) => a.join - b.join || a.leave - b.leave);
-  return sessions.map((s) => ({
-    join_time: isoOf(s.join),
-    leave_time: isoOf(s.leave),
-    ...(s.open ? { open: true as const } : {}),
-    ...(s.joinMissing ? { join_missing: true as const } : {}),
-  }));
+  return sessions.sort((a, b) => a.join - b.join || a.leave - b.leave);
 }
+
+const sessionOut = (s: Span): AttendanceSession => {
+  const out: AttendanceSession = { join_time: isoOf(s.join), leave_time: isoOf(s.leave) };
+  if (s.open) out.open = true;
+  if (s.joinMissing) out.join_missing = true;
+  return out;
+};
 
 /** Time covered by sessions sorted by join, each moment counted once: milliseconds. */
 function coveredMs(sessions: { join: number; leave: number }[]): number {
@@ -217,16 +226,14 @@ export class AttendanceBuilder {
     const end = instantOf(occurrence.end_time) ?? occurrence.eventTs;
     const byNumber = (a: number, b: number) => a - b;
     const participants = Array.from(this.participants.values(), (p) => {
-      const sessions = sessionsOf(
+      const spans = sessionsOf(
         Array.from(p.joins).sort(byNumber),
         Array.from(p.leaves).sort(byNumber),
         start,
         end,
       );
-      const spans = sessions.map((s) => ({
-        join: Date.parse(s.join_time),
-        leave: Date.parse(s.leave_time),
-      }));
+      let last = -Infinity;
+      for (const s of spans) if (s.leave > last) last = s.leave;
       const field = (name: Field) => p.fields[name]?.value ?? null;
       return {
         key: p.key,
@@ -237,9 +244,9 @@ export class AttendanceBuilder {
           email: field('email'),
           registrant_id: field('registrant_id'),
           customer_key: field('customer_key'),
-          sessions,
-          first_join: sessions[0].join_time,
-          last_leave: isoOf(spans.reduce((last, s) => Math.max(last, s.leave), -Infinity)),
+          sessions: spans.map(sessionOut),
+          first_join: isoOf(spans[0].join),
+          last_leave: isoOf(last),
           duration_seconds: Math.round(coveredMs(spans) / 1000),
         },
       };

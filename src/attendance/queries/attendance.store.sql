@@ -9,7 +9,7 @@ ORDER BY settle_from LIMIT $2;
 
 -- AttendanceStore.state
 SELECT uuid, account_id, changes::text AS changes, computed_changes::text AS computed_changes,
-  revision, published_revision, digest, data
+  revision, published_revision, digest
 FROM attendance WHERE uuid = $1;
 
 -- AttendanceStore.occurrence
@@ -24,8 +24,9 @@ WHERE (payload #>> '{payload,object,uuid}') = $1 AND event IN ('meeting.ended', 
 ORDER BY id LIMIT 1;
 
 -- AttendanceStore.inputs
-SELECT id, event, event_ts::text AS event_ts, p ->> 'join_time' AS join_time,
-  p ->> 'leave_time' AS leave_time, p ->> 'user_id' AS user_id,
+SELECT id, event LIKE '%left' AS left,
+  CASE WHEN event LIKE '%left' THEN p ->> 'leave_time' ELSE p ->> 'join_time' END AS time,
+  event_ts::text AS event_ts, p ->> 'user_id' AS user_id,
   p ->> 'participant_user_id' AS participant_user_id, p ->> 'email' AS email,
   p ->> 'user_name' AS user_name, p ->> 'registrant_id' AS registrant_id,
   p ->> 'customer_key' AS customer_key, p ->> 'participant_uuid' AS participant_uuid
@@ -35,7 +36,7 @@ ORDER BY id LIMIT $3;
 
 -- AttendanceStore.save
 UPDATE attendance SET revision = $3, digest = $4, data = $5::json, end_time = $6,
-  computed_at = now(), computed_changes = $7
+  computed_at = now(), computed_changes = $7, summary = $8::json
 WHERE uuid = $1 AND revision = $2 AND computed_changes < $7
 RETURNING revision;
 
@@ -45,15 +46,18 @@ UPDATE attendance SET computed_changes = $2 WHERE uuid = $1 AND computed_changes
 -- AttendanceStore.published
 UPDATE attendance SET published_revision = greatest(published_revision, $2) WHERE uuid = $1;
 
+-- AttendanceStore.latest
+SELECT data FROM attendance WHERE uuid = $1 AND revision > 0;
+
 -- AttendanceStore.get
 SELECT data, computed_at FROM attendance
 WHERE uuid = $1 AND revision > 0 AND ($2::text[] IS NULL OR account_id = ANY($2::text[]));
 
 -- AttendanceStore.list
 SELECT id, uuid, revision, end_time, computed_at,
-  data -> 'id' AS meeting_id, data -> 'topic' AS topic, data -> 'host_id' AS host_id,
-  data -> 'start_time' AS start_time, data -> 'duration_seconds' AS duration_seconds,
-  data -> 'participants_count' AS participants_count
+  summary -> 'id' AS meeting_id, summary -> 'topic' AS topic, summary -> 'host_id' AS host_id,
+  summary -> 'start_time' AS start_time, summary -> 'duration_seconds' AS duration_seconds,
+  summary -> 'participants_count' AS participants_count
 FROM attendance
 WHERE revision > 0 AND ($2::text[] IS NULL OR account_id = ANY($2::text[]))
   AND ($3::timestamptz IS NULL OR end_time >= $3) AND ($4::timestamptz IS NULL OR end_time < $4)

@@ -35,6 +35,7 @@ export class Attendance1767000500731 implements MigrationInterface {
         published_revision int NOT NULL DEFAULT 0,
         digest text,
         data json,
+        summary json,
         end_time timestamptz(3),
         computed_at timestamptz(3),
         created_at timestamptz NOT NULL DEFAULT now()
