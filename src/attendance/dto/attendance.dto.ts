@@ -43,8 +43,8 @@ const field = (name: string): Record<string, unknown> => ({
   example: ATTENDANCE_EXAMPLE[name],
 });
 
-/** GET /api/attendance/{uuid}: `data` of the latest meeting.attendance, and when it was computed. */
-export class AttendanceResponse {
+/** One occurrence of GET /api/attendance: the attendance without its participants. */
+export class AttendanceSummary {
   @ApiProperty(field('id'))
   id: string | null;
 
@@ -72,9 +72,6 @@ export class AttendanceResponse {
   @ApiProperty(field('participants_count'))
   participants_count: number;
 
-  @ApiProperty(field('participants'))
-  participants: object[];
-
   @ApiProperty({
     type: String,
     format: 'date-time',
@@ -84,42 +81,10 @@ export class AttendanceResponse {
   computed_at: string;
 }
 
-/** One occurrence of GET /api/attendance: the attendance without its participants. */
-export class AttendanceSummary {
-  @ApiProperty(field('id'))
-  id: string | null;
-
-  @ApiProperty(field('uuid'))
-  uuid: string;
-
-  @ApiProperty(field('revision'))
-  revision: number;
-
-  @ApiProperty(field('topic'))
-  topic: string | null;
-
-  @ApiProperty(field('host_id'))
-  host_id: string | null;
-
-  @ApiProperty(field('start_time'))
-  start_time: string | null;
-
-  @ApiProperty(field('end_time'))
-  end_time: string;
-
-  @ApiProperty(field('duration_seconds'))
-  duration_seconds: number | null;
-
-  @ApiProperty(field('participants_count'))
-  participants_count: number;
-
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    description: 'When this revision was computed',
-    example: '2025-01-01T11:10:02.311Z',
-  })
-  computed_at: string;
+/** GET /api/attendance/{uuid}: `data` of the latest meeting.attendance, and when it was computed. */
+export class AttendanceResponse extends AttendanceSummary {
+  @ApiProperty(field('participants'))
+  participants: object[];
 }
 
 export class AttendanceListResponse {
