@@ -177,20 +177,6 @@ describe('meeting attendance (webhooks, socket, reconciliation)', () => {
     expect(attendanceOf(uuid).map((body) => body.data.revision)).toEqual([1, 2]);
   });
 
-  it('answers 403 without attendance:read, and lists computed attendance newest first', async () => {
-    const alpha = await t.token('alpha');
-    expect((await get('x', alpha)).status).toBe(403);
-    const list = await request(t.baseUrl, 'GET', '/api/attendance?limit=1', { token: reader });
-    expect(list.status).toBe(200);
-    expect(list.body.data[0]).toMatchObject({
-      uuid: expect.any(String),
-      revision: expect.any(Number),
-    });
-    expect(list.body.data[0].participants).toBeUndefined();
-    const bad = await request(t.baseUrl, 'GET', '/api/attendance?cursor=nope', { token: reader });
-    expect(bad.status).toBe(400);
-  });
-
   it('shows attendance through the CLI: meb attendance list and get <uuid>', async () => {
     const home = mkdtempSync(join(tmpdir(), 'meb-attendance-'));
     const store = ProfileStore.forUser(home);
@@ -281,6 +267,35 @@ describe('meeting attendance (webhooks, socket, reconciliation)', () => {
     expect(second.data.participants_count).toBe(2);
     expect(second.data.participants[1].sessions).toHaveLength(1);
     expect(await settled(uuid)).toBe(2);
+  });
+
+  it('answers 403 without attendance:read, and lists computed attendance newest first, page by page', async () => {
+    const alpha = await t.token('alpha');
+    expect((await get('x', alpha)).status).toBe(403);
+    const list = await request(t.baseUrl, 'GET', '/api/attendance?limit=1', { token: reader });
+    expect(list.status).toBe(200);
+    expect(list.body.data[0]).toMatchObject({
+      uuid: expect.any(String),
+      revision: expect.any(Number),
+    });
+    expect(list.body.data[0].participants).toBeUndefined();
+    // Newest end first, page by page: the second page goes on past the first.
+    const everything = await request(t.baseUrl, 'GET', '/api/attendance', { token: reader });
+    const ends = (everything.body.data as Json[]).map((a) => a.end_time as string);
+    expect(ends).toEqual([...ends].sort().reverse());
+    expect(list.body.next_cursor).not.toBeNull();
+    {
+      const next = await request(
+        t.baseUrl,
+        'GET',
+        `/api/attendance?limit=1&cursor=${encodeURIComponent(list.body.next_cursor)}`,
+        { token: reader },
+      );
+      expect(next.status).toBe(200);
+      expect(next.body.data[0].uuid).toBe(everything.body.data[1].uuid);
+    }
+    const bad = await request(t.baseUrl, 'GET', '/api/attendance?cursor=nope', { token: reader });
+    expect(bad.status).toBe(400);
   });
 });
 
