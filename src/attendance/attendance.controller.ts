@@ -16,6 +16,9 @@ import {
   summaryResponse,
 } from './dto/attendance.dto';
 
+/** A platform uuid as it may be asked for: no whitespace, and far shorter than this. */
+const UUID_PARAM = /^\S{1,256}$/;
+
 /**
  * The platform accounts whose attendance `client` may read; null: every account. The one place
  * tenancy by platform account (docs/attendance.md#accounts) will narrow these reads: until it
@@ -77,8 +80,16 @@ export class AttendanceController {
     name: 'uuid',
     description: 'The occurrence uuid, URL-encoded',
     example: '4444AAAiAAAAAiAiAiiAii%3D%3D',
+    schema: { type: 'string', pattern: UUID_PARAM.source },
   })
   @ApiOkResponse({ type: AttendanceResponse })
+  @ApiErrorResponse(400, {
+    description: 'The uuid holds whitespace or is longer than 256 characters',
+    example: {
+      message: 'uuid must be 1 to 256 characters without whitespace',
+      details: [{ field: 'uuid', message: 'uuid must be 1 to 256 characters without whitespace' }],
+    },
+  })
   @ApiErrorResponse(404, {
     description: 'Not computed (yet): the occurrence has not ended and settled, or is unknown',
     example: { message: 'Attendance not found' },
@@ -87,6 +98,10 @@ export class AttendanceController {
     @Param('uuid') uuid: string,
     @CurrentClient() client: AuthenticatedClient,
   ): Promise<AttendanceResponse> {
+    if (!UUID_PARAM.test(uuid)) {
+      const message = 'uuid must be 1 to 256 characters without whitespace';
+      throw ApiError.validation([{ field: 'uuid', message }]);
+    }
     const found = await this.store.get(uuid, accountsOf(client));
     if (found === null) throw new ApiError(HttpStatus.NOT_FOUND, 'Attendance not found');
     return {

@@ -2072,7 +2072,7 @@ export interface operations {
                     "application/json": components["schemas"]["AttendanceResponse"];
                 };
             };
-            /** @description A body was sent that is not valid JSON, or does not match its Content-Encoding */
+            /** @description The uuid holds whitespace or is longer than 256 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
