@@ -77,6 +77,8 @@ const BENCHES: [string, string[]][] = [
   ['websocket.ts', [String(scaled(5000)), '3', '32']],
   // meetings, participants, RECONCILE_MAX_RPS, platform latency (ms)
   ['reconcile.ts', [String(scaled(2000)), String(scaled(50_000)), '20', '250']],
+  // participants (each joins, leaves and joins again: three events)
+  ['attendance.ts', [String(scaled(10_000))]],
 ];
 const NAMES = BENCHES.map(([script]) => script.replace(/\.ts$/, ''));
 

@@ -49,6 +49,7 @@ const SCOPE_DESCRIPTIONS: Record<Exclude<Scope, 'queues:admin'>, string> = {
   'webinars:write': 'Create, change and delete webinars, registrants and panelists',
   'reports:read': 'Read account reports',
   'bridge:admin': "The operator's: inbound status and reconciliation runs",
+  'attendance:read': 'Read the computed attendance of ended meetings and webinars',
 };
 
 /** Every tag the routes use, in the order Swagger UI shows them (a linter checks none is missing). */
@@ -62,6 +63,7 @@ const TAGS: Record<string, string> = {
   users: 'Platform passthrough: Users',
   recordings: 'Platform passthrough: Cloud Recording, with file downloads',
   reports: 'Platform passthrough: Reports (read-only)',
+  attendance: 'Computed attendance of ended meetings and webinars',
   console: 'Links into the web console',
   health: 'Liveness and readiness',
 };

@@ -23,9 +23,10 @@ const ENTITY_TABLES = [
 ];
 /**
  * Tables of SQL alone, with no entity: inbound_socket_state is one row the socket's store writes
- * in SQL; webhook_filters is written by a trigger on webhooks.
+ * in SQL; webhook_filters is written by a trigger on webhooks; attendance by a trigger on
+ * inbound_events and by the attendance store's SQL.
  */
-const SQL_TABLES = ['inbound_socket_state', 'webhook_filters'];
+const SQL_TABLES = ['attendance', 'inbound_socket_state', 'webhook_filters'];
 
 /** Tables in the public schema of a database, sorted. */
 const tablesOf = async (url: string): Promise<string[]> =>

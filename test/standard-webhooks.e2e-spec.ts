@@ -94,6 +94,7 @@ describe('Standard Webhooks signatures, secret rotation and the event catalog (d
         'follower.lost',
         'operation.complete',
         'operation.failed',
+        'meeting.attendance',
         'webhook.test',
         'zoom.*',
         'bridge.webhook.disabled',

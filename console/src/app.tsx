@@ -4,6 +4,7 @@ import { DeliveryPage } from './pages/delivery';
 import { EventTypesPage } from './pages/event-types';
 import { InboundPage } from './pages/inbound';
 import { FindEventPage } from './pages/find-event';
+import { AttendancePage } from './pages/attendance';
 import { ReconciliationsPage } from './pages/reconciliations';
 import { NewWebhookPage } from './pages/new-webhook';
 import { SignInPage } from './pages/sign-in';
@@ -12,6 +13,7 @@ import { WebhooksPage } from './pages/webhooks';
 import { Route, href, parseRoute } from './routes';
 import {
   Session,
+  canReadAttendance,
   canWrite,
   isAdmin,
   isExpired,
@@ -143,6 +145,13 @@ export function App() {
         <PageTitle>Reconciliation needs a client holding bridge:admin</PageTitle>
       );
       break;
+    case 'attendance':
+      page = canReadAttendance(session) ? (
+        <AttendancePage key={route.uuid ?? ''} api={api} uuid={route.uuid} />
+      ) : (
+        <PageTitle>Attendance needs a client holding attendance:read</PageTitle>
+      );
+      break;
     default:
       page = <PageTitle>Page not found</PageTitle>;
   }
@@ -164,6 +173,7 @@ export function App() {
           {link({ page: 'webhooks' }, 'Webhooks')}
           {link({ page: 'event-types' }, 'Event types')}
           {link({ page: 'find-event' }, 'Find event')}
+          {canReadAttendance(session) && link({ page: 'attendance' }, 'Attendance')}
           {admin && link({ page: 'reconciliations' }, 'Reconciliation')}
           {admin && link({ page: 'inbound' }, 'Inbound')}
         </nav>

@@ -10,6 +10,8 @@ describe('routes', () => {
     ['#/event-types', { page: 'event-types' }],
     ['#/find-event', { page: 'find-event' }],
     ['#/inbound', { page: 'inbound' }],
+    ['#/attendance', { page: 'attendance' }],
+    ['#/attendance/%2Fab%2Bcd%3D%3D', { page: 'attendance', uuid: '/ab+cd==' }],
     ['#/find-event?q=a%20b', { page: 'find-event', query: 'a b' }],
     ['#/elsewhere', { page: 'not-found' }],
   ])('reads %s', (hash, route) => {
@@ -21,6 +23,7 @@ describe('routes', () => {
       { page: 'webhook', id: 'a/b' },
       { page: 'delivery', webhookId: 'w', deliveryId: 'd' },
       { page: 'find-event', query: 'x&y z' },
+      { page: 'attendance', uuid: '//a+b/=' },
     ] as Route[]) {
       expect(parseRoute(href(route))).toEqual(route);
     }

@@ -8,6 +8,7 @@ export type Route =
   | { page: 'find-event'; query?: string }
   | { page: 'reconciliations' }
   | { page: 'inbound' }
+  | { page: 'attendance'; uuid?: string }
   | { page: 'not-found' };
 
 export function parseRoute(hash: string): Route {
@@ -27,6 +28,10 @@ export function parseRoute(hash: string): Route {
   if (parts.length === 1 && parts[0] === 'event-types') return { page: 'event-types' };
   if (parts.length === 1 && parts[0] === 'reconciliations') return { page: 'reconciliations' };
   if (parts.length === 1 && parts[0] === 'inbound') return { page: 'inbound' };
+  // A meeting uuid may hold "/": href encodes it, so it is one part here.
+  if (parts[0] === 'attendance' && parts.length <= 2) {
+    return parts.length === 2 ? { page: 'attendance', uuid: parts[1] } : { page: 'attendance' };
+  }
   if (parts.length === 1 && parts[0] === 'find-event') {
     const query = new URLSearchParams(search).get('q') ?? undefined;
     return query ? { page: 'find-event', query } : { page: 'find-event' };
@@ -53,6 +58,8 @@ export function href(route: Route): string {
       return route.query ? `#/find-event?q=${e(route.query)}` : '#/find-event';
     case 'reconciliations':
       return '#/reconciliations';
+    case 'attendance':
+      return route.uuid === undefined ? '#/attendance' : `#/attendance/${e(route.uuid)}`;
     case 'not-found':
       return '#/webhooks';
   }

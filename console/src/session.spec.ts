@@ -67,7 +67,7 @@ describe('portalToken', () => {
 describe('signIn', () => {
   const token = jwt({ sub: 'reader', scope: 'webhooks:read', exp: 2_000_000_000 });
 
-  it('asks for bridge:admin and the webhook scopes only, and falls back to read for a read-only client', async () => {
+  it('asks for bridge:admin, attendance:read and the webhook scopes only, and falls back to read for a read-only client', async () => {
     const scopes: string[] = [];
     const fetch = async (_url: string, init?: RequestInit) => {
       const form = new URLSearchParams(String(init?.body));
@@ -85,8 +85,11 @@ describe('signIn', () => {
     const session = await signIn('reader', 'secret', fetch);
     expect(session.scopes).toEqual(['webhooks:read']);
     expect(scopes).toEqual([
+      'bridge:admin attendance:read webhooks:read webhooks:write',
       'bridge:admin webhooks:read webhooks:write',
+      'attendance:read webhooks:read webhooks:write',
       'webhooks:read webhooks:write',
+      'attendance:read webhooks:read',
       'webhooks:read',
     ]);
   });

@@ -56,6 +56,10 @@ export const canWrite = (session: Session): boolean => session.scopes.includes(W
 /** The operator's pages (inbound status, docs/inbound-sources.md) need bridge:admin. */
 export const isAdmin = (session: Session): boolean => session.scopes.includes('bridge:admin');
 
+/** The Attendance page needs attendance:read. */
+export const canReadAttendance = (session: Session): boolean =>
+  session.scopes.includes('attendance:read');
+
 export function loadSession(storage: Storage, now = Date.now()): Session | null {
   try {
     const raw = storage.getItem(SESSION_KEY);
@@ -80,9 +84,14 @@ export function saveSession(storage: Storage, session: Session | null): void {
 // bridge:admin, for the Inbound and Reconciliation pages) only, so a client with meetings:write
 // does not leave a token for it in the tab. A client without bridge:admin gets the webhook
 // ones; a read-only client gets read.
+// Each level is asked with attendance:read first (the Attendance page, docs/attendance.md),
+// then without it.
 const SCOPE_CHOICES = [
+  'bridge:admin attendance:read webhooks:read webhooks:write',
   'bridge:admin webhooks:read webhooks:write',
+  'attendance:read webhooks:read webhooks:write',
   'webhooks:read webhooks:write',
+  'attendance:read webhooks:read',
   'webhooks:read',
 ];
 

@@ -652,6 +652,79 @@ export function buildProgram(ctx: CliContext): Command {
       );
     });
 
+  const attendance = program
+    .command('attendance')
+    .description('who attended ended meetings, computed by the service (docs/attendance.md)');
+
+  attendance
+    .command('list')
+    .description('occurrences whose attendance is computed, newest end first')
+    .option('--since <time>', 'ended at or after (ISO 8601 UTC)')
+    .option('--until <time>', 'ended before')
+    .option('--limit <n>', 'at most this many', positiveInt, 20)
+    .option('--cursor <cursor>', 'next_cursor of the previous page')
+    .action(
+      async (
+        opts: { since?: string; until?: string; limit: number; cursor?: string },
+        cmd: Command,
+      ) => {
+        const { api, url } = client(cmd);
+        const page = await call(
+          url,
+          api.GET('/api/attendance', {
+            params: {
+              query: {
+                since: opts.since,
+                until: opts.until,
+                limit: opts.limit,
+                cursor: opts.cursor,
+              },
+            },
+          }),
+        );
+        show(cmd, page, (p) =>
+          fitTable(p.data as unknown as Record<string, unknown>[], [
+            'uuid',
+            'topic',
+            'end_time',
+            'participants_count',
+            'revision',
+          ]),
+        );
+      },
+    );
+
+  attendance
+    .command('get <uuid>')
+    .description('the latest attendance of one occurrence (its uuid as the platform writes it)')
+    .action(async (uuid: string, _opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      // The client encodes the path parameter once: a uuid's "/", "+" and "=" arrive intact.
+      const found = await call(
+        url,
+        api.GET('/api/attendance/{uuid}', { params: { path: { uuid } } }),
+      );
+      show(cmd, found, (a) => {
+        const { participants, ...occurrence } = a;
+        const rows = (participants as Record<string, unknown>[]).map((p) => ({
+          ...p,
+          sessions: (p.sessions as { open?: boolean }[]).length,
+          open: (p.sessions as { open?: boolean }[]).some((s) => s.open === true),
+        }));
+        return `${fitRecord(occurrence as unknown as Record<string, unknown>, [
+          'uuid',
+          'id',
+          'topic',
+          'start_time',
+          'end_time',
+          'duration_seconds',
+          'participants_count',
+          'revision',
+          'computed_at',
+        ])}\n${fitTable(rows, ['user_name', 'email', 'first_join', 'last_leave', 'duration_seconds', 'sessions', 'open'])}`;
+      });
+    });
+
   const inbound = program
     .command('inbound')
     .description("how the platform's events come in (bridge:admin)");

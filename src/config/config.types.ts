@@ -15,6 +15,8 @@ export const SCOPES = [
   'reports:read',
   // The operator's: inbound status and reconciliation (docs/inbound-sources.md).
   'bridge:admin',
+  // Meeting attendance (docs/attendance.md).
+  'attendance:read',
   // Not in docs/api.md#tokens-and-scopes's list: the operators' queue dashboard (/admin/queues), which can retry,
   // clean and pause jobs, so no API client gets it by accident.
   'queues:admin',
@@ -115,6 +117,11 @@ export interface AppConfig {
     maxRps: number;
     /** Longest one run may take from its start before it is ended `failed`. */
     runTimeoutMs: number;
+  };
+  /** Meeting attendance (docs/attendance.md). */
+  attendance: {
+    /** How long after an occurrence's last stored input its attendance is computed. */
+    settleMs: number;
   };
   delivery: {
     maxRetries: number;

@@ -475,6 +475,9 @@ export function loadConfig(env: Env): AppConfig {
       maxRps: r.int('RECONCILE_MAX_RPS', 2, 1, 100),
       runTimeoutMs: r.int('RECONCILE_RUN_TIMEOUT_MS', 1800000, 1000, 7 * 86400000),
     },
+    attendance: {
+      settleMs: r.int('ATTENDANCE_SETTLE_MS', 600000, 0, 7 * 86400000),
+    },
     delivery: {
       maxRetries: r.int('DELIVERY_MAX_RETRIES', 3, 0, 20),
       backoffMs: r.int('DELIVERY_BACKOFF_MS', 30000, 0, 86400000),

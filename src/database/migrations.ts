@@ -19,6 +19,7 @@ import { WebsocketSource1766000039000 } from './migrations/1766000039000-websock
 import { WebhookFilterHistory1766000037140 } from './migrations/1766000037140-webhook-filter-history';
 import { ReconciliationRuns1766000100000 } from './migrations/1766000100000-reconciliation-runs';
 import { ParticipantIdentityKeys1766000100001 } from './migrations/1766000100001-participant-identity-keys';
+import { Attendance1767000500731 } from './migrations/1767000500731-attendance';
 import { ReconciliationAnnounced1767046133417 } from './migrations/1767046133417-reconciliation-announced';
 
 /** Every migration, in order. New migrations are appended here. */
@@ -44,5 +45,6 @@ export const MIGRATIONS = [
   WebsocketSource1766000039000,
   ReconciliationRuns1766000100000,
   ParticipantIdentityKeys1766000100001,
+  Attendance1767000500731,
   ReconciliationAnnounced1767046133417,
 ];

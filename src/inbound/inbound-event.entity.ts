@@ -5,6 +5,8 @@ import type { InboundVia } from './inbound-via';
 @Unique('inbound_events_identity_key_uq', ['identityKey'])
 @Index('inbound_events_unprocessed_idx', { synchronize: false })
 @Index('inbound_events_received_idx', { synchronize: false })
+// Participant and ended events by occurrence, for attendance (src/attendance, its migration).
+@Index('inbound_events_attendance_idx', { synchronize: false })
 @Check('inbound_events_via_ck', `via IN ('webhook', 'websocket', 'reconciliation')`)
 @Entity('inbound_events')
 export class InboundEventEntity {

@@ -46,6 +46,12 @@ class RecordingWorker {
 }
 
 @Injectable()
+class AttendanceWorker {
+  @OnJob({ queue: QUEUES.inbound, job: JOBS.computeAttendance, concurrency: 2 })
+  async compute(): Promise<void> {}
+}
+
+@Injectable()
 class RecordingWorkerOnTheWrongQueue {
   @OnJob({ queue: QUEUES.inbound, job: JOBS.recordingAutomation, concurrency: 5 })
   async run(): Promise<void> {}
@@ -83,7 +89,7 @@ async function boot(handlers: Type[]): Promise<Started[]> {
   return started;
 }
 
-const ALL = [Deliverer, InboundWorker, RecordingWorker];
+const ALL = [Deliverer, InboundWorker, RecordingWorker, AttendanceWorker];
 
 describe('JobHandlers', () => {
   it('starts one processor per job, on its queue, at its concurrency', async () => {
@@ -93,9 +99,10 @@ describe('JobHandlers', () => {
         { queue: 'deliveries', job: 'deliver', concurrency: 7 },
         { queue: 'inbound', job: 'process-inbound', concurrency: 20 },
         { queue: 'recordings', job: 'recording-automation', concurrency: 5 },
+        { queue: 'inbound', job: 'compute-attendance', concurrency: 2 },
       ]),
     );
-    expect(started).toHaveLength(3);
+    expect(started).toHaveLength(4);
   });
 
   it('runs the decorated method on its own instance', async () => {

@@ -17,6 +17,7 @@ export const JOBS = {
   deliver: 'deliver',
   processInbound: 'process-inbound',
   recordingAutomation: 'recording-automation',
+  computeAttendance: 'compute-attendance',
 } as const;
 export type JobName = (typeof JOBS)[keyof typeof JOBS];
 
@@ -28,6 +29,8 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JOBS.deliver]: QUEUES.deliveries,
   [JOBS.processInbound]: QUEUES.inbound,
   [JOBS.recordingAutomation]: QUEUES.recordings,
+  // Derived from stored inbound events, and as short: one occurrence's reads and a publish.
+  [JOBS.computeAttendance]: QUEUES.inbound,
 };
 
 /** A job as Bull's add and addBulk take it, always under a job id. */

@@ -15,6 +15,11 @@ export interface SweepSchedule {
   intervalMs: number;
   /** Counts what the sweeps really re-queued, when there is a metric for it. */
   requeued?: Counter;
+  /**
+   * `log` where queueing is a sweep's ordinary work (a timer kept in PostgreSQL), not a loss
+   * being repaired; `warn` unless said.
+   */
+  level?: 'warn' | 'log';
 }
 
 /**
@@ -57,11 +62,12 @@ export abstract class Sweeper implements OnApplicationBootstrap, OnModuleDestroy
 
   private async sweepAndReport(): Promise<void> {
     const { what, why = 'that the queue did not hold', intervalMs, requeued } = this.schedule;
+    const level = this.schedule.level ?? 'warn';
     try {
       const queued = await this.sweep();
       if (queued === 0) return;
       requeued?.inc(queued);
-      this.logger.warn(`re-queued ${queued} ${what} ${why}`);
+      this.logger[level](`re-queued ${queued} ${what} ${why}`);
     } catch (error) {
       this.logger.error(
         `sweep for ${what} failed: ${(error as Error).message}; next sweep in ${intervalMs} ms`,

@@ -20,6 +20,7 @@ describe('EVENT_TYPES', () => {
   it('lists the six kinds, webhook.test, the zoom.* family and the operational events, each described', () => {
     expect(EVENT_TYPES.map((t) => t.name)).toEqual([
       ...SUBSCRIPTION_EVENTS,
+      'meeting.attendance',
       'webhook.test',
       'zoom.*',
       'bridge.webhook.disabled',
@@ -65,6 +66,17 @@ describe('EVENT_TYPES', () => {
     expect(
       check(body('zoom.meeting.created', { account_id: 'acc', object: { id: 1, new: true } })),
     ).toEqual([]);
+  });
+
+  it('accepts the attendance of its example, and refuses one without its revision', () => {
+    const attendance = EVENT_TYPES.find((t) => t.name === 'meeting.attendance')!;
+    const example = (attendance.schema.properties as Record<string, { examples: object[] }>).data
+      .examples[0];
+    const source = { ...SOURCE, event: 'meeting.ended', tracking_id: null, via: 'webhook' };
+    expect(check(body('meeting.attendance', example, source))).toEqual([]);
+    expect(
+      check(body('meeting.attendance', { ...example, revision: undefined }, source)),
+    ).not.toEqual([]);
   });
 
   it.each([

@@ -1,5 +1,6 @@
 import { JsonSchema } from '../common/json-schema';
 import {
+  ATTENDANCE_EVENT,
   OperationalEvent,
   SUBSCRIPTION_EVENTS,
   SubscriptionEvent,
@@ -256,6 +257,155 @@ const SUBSCRIPTION_KINDS: EventType[] = SUBSCRIPTION_EVENTS.map((kind) =>
   notification(kind, DESCRIPTIONS[kind][0], { const: kind }, DESCRIPTIONS[kind][1], SOURCE),
 );
 
+const timeOrNull = (description: string): JsonSchema => ({
+  type: ['string', 'null'],
+  format: 'date-time',
+  description,
+});
+const seconds = (description: string): JsonSchema => ({
+  type: 'integer',
+  minimum: 0,
+  description,
+});
+
+const ATTENDANCE_SESSION: JsonSchema = {
+  type: 'object',
+  description: 'One stay in the meeting, from a join to its leave',
+  required: ['join_time', 'leave_time'],
+  properties: {
+    join_time: time('When the participant joined'),
+    leave_time: time("When they left; the occurrence's end_time when no leave came"),
+    open: {
+      const: true,
+      description: "No leave came: the session ends at the occurrence's end_time",
+    },
+    join_missing: {
+      const: true,
+      description:
+        "A leave came with no join before it: the session starts at the occurrence's start_time",
+    },
+  },
+  additionalProperties: false,
+};
+
+const ATTENDEE: JsonSchema = {
+  type: 'object',
+  description:
+    'One participant: the participant events of one identity (`user_id`; where empty ' +
+    '`participant_user_id`, else `email`, else `user_name`)',
+  required: [
+    'user_id',
+    'user_name',
+    'email',
+    'registrant_id',
+    'customer_key',
+    'sessions',
+    'first_join',
+    'last_leave',
+    'duration_seconds',
+  ],
+  properties: {
+    user_id: textOrNull('Participant id for this meeting instance'),
+    user_name: textOrNull('Display name'),
+    email: textOrNull('Email address, when known'),
+    registrant_id: textOrNull('Registrant id, when the participant registered'),
+    customer_key: textOrNull('The integrator-supplied customer key'),
+    sessions: {
+      type: 'array',
+      description: 'Each stay, in time order; they may overlap (a leave that never came)',
+      minItems: 1,
+      items: ATTENDANCE_SESSION,
+    },
+    first_join: time('The earliest join'),
+    last_leave: time('The latest leave (or end_time, for an open session)'),
+    duration_seconds: seconds(
+      'Time in the meeting, each moment counted once however sessions overlap',
+    ),
+  },
+  additionalProperties: false,
+};
+
+const ATTENDANCE_EXAMPLE = {
+  id: '85746065432',
+  uuid: '4444AAAiAAAAAiAiAiiAii==',
+  revision: 1,
+  topic: 'Onboarding training',
+  host_id: 'x1yCzABCDEfg23HiJKl4mN',
+  start_time: '2025-01-01T10:00:00Z',
+  end_time: '2025-01-01T11:00:00Z',
+  duration_seconds: 3600,
+  participants_count: 1,
+  participants: [
+    {
+      user_id: '16778240',
+      user_name: 'Jill Chill',
+      email: 'jchill@example.com',
+      registrant_id: null,
+      customer_key: 'crm-4711',
+      sessions: [
+        { join_time: '2025-01-01T10:01:40Z', leave_time: '2025-01-01T10:20:00Z' },
+        { join_time: '2025-01-01T10:25:00Z', leave_time: '2025-01-01T11:00:00Z', open: true },
+      ],
+      first_join: '2025-01-01T10:01:40Z',
+      last_leave: '2025-01-01T11:00:00Z',
+      duration_seconds: 3200,
+    },
+  ],
+};
+
+const ATTENDANCE_KIND = notification(
+  ATTENDANCE_EVENT,
+  'Who attended a meeting or webinar occurrence, when and for how long, computed from its ' +
+    'participant events of every source (webhook, socket, reconciliation) once it has ended ' +
+    'and ATTENDANCE_SETTLE_MS has passed (docs/attendance.md). A participant event of the ' +
+    'occurrence stored later sends the next `revision` once settled again, when it changes ' +
+    'anything. `source.event` is meeting.ended or webinar.ended.',
+  { const: ATTENDANCE_EVENT },
+  {
+    type: 'object',
+    description: 'The occurrence and its participants',
+    required: [
+      'id',
+      'uuid',
+      'revision',
+      'topic',
+      'host_id',
+      'start_time',
+      'end_time',
+      'duration_seconds',
+      'participants_count',
+      'participants',
+    ],
+    properties: {
+      id: textOrNull("The meeting's (or webinar's) id, as a string"),
+      uuid: text('The occurrence uuid, as the platform writes it'),
+      revision: {
+        type: 'integer',
+        minimum: 1,
+        description: '1 for the first attendance of the occurrence; each correction adds 1',
+      },
+      topic: textOrNull('Topic'),
+      host_id: textOrNull("The host's user id"),
+      start_time: timeOrNull('When the occurrence started, where known'),
+      end_time: timeOrNull('When it ended'),
+      duration_seconds: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        description: 'end_time − start_time; null when the start is not known',
+      },
+      participants_count: seconds('How many participants (identities) attended'),
+      participants: {
+        type: 'array',
+        description: 'Every participant, by first join',
+        items: ATTENDEE,
+      },
+    },
+    additionalProperties: false,
+    examples: [ATTENDANCE_EXAMPLE],
+  },
+  SOURCE,
+);
+
 const TEST_KIND = notification(
   TEST_EVENT,
   'Sent by POST /api/webhooks/{id}/test to that webhook only, whatever it subscribes to; no ' +
@@ -389,11 +539,12 @@ const OPERATIONAL_KINDS: EventType[] = Object.entries(OPERATIONAL).map(
 );
 
 /**
- * GET /api/event-types, in this order: the six kinds, webhook.test, zoom.* (docs/receiving.md), then the
+ * GET /api/event-types, in this order: the six kinds, meeting.attendance (docs/attendance.md), webhook.test, zoom.* (docs/receiving.md), then the
  * operational events (docs/operations.md).
  */
 export const EVENT_TYPES: readonly EventType[] = [
   ...SUBSCRIPTION_KINDS,
+  ATTENDANCE_KIND,
   TEST_KIND,
   PLATFORM_FAMILY,
   ...OPERATIONAL_KINDS,

@@ -25,6 +25,18 @@ export function isOperationalEvent(value: unknown): value is OperationalEvent {
   return (OPERATIONAL_EVENTS as readonly unknown[]).includes(value);
 }
 
+/**
+ * Kinds the service computes from the platform's events rather than maps one to one:
+ * `meeting.attendance` once an occurrence has ended and settled (docs/attendance.md).
+ */
+export const COMPUTED_EVENTS = ['meeting.attendance'] as const;
+export type ComputedEvent = (typeof COMPUTED_EVENTS)[number];
+export const ATTENDANCE_EVENT: ComputedEvent = 'meeting.attendance';
+
+export function isComputedEvent(value: unknown): value is ComputedEvent {
+  return (COMPUTED_EVENTS as readonly unknown[]).includes(value);
+}
+
 /** Sent only by POST /api/webhooks/:id/test, whatever the webhook subscribes to. */
 export const TEST_EVENT = 'webhook.test';
 
@@ -52,26 +64,31 @@ export function platformEventKind(event: string): PlatformEventKind | null {
 }
 
 /**
- * What a webhook's `events` may list: a subscription event, an operational event, `zoom.*` or
- * `zoom.<event>`.
+ * What a webhook's `events` may list: a subscription event, a computed one, an operational
+ * event, `zoom.*` or `zoom.<event>`.
  */
 export type Subscription =
-  SubscriptionEvent | OperationalEvent | typeof ALL_PLATFORM_EVENTS | PlatformEventKind;
+  | SubscriptionEvent
+  | ComputedEvent
+  | OperationalEvent
+  | typeof ALL_PLATFORM_EVENTS
+  | PlatformEventKind;
 
 export function isSubscription(value: unknown): value is Subscription {
   return (
     isSubscriptionEvent(value) ||
+    isComputedEvent(value) ||
     isOperationalEvent(value) ||
     value === ALL_PLATFORM_EVENTS ||
     isPlatformEventKind(value)
   );
 }
 
-/** What publish() takes: a subscription event or a platform event as it is. */
-export type PublishedKind = SubscriptionEvent | PlatformEventKind;
+/** What publish() takes: a subscription event, a computed one, or a platform event as it is. */
+export type PublishedKind = SubscriptionEvent | ComputedEvent | PlatformEventKind;
 
 export function isPublishedKind(value: unknown): value is PublishedKind {
-  return isSubscriptionEvent(value) || isPlatformEventKind(value);
+  return isSubscriptionEvent(value) || isComputedEvent(value) || isPlatformEventKind(value);
 }
 
 /**

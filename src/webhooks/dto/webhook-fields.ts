@@ -24,6 +24,7 @@ import { destinationRequestSchema } from '../../destinations/destination-schema'
 import { DESTINATIONS } from '../../destinations/registry';
 import {
   ALL_PLATFORM_EVENTS,
+  COMPUTED_EVENTS,
   PLATFORM_EVENT_PATTERN,
   OPERATIONAL_EVENTS,
   SUBSCRIPTION_EVENTS,
@@ -91,7 +92,7 @@ const eventsRule: FieldRule = (value, field) => {
   if (unknown.length > 0) {
     return (
       `${field} has unknown event kind(s) ${unknown.slice(0, 3).map(quote).join(', ')}; ` +
-      `allowed: ${[...SUBSCRIPTION_EVENTS, ...OPERATIONAL_EVENTS].join(', ')}, ` +
+      `allowed: ${[...SUBSCRIPTION_EVENTS, ...COMPUTED_EVENTS, ...OPERATIONAL_EVENTS].join(', ')}, ` +
       `${ALL_PLATFORM_EVENTS}, or zoom.<platform ` +
       `event> matching ${PLATFORM_EVENT_PATTERN.source}`
     );
@@ -187,13 +188,20 @@ export const WebhookUrl = (options: FieldOptions): PropertyDecorator =>
     rule(urlRule, options),
   );
 
-/** The `events` array: the six kinds, `zoom.*`, or a `zoom.<platform event>` name. */
+/** The `events` array: the six kinds, meeting.attendance, the operational events, `zoom.*`, or a `zoom.<platform event>` name. */
 export const WEBHOOK_EVENTS_SCHEMA: Pick<SchemaObject, 'items'> & { type: 'array' } = {
   type: 'array',
   items: {
     type: 'string',
     anyOf: [
-      { enum: [...SUBSCRIPTION_EVENTS, ...OPERATIONAL_EVENTS, ALL_PLATFORM_EVENTS] },
+      {
+        enum: [
+          ...SUBSCRIPTION_EVENTS,
+          ...COMPUTED_EVENTS,
+          ...OPERATIONAL_EVENTS,
+          ALL_PLATFORM_EVENTS,
+        ],
+      },
       { pattern: PLATFORM_EVENT_PATTERN.source },
     ],
   },

@@ -4,6 +4,7 @@ import { IsIn, IsOptional } from 'class-validator';
 import { Satisfies } from '../../../common/field-rule';
 import { PageCursor, PageLimit } from '../../../common/page-query';
 import {
+  COMPUTED_EVENTS,
   OPERATIONAL_EVENTS,
   PLATFORM_EVENT_PATTERN,
   SUBSCRIPTION_EVENTS,
@@ -12,7 +13,12 @@ import {
 } from '../../../webhooks/subscription-events';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../../../delivery-record/delivery.entity';
 
-const EVENT_KINDS: string[] = [...SUBSCRIPTION_EVENTS, ...OPERATIONAL_EVENTS, TEST_EVENT];
+const EVENT_KINDS: string[] = [
+  ...SUBSCRIPTION_EVENTS,
+  ...COMPUTED_EVENTS,
+  ...OPERATIONAL_EVENTS,
+  TEST_EVENT,
+];
 
 /** An `event` filter: a kind deliveries can have (a platform event as `zoom.<event>`). */
 export const EventKindFilter = (): PropertyDecorator =>

@@ -1,0 +1,278 @@
+/**
+ * Meeting attendance from stored participant events (docs/attendance.md): a pure computation.
+ * Inputs may come in any order, twice, or not at all; the result depends only on the set of
+ * inputs, never on the order they were added in, so a recomputation over the same events gives
+ * the same attendance (and sends nothing).
+ */
+
+/** A participant event of the occurrence, as the store reads it (docs/attendance.md#inputs). */
+export interface ParticipantInput {
+  kind: 'joined' | 'left';
+  /** `join_time` of a join, `leave_time` of a leave, as sent. */
+  time: string | null;
+  /** The envelope's `event_ts` (ms): the time of a leave the platform sent without leave_time. */
+  eventTs: number | null;
+  user_id: string | null;
+  participant_user_id: string | null;
+  email: string | null;
+  user_name: string | null;
+  registrant_id: string | null;
+  customer_key: string | null;
+  participant_uuid: string | null;
+}
+
+/** The occurrence as its `*.ended` event (or, for what it lacks, a participant event) gives it. */
+export interface OccurrenceInput {
+  id: string | null;
+  uuid: string;
+  topic: string | null;
+  host_id: string | null;
+  start_time: string | null;
+  end_time: string | null;
+  /** `event_ts` of the ended event: its end where the object has no end_time. */
+  eventTs: number | null;
+}
+
+export interface AttendanceSession {
+  join_time: string;
+  leave_time: string;
+  /** No leave came: the session ends at the occurrence's end. */
+  open?: true;
+  /** A leave came with no join before it: the session starts at the occurrence's start. */
+  join_missing?: true;
+}
+
+export interface AttendanceParticipant {
+  user_id: string | null;
+  user_name: string | null;
+  email: string | null;
+  registrant_id: string | null;
+  customer_key: string | null;
+  sessions: AttendanceSession[];
+  first_join: string;
+  last_leave: string;
+  duration_seconds: number;
+}
+
+/** `data` of `meeting.attendance` without its `revision`. */
+export interface Attendance {
+  id: string | null;
+  uuid: string;
+  topic: string | null;
+  host_id: string | null;
+  start_time: string | null;
+  end_time: string | null;
+  duration_seconds: number | null;
+  participants_count: number;
+  participants: AttendanceParticipant[];
+}
+
+const FIELDS = ['user_id', 'user_name', 'email', 'registrant_id', 'customer_key'] as const;
+type Field = (typeof FIELDS)[number];
+
+/** A value and the time of the event that gave it: the earliest event's value wins. */
+interface Candidate {
+  value: string;
+  at: number;
+}
+
+interface Participant {
+  key: string;
+  joins: Set<number>;
+  leaves: Set<number>;
+  fields: Partial<Record<Field, Candidate>>;
+}
+
+const nonEmpty = (value: string | null | undefined): string | null =>
+  typeof value === 'string' && value !== '' ? value : null;
+
+/** Milliseconds of a platform time, or null when it is none. */
+export function instantOf(value: string | null | undefined): number | null {
+  if (!nonEmpty(value)) return null;
+  const ms = Date.parse(value as string);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/** ISO 8601 UTC with Z, without fractions when there are none (as the platform writes times). */
+export function isoOf(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+}
+
+/**
+ * The participant's identity (the service's de-duplication identity): `user_id`; where empty
+ * `participant_user_id`, else `email`, else `user_name`; else `participant_uuid`. Prefixed by
+ * the field, so an email never meets a user id of the same text.
+ */
+export function participantKey(p: ParticipantInput): string {
+  for (const field of [
+    'user_id',
+    'participant_user_id',
+    'email',
+    'user_name',
+    'participant_uuid',
+  ] as const) {
+    const value = nonEmpty(p[field]);
+    if (value !== null) return `${field}:${value}`;
+  }
+  return 'unknown';
+}
+
+const earlier = (a: Candidate | undefined, b: Candidate): boolean =>
+  a === undefined || b.at < a.at || (b.at === a.at && b.value < a.value);
+
+interface Span {
+  join: number;
+  leave: number;
+  open?: true;
+  joinMissing?: true;
+}
+
+/** Pairs one participant's joins and leaves into sessions, by join (docs/attendance.md#sessions). */
+function sessionsOf(
+  joins: number[],
+  leaves: number[],
+  start: number | null,
+  end: number | null,
+): Span[] {
+  const sessions: Span[] = [];
+  // Joins whose leave has not come yet, earliest first: a leave closes the earliest.
+  const open: number[] = [];
+  let openHead = 0;
+  let j = 0;
+  let l = 0;
+  while (j < joins.length || l < leaves.length) {
+    const t = Math.min(joins[j] ?? Infinity, leaves[l] ?? Infinity);
+    const join = joins[j] === t;
+    const leave = leaves[l] === t;
+    if (join) j++;
+    if (leave) l++;
+    // At one instant a leave ends a session already open before a join starts one; with
+    // nothing open, a join and a leave at the same instant are one session of no length.
+    if (leave && openHead < open.length) {
+      sessions.push({ join: open[openHead++], leave: t });
+      if (join) open.push(t);
+    } else if (leave && join) {
+      sessions.push({ join: t, leave: t });
+    } else if (leave) {
+      sessions.push({ join: start !== null && start < t ? start : t, leave: t, joinMissing: true });
+    } else {
+      open.push(t);
+    }
+  }
+  for (let i = openHead; i < open.length; i++) {
+    const join = open[i];
+    sessions.push({ join, leave: end !== null && end > join ? end : join, open: true });
+  }
+  return sessions.sort((a, b) => a.join - b.join || a.leave - b.leave);
+}
+
+const sessionOut = (s: Span): AttendanceSession => {
+  const out: AttendanceSession = { join_time: isoOf(s.join), leave_time: isoOf(s.leave) };
+  if (s.open) out.open = true;
+  if (s.joinMissing) out.join_missing = true;
+  return out;
+};
+
+/** Time covered by sessions sorted by join, each moment counted once: milliseconds. */
+function coveredMs(sessions: { join: number; leave: number }[]): number {
+  let total = 0;
+  let from = -Infinity;
+  let to = -Infinity;
+  for (const s of sessions) {
+    if (s.join > to) {
+      if (to > from) total += to - from;
+      from = s.join;
+      to = s.leave;
+    } else if (s.leave > to) {
+      to = s.leave;
+    }
+  }
+  if (to > from) total += to - from;
+  return total;
+}
+
+/**
+ * Gathers an occurrence's participant events one at a time (so a store can stream them) and
+ * gives its attendance. Events it cannot place (no time at all) are counted in `skipped`.
+ */
+export class AttendanceBuilder {
+  private readonly participants = new Map<string, Participant>();
+  skipped = 0;
+
+  add(input: ParticipantInput): void {
+    const at = instantOf(input.time) ?? input.eventTs;
+    if (at === null || !Number.isFinite(at)) {
+      this.skipped++;
+      return;
+    }
+    const key = participantKey(input);
+    let p = this.participants.get(key);
+    if (!p) {
+      p = { key, joins: new Set(), leaves: new Set(), fields: {} };
+      this.participants.set(key, p);
+    }
+    (input.kind === 'joined' ? p.joins : p.leaves).add(at);
+    for (const field of FIELDS) {
+      const value = nonEmpty(input[field]);
+      if (value === null) continue;
+      const candidate = { value, at };
+      if (earlier(p.fields[field], candidate)) p.fields[field] = candidate;
+    }
+  }
+
+  build(occurrence: OccurrenceInput): Attendance {
+    const start = instantOf(occurrence.start_time);
+    const end = instantOf(occurrence.end_time) ?? occurrence.eventTs;
+    const byNumber = (a: number, b: number) => a - b;
+    const participants = Array.from(this.participants.values(), (p) => {
+      const spans = sessionsOf(
+        Array.from(p.joins).sort(byNumber),
+        Array.from(p.leaves).sort(byNumber),
+        start,
+        end,
+      );
+      let last = -Infinity;
+      for (const s of spans) if (s.leave > last) last = s.leave;
+      const field = (name: Field) => p.fields[name]?.value ?? null;
+      return {
+        key: p.key,
+        first: spans[0].join,
+        result: {
+          user_id: field('user_id'),
+          user_name: field('user_name'),
+          email: field('email'),
+          registrant_id: field('registrant_id'),
+          customer_key: field('customer_key'),
+          sessions: spans.map(sessionOut),
+          first_join: isoOf(spans[0].join),
+          last_leave: isoOf(last),
+          duration_seconds: Math.round(coveredMs(spans) / 1000),
+        },
+      };
+    });
+    participants.sort((a, b) => a.first - b.first || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return {
+      id: occurrence.id,
+      uuid: occurrence.uuid,
+      topic: occurrence.topic,
+      host_id: occurrence.host_id,
+      start_time: start === null ? null : isoOf(start),
+      end_time: end === null ? null : isoOf(end),
+      duration_seconds:
+        start !== null && end !== null ? Math.max(0, Math.round((end - start) / 1000)) : null,
+      participants_count: participants.length,
+      participants: participants.map((p) => p.result),
+    };
+  }
+}
+
+/** The attendance of `occurrence` from `inputs`, in any order. */
+export function computeAttendance(
+  occurrence: OccurrenceInput,
+  inputs: Iterable<ParticipantInput>,
+): Attendance {
+  const builder = new AttendanceBuilder();
+  for (const input of inputs) builder.add(input);
+  return builder.build(occurrence);
+}
