@@ -77,7 +77,12 @@ export class RenderTemplateDto {
 
 export class RenderTemplateResponse {
   @ApiProperty({
-    description: 'What would be sent: the JSON the template yields (or the built-in message)',
+    oneOf: [
+      { type: 'object', additionalProperties: true },
+      { type: 'array', items: {} },
+    ],
+    description:
+      'What would be sent: the JSON object or array the template yields (or the built-in message)',
     example: { text: 'Meeting started: Quarterly all-hands' },
   })
   output: unknown;
