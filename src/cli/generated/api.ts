@@ -138,6 +138,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/templates/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a template on an example body
+         * @description Evaluates `template` as a delivery would (docs/templates.md): on the event catalog's example body of `event`, or on `body`, for a destination of `type`. With no template, shows a chat type's built-in message. Nothing is stored or sent.
+         */
+        post: operations["TemplatesController_render"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks": {
         parameters: {
             query?: never;
@@ -532,6 +552,19 @@ export interface components {
                 type: "http";
             } | {
                 /** @enum {string} */
+                broker: "bus";
+                exchange: string;
+                routing_key: string;
+                /** @enum {string} */
+                type: "rabbitmq";
+            } | {
+                /** @enum {string} */
+                broker: "stream";
+                subject: string;
+                /** @enum {string} */
+                type: "nats";
+            } | {
+                /** @enum {string} */
                 type: "slack";
             } | {
                 /** @enum {string} */
@@ -567,12 +600,17 @@ export interface components {
              * @description Receiver of the notifications, for an http destination (the default), where it is required: an absolute http or https URL. Refused when its host does not resolve, or is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Refused with a broker destination. Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
              */
             url?: string;
-        } & {
+        } & ({
             destination?: {
                 /** @enum {unknown} */
                 type?: "http" | "slack" | "teams" | "discord";
             };
-        };
+        } | {
+            destination: {
+                /** @enum {unknown} */
+                type?: "rabbitmq" | "nats";
+            };
+        });
         DeliveryAttemptResponse: {
             /** @description 1 for the first attempt, 2 for the first retry, … */
             attempt: number;
@@ -1477,6 +1515,19 @@ export interface components {
             destination?: {
                 /** @enum {string} */
                 type: "http";
+            } | {
+                /** @enum {string} */
+                broker: "bus";
+                exchange: string;
+                routing_key: string;
+                /** @enum {string} */
+                type: "rabbitmq";
+            } | {
+                /** @enum {string} */
+                broker: "stream";
+                subject: string;
+                /** @enum {string} */
+                type: "nats";
             } | {
                 /** @enum {string} */
                 type: "slack";
@@ -2437,6 +2488,95 @@ export interface operations {
                 };
             };
             /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    TemplatesController_render: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenderTemplateDto"];
+            };
+        };
+        responses: {
+            /** @description What would be sent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderTemplateResponse"];
+                };
+            };
+            /** @description A bad field, or a template that fails on this body; `details` names `template` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or forged token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Token lacks scope webhooks:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request (headers or body) did not arrive within the server’s timeouts */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
                     [name: string]: unknown;
