@@ -1,4 +1,4 @@
-/** The character that ends a text cut to a limit (docs/destinations.md#limits). */
+/** The character that ends a text cut to a limit (docs/destinations.md#chat-tools). */
 export const ELLIPSIS = '…';
 
 /**
