@@ -88,37 +88,29 @@ describe('chat destinations (Slack, Teams, Discord) against fakes that refuse wh
     return webhookIds.map((w) => rows.find((r) => r.webhook_id === w)!.id);
   }
 
-  it('takes only the tools’ own hosts (or CHAT_EXTRA_HOSTS), and shows the address masked', async () => {
-    const bad = await api('POST', '/api/webhooks', {
-      url: 'https://example.com/services/T1/B1/x',
+  /** POST /api/webhooks of a `type` chat webhook at `url`. */
+  const create = (type: string, url: string) =>
+    api('POST', '/api/webhooks', {
+      url,
       events: ['job.started'],
       secret: SECRET,
-      destination: { type: 'slack' },
+      destination: { type },
     });
+
+  it('takes only the tools’ own hosts (or CHAT_EXTRA_HOSTS), and shows the address masked', async () => {
+    const bad = await create('slack', 'https://example.com/services/T1/B1/x');
     expect(bad.status).toBe(400);
     expect(bad.body.details[0].field).toBe('url');
-    const wrongPath = await api('POST', '/api/webhooks', {
-      url: 'https://discord.com/channels/1/2',
-      events: ['job.started'],
-      secret: SECRET,
-      destination: { type: 'discord' },
-    });
+    const wrongPath = await create('discord', 'https://discord.com/channels/1/2');
     expect(wrongPath.status).toBe(400);
     const address = 'https://hooks.slack.com/services/T0ABC/B0DEF/SeCrEtToKeNvalue9876';
-    const slack = await api('POST', '/api/webhooks', {
-      url: address,
-      events: ['job.started'],
-      secret: SECRET,
-      destination: { type: 'slack' },
-    });
+    const slack = await create('slack', address);
     expect(slack.status).toBe(201);
     expect(slack.body.url).toBe('https://hooks.slack.com/****9876');
-    const teams = await api('POST', '/api/webhooks', {
-      url: 'https://prod-01.westeurope.logic.azure.com/workflows/abc/triggers/manual/paths/invoke?sig=xyz1',
-      events: ['job.started'],
-      secret: SECRET,
-      destination: { type: 'teams' },
-    });
+    const teams = await create(
+      'teams',
+      'https://prod-01.westeurope.logic.azure.com/workflows/abc/triggers/manual/paths/invoke?sig=xyz1',
+    );
     expect(teams.status).toBe(201);
     const shown = await api('GET', `/api/webhooks/${slack.body.id}`);
     expect(shown.body.url).toBe('https://hooks.slack.com/****9876');

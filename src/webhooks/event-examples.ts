@@ -24,6 +24,12 @@ const MEETING = {
   timezone: 'Europe/Berlin',
   start_time: '2026-01-01T10:00:00Z',
 };
+const PARTICIPANT = {
+  user_id: '16778240',
+  participant_uuid: 'A1B2C3D4E5F6',
+  user_name: 'Jill Chill',
+  email: 'jill@example.com',
+};
 const BASE = 'https://bridge.example.com/api/recordings/85746065432/files';
 
 const body = (event: string, data: unknown, source: object | null = SOURCE) => ({
@@ -47,13 +53,7 @@ export const EVENT_EXAMPLES: Record<string, Record<string, unknown>> = {
     'follower.gained',
     {
       ...MEETING,
-      participant: {
-        user_id: '16778240',
-        participant_uuid: 'A1B2C3D4E5F6',
-        user_name: 'Jill Chill',
-        email: 'jill@example.com',
-        join_time: '2026-01-01T10:01:12Z',
-      },
+      participant: { ...PARTICIPANT, join_time: '2026-01-01T10:01:12Z' },
     },
     sourceOf('meeting.participant_joined'),
   ),
@@ -62,10 +62,7 @@ export const EVENT_EXAMPLES: Record<string, Record<string, unknown>> = {
     {
       ...MEETING,
       participant: {
-        user_id: '16778240',
-        participant_uuid: 'A1B2C3D4E5F6',
-        user_name: 'Jill Chill',
-        email: 'jill@example.com',
+        ...PARTICIPANT,
         leave_time: '2026-01-01T10:55:40Z',
         leave_reason: 'left the meeting',
       },
