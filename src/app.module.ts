@@ -29,6 +29,7 @@ import { ReconciliationWorkerModule } from './inbound/sources/reconciliation/rec
 import { RetentionModule } from './retention/retention.module';
 import { TelemetryModule } from './telemetry/telemetry.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { TemplatesModule } from './shaping/templates.module';
 import { SecretCipherModule } from './webhooks/secret-cipher.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
@@ -37,6 +38,7 @@ const API_MODULES: Type[] = [
   InboundModule,
   AuthModule,
   WebhooksModule,
+  TemplatesModule,
   DeliveryLogModule,
   EventsModule,
   MeetingsModule,

@@ -237,6 +237,34 @@ describe('meb, the CLI, against the real service', () => {
     expect((await meb('event-types')).stdout).toContain('job.started');
   });
 
+  it('renders a template on an example body, and shows a chat type’s built-in message without one', async () => {
+    const run = await meb(
+      '--json',
+      'templates',
+      'render',
+      '--template',
+      '{"text": "Started: " & data.topic}',
+      '--event',
+      'job.started',
+    );
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.json.output).toEqual({ text: 'Started: Quarterly all-hands' });
+    const builtIn = await meb(
+      'templates',
+      'render',
+      '--type',
+      'slack',
+      '--event',
+      'operation.complete',
+    );
+    expect(builtIn.code).toBe(EXIT.ok);
+    expect(builtIn.stdout).toContain('"blocks"');
+    expect(builtIn.stdout).toMatch(/\(\d+ bytes\)/);
+    const bad = await meb('templates', 'render', '--template', '{"a": (1 + }');
+    expect(bad.code).not.toBe(EXIT.ok);
+    expect(bad.stderr).toContain('template');
+  });
+
   it.each([[100], [80], [undefined]])(
     'prints the event types within a terminal %s columns wide (100 when not a terminal)',
     async (columns) => {

@@ -287,6 +287,20 @@ describe('console: configuration', () => {
     });
   });
 
+  it("previews a template live, and a chat type's built-in message when it is empty", async () => {
+    await signIn(page, t, 'alpha');
+    await page.getByRole('button', { name: 'New webhook' }).click();
+    await page.getByLabel('Events').fill('job.started');
+    await page.getByLabel('Destination').selectOption('slack');
+    const preview = page.locator('#template-preview');
+    await preview.getByText('The built-in message for job.started').waitFor();
+    await preview.getByText('"blocks"').waitFor();
+    await page.getByLabel('Template').fill('{"text": "Started: " & data.topic}');
+    await preview.getByText('"text": "Started: Quarterly all-hands"').waitFor();
+    await page.getByLabel('Template').fill('{"text": (1 + }');
+    await page.getByRole('alert').filter({ hasText: 'position' }).waitFor();
+  });
+
   it("creates a webhook (the API's message on a bad URL), sends a test, follows it live, redelivers and replays", async () => {
     await signIn(page, t, 'alpha');
     await page.getByRole('button', { name: 'New webhook' }).click();

@@ -102,7 +102,7 @@ describe('Standard Webhooks signatures, secret rotation and the event catalog (d
         'bridge.reconciliation.completed',
       ]);
       for (const entry of res.body.data) {
-        expect(Object.keys(entry).sort()).toEqual(['description', 'name', 'schema']);
+        expect(Object.keys(entry).sort()).toEqual(['description', 'example', 'name', 'schema']);
         expect(entry.description).toEqual(expect.any(String));
         expect(entry.schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
       }

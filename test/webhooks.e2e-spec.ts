@@ -87,6 +87,7 @@ describe('subscription API (webhooks)', () => {
         'previous_secret_expires_at',
         'rate_limit',
         'secret_hint',
+        'template',
         'updated_at',
         'url',
       ]);
@@ -569,14 +570,14 @@ describe('subscription API (webhooks)', () => {
         'post',
         'CreateWebhookDto',
         ['events', 'secret'],
-        ['destination', 'filter', 'headers', 'ordering'],
+        ['destination', 'filter', 'headers', 'ordering', 'template'],
       ],
       [
         '/api/webhooks/{id}',
         'patch',
         'UpdateWebhookDto',
         [],
-        ['active', 'destination', 'filter', 'headers', 'ordering'],
+        ['active', 'destination', 'filter', 'headers', 'ordering', 'template'],
       ],
     ])(
       '%s %s takes a %s body, every field with an example',

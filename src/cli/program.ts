@@ -504,6 +504,55 @@ export function buildProgram(ctx: CliContext): Command {
       );
     });
 
+  program
+    .command('templates')
+    .description('try webhook templates (docs/templates.md)')
+    .command('render')
+    .description(
+      "what a template makes of an event kind's example body (or of --body), as a webhook of " +
+        "--type would send it; with no template, a chat type's built-in message",
+    )
+    .option('--template <expression>', 'the JSONata expression; @file reads it from a file')
+    .option('--type <type>', 'http (the default), slack, teams or discord', 'http')
+    .option('--event <kind>', 'an event kind of meb event-types: its example body', 'job.started')
+    .option('--body <file>', 'a notification body of your own, a JSON file (- for stdin)')
+    .action(
+      async (
+        opts: { template?: string; type: string; event: string; body?: string },
+        cmd: Command,
+      ) => {
+        const { api, url } = client(cmd);
+        const template =
+          opts.template === undefined
+            ? null
+            : opts.template.startsWith('@')
+              ? readFileSync(opts.template.slice(1), 'utf8')
+              : opts.template;
+        const body =
+          opts.body === undefined
+            ? { event: opts.event }
+            : {
+                body: JSON.parse(readFileSync(opts.body === '-' ? 0 : opts.body, 'utf8')) as Record<
+                  string,
+                  unknown
+                >,
+              };
+        const result = await call(
+          url,
+          api.POST('/api/templates/render', {
+            body: { template, type: opts.type, ...body } as Schemas['RenderTemplateDto'],
+          }),
+        );
+        show(cmd, result, (r) =>
+          [
+            JSON.stringify(r.output, null, 2),
+            `(${r.bytes} bytes)`,
+            ...r.warnings.map((w) => `warning: ${w}`),
+          ].join('\n'),
+        );
+      },
+    );
+
   const events = program.command('events').description('look events up (docs/operations.md)');
 
   const EVENT_COLUMNS = ['id', 'event', 'created_at', 'deliveries'];

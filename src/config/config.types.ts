@@ -151,6 +151,13 @@ export interface AppConfig {
   webhookSecretGraceSeconds: number;
   /** DESTINATION_BROKERS: the brokers webhook destinations may name. */
   destinationBrokers: BrokerConfig[];
+  /**
+   * Chat destinations (docs/destinations.md#chat-tools): CHAT_EXTRA_HOSTS, lower-case `host` or
+   * `host:port` accepted beside the tools' own hosts; TEMPLATE_TIMEOUT_MS, the longest a
+   * template may run for one delivery.
+   */
+  chat: { extraHosts: string[] };
+  templateTimeoutMs: number;
   /** Base URL clients use to reach this service (download links in notifications). */
   publicBaseUrl: string;
   telemetry: TelemetryConfig;

@@ -44,6 +44,8 @@ describe('loadConfig', () => {
     expect(config.recordingFileTypes).toBeNull();
     expect(config.webhookAllowPrivateUrls).toBe(false);
     expect(config.webhookSecretGraceSeconds).toBe(86400);
+    expect(config.chat).toEqual({ extraHosts: [] });
+    expect(config.templateTimeoutMs).toBe(50);
     expect(config.trustProxy).toBe(false);
     expect(config.http).toEqual({
       headersTimeoutMs: 10000,
@@ -85,6 +87,15 @@ describe('loadConfig', () => {
     expect(config.secretsEncryptionKey).toEqual(Buffer.alloc(32, 7));
   });
 
+  it('reads the chat hosts and the template bound', () => {
+    const config = loadConfig({
+      CHAT_EXTRA_HOSTS: ' Chat-Proxy.example.com:8443 , 127.0.0.1:9000',
+      TEMPLATE_TIMEOUT_MS: '200',
+    });
+    expect(config.chat.extraHosts).toEqual(['chat-proxy.example.com:8443', '127.0.0.1:9000']);
+    expect(config.templateTimeoutMs).toBe(200);
+  });
+
   it.each([
     [{ PORT: 'abc' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
@@ -120,6 +131,8 @@ describe('loadConfig', () => {
     [{ WEBHOOK_SECRET_GRACE_SECONDS: '-1' }, 'WEBHOOK_SECRET_GRACE_SECONDS'],
     [{ WEBHOOK_SECRET_GRACE_SECONDS: '2592001' }, 'WEBHOOK_SECRET_GRACE_SECONDS'],
     [{ TRUST_PROXY_HOPS: 'all' }, 'TRUST_PROXY_HOPS'],
+    [{ CHAT_EXTRA_HOSTS: 'https://proxy.example.com/' }, 'CHAT_EXTRA_HOSTS'],
+    [{ TEMPLATE_TIMEOUT_MS: '0' }, 'TEMPLATE_TIMEOUT_MS'],
     [{ DESTINATION_BROKERS: '{"name":"bus"}' }, 'DESTINATION_BROKERS'],
     [
       { DESTINATION_BROKERS: '[{"name":"bus","type":"kafka","url":"kafka://h"}]' },

@@ -307,6 +307,26 @@ function parseFileTypes(reader: Reader, name: string): string[] | null {
   return types;
 }
 
+/**
+ * Comma-separated `host` or `host:port` (no scheme, no path), lower-cased: a URL's `host` is
+ * compared with them as it is, so anything else could never match and is refused instead.
+ */
+function parseHosts(reader: Reader, name: string): string[] {
+  const value = reader.raw(name);
+  if (value === undefined || value.trim() === '') return [];
+  const hosts = value.split(',').map((h) => h.trim().toLowerCase());
+  const bad = hosts.find(
+    (h) => !/^[a-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9a-f:.]+\](:[0-9]{1,5})?$/.test(h),
+  );
+  if (bad !== undefined) {
+    reader.problems.push(
+      `${name} must be hosts or host:port pairs separated by commas, got ${JSON.stringify(bad)}`,
+    );
+    return [];
+  }
+  return hosts;
+}
+
 function httpTimeouts(reader: Reader): AppConfig['http'] {
   const headersTimeoutMs = reader.int('HTTP_HEADERS_TIMEOUT_MS', 10000, 100, 600000);
   const requestTimeoutMs = reader.int('HTTP_REQUEST_TIMEOUT_MS', 30000, 100, 3600000);
@@ -506,6 +526,8 @@ export function loadConfig(env: Env): AppConfig {
     webhookAllowPrivateUrls: r.bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookSecretGraceSeconds: r.int('WEBHOOK_SECRET_GRACE_SECONDS', 86400, 0, 30 * 86400),
     destinationBrokers: brokers,
+    chat: { extraHosts: parseHosts(r, 'CHAT_EXTRA_HOSTS') },
+    templateTimeoutMs: r.int('TEMPLATE_TIMEOUT_MS', 50, 1, 10000),
     publicBaseUrl: r.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
     telemetry: parseTelemetry(r),
     console: {

@@ -19,6 +19,7 @@ import { WebsocketSource1766000039000 } from './migrations/1766000039000-websock
 import { WebhookFilterHistory1766000037140 } from './migrations/1766000037140-webhook-filter-history';
 import { ReconciliationRuns1766000100000 } from './migrations/1766000100000-reconciliation-runs';
 import { ParticipantIdentityKeys1766000100001 } from './migrations/1766000100001-participant-identity-keys';
+import { ChatTemplates1767000048417 } from './migrations/1767000048417-chat-templates';
 import { Attendance1767000500731 } from './migrations/1767000500731-attendance';
 import { ReconciliationAnnounced1767046133417 } from './migrations/1767046133417-reconciliation-announced';
 
@@ -45,6 +46,7 @@ export const MIGRATIONS = [
   WebsocketSource1766000039000,
   ReconciliationRuns1766000100000,
   ParticipantIdentityKeys1766000100001,
+  ChatTemplates1767000048417,
   Attendance1767000500731,
   ReconciliationAnnounced1767046133417,
 ];

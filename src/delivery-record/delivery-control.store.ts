@@ -41,8 +41,10 @@ const REDELIVER_SQL = `
 
 const EXISTS_SQL = `SELECT id FROM deliveries WHERE id = $1 AND webhook_id = $2`;
 
+// A replay shapes again with the webhook's template of now (docs/templates.md): the bytes a
+// shaped delivery was sent are dropped; a redelivery keeps them.
 const REPLAY_SQL = `
-  UPDATE deliveries SET ${FRESH_SERIES.replace('$REQUEUE', `'replay'`)}
+  UPDATE deliveries SET ${FRESH_SERIES.replace('$REQUEUE', `'replay'`)}, sent_body = NULL
   WHERE webhook_id = $1 AND status = $2 AND created_at >= $3
     AND ($4::timestamptz IS NULL OR created_at < $4)
   RETURNING id`;

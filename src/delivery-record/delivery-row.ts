@@ -1,8 +1,13 @@
 import { EventKind } from '../webhooks/subscription-events';
 import { DeliveryEntity, DeliveryRequeue, DeliveryStatus } from './delivery.entity';
 
-/** The columns toDelivery reads, for a RETURNING or a SELECT. */
-export const DELIVERY_COLUMNS = `id, webhook_id, event_id, event, body, status, attempt_count,
+/**
+ * The columns toDelivery reads, for a RETURNING or a SELECT. `body` is the delivery's own bytes:
+ * those it was shaped into and sent (docs/templates.md), else those stored with it before the
+ * body moved to the event; null: its event's.
+ */
+export const DELIVERY_COLUMNS = `id, webhook_id, event_id, event,
+  coalesce(sent_body, body) AS body, status, attempt_count,
   next_attempt_at, last_status_code, last_error, created_at, updated_at, completed_at,
   series_start, requeued_by, requeued_at`;
 

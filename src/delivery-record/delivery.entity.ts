@@ -57,6 +57,14 @@ export class DeliveryEntity {
   @Column({ type: 'text', nullable: true })
   body: string | null;
 
+  /**
+   * The bytes it was shaped into and first sent (a template's output, a chat tool's built-in
+   * message: docs/templates.md), which its later attempts and redeliveries send; null until
+   * then, when it is sent as its event's body, and after a replay, which shapes again.
+   */
+  @Column({ name: 'sent_body', type: 'text', nullable: true, select: false })
+  sentBody?: string | null;
+
   @Column({ type: 'text', default: 'pending' })
   status: DeliveryStatus;
 

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batch';
 import { preparedQuery, query } from '../database/query';
-import type { Destination } from '../destinations/registry';
+import { DESTINATIONS, type Destination } from '../destinations/registry';
 import { EventKind } from '../webhooks/subscription-events';
 import { DeliveryStatus } from './delivery.entity';
 import { orderAllows, orderLate } from './order-sql';
@@ -38,6 +38,16 @@ export interface DeliveryTarget {
   /** Where the attempt goes (docs/destinations.md); url is the http destination's, null for a broker. */
   destination: Destination;
   url: string | null;
+  /** A chat destination's address, sealed (webhook-url): `url` is then its masked form. */
+  urlEncrypted?: string | null;
+  /** The webhook's template (docs/templates.md); null or absent when none. */
+  template?: string | null;
+  /**
+   * The bytes this delivery was first sent when they were shaped (a template's output, a chat
+   * tool's built-in message): its later attempts and redeliveries send them again. Null until
+   * then, for one sent as its event's body, and after a replay (which shapes again).
+   */
+  sentBody?: string | null;
   secretEncrypted: string;
   /** The webhook's custom headers, sealed (webhook-headers); null when it has none. */
   headersEncrypted: string | null;
@@ -72,6 +82,9 @@ interface DeliveryTargetRow {
   owner_client_id: string;
   destination: Destination;
   url: string | null;
+  url_encrypted: string | null;
+  template: string | null;
+  sent_body: string | null;
   secret_encrypted: string;
   headers_encrypted: string | null;
   previous_secret_encrypted: string | null;
@@ -95,6 +108,9 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
     ownerClientId: row.owner_client_id,
     destination: row.destination,
     url: row.url,
+    urlEncrypted: row.url_encrypted,
+    template: row.template,
+    sentBody: row.sent_body,
     secretEncrypted: row.secret_encrypted,
     headersEncrypted: row.headers_encrypted,
     previousSecretEncrypted: row.previous_secret_encrypted,
@@ -127,7 +143,8 @@ const CLAIM_SQL = `
   RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
     d.series_start, d.webhook_id, w.owner_client_id, w.destination, w.url, w.secret_encrypted, w.headers_encrypted,
     w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures,
-    d.trace_context, CASE WHEN w.ordering = 'meeting' THEN d.order_key END AS order_key,
+    d.trace_context, w.url_encrypted, w.template, d.sent_body,
+    CASE WHEN w.ordering = 'meeting' THEN d.order_key END AS order_key,
     ${orderLate('d', 'w')} AS late`;
 
 // The attempt rows and the deliveries' new states, for a batch of attempts, in one statement.
@@ -137,9 +154,9 @@ const CLAIM_SQL = `
 const RECORD_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[],
-                         $6::timestamptz[], $7::timestamptz[], $8::int[], $9::text[])
+                         $6::timestamptz[], $7::timestamptz[], $8::int[], $9::text[], $10::text[])
       AS i(id, attempt, status, status_code, error, next_attempt_at, started_at, duration_ms,
-           response_body)
+           response_body, sent_body)
   ),
   updated AS (
     UPDATE deliveries d SET
@@ -150,6 +167,7 @@ const RECORD_SQL = `
       next_attempt_at = i.next_attempt_at,
       completed_at = CASE WHEN i.status = 'pending' THEN NULL ELSE now() END,
       lease_until = NULL,
+      sent_body = coalesce(i.sent_body, d.sent_body),
       updated_at = now()
     FROM input i
     WHERE d.id = i.id AND d.status = 'pending' AND d.attempt_count = i.attempt - 1
@@ -173,9 +191,13 @@ const CANCEL_SQL = `
   WHERE id = $1 AND status = 'pending'
   RETURNING id`;
 
-// The limits of docs/api.md#receiver-health of the given webhooks; max_in_flight null is the default ($2).
+// The limits of docs/api.md#receiver-health of the given webhooks; max_in_flight null is the
+// default ($2); a chat webhook's (types $3) rate_limit null is one a second, as the tools ask
+// (docs/destinations.md#chat-tools).
 const LIMITS_SQL = `
-  SELECT id, coalesce(max_in_flight, $2) AS max_in_flight, rate_limit FROM webhooks
+  SELECT id, coalesce(max_in_flight, $2) AS max_in_flight,
+    coalesce(rate_limit, CASE WHEN destination->>'type' = ANY($3::text[]) THEN 1 END) AS rate_limit
+  FROM webhooks
   WHERE id = ANY($1::uuid[])`;
 
 // A webhook's pending, due, unleased deliveries, oldest first, but those already waiting in
@@ -212,6 +234,8 @@ export interface AttemptRecord {
   result: AttemptOutcome;
   status: DeliveryStatus;
   nextAttemptAt: Date | null;
+  /** The shaped bytes sent, kept for later attempts (DeliveryTarget.sentBody); null: none. */
+  sentBody?: string | null;
 }
 
 export const DELIVERY_STORE_STATEMENTS: Statement[] = [
@@ -313,6 +337,7 @@ export class PgDeliveryStore extends DeliveryStore {
         column((r) => r.result.startedAt),
         column((r) => r.result.durationMs),
         column((r) => r.result.responseBody),
+        column((r) => r.sentBody ?? null),
       ],
     );
     const written = new Set(rows.map((r) => r.delivery_id));
@@ -331,7 +356,7 @@ export class PgDeliveryStore extends DeliveryStore {
     const rows = await query<{ id: string; max_in_flight: number; rate_limit: number | null }>(
       this.db,
       LIMITS_SQL,
-      [webhookIds, defaultMaxInFlight],
+      [webhookIds, defaultMaxInFlight, DESTINATIONS.chatTypes],
     );
     return new Map(
       rows.map((r) => [r.id, { maxInFlight: r.max_in_flight, rateLimit: r.rate_limit }]),

@@ -1,6 +1,7 @@
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import type { BrokerConfig } from '../config/config.types';
 import type { Deadline, OutgoingMessage, TransportResult } from './transport';
+import type { ChatTool } from './chat/chat-tool';
 
 /** How a broker's connection stands, as /health/ready shows it (never a reason to fail it). */
 export type BrokerState = 'not connected yet' | 'connecting' | 'connected' | 'reconnecting';
@@ -99,6 +100,11 @@ export interface DestinationProvider<D extends DestinationBase = DestinationBase
    * `${field}.<name>`, or null. Which brokers exist is the service's to check.
    */
   check(destination: Record<string, unknown>, field: string): string | null;
+  /**
+   * Present for a chat tool: its `url` is the tool's incoming webhook (a credential, stored
+   * encrypted and shown masked), and a delivery without a template sends its built-in message.
+   */
+  chat?: ChatTool;
   /** Present for a message broker: its destinations name one and have no `url`. */
   broker?: BrokerTraits<D>;
   /** A type without a broker: the one sender of a process. */

@@ -27,15 +27,16 @@ const registry = new DestinationRegistry([...DESTINATION_PROVIDERS, queueDestina
 const rule = destinationRuleOf(registry);
 
 describe('the destination registry is the one list of types', () => {
-  it('holds http, rabbitmq and nats, http first (the default)', () => {
-    expect(DESTINATIONS.types).toEqual(['http', 'rabbitmq', 'nats']);
+  it('holds http, rabbitmq, nats and the chat tools, http first (the default)', () => {
+    expect(DESTINATIONS.types).toEqual(['http', 'rabbitmq', 'nats', 'slack', 'teams', 'discord']);
+    expect(DESTINATIONS.chatTypes).toEqual(['slack', 'teams', 'discord']);
     expect(DESTINATIONS.brokerTypes).toEqual(['rabbitmq', 'nats']);
     expect(DESTINATIONS.defaultDestination).toEqual({ type: 'http' });
   });
 
   it('a registered type is accepted by validation, with its own rules', () => {
     expect(destinationRuleOf(DESTINATIONS)({ type: 'queue' }, 'destination')).toBe(
-      'destination.type must be one of http, rabbitmq, nats, got "queue"',
+      'destination.type must be one of http, rabbitmq, nats, slack, teams, discord, got "queue"',
     );
     expect(rule({ type: 'queue', broker: 'q', topic: 't' }, 'destination')).toBeNull();
     expect(rule({ type: 'queue', broker: 'q', topic: 1 }, 'destination')).toBe(

@@ -2,6 +2,10 @@ import type { BrokerTraits, DestinationBase, DestinationProvider } from './desti
 import { httpDestination } from './http/http.destination';
 import { natsDestination } from './nats/nats.destination';
 import { rabbitMqDestination } from './rabbitmq/rabbitmq.destination';
+import { slackDestination } from './slack/slack.destination';
+import { teamsDestination } from './teams/teams.destination';
+import { discordDestination } from './discord/discord.destination';
+import type { ChatTool } from './chat/chat-tool';
 
 /**
  * The destination types, one registration line each (docs/destinations.md#adding-a-destination-type).
@@ -11,6 +15,9 @@ export const DESTINATION_PROVIDERS = [
   httpDestination,
   rabbitMqDestination,
   natsDestination,
+  slackDestination,
+  teamsDestination,
+  discordDestination,
 ] as const;
 
 type Registered = (typeof DESTINATION_PROVIDERS)[number];
@@ -20,7 +27,10 @@ type ObjectOf<P> = P extends DestinationProvider<infer D> ? D : never;
 export type Destination = ObjectOf<Registered>;
 export type DestinationType = Destination['type'];
 /** The types configured in DESTINATION_BROKERS. */
-export type BrokerType = Exclude<ObjectOf<Registered>, { type: 'http' }>['type'];
+export type BrokerType = Exclude<
+  ObjectOf<Registered>,
+  { type: 'http' | 'slack' | 'teams' | 'discord' }
+>['type'];
 
 /** The registered providers by type; plain data, read before any Nest module exists. */
 export class DestinationRegistry {
@@ -42,6 +52,16 @@ export class DestinationRegistry {
   /** The default destination of a webhook: the first type, with no fields. */
   get defaultDestination(): DestinationBase {
     return { type: this.providers[0].type };
+  }
+
+  /** The types that post to a chat tool (docs/destinations.md#chat-tools). */
+  get chatTypes(): string[] {
+    return this.providers.filter((p) => p.chat !== undefined).map((p) => p.type);
+  }
+
+  /** The chat tool of `type`; undefined for a type that is not a chat one. */
+  chat(type: string): ChatTool | undefined {
+    return this.byType.get(type)?.chat;
   }
 
   get(type: string): DestinationProvider | undefined {

@@ -22,6 +22,11 @@ export interface TransportResult {
   /** The start of an HTTP answer; null for a broker. */
   responseBody: string | null;
   retryAfter?: string | null;
+  /**
+   * The receiver said the webhook is gone for good (a 410, or a chat tool's own way of saying
+   * it): the webhook is disabled as for a 410 (docs/api.md#receiver-health).
+   */
+  gone?: boolean;
 }
 
 /**

@@ -156,7 +156,7 @@ const INGEST_SQL = `
     coalesce(array_agg(d.webhook_id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS webhook_ids,
     json_agg(json_build_array(d.id, d.lease_until::text, w.url, w.secret_encrypted,
       w.previous_secret_encrypted, w.previous_secret_expires_at, w.consecutive_failures,
-      w.destination, w.headers_encrypted, w.owner_client_id))
+      w.destination, w.headers_encrypted, w.owner_client_id, w.url_encrypted, w.template))
       FILTER (WHERE d.lease_until IS NOT NULL) AS leased
   FROM stored s JOIN input i ON i.id = s.id LEFT JOIN d ON d.event_id = i.event_id
   LEFT JOIN webhooks w ON w.id = d.webhook_id AND d.lease_until IS NOT NULL
@@ -178,6 +178,8 @@ type LeasedRow = [
   destination: Destination,
   headersEncrypted: string | null,
   ownerClientId: string,
+  urlEncrypted: string | null,
+  template: string | null,
 ];
 
 interface StoredRow {
@@ -205,6 +207,8 @@ function leasedOf(row: StoredRow, event: SerialisedEvent): LeasedDelivery[] {
       destination,
       headers,
       owner,
+      urlEncrypted,
+      template,
     ]) => ({
       lease,
       target: {
@@ -218,6 +222,9 @@ function leasedOf(row: StoredRow, event: SerialisedEvent): LeasedDelivery[] {
         ownerClientId: owner,
         destination,
         url,
+        urlEncrypted,
+        template,
+        sentBody: null,
         secretEncrypted: secret,
         headersEncrypted: headers,
         previousSecretEncrypted: previous,

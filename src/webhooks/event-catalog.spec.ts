@@ -34,6 +34,13 @@ describe('EVENT_TYPES', () => {
     }
   });
 
+  it('gives every kind an example body that its schema accepts', () => {
+    for (const type of EVENT_TYPES) {
+      expect(type.example).toBeDefined();
+      expect([type.name, check(JSON.stringify(type.example))]).toEqual([type.name, []]);
+    }
+  });
+
   it('accepts the bodies the service sends', () => {
     expect(check(body('job.started', MEETING))).toEqual([]);
     expect(

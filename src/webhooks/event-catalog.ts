@@ -1,4 +1,5 @@
 import { JsonSchema } from '../common/json-schema';
+import { EVENT_EXAMPLES } from './event-examples';
 import {
   ATTENDANCE_EVENT,
   OperationalEvent,
@@ -13,6 +14,8 @@ export interface EventType {
   description: string;
   /** The notification body's schema; every body delivered of this kind validates against it. */
   schema: JsonSchema;
+  /** An example notification body of this kind (docs/templates.md tries templates on it). */
+  example: Record<string, unknown>;
 }
 
 /** The subscription name of the platform-event family (docs/api.md#platform-events-post-zoomevents). */
@@ -180,6 +183,7 @@ function notification(
   return {
     name,
     description,
+    example: EVENT_EXAMPLES[name],
     schema: {
       $schema: DIALECT,
       title: `${name} notification`,

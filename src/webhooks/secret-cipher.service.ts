@@ -6,7 +6,8 @@ import { AppConfig } from '../config/config.types';
 const VERSION = 'v1';
 
 /** What a ciphertext holds; it is bound to it, so one cannot be replayed as another kind. */
-export type CipherPurpose = 'webhook-secret' | 'recording-download-token' | 'webhook-headers';
+export type CipherPurpose =
+  'webhook-secret' | 'recording-download-token' | 'webhook-headers' | 'webhook-url';
 const aad = (purpose: CipherPurpose) => Buffer.from(`meeting-event-bridge:${purpose}`);
 
 /**

@@ -31,7 +31,14 @@ export type WebhookOrdering = (typeof WEBHOOK_ORDERINGS)[number];
 @Check('webhooks_rate_limit_ck', 'rate_limit BETWEEN 1 AND 10000')
 @Check('webhooks_ordering_ck', `ordering IN ('none', 'meeting')`)
 @Check('webhooks_disabled_reason_check', `disabled_reason IN ('gone', 'failing')`)
-@Check('webhooks_destination_url_ck', `(destination->>'type' = 'http') = (url IS NOT NULL)`)
+@Check(
+  'webhooks_destination_url_ck',
+  `(destination->>'type' IN ('http', 'slack', 'teams', 'discord')) = (url IS NOT NULL)`,
+)
+@Check(
+  'webhooks_url_encrypted_ck',
+  `(url_encrypted IS NOT NULL) = (destination->>'type' IN ('slack', 'teams', 'discord'))`,
+)
 @Check(
   'webhooks_filter_ck',
   '(filter IS NULL) = (filter_path IS NULL) AND (filter IS NULL) = (filter_vars IS NULL)',
@@ -45,9 +52,20 @@ export class WebhookEntity {
   @Column({ name: 'owner_client_id', type: 'text' })
   ownerClientId: string;
 
-  /** The receiver of an http destination; null for a broker destination (docs/destinations.md). */
+  /**
+   * The receiver of an http destination; a chat destination's address masked (its host and last
+   * four characters); null for a broker destination (docs/destinations.md).
+   */
   @Column({ type: 'text', nullable: true })
   url: string | null;
+
+  /** A chat destination's address, sealed (AES-256-GCM, purpose webhook-url); null otherwise. */
+  @Column({ name: 'url_encrypted', type: 'text', nullable: true })
+  urlEncrypted: string | null;
+
+  /** The JSONata expression that shapes what it is sent (docs/templates.md); null: none. */
+  @Column({ type: 'text', nullable: true })
+  template: string | null;
 
   // As PostgreSQL shows the migration's default, so that migration:generate finds no change.
   @Column({ type: 'jsonb', default: () => `'{"type": "http"}'` })

@@ -21,7 +21,14 @@ export type NewWebhook = Pick<
 
 /** The columns of docs/destinations.md's fields, written together by create and PATCH. */
 export type DestinationFields =
-  'destination' | 'filter' | 'filterPath' | 'filterVars' | 'headersEncrypted' | 'headersMasked';
+  | 'destination'
+  | 'filter'
+  | 'filterPath'
+  | 'filterVars'
+  | 'headersEncrypted'
+  | 'headersMasked'
+  | 'urlEncrypted'
+  | 'template';
 
 /** A new secret, sealed; the one it replaces keeps signing until `previousUntil` (docs/receiving.md). */
 export interface SecretReplacement {

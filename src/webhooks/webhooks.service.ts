@@ -17,6 +17,7 @@ import { FilterError, compileFilter } from './event-filter';
 import { SecretCipherService } from './secret-cipher.service';
 import { UrlPolicyError, checkWebhookUrl } from '../destinations/http/ssrf-policy';
 import { WebhookEntity } from './webhook.entity';
+import type { ChatTool } from '../destinations/chat/chat-tool';
 import {
   DestinationFields,
   SecretReplacement,
@@ -24,7 +25,17 @@ import {
   WebhookStore,
 } from './webhook.store';
 
+/**
+ * A chat webhook's address as answers and logs show it: scheme, host and the last four
+ * characters; the rest (the tool's token) never leaves the service.
+ */
+export function maskChatUrl(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.protocol}//${parsed.host}/****${url.slice(-4)}`;
+}
+
 const UPDATABLE = [
+  'template',
   'url',
   'events',
   'secret',
@@ -68,7 +79,8 @@ export class WebhooksService {
     const webhook = await this.webhooks.create(
       {
         ownerClientId,
-        url,
+        ...this.urlColumns(destination, url),
+        template: dto.template ?? null,
         events: dto.events,
         ...this.sealSecret(dto.secret),
         active: true,
@@ -117,16 +129,17 @@ export class WebhooksService {
         { field: 'body', message: `body must set at least one of ${UPDATABLE.join(', ')}` },
       ]);
     }
-    let url: { url: string | null } | undefined;
+    let url: Pick<WebhookEntity, 'url' | 'urlEncrypted'> | undefined;
     if (dto.url !== undefined || dto.destination !== undefined || dto.headers !== undefined) {
       // Whether a url or a header fits depends on the destination, given here or stored.
       const current = await this.findOwned(ownerClientId, id);
       const destination = dto.destination ?? current.destination;
       if (dto.url !== undefined || dto.destination !== undefined) {
-        const keptUrl = dto.destination === undefined ? undefined : (current.url ?? undefined);
-        url = {
-          url: await this.checkDestination(ownerClientId, destination, dto.url, keptUrl, current),
-        };
+        const keptUrl = dto.destination === undefined ? undefined : this.storedUrl(current);
+        url = this.urlColumns(
+          destination,
+          await this.checkDestination(ownerClientId, destination, dto.url, keptUrl, current),
+        );
       }
       this.checkBrokerHeaders(
         destination,
@@ -146,6 +159,7 @@ export class WebhooksService {
       ...(dto.max_in_flight !== undefined && { maxInFlight: dto.max_in_flight }),
       ...(dto.rate_limit !== undefined && { rateLimit: dto.rate_limit }),
       ...(dto.ordering !== undefined && { ordering: dto.ordering }),
+      ...(dto.template !== undefined && { template: dto.template }),
       // Enabling clears why the service disabled it and starts the failure count afresh.
       ...(dto.active === true && {
         disabledReason: null,
@@ -244,7 +258,9 @@ export class WebhooksService {
             (current ? ' (this webhook has none: give one)' : ''),
         );
       }
-      await this.assertUrlAllowed(url);
+      const chat = DESTINATIONS.chat(destination.type);
+      if (chat !== undefined) this.assertChatUrl(url, chat, refuse);
+      else await this.assertUrlAllowed(url);
       return url;
     }
     if (given !== undefined) {
@@ -313,6 +329,39 @@ export class WebhooksService {
       headersEncrypted: this.cipher.encrypt(JSON.stringify(headers), 'webhook-headers'),
       headersMasked: maskHeaders(headers),
     };
+  }
+
+  /**
+   * A chat webhook's address: the tool's own host (or one of CHAT_EXTRA_HOSTS). Not resolved
+   * here: the tools' hosts are public names, and every attempt checks the address again as for
+   * http (the URL policy).
+   */
+  private assertChatUrl(url: string, chat: ChatTool, refuse: (message: string) => Error): void {
+    const parsed = new URL(url);
+    if (this.config.chat.extraHosts.includes(parsed.host.toLowerCase())) return;
+    const problem = chat.urlProblem(parsed);
+    if (problem !== null) throw refuse(problem);
+  }
+
+  /** What a webhook stores of its url: a chat address sealed and masked, any other as it is. */
+  private urlColumns(
+    destination: Destination,
+    url: string | null,
+  ): Pick<WebhookEntity, 'url' | 'urlEncrypted'> {
+    if (url === null || DESTINATIONS.chat(destination.type) === undefined) {
+      return { url, urlEncrypted: null };
+    }
+    return { url: maskChatUrl(url), urlEncrypted: this.cipher.encrypt(url, 'webhook-url') };
+  }
+
+  /** The address a webhook has, unmasked; undefined when it has none or it no longer decrypts. */
+  private storedUrl(webhook: WebhookEntity): string | undefined {
+    if (webhook.urlEncrypted === null) return webhook.url ?? undefined;
+    try {
+      return this.cipher.decrypt(webhook.urlEncrypted, 'webhook-url');
+    } catch {
+      return undefined;
+    }
   }
 
   private async assertUrlAllowed(url: string): Promise<void> {

@@ -73,6 +73,8 @@ export class MemoryTables {
       id: randomUUID(),
       ownerClientId: 'client-a',
       url: 'https://receiver.example.com/hook',
+      urlEncrypted: null,
+      template: null,
       events: ['job.started'],
       destination: { type: 'http' },
       filter: null,

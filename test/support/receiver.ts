@@ -58,6 +58,11 @@ export interface RouteBehaviour {
    * Decides the answer of each request from the request itself (`index`: its place among this
    * path's requests), over `statuses` and `headers`.
    */
+  /**
+   * Its webhook has a template (docs/templates.md): what arrives is the template's output, not a
+   * notification body, and is not held against the kind's schema.
+   */
+  shaped?: boolean;
   respond?: (
     request: ReceivedRequest,
     index: number,
@@ -100,10 +105,9 @@ export class Receiver {
         forPath.push(record);
         this.byPath.set(path, forPath);
         this.received.push(record);
-        for (const problem of schemaProblems(req.headers, record.body)) {
-          this.schemaViolations.push(`${path}: ${problem}`);
-        }
         const route = this.routes.get(path) ?? {};
+        const problems = route.shaped ? [] : schemaProblems(req.headers, record.body);
+        for (const problem of problems) this.schemaViolations.push(`${path}: ${problem}`);
         const pick = (list: number[] | undefined, fallback: number) =>
           list && list.length > 0 ? list[Math.min(index, list.length - 1)] : fallback;
         const answer = () => {

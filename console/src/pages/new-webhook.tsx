@@ -4,11 +4,14 @@ import { generateSecret, parseEvents } from '../logic';
 import { href } from '../routes';
 import type { EventType, Webhook } from '../types';
 import { ErrorMessage, Field, PageTitle, useAction, useLoad } from '../ui';
+import { FORM_TYPES, TemplatePreview } from './template-preview';
 
 export function NewWebhookPage({ api, writable }: { api: Api; writable: boolean }) {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState('');
   const [secret, setSecret] = useState('');
+  const [type, setType] = useState<string>('http');
+  const [template, setTemplate] = useState('');
   const action = useAction();
   const catalog = useLoad(() => api.get<{ data: EventType[] }>('/api/event-types'), [api]);
 
@@ -19,6 +22,8 @@ export function NewWebhookPage({ api, writable }: { api: Api; writable: boolean 
         url: url.trim(),
         events: parseEvents(events),
         secret,
+        ...(type !== 'http' && { destination: { type } }),
+        ...(template.trim() !== '' && { template }),
       });
       location.hash = href({ page: 'webhook', id: created.id });
     });
@@ -72,6 +77,37 @@ export function NewWebhookPage({ api, writable }: { api: Api; writable: boolean 
         <p class="hint" id="webhook-secret-hint">
           16 to 256 characters; it signs every notification and is never shown again.
         </p>
+        <label for="webhook-type">Destination</label>
+        <select id="webhook-type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
+          {FORM_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {t === 'http' ? 'http (the URL above)' : `${t} (its incoming webhook as the URL)`}
+            </option>
+          ))}
+        </select>
+        <label for="webhook-template">Template</label>
+        <textarea
+          id="webhook-template"
+          rows={6}
+          spellcheck={false}
+          aria-describedby="webhook-template-hint"
+          value={template}
+          onInput={(e) => setTemplate(e.currentTarget.value)}
+          placeholder='{"text": "Meeting started: " & data.topic}'
+        />
+        <p class="hint" id="webhook-template-hint">
+          Optional: a JSONata expression over the notification body; its output is sent instead.
+          Empty: the body (http) or the tool's built-in message.
+        </p>
+        <TemplatePreview
+          api={api}
+          template={template}
+          type={type}
+          event={
+            parseEvents(events).find((e) => catalog.data?.data.some((t) => t.name === e)) ??
+            'job.started'
+          }
+        />
         <ErrorMessage error={action.error} />
         <button type="submit" disabled={action.busy}>
           Create

@@ -182,6 +182,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/templates/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a template on an example body
+         * @description Evaluates `template` as a delivery would (docs/templates.md): on the event catalog's example body of `event`, or on `body`, for a destination of `type`. With no template, shows a chat type's built-in message. Nothing is stored or sent.
+         */
+        post: operations["TemplatesController_render"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks": {
         parameters: {
             query?: never;
@@ -686,23 +706,19 @@ export interface components {
             until?: string;
         };
         CreateWebhookDto: {
-            /** @description Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. `{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a RabbitMQ exchange; RabbitMQ's own exchanges (`amq.*`) and the headers it acts on (`CC`, `BCC`, `x-death`) are refused. `{"type": "nats", "broker", "subject"}` publishes them to a NATS JetStream subject; the NATS server's subjects (`$…`, `_INBOX…`) and the headers JetStream acts on (`Nats-*`) are refused. A broker destination names, by `broker`, a broker the service's operator configured (DESTINATION_BROKERS), and has no `url`. An unknown broker, or one of another type, is refused (400 naming `destination.broker`). Unless the operator shares a broker whole, each client has its own part of it: `destination.exchange` or `destination.subject` must begin `<prefix><client_id>.` (`meb.<client_id>.` by default; else 400 naming it). A refused header is a 400 naming `headers.<name>`. */
+            /** @description Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. `{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a RabbitMQ exchange; RabbitMQ's own exchanges (`amq.*`) and the headers it acts on (`CC`, `BCC`, `x-death`) are refused. `{"type": "nats", "broker", "subject"}` publishes them to a NATS JetStream subject; the NATS server's subjects (`$…`, `_INBOX…`) and the headers JetStream acts on (`Nats-*`) are refused. `{"type": "slack"}` posts them to the Slack incoming webhook at `url`, as a Slack message (a built-in one, or the template's output); the address is stored encrypted and shown masked. `{"type": "teams"}` posts them to the Teams incoming webhook at `url`, as a Teams message (a built-in one, or the template's output); the address is stored encrypted and shown masked. `{"type": "discord"}` posts them to the Discord incoming webhook at `url`, as a Discord message (a built-in one, or the template's output); the address is stored encrypted and shown masked. A broker destination names, by `broker`, a broker the service's operator configured (DESTINATION_BROKERS), and has no `url`. An unknown broker, or one of another type, is refused (400 naming `destination.broker`). Unless the operator shares a broker whole, each client has its own part of it: `destination.exchange` or `destination.subject` must begin `<prefix><client_id>.` (`meb.<client_id>.` by default; else 400 naming it). A refused header is a 400 naming `headers.<name>`. */
             destination?: {
                 /** @enum {string} */
                 type: "http";
             } | {
                 /** @enum {string} */
-                broker: "bus";
-                exchange: string;
-                routing_key: string;
-                /** @enum {string} */
-                type: "rabbitmq";
+                type: "slack";
             } | {
                 /** @enum {string} */
-                broker: "stream";
-                subject: string;
+                type: "teams";
+            } | {
                 /** @enum {string} */
-                type: "nats";
+                type: "discord";
             };
             /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, the operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the client's other webhooks), `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
             events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "meeting.attendance" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "zoom.*") | unknown)[];
@@ -724,22 +740,19 @@ export interface components {
             rate_limit?: number | null;
             /** @description Signing secret: the key of the HMAC-SHA256 in `x-service-signature`. Stored encrypted; never returned (only its last 4 characters, as `secret_hint`). */
             secret: string;
+            /** @description A JSONata expression (https://jsonata.org) evaluated on the notification body; its result, a JSON object or array, is what is sent, signed and shown in the delivery log instead of the body. At most 8192 bytes; a syntax error is a 400 naming `template` and the position. For a chat destination, without one the tool's built-in message is sent. A delivery whose template fails, runs too long or yields no object or array fails at once (`last_error` begins `template:`), without retries. null: none (on PATCH, removes it). */
+            template?: string | null;
             /**
              * Format: uri
              * @description Receiver of the notifications, for an http destination (the default), where it is required: an absolute http or https URL. Refused when its host does not resolve, or is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Refused with a broker destination. Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
              */
             url?: string;
-        } & ({
+        } & {
             destination?: {
                 /** @enum {unknown} */
-                type?: "http";
+                type?: "http" | "slack" | "teams" | "discord";
             };
-        } | {
-            destination: {
-                /** @enum {unknown} */
-                type?: "rabbitmq" | "nats";
-            };
-        });
+        };
         DeliveryAttemptResponse: {
             /** @description 1 for the first attempt, 2 for the first retry, … */
             attempt: number;
@@ -777,10 +790,10 @@ export interface components {
              * @description When the next attempt is due (pending deliveries only)
              */
             next_attempt_at: string | null;
-            /** @description The body sent with every attempt (docs/api.md#notifications) */
+            /** @description The body sent with every attempt (docs/api.md#notifications); for a webhook with a template, or a chat destination, what that made of it and sent (docs/templates.md): an object or an array */
             payload: {
                 [key: string]: unknown;
-            };
+            } | unknown[];
             /** Format: date-time */
             requeued_at: string | null;
             /**
@@ -938,6 +951,10 @@ export interface components {
         };
         EventTypeResponse: {
             description: string;
+            /** @description An example notification body of this kind: what POST /api/templates/render tries a template on when given no body */
+            example: {
+                [key: string]: unknown;
+            };
             /** @description A subscription event kind, `webhook.test`, or `zoom.*` for the platform events as they are */
             name: string;
             /** @description JSON Schema (draft 2020-12) of the notification body; every body delivered of this kind validates against it */
@@ -1685,6 +1702,32 @@ export interface components {
              */
             until: string;
         };
+        RenderTemplateDto: {
+            /** @description A notification body of your own to evaluate the template on, instead of an example */
+            body?: {
+                [key: string]: unknown;
+            };
+            /** @description An event kind of the catalog (GET /api/event-types), or a `zoom.<platform event>`: its example body is used. Give this or `body`. */
+            event?: string;
+            /** @description The JSONata expression to try; null: none (a chat type's built-in message, or the body itself for http) */
+            template: string | null;
+            /**
+             * @description The destination type whose output to show (and check, for a chat tool)
+             * @default http
+             * @enum {string}
+             */
+            type?: "http" | "slack" | "teams" | "discord";
+        };
+        RenderTemplateResponse: {
+            /** @description Its size as sent, in bytes of JSON */
+            bytes: number;
+            /** @description What would be sent: the JSON object or array the template yields (or the built-in message) */
+            output: {
+                [key: string]: unknown;
+            } | unknown[];
+            /** @description What may not go as meant: for a chat type, texts that would notify people (`<!channel>`, `@everyone`, …) and left unescaped */
+            warnings: string[];
+        };
         ReplayDto: {
             /**
              * @description Also deliver the events of its kinds published in the window after the webhook was created that it never received (it was inactive or disabled then); each once
@@ -1721,23 +1764,19 @@ export interface components {
         UpdateWebhookDto: {
             /** @description false pauses deliveries to this webhook; true resumes them */
             active?: boolean;
-            /** @description Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. `{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a RabbitMQ exchange; RabbitMQ's own exchanges (`amq.*`) and the headers it acts on (`CC`, `BCC`, `x-death`) are refused. `{"type": "nats", "broker", "subject"}` publishes them to a NATS JetStream subject; the NATS server's subjects (`$…`, `_INBOX…`) and the headers JetStream acts on (`Nats-*`) are refused. A broker destination names, by `broker`, a broker the service's operator configured (DESTINATION_BROKERS), and has no `url`. An unknown broker, or one of another type, is refused (400 naming `destination.broker`). Unless the operator shares a broker whole, each client has its own part of it: `destination.exchange` or `destination.subject` must begin `<prefix><client_id>.` (`meb.<client_id>.` by default; else 400 naming it). A refused header is a 400 naming `headers.<name>`. */
+            /** @description Where deliveries go. `{"type": "http"}` (the default) POSTs them to `url`. `{"type": "rabbitmq", "broker", "exchange", "routing_key"}` publishes them to a RabbitMQ exchange; RabbitMQ's own exchanges (`amq.*`) and the headers it acts on (`CC`, `BCC`, `x-death`) are refused. `{"type": "nats", "broker", "subject"}` publishes them to a NATS JetStream subject; the NATS server's subjects (`$…`, `_INBOX…`) and the headers JetStream acts on (`Nats-*`) are refused. `{"type": "slack"}` posts them to the Slack incoming webhook at `url`, as a Slack message (a built-in one, or the template's output); the address is stored encrypted and shown masked. `{"type": "teams"}` posts them to the Teams incoming webhook at `url`, as a Teams message (a built-in one, or the template's output); the address is stored encrypted and shown masked. `{"type": "discord"}` posts them to the Discord incoming webhook at `url`, as a Discord message (a built-in one, or the template's output); the address is stored encrypted and shown masked. A broker destination names, by `broker`, a broker the service's operator configured (DESTINATION_BROKERS), and has no `url`. An unknown broker, or one of another type, is refused (400 naming `destination.broker`). Unless the operator shares a broker whole, each client has its own part of it: `destination.exchange` or `destination.subject` must begin `<prefix><client_id>.` (`meb.<client_id>.` by default; else 400 naming it). A refused header is a 400 naming `headers.<name>`. */
             destination?: {
                 /** @enum {string} */
                 type: "http";
             } | {
                 /** @enum {string} */
-                broker: "bus";
-                exchange: string;
-                routing_key: string;
-                /** @enum {string} */
-                type: "rabbitmq";
+                type: "slack";
             } | {
                 /** @enum {string} */
-                broker: "stream";
-                subject: string;
+                type: "teams";
+            } | {
                 /** @enum {string} */
-                type: "nats";
+                type: "discord";
             };
             /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, the operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the client's other webhooks), `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
             events?: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "meeting.attendance" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "zoom.*") | unknown)[];
@@ -1759,6 +1798,8 @@ export interface components {
             rate_limit?: number | null;
             /** @description Signing secret: the key of the HMAC-SHA256 in `x-service-signature`. Stored encrypted; never returned (only its last 4 characters, as `secret_hint`). */
             secret?: string;
+            /** @description A JSONata expression (https://jsonata.org) evaluated on the notification body; its result, a JSON object or array, is what is sent, signed and shown in the delivery log instead of the body. At most 8192 bytes; a syntax error is a 400 naming `template` and the position. For a chat destination, without one the tool's built-in message is sent. A delivery whose template fails, runs too long or yields no object or array fails at once (`last_error` begins `template:`), without retries. null: none (on PATCH, removes it). */
+            template?: string | null;
             /**
              * Format: uri
              * @description Receiver of the notifications: an absolute http or https URL. Refused when its host does not resolve, or is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
@@ -1786,7 +1827,7 @@ export interface components {
             active: boolean;
             /** Format: date-time */
             created_at: string;
-            /** @description Where deliveries go: `{"type": "http"}` (to `url`), `{"type": "rabbitmq", "broker", "exchange", "routing_key"}` or `{"type": "nats", "broker", "subject"}` */
+            /** @description Where deliveries go: `{"type": "http"}` (to `url`), `{"type": "rabbitmq", "broker", "exchange", "routing_key"}`, `{"type": "nats", "broker", "subject"}`, `{"type": "slack"}` (to `url`), `{"type": "teams"}` (to `url`) or `{"type": "discord"}` (to `url`) */
             destination: {
                 /** @enum {string} */
                 type: "http";
@@ -1801,6 +1842,15 @@ export interface components {
                 subject: string;
                 /** @enum {string} */
                 type: "nats";
+            } | {
+                /** @enum {string} */
+                type: "slack";
+            } | {
+                /** @enum {string} */
+                type: "teams";
+            } | {
+                /** @enum {string} */
+                type: "discord";
             };
             /** Format: date-time */
             disabled_at: string | null;
@@ -1836,9 +1886,11 @@ export interface components {
             rate_limit: number | null;
             /** @description Last 4 characters of the signing secret */
             secret_hint: string;
+            /** @description A JSONata expression (https://jsonata.org) evaluated on the notification body; its result, a JSON object or array, is what is sent, signed and shown in the delivery log instead of the body. At most 8192 bytes; a syntax error is a 400 naming `template` and the position. For a chat destination, without one the tool's built-in message is sent. A delivery whose template fails, runs too long or yields no object or array fails at once (`last_error` begins `template:`), without retries. null: none (on PATCH, removes it). */
+            template: string | null;
             /** Format: date-time */
             updated_at: string;
-            /** @description The receiver of an http destination; null for a broker destination */
+            /** @description The receiver of an http destination; for a chat destination (slack, teams, discord) its address masked, its host and last four characters (the address is a credential, never shown); null for a broker destination */
             url: string | null;
         };
         WebhookSourceStatus: {
@@ -2971,6 +3023,95 @@ export interface operations {
                 };
             };
             /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    TemplatesController_render: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenderTemplateDto"];
+            };
+        };
+        responses: {
+            /** @description What would be sent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderTemplateResponse"];
+                };
+            };
+            /** @description A bad field, or a template that fails on this body; `details` names `template` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or forged token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Token lacks scope webhooks:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request (headers or body) did not arrive within the server’s timeouts */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not JSON (Content-Type is not application/json) */
             415: {
                 headers: {
                     [name: string]: unknown;

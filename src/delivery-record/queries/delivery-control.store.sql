@@ -5,7 +5,8 @@
 UPDATE deliveries SET status = 'pending', series_start = attempt_count, next_attempt_at = now(),
 completed_at = NULL, requeued_by = 'redeliver', requeued_at = now(), updated_at = now()
 WHERE id = $1 AND webhook_id = $2 AND status <> 'pending'
-RETURNING id, webhook_id, event_id, event, body, status, attempt_count,
+RETURNING id, webhook_id, event_id, event,
+coalesce(sent_body, body) AS body, status, attempt_count,
 next_attempt_at, last_status_code, last_error, created_at, updated_at, completed_at,
 series_start, requeued_by, requeued_at;
 
@@ -14,7 +15,7 @@ SELECT id FROM deliveries WHERE id = $1 AND webhook_id = $2;
 
 -- PgDeliveryControlStore.replay
 UPDATE deliveries SET status = 'pending', series_start = attempt_count, next_attempt_at = now(),
-completed_at = NULL, requeued_by = 'replay', requeued_at = now(), updated_at = now()
+completed_at = NULL, requeued_by = 'replay', requeued_at = now(), updated_at = now(), sent_body = NULL
 WHERE webhook_id = $1 AND status = $2 AND created_at >= $3
   AND ($4::timestamptz IS NULL OR created_at < $4)
 RETURNING id;

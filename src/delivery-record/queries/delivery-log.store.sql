@@ -2,7 +2,8 @@
 -- Written by UPDATE_QUERIES=1 npx jest src/delivery-record/queries.spec.ts; that spec fails when the code and this disagree.
 
 -- DeliveryLogStore.page
-SELECT id, webhook_id, event_id, event, body, status, attempt_count,
+SELECT id, webhook_id, event_id, event,
+coalesce(sent_body, body) AS body, status, attempt_count,
 next_attempt_at, last_status_code, last_error, created_at, updated_at, completed_at,
 series_start, requeued_by, requeued_at FROM deliveries d
 WHERE d.webhook_id = $1
@@ -13,7 +14,8 @@ ORDER BY d.created_at DESC, d.id DESC
 LIMIT $6;
 
 -- DeliveryLogStore.withEvent
-SELECT id, webhook_id, event_id, event, body, status, attempt_count,
+SELECT id, webhook_id, event_id, event,
+coalesce(sent_body, body) AS body, status, attempt_count,
 next_attempt_at, last_status_code, last_error, created_at, updated_at, completed_at,
 series_start, requeued_by, requeued_at, (SELECT e.body FROM events e WHERE e.id = d.event_id) AS event_body
 FROM deliveries d

@@ -18,7 +18,8 @@ DESC, h.order_ts, h.id
 RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
   d.series_start, d.webhook_id, w.owner_client_id, w.destination, w.url, w.secret_encrypted, w.headers_encrypted,
   w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures,
-  d.trace_context, CASE WHEN w.ordering = 'meeting' THEN d.order_key END AS order_key,
+  d.trace_context, w.url_encrypted, w.template, d.sent_body,
+  CASE WHEN w.ordering = 'meeting' THEN d.order_key END AS order_key,
   CASE
   WHEN d.order_key IS NULL OR w.ordering <> 'meeting' THEN false
   ELSE EXISTS (
@@ -30,9 +31,9 @@ END AS late;
 -- PgDeliveryStore.recordAttempt (prepared as delivery_record)
 WITH input AS (
   SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[],
-                       $6::timestamptz[], $7::timestamptz[], $8::int[], $9::text[])
+                       $6::timestamptz[], $7::timestamptz[], $8::int[], $9::text[], $10::text[])
     AS i(id, attempt, status, status_code, error, next_attempt_at, started_at, duration_ms,
-         response_body)
+         response_body, sent_body)
 ),
 updated AS (
   UPDATE deliveries d SET
@@ -43,6 +44,7 @@ updated AS (
     next_attempt_at = i.next_attempt_at,
     completed_at = CASE WHEN i.status = 'pending' THEN NULL ELSE now() END,
     lease_until = NULL,
+    sent_body = coalesce(i.sent_body, d.sent_body),
     updated_at = now()
   FROM input i
   WHERE d.id = i.id AND d.status = 'pending' AND d.attempt_count = i.attempt - 1
@@ -65,7 +67,9 @@ WHERE id = $1 AND status = 'pending'
 RETURNING id;
 
 -- PgDeliveryStore.limits
-SELECT id, coalesce(max_in_flight, $2) AS max_in_flight, rate_limit FROM webhooks
+SELECT id, coalesce(max_in_flight, $2) AS max_in_flight,
+  coalesce(rate_limit, CASE WHEN destination->>'type' = ANY($3::text[]) THEN 1 END) AS rate_limit
+FROM webhooks
 WHERE id = ANY($1::uuid[]);
 
 -- PgDeliveryStore.due

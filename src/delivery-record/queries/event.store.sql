@@ -50,6 +50,7 @@ ev AS (
 )
 INSERT INTO deliveries (webhook_id, event_id, event, next_attempt_at, trace_context)
 SELECT $1, ev.id, $3, now(), $7 FROM ev
-RETURNING id, webhook_id, event_id, event, body, status, attempt_count,
+RETURNING id, webhook_id, event_id, event,
+coalesce(sent_body, body) AS body, status, attempt_count,
 next_attempt_at, last_status_code, last_error, created_at, updated_at, completed_at,
 series_start, requeued_by, requeued_at;

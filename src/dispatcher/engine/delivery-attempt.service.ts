@@ -10,7 +10,9 @@ import { DeliveryStore, DeliveryTarget } from '../../delivery-record/delivery.st
 import { OperationalEventsService } from '../operational-events/operational-events.service';
 import { ReceiverHealthService } from './receiver-health.service';
 import { retryAfterMs } from '../../common/retry-after';
+import { failed } from '../../destinations/transport';
 import { Tracing, inSpan, traceparentOf } from '../../telemetry/tracing';
+import { ShapingService } from '../../shaping/shaping.service';
 
 export const INACTIVE_WEBHOOK_ERROR = 'webhook is inactive: delivery cancelled, not sent';
 
@@ -28,6 +30,7 @@ const DONE: AttemptOutcome = { next: 'done' };
 export class DeliveryAttemptService {
   private readonly logger = new Logger(DeliveryAttemptService.name);
   private readonly retry: ReturnType<typeof deliveryRetry>;
+  private readonly shaping: ShapingService;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -37,8 +40,10 @@ export class DeliveryAttemptService {
     private readonly health: ReceiverHealthService,
     @Optional() private readonly tracing: Tracing = Tracing.off,
     @Optional() private readonly operational?: OperationalEventsService,
+    @Optional() shaping?: ShapingService,
   ) {
     this.retry = deliveryRetry(config);
+    this.shaping = shaping ?? new ShapingService(config);
   }
 
   /**
@@ -72,28 +77,36 @@ export class DeliveryAttemptService {
     }
 
     const attempt = target.attemptCount + 1;
+    const shaped = await this.shape(target);
     let result: AttemptResult;
     try {
-      result = await this.sender.send({
-        deliveryId,
-        event: target.event,
-        ownerClientId: target.ownerClientId,
-        destination: target.destination,
-        url: target.url,
-        body: target.body,
-        secretEncrypted: target.secretEncrypted,
-        headersEncrypted: target.headersEncrypted,
-        previousSecretEncrypted: previousSecretInGrace(target, new Date()),
-        attempt,
-        late: target.late,
-        traceparent: traceparentOf(span),
-      });
+      if (!shaped.ok) {
+        result = { ...failed(shaped.error), startedAt: new Date(), durationMs: 0 };
+      } else {
+        result = await this.sender.send({
+          deliveryId,
+          event: target.event,
+          ownerClientId: target.ownerClientId,
+          destination: target.destination,
+          url: target.url,
+          urlEncrypted: target.urlEncrypted ?? null,
+          body: shaped.body,
+          secretEncrypted: target.secretEncrypted,
+          headersEncrypted: target.headersEncrypted,
+          previousSecretEncrypted: previousSecretInGrace(target, new Date()),
+          attempt,
+          late: target.late,
+          traceparent: traceparentOf(span),
+        });
+      }
     } finally {
       sent();
     }
     // A redelivery or replay starts a fresh series: the retry budget counts from its start.
     const inSeries = attempt - target.seriesStart;
-    const final = result.ok || result.statusCode === 410 || inSeries >= this.retry.attempts;
+    // A template that failed fails the same way on the same body: no retries (docs/templates.md).
+    const gone = result.statusCode === 410 || result.gone === true;
+    const final = result.ok || gone || !shaped.ok || inSeries >= this.retry.attempts;
     const delayMs = final ? null : this.retryDelayMs(inSeries, result);
     const status = result.ok ? 'succeeded' : final ? 'failed' : 'pending';
     this.tracing.attemptResult(span, result, status);
@@ -103,6 +116,7 @@ export class DeliveryAttemptService {
       result,
       status,
       nextAttemptAt: delayMs === null ? null : new Date(Date.now() + delayMs),
+      sentBody: shaped.ok && shaped.stored ? shaped.body : null,
     });
     if (!recorded) {
       this.logger.warn(
@@ -118,6 +132,7 @@ export class DeliveryAttemptService {
         event: target.event,
         status,
         statusCode: result.statusCode,
+        gone,
         consecutiveFailures: target.consecutiveFailures,
         destination: target.destination.type,
       })
@@ -156,6 +171,22 @@ export class DeliveryAttemptService {
     }
     this.logger.warn(inSpan(span, `${what} failed: ${result.error}; will retry in ${delayMs} ms`));
     return { next: 'retry', delayMs };
+  }
+
+  /**
+   * The bytes this attempt sends (shaping.service.ts): those the delivery was first sent when
+   * it was shaped before (a redelivery sends them again), else its body shaped now, to be kept
+   * (`stored`) with the attempt's record; a delivery that is not shaped sends its body.
+   */
+  private async shape(
+    target: DeliveryTarget,
+  ): Promise<{ ok: true; body: string; stored: boolean } | { ok: false; error: string }> {
+    if (target.sentBody) return { ok: true, body: target.sentBody, stored: false };
+    const rules = { destinationType: target.destination.type, template: target.template };
+    if (!ShapingService.shapes(rules)) return { ok: true, body: target.body, stored: false };
+    const shaped = await this.shaping.shape(rules, target.body);
+    if (!shaped.ok) return shaped;
+    return { ok: true, body: shaped.body ?? target.body, stored: shaped.body !== null };
   }
 
   /** The backoff, or the receiver's Retry-After on 429/503 when that is longer (docs/api.md#receiver-health). */

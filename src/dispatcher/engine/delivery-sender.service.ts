@@ -24,8 +24,10 @@ export interface DeliveryRequest {
   ownerClientId: string;
   /** Where it goes (docs/destinations.md); HTTP when absent. */
   destination?: Destination;
-  /** The http destination's URL; null for a broker. */
+  /** The http destination's URL; null for a broker; a chat destination's masked address. */
   url: string | null;
+  /** A chat destination's address, sealed (webhook-url); null or absent for any other. */
+  urlEncrypted?: string | null;
   body: string;
   secretEncrypted: string;
   /** The replaced secret while it is in its grace, else null: it then signs too (docs/receiving.md). */
@@ -56,6 +58,7 @@ export class DeliverySenderService implements OnApplicationBootstrap {
   private readonly timeoutMs: number;
   private readonly secrets = new SecretCache();
   private readonly headers = new SecretCache();
+  private readonly urls = new SecretCache();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -108,6 +111,17 @@ export class DeliverySenderService implements OnApplicationBootstrap {
       );
     }
 
+    let url = req.url;
+    if (req.urlEncrypted) {
+      try {
+        url = this.urls.get(req.urlEncrypted, (c) => this.cipher.decrypt(c, 'webhook-url'));
+      } catch {
+        return timed(
+          failed('the chat address cannot be decrypted (was SECRETS_ENCRYPTION_KEY changed?)'),
+        );
+      }
+    }
+
     const body = Buffer.from(req.body, 'utf8');
     const message: OutgoingMessage = {
       deliveryId: req.deliveryId,
@@ -137,6 +151,6 @@ export class DeliverySenderService implements OnApplicationBootstrap {
     // its confirm included): nothing holds a delivery slot past DELIVERY_TIMEOUT_MS.
     const deadline = new Deadline(this.timeoutMs);
     const destination = req.destination ?? HTTP_DESTINATION;
-    return timed(await this.destinations.send(destination, req, message, deadline));
+    return timed(await this.destinations.send(destination, { ...req, url }, message, deadline));
   }
 }

@@ -8,6 +8,7 @@ import { OperationalEventsService } from '../operational-events/operational-even
 import { DispatcherModule } from '../publish/dispatcher.module';
 import { ReceiverHealthService } from './receiver-health.service';
 import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
+import { ShapingModule } from '../../shaping/shaping.module';
 
 /**
  * Worker role: the deliveries processor and the sweeper (the cipher comes from the global
@@ -16,7 +17,7 @@ import { RedisWebhookSlots, WebhookSlots } from './webhook-slots';
 @Module({
   // LocalDeliveries: the processor takes this process's own publishes from it; the record's
   // stores come with DispatcherModule (DeliveryRecordModule).
-  imports: [DispatcherModule, DestinationsModule],
+  imports: [DispatcherModule, DestinationsModule, ShapingModule],
   providers: [
     DeliveriesProcessor,
     DeliveriesSweeper,

@@ -16,6 +16,11 @@ export interface AttemptedDelivery {
   /** The delivery's status after the attempt. */
   status: DeliveryStatus;
   statusCode: number | null;
+  /**
+   * The receiver said the webhook is gone for good: a 410, or a chat tool's own way of saying it
+   * (Slack's 404 no_service). Absent: a 410 alone.
+   */
+  gone?: boolean;
   /** The webhook's run of failed deliveries as loaded before the attempt. */
   consecutiveFailures: number;
   /** Its destination type, the label of the deliveries a disabling ends (http when absent). */
@@ -48,7 +53,7 @@ export class ReceiverHealthService {
 
   /** Applies the rules after one recorded attempt. */
   async afterAttempt(delivery: AttemptedDelivery): Promise<void> {
-    if (delivery.statusCode === 410) {
+    if (delivery.statusCode === 410 || delivery.gone === true) {
       await this.disable(delivery.webhookId, 'gone', 0, delivery.event, delivery.destination);
       return;
     }

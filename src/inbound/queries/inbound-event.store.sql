@@ -68,7 +68,7 @@ SELECT s.id, s.processed_at IS NOT NULL AS processed,
   coalesce(array_agg(d.webhook_id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS webhook_ids,
   json_agg(json_build_array(d.id, d.lease_until::text, w.url, w.secret_encrypted,
     w.previous_secret_encrypted, w.previous_secret_expires_at, w.consecutive_failures,
-    w.destination, w.headers_encrypted, w.owner_client_id))
+    w.destination, w.headers_encrypted, w.owner_client_id, w.url_encrypted, w.template))
     FILTER (WHERE d.lease_until IS NOT NULL) AS leased
 FROM stored s JOIN input i ON i.id = s.id LEFT JOIN d ON d.event_id = i.event_id
 LEFT JOIN webhooks w ON w.id = d.webhook_id AND d.lease_until IS NOT NULL

@@ -25,6 +25,16 @@ export class EventTypeResponse {
     example: EXAMPLE.schema,
   })
   schema: JsonSchema;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'An example notification body of this kind: what POST /api/templates/render tries a ' +
+      'template on when given no body',
+    example: EXAMPLE.example,
+  })
+  example: Record<string, unknown>;
 }
 
 export class EventTypeListResponse {

@@ -31,6 +31,7 @@ import {
   isSubscription,
 } from '../subscription-events';
 import { WEBHOOK_ORDERINGS, WebhookOrdering } from '../webhook.entity';
+import { TEMPLATE_MAX_BYTES, templateProblem } from '../../shaping/template-rules';
 
 export const URL_MAX_LENGTH = 2048;
 
@@ -358,6 +359,30 @@ export const WebhookRateLimit = (options: FieldOptions): PropertyDecorator =>
       example: null,
     }),
     rule(integerIn(RATE_LIMIT_MIN, RATE_LIMIT_MAX, true), options),
+  );
+
+const templateRule: FieldRule = (value, field) =>
+  value === null ? null : templateProblem(value, field);
+
+/** What `template` does, on the request bodies and on the webhook alike (docs/templates.md). */
+export const TEMPLATE_DESCRIPTION =
+  'A JSONata expression (https://jsonata.org) evaluated on the notification body; its result, ' +
+  'a JSON object or array, is what is sent, signed and shown in the delivery log instead of ' +
+  `the body. At most ${TEMPLATE_MAX_BYTES} bytes; a syntax error is a 400 naming \`template\` ` +
+  "and the position. For a chat destination, without one the tool's built-in message is sent. " +
+  'A delivery whose template fails, runs too long or yields no object or array fails at once ' +
+  '(`last_error` begins `template:`), without retries. null: none (on PATCH, removes it).';
+
+export const WebhookTemplate = (options: FieldOptions): PropertyDecorator =>
+  applyDecorators(
+    property(options)({
+      type: 'string',
+      nullable: true,
+      maxLength: TEMPLATE_MAX_BYTES,
+      description: TEMPLATE_DESCRIPTION,
+      example: '{"text": "Meeting started: " & data.topic}',
+    }),
+    rule(templateRule, options),
   );
 
 const orderingRule: FieldRule = (value, field) =>

@@ -8,6 +8,7 @@ import {
   WebhookMaxInFlight,
   WebhookOrderingField,
   WebhookRateLimit,
+  WebhookTemplate,
 } from './webhook-fields';
 
 /**
@@ -33,4 +34,7 @@ export class WebhookSettings {
 
   @WebhookOrderingField({ required: false })
   ordering?: WebhookOrdering;
+
+  @WebhookTemplate({ required: false })
+  template?: string | null;
 }

@@ -11,7 +11,12 @@ import {
   WebhookEntity,
   WebhookOrdering,
 } from '../webhook.entity';
-import { ORDERING_DESCRIPTION, WEBHOOK_EVENTS_SCHEMA, WEBHOOK_URL_EXAMPLE } from './webhook-fields';
+import {
+  ORDERING_DESCRIPTION,
+  TEMPLATE_DESCRIPTION,
+  WEBHOOK_EVENTS_SCHEMA,
+  WEBHOOK_URL_EXAMPLE,
+} from './webhook-fields';
 
 /** A webhook as the API shows it: everything but the secret. */
 export class WebhookResponse {
@@ -22,7 +27,10 @@ export class WebhookResponse {
     type: String,
     nullable: true,
     example: WEBHOOK_URL_EXAMPLE,
-    description: 'The receiver of an http destination; null for a broker destination',
+    description:
+      'The receiver of an http destination; for a chat destination (slack, teams, discord) its ' +
+      'address masked, its host and last four characters (the address is a credential, never ' +
+      'shown); null for a broker destination',
   })
   url: string | null;
 
@@ -113,6 +121,14 @@ export class WebhookResponse {
   @ApiProperty({ enum: WEBHOOK_ORDERINGS, description: ORDERING_DESCRIPTION, example: 'none' })
   ordering: WebhookOrdering;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: TEMPLATE_DESCRIPTION,
+    example: null,
+  })
+  template: string | null;
+
   static from(webhook: WebhookEntity, now = new Date()): WebhookResponse {
     return {
       id: webhook.id,
@@ -132,6 +148,7 @@ export class WebhookResponse {
       max_in_flight: webhook.maxInFlight!,
       rate_limit: webhook.rateLimit,
       ordering: webhook.ordering,
+      template: webhook.template ?? null,
     };
   }
 }

@@ -105,9 +105,14 @@ export class DeliveryAttemptResponse {
 
 export class DeliveryDetailResponse extends DeliveryResponse {
   @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    description: 'The body sent with every attempt (docs/api.md#notifications)',
+    oneOf: [
+      { type: 'object', additionalProperties: true },
+      { type: 'array', items: {} },
+    ],
+    description:
+      'The body sent with every attempt (docs/api.md#notifications); for a webhook with a ' +
+      'template, or a chat destination, what that made of it and sent (docs/templates.md): an ' +
+      'object or an array',
     example: {
       id: EVENT_ID,
       event: 'job.started',

@@ -1,0 +1,79 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import { AppConfig } from '../config/config.types';
+import { builtInMessage } from '../destinations/chat/chat-tool';
+import { DESTINATIONS } from '../destinations/registry';
+import { TemplateRunner } from './template-runner';
+
+/** What a delivery is to send: its shaped bytes (null: the notification body as it is), or why none. */
+export type Shaped = { ok: true; body: string | null } | { ok: false; error: string };
+
+/** What shapes a delivery: its destination type and its webhook's template. */
+export interface ShapingRules {
+  destinationType: string;
+  /** The webhook's template (docs/templates.md); null or absent: none. */
+  template?: string | null;
+}
+
+/**
+ * Payload shaping: the one step between a notification body (docs/api.md#notifications) and the
+ * bytes that are signed and sent. Today its rules are a webhook's template (docs/templates.md)
+ * and, for a chat destination without one, the tool's built-in message
+ * (docs/destinations.md#chat-tools); a next rule lives here too, so that every attempt, the
+ * signature, the delivery log and a redelivery keep seeing one set of bytes.
+ */
+@Injectable()
+export class ShapingService implements OnApplicationShutdown {
+  private readonly runner: TemplateRunner;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.runner = new TemplateRunner(config.templateTimeoutMs);
+  }
+
+  /** Whether a delivery under `rules` is shaped at all (else it sends its body as it is). */
+  static shapes(rules: ShapingRules): boolean {
+    return (
+      (rules.template ?? null) !== null || DESTINATIONS.chat(rules.destinationType) !== undefined
+    );
+  }
+
+  /**
+   * The bytes a delivery of notification body `body` (JSON text) sends. A failing template
+   * gives an error beginning `template:`; the same body would fail the same way, so it is
+   * final (no retries).
+   */
+  async shape(rules: ShapingRules, body: string): Promise<Shaped> {
+    const output = await this.output(rules, body);
+    return output.ok ? { ok: true, body: output.json } : output;
+  }
+
+  /**
+   * The output of `rules` for `body`, as JSON text: the template's, the built-in message, or the
+   * body itself.
+   */
+  async output(
+    rules: ShapingRules,
+    body: string,
+  ): Promise<{ ok: true; json: string } | { ok: false; error: string }> {
+    const chat = DESTINATIONS.chat(rules.destinationType);
+    const template = rules.template ?? null;
+    if (template === null) {
+      if (chat === undefined) return { ok: true, json: body };
+      return { ok: true, json: JSON.stringify(builtInMessage(chat, JSON.parse(body))) };
+    }
+    const result = await this.runner.render(template, body);
+    if (!result.ok) return { ok: false, error: `template: ${result.error}` };
+    if (chat !== undefined) {
+      const refusal = chat.refusal(JSON.parse(result.json));
+      if (refusal !== null) {
+        const label = DESTINATIONS.get(rules.destinationType)!.label;
+        return { ok: false, error: `template: ${label} would refuse the message: ${refusal}` };
+      }
+    }
+    return result;
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.runner.close();
+  }
+}

@@ -1,0 +1,211 @@
+import { Worker } from 'node:worker_threads';
+import { TEMPLATE_OUTPUT_MAX_BYTES } from './template-rules';
+
+/** What a template made of a body: the JSON bytes to send, or why it made none. */
+export type TemplateResult = { ok: true; json: string } | { ok: false; error: string };
+
+/** Deepest a template's evaluation may nest (a recursive function that never ends). */
+const MAX_DEPTH = 400;
+/** Compiled templates a worker keeps, most recently first used. */
+const CACHE_SIZE = 256;
+/** A worker's heap: far above any notification and its message, far below the process's. */
+const WORKER_HEAP_MB = 64;
+
+/**
+ * The worker's program, as text: evaluated with `eval: true`, so it runs the same under ts-jest
+ * and from dist. It has JSONata and nothing else: no bindings are given to the expression, so
+ * a template reaches only JSONata's built-in functions. JSONata calls the entry and exit hooks
+ * (its documented time-boxing pattern) at every step, which stop a loop or a deep recursion
+ * with an error the template's owner can read; a step that never returns (one built-in call
+ * made huge) is the watchdog's, in the main thread.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const jsonata = require(workerData.jsonataPath);
+const cache = new Map();
+const compiled = (template) => {
+  let expr = cache.get(template);
+  if (expr) { cache.delete(template); cache.set(template, expr); return expr; }
+  expr = jsonata(template);
+  if (cache.size >= ${CACHE_SIZE}) cache.delete(cache.keys().next().value);
+  cache.set(template, expr);
+  return expr;
+};
+const describe = (e) => {
+  const message = e && typeof e.message === 'string' ? e.message : String(e);
+  const where = e && typeof e.position === 'number' ? ' at position ' + e.position : '';
+  return message + where + (e && e.code ? ' (' + e.code + ')' : '');
+};
+parentPort.on('message', async ({ id, template, body, timeoutMs, maxBytes }) => {
+  let result;
+  try {
+    const expr = compiled(template);
+    const started = Date.now();
+    let depth = 0;
+    const check = () => {
+      if (depth > ${MAX_DEPTH}) throw { message: 'it nests deeper than ${MAX_DEPTH} steps (a recursion that never ends?)' };
+      if (Date.now() - started > timeoutMs) throw { message: 'it ran longer than ' + timeoutMs + ' ms' };
+    };
+    expr.assign(Symbol.for('jsonata.__evaluate_entry'), (_e, _i, env) => { if (env.isParallelCall) return; depth++; check(); });
+    expr.assign(Symbol.for('jsonata.__evaluate_exit'), (_e, _i, env) => { if (env.isParallelCall) return; depth--; check(); });
+    const output = await expr.evaluate(JSON.parse(body));
+    if (output === undefined) result = { ok: false, error: 'it yielded nothing for this body' };
+    else if (typeof output !== 'object' || output === null) {
+      result = { ok: false, error: 'it yielded ' + (output === null ? 'null' : 'a ' + typeof output) + ', not a JSON object or array' };
+    } else {
+      const json = JSON.stringify(output);
+      const bytes = Buffer.byteLength(json, 'utf8');
+      result = bytes > maxBytes
+        ? { ok: false, error: 'its output is ' + bytes + ' bytes; at most ' + maxBytes + ' are sent' }
+        : { ok: true, json };
+    }
+  } catch (error) {
+    result = { ok: false, error: describe(error) };
+  }
+  parentPort.postMessage({ id, result });
+});
+parentPort.postMessage({ ready: true });
+`;
+
+interface Job {
+  id: number;
+  template: string;
+  body: string;
+  resolve(result: TemplateResult): void;
+}
+
+/** One worker thread and the job it runs, if any. */
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job: Job | null;
+  watchdog: NodeJS.Timeout | null;
+}
+
+const failedWith = (error: string): TemplateResult => ({ ok: false, error });
+
+/**
+ * Evaluates templates (docs/templates.md) in a few worker threads, never in the thread that
+ * sends deliveries: a template that loops, nests or grows without end costs its own delivery
+ * and nothing else. Each worker runs one job at a time, from one queue; a job is bounded by
+ * TEMPLATE_TIMEOUT_MS inside the worker, and a worker that has not answered by twice that (and
+ * 100 ms for a loaded machine) or that runs out of its heap is ended and replaced, failing only
+ * its job.
+ */
+export class TemplateRunner {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+  private readonly jsonataPath = require.resolve('jsonata');
+
+  constructor(
+    /** TEMPLATE_TIMEOUT_MS. */
+    private readonly timeoutMs: number,
+    private readonly size = 2,
+  ) {}
+
+  /** The template's output for the notification body `body` (JSON text). */
+  render(template: string, body: string): Promise<TemplateResult> {
+    if (this.closed) return Promise.resolve(failedWith('the service is stopping'));
+    return new Promise((resolve) => {
+      this.queue.push({ id: this.nextId++, template, body, resolve });
+      this.pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.resolve(failedWith('the service is stopping'));
+    await Promise.all(
+      this.slots.splice(0).map((slot) => this.end(slot, 'the service is stopping')),
+    );
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((s) => s.ready && s.job === null);
+      if (slot === undefined) {
+        if (this.slots.length < this.size) this.spawn();
+        return;
+      }
+      this.start(slot, this.queue.shift()!);
+      slot = undefined;
+    }
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { jsonataPath: this.jsonataPath },
+      // Nothing of the process's environment: a template that escaped JSONata finds no secrets.
+      env: {},
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 16 },
+    });
+    // Idle workers must not keep a process (or a test) alive.
+    worker.unref();
+    const slot: Slot = { worker, ready: false, job: null, watchdog: null };
+    this.slots.push(slot);
+    worker.on('message', (message: { ready?: boolean; id?: number; result?: TemplateResult }) => {
+      if (message.ready) {
+        slot.ready = true;
+        this.pump();
+        return;
+      }
+      const job = slot.job;
+      if (job === null || job.id !== message.id) return;
+      this.finish(slot, message.result!);
+    });
+    worker.on('error', (error: Error & { code?: string }) => {
+      const why =
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? 'it used more memory than a template may'
+          : `its evaluation failed: ${error.message}`;
+      void this.replace(slot, why);
+    });
+    worker.on('exit', () => void this.replace(slot, 'its evaluation stopped'));
+    return slot;
+  }
+
+  private start(slot: Slot, job: Job): void {
+    slot.job = job;
+    slot.watchdog = setTimeout(
+      () => void this.replace(slot, `it ran longer than ${this.timeoutMs} ms`),
+      this.timeoutMs * 2 + 100,
+    );
+    slot.worker.postMessage({
+      id: job.id,
+      template: job.template,
+      body: job.body,
+      timeoutMs: this.timeoutMs,
+      maxBytes: TEMPLATE_OUTPUT_MAX_BYTES,
+    });
+  }
+
+  private finish(slot: Slot, result: TemplateResult): void {
+    const job = slot.job;
+    if (slot.watchdog !== null) clearTimeout(slot.watchdog);
+    slot.job = null;
+    slot.watchdog = null;
+    job?.resolve(result);
+    this.pump();
+  }
+
+  /** Ends a worker that overran or died, fails its job with `why`, and lets another start. */
+  private async replace(slot: Slot, why: string): Promise<void> {
+    const index = this.slots.indexOf(slot);
+    if (index === -1) return;
+    this.slots.splice(index, 1);
+    await this.end(slot, why);
+    this.pump();
+  }
+
+  private async end(slot: Slot, why: string): Promise<void> {
+    if (slot.watchdog !== null) clearTimeout(slot.watchdog);
+    const job = slot.job;
+    slot.job = null;
+    job?.resolve(failedWith(why));
+    slot.worker.removeAllListeners('exit');
+    await slot.worker.terminate();
+  }
+}
