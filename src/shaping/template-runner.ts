@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { ChildProcess, spawn } from 'node:child_process';
 import { TEMPLATE_OUTPUT_MAX_BYTES } from './template-rules';
 
 /** What a template made of a body: the JSON bytes to send, or why it made none. */
@@ -8,20 +8,19 @@ export type TemplateResult = { ok: true; json: string } | { ok: false; error: st
 const MAX_DEPTH = 400;
 /** Compiled templates a worker keeps, most recently first used. */
 const CACHE_SIZE = 256;
-/** A worker's heap: far above any notification and its message, far below the process's. */
+/** An evaluator's heap: far above any notification and its message, far below the service's. */
 const WORKER_HEAP_MB = 64;
 
 /**
- * The worker's program, as text: evaluated with `eval: true`, so it runs the same under ts-jest
- * and from dist. It has JSONata and nothing else: no bindings are given to the expression, so
+ * The evaluator's program, as text: run with `node -e`, so it runs the same under ts-jest and
+ * from dist. It has JSONata and nothing else: no bindings are given to the expression, so
  * a template reaches only JSONata's built-in functions. JSONata calls the entry and exit hooks
  * (its documented time-boxing pattern) at every step, which stop a loop or a deep recursion
  * with an error the template's owner can read; a step that never returns (one built-in call
  * made huge) is the watchdog's, in the main thread.
  */
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const jsonata = require(workerData.jsonataPath);
+const jsonata = require(process.argv[1]);
 const cache = new Map();
 const compiled = (template) => {
   let expr = cache.get(template);
@@ -36,7 +35,7 @@ const describe = (e) => {
   const where = e && typeof e.position === 'number' ? ' at position ' + e.position : '';
   return message + where + (e && e.code ? ' (' + e.code + ')' : '');
 };
-parentPort.on('message', async ({ id, template, body, timeoutMs, maxBytes }) => {
+process.on('message', async ({ id, template, body, timeoutMs, maxBytes }) => {
   let result;
   try {
     const expr = compiled(template);
@@ -62,9 +61,10 @@ parentPort.on('message', async ({ id, template, body, timeoutMs, maxBytes }) => 
   } catch (error) {
     result = { ok: false, error: describe(error) };
   }
-  parentPort.postMessage({ id, result });
+  process.send({ id, result });
 });
-parentPort.postMessage({ ready: true });
+process.on('disconnect', () => process.exit(0));
+process.send({ ready: true });
 `;
 
 interface Job {
@@ -74,9 +74,9 @@ interface Job {
   resolve(result: TemplateResult): void;
 }
 
-/** One worker thread and the job it runs, if any. */
+/** One evaluator process and the job it runs, if any. */
 interface Slot {
-  worker: Worker;
+  worker: ChildProcess;
   ready: boolean;
   job: Job | null;
   watchdog: NodeJS.Timeout | null;
@@ -85,12 +85,13 @@ interface Slot {
 const failedWith = (error: string): TemplateResult => ({ ok: false, error });
 
 /**
- * Evaluates templates (docs/templates.md) in a few worker threads, never in the thread that
+ * Evaluates templates (docs/templates.md) in a few child processes, never in the process that
  * sends deliveries: a template that loops, nests or grows without end costs its own delivery
- * and nothing else. Each worker runs one job at a time, from one queue; a job is bounded by
- * TEMPLATE_TIMEOUT_MS inside the worker, and a worker that has not answered by twice that (and
- * 100 ms for a loaded machine) or that runs out of its heap is ended and replaced, failing only
- * its job.
+ * and nothing else. Processes, not worker threads: a worker thread that reaches its heap limit
+ * can abort the whole process (Node 20 does, for JSONata's `[1..10000000]`), a child only
+ * itself. Each evaluator runs one job at a time, from one queue; a job is bounded by
+ * TEMPLATE_TIMEOUT_MS inside it, and one that has not answered by twice that (and 100 ms for a
+ * loaded machine) or that runs out of its heap is ended and replaced, failing only its job.
  */
 export class TemplateRunner {
   private readonly slots: Slot[] = [];
@@ -135,15 +136,16 @@ export class TemplateRunner {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { jsonataPath: this.jsonataPath },
-      // Nothing of the process's environment: a template that escaped JSONata finds no secrets.
-      env: {},
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 16 },
-    });
-    // Idle workers must not keep a process (or a test) alive.
+    const worker = spawn(
+      process.execPath,
+      [`--max-old-space-size=${WORKER_HEAP_MB}`, '-e', WORKER_SOURCE, this.jsonataPath],
+      // Nothing of the service's environment: a template that escaped JSONata finds no secrets.
+      // Its output is not the service's log (a heap overflow prints V8's report there).
+      { env: {}, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'advanced' },
+    );
+    // Idle evaluators must not keep the service (or a test) alive.
     worker.unref();
+    worker.channel?.unref();
     const slot: Slot = { worker, ready: false, job: null, watchdog: null };
     this.slots.push(slot);
     worker.on('message', (message: { ready?: boolean; id?: number; result?: TemplateResult }) => {
@@ -156,14 +158,19 @@ export class TemplateRunner {
       if (job === null || job.id !== message.id) return;
       this.finish(slot, message.result!);
     });
-    worker.on('error', (error: Error & { code?: string }) => {
-      const why =
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? 'it used more memory than a template may'
-          : `its evaluation failed: ${error.message}`;
-      void this.replace(slot, why);
+    worker.on('error', (error: Error) => {
+      void this.replace(slot, `its evaluation failed: ${error.message}`);
     });
-    worker.on('exit', () => void this.replace(slot, 'its evaluation stopped'));
+    worker.on(
+      'exit',
+      (_code, signal) =>
+        void this.replace(
+          slot,
+          signal === 'SIGABRT' || signal === 'SIGTRAP'
+            ? 'it used more memory than a template may'
+            : 'its evaluation stopped',
+        ),
+    );
     return slot;
   }
 
@@ -173,7 +180,7 @@ export class TemplateRunner {
       () => void this.replace(slot, `it ran longer than ${this.timeoutMs} ms`),
       this.timeoutMs * 2 + 100,
     );
-    slot.worker.postMessage({
+    slot.worker.send({
       id: job.id,
       template: job.template,
       body: job.body,
@@ -206,6 +213,9 @@ export class TemplateRunner {
     slot.job = null;
     job?.resolve(failedWith(why));
     slot.worker.removeAllListeners('exit');
-    await slot.worker.terminate();
+    if (slot.worker.exitCode !== null || slot.worker.signalCode !== null) return;
+    const exited = new Promise((resolve) => slot.worker.once('exit', resolve));
+    slot.worker.kill('SIGKILL');
+    await exited;
   }
 }

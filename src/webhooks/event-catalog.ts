@@ -329,34 +329,6 @@ const ATTENDEE: JsonSchema = {
   additionalProperties: false,
 };
 
-const ATTENDANCE_EXAMPLE = {
-  id: '85746065432',
-  uuid: '4444AAAiAAAAAiAiAiiAii==',
-  revision: 1,
-  topic: 'Onboarding training',
-  host_id: 'x1yCzABCDEfg23HiJKl4mN',
-  start_time: '2025-01-01T10:00:00Z',
-  end_time: '2025-01-01T11:00:00Z',
-  duration_seconds: 3600,
-  participants_count: 1,
-  participants: [
-    {
-      user_id: '16778240',
-      user_name: 'Jill Chill',
-      email: 'jchill@example.com',
-      registrant_id: null,
-      customer_key: 'crm-4711',
-      sessions: [
-        { join_time: '2025-01-01T10:01:40Z', leave_time: '2025-01-01T10:20:00Z' },
-        { join_time: '2025-01-01T10:25:00Z', leave_time: '2025-01-01T11:00:00Z', open: true },
-      ],
-      first_join: '2025-01-01T10:01:40Z',
-      last_leave: '2025-01-01T11:00:00Z',
-      duration_seconds: 3200,
-    },
-  ],
-};
-
 const ATTENDANCE_KIND = notification(
   ATTENDANCE_EVENT,
   'Who attended a meeting or webinar occurrence, when and for how long, computed from its ' +
@@ -405,7 +377,7 @@ const ATTENDANCE_KIND = notification(
       },
     },
     additionalProperties: false,
-    examples: [ATTENDANCE_EXAMPLE],
+    examples: [EVENT_EXAMPLES[ATTENDANCE_EVENT].data],
   },
   SOURCE,
 );

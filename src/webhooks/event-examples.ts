@@ -31,6 +31,33 @@ const PARTICIPANT = {
   email: 'jill@example.com',
 };
 const BASE = 'https://bridge.example.com/api/recordings/85746065432/files';
+const ATTENDANCE = {
+  id: '85746065432',
+  uuid: '4444AAAiAAAAAiAiAiiAii==',
+  revision: 1,
+  topic: 'Onboarding training',
+  host_id: 'x1yCzABCDEfg23HiJKl4mN',
+  start_time: '2025-01-01T10:00:00Z',
+  end_time: '2025-01-01T11:00:00Z',
+  duration_seconds: 3600,
+  participants_count: 1,
+  participants: [
+    {
+      user_id: '16778240',
+      user_name: 'Jill Chill',
+      email: 'jchill@example.com',
+      registrant_id: null,
+      customer_key: 'crm-4711',
+      sessions: [
+        { join_time: '2025-01-01T10:01:40Z', leave_time: '2025-01-01T10:20:00Z' },
+        { join_time: '2025-01-01T10:25:00Z', leave_time: '2025-01-01T11:00:00Z', open: true },
+      ],
+      first_join: '2025-01-01T10:01:40Z',
+      last_leave: '2025-01-01T11:00:00Z',
+      duration_seconds: 3200,
+    },
+  ],
+};
 
 const body = (event: string, data: unknown, source: object | null = SOURCE) => ({
   id: ID,
@@ -105,6 +132,7 @@ export const EVENT_EXAMPLES: Record<string, Record<string, unknown>> = {
     { ...MEETING, error: 'the platform answered 404 for every file of the recording' },
     sourceOf('recording.completed'),
   ),
+  'meeting.attendance': body('meeting.attendance', ATTENDANCE, sourceOf('meeting.ended')),
   'webhook.test': body(
     'webhook.test',
     {

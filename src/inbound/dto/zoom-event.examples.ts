@@ -1,5 +1,6 @@
 import type { ExamplesObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { SUBSCRIPTION_EVENTS, SubscriptionEvent } from '../../webhooks/subscription-events';
+import { EVENT_EXAMPLES } from '../../webhooks/event-examples';
 import { EventData, meetingData, mappingRuleOf } from '../event-mapping';
 import { notificationSource } from '../inbound-job';
 import { sampleEvent } from '../sample-events';
@@ -237,5 +238,5 @@ const OTHER_NOTIFICATION_EXAMPLES: Record<string, object> = {
 export function catalogExample(name: string): object {
   return (SUBSCRIPTION_EVENTS as readonly string[]).includes(name)
     ? notificationExample(name as SubscriptionEvent)
-    : OTHER_NOTIFICATION_EXAMPLES[name];
+    : (OTHER_NOTIFICATION_EXAMPLES[name] ?? EVENT_EXAMPLES[name]);
 }
