@@ -1,6 +1,8 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
+import { AccountsModule } from './accounts/accounts.module';
+import { AccountsWorkerModule } from './accounts/accounts-worker.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { ConfigModule } from './config/config.module';
@@ -43,6 +45,7 @@ const API_MODULES: Type[] = [
   ConsoleModule,
   ReconciliationModule,
   InboundStatusModule,
+  AccountsModule,
 ];
 
 /** Modules that run job handlers and the sweepers (role worker or all). */
@@ -55,6 +58,7 @@ const WORKER_MODULES: Type[] = [
   RetentionModule,
   ReconciliationWorkerModule,
   WebsocketSourceModule,
+  AccountsWorkerModule,
 ];
 
 export interface AppModuleOptions {

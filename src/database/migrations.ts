@@ -19,6 +19,7 @@ import { WebsocketSource1766000039000 } from './migrations/1766000039000-websock
 import { WebhookFilterHistory1766000037140 } from './migrations/1766000037140-webhook-filter-history';
 import { ReconciliationRuns1766000100000 } from './migrations/1766000100000-reconciliation-runs';
 import { ParticipantIdentityKeys1766000100001 } from './migrations/1766000100001-participant-identity-keys';
+import { PlatformInstallations1767000490349 } from './migrations/1767000490349-platform-installations';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   WebsocketSource1766000039000,
   ReconciliationRuns1766000100000,
   ParticipantIdentityKeys1766000100001,
+  PlatformInstallations1767000490349,
 ];

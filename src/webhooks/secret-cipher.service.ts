@@ -6,7 +6,13 @@ import { AppConfig } from '../config/config.types';
 const VERSION = 'v1';
 
 /** What a ciphertext holds; it is bound to it, so one cannot be replayed as another kind. */
-export type CipherPurpose = 'webhook-secret' | 'recording-download-token' | 'webhook-headers';
+export type CipherPurpose =
+  | 'webhook-secret'
+  | 'recording-download-token'
+  | 'webhook-headers'
+  // An installed account's access and refresh tokens, and an install's PKCE verifier (docs/accounts.md).
+  | 'platform-token'
+  | 'pkce-verifier';
 const aad = (purpose: CipherPurpose) => Buffer.from(`meeting-event-bridge:${purpose}`);
 
 /**
