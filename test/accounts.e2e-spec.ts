@@ -212,7 +212,7 @@ describe('many platform accounts', () => {
   it(
     'renews a due token once for twenty concurrent calls across two processes',
     async () => {
-      fake.expiresIn = 61; // due at once: the bridge renews 60 s early
+      fake.expiresIn = 30; // due at once: the bridge renews 60 s early
       await install('north', 'acct-due');
       fake.expiresIn = 3599;
       const other: SpawnedWorker = await startWorker(t, {
@@ -246,7 +246,7 @@ describe('many platform accounts', () => {
   it(
     'loses no account when a process is killed during a renewal',
     async () => {
-      fake.expiresIn = 61;
+      fake.expiresIn = 30;
       await install('north', 'acct-kill');
       fake.expiresIn = 3599;
       const victim = await startWorker(t, {
@@ -283,7 +283,7 @@ describe('many platform accounts', () => {
         secret: 'whsec-north-ops-0123456789',
       },
     });
-    fake.expiresIn = 61;
+    fake.expiresIn = 30;
     await install('north', 'acct-refused');
     fake.expiresIn = 3599;
     // Someone else used the refresh token: the platform has rotated it away.
