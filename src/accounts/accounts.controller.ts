@@ -7,9 +7,8 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { requireScopes } from '../auth/bearer.guard';
 import { AuthenticatedClient } from '../auth/auth.types';
-import { CurrentClient, RequireScopes } from '../auth/scopes.decorator';
+import { CurrentClient, RequireAnyScope, RequireScopes } from '../auth/scopes.decorator';
 import { ApiErrorResponse } from '../common/error-response';
 import { AccountsService } from './accounts.service';
 import { AccountListResponse, InstallResponse, accountResponse } from './dto/accounts.dto';
@@ -49,7 +48,7 @@ export class AccountsController {
   }
 
   @Get('accounts')
-  @RequireScopes()
+  @RequireAnyScope('accounts:write', 'bridge:admin')
   @ApiOperation({
     summary: 'List installed platform accounts',
     description:
@@ -60,7 +59,6 @@ export class AccountsController {
   @ApiOkResponse({ type: AccountListResponse })
   async list(@CurrentClient() client: AuthenticatedClient): Promise<AccountListResponse> {
     const admin = client.scopes.includes('bridge:admin');
-    if (!admin) requireScopes(client, ['accounts:write']);
     return { data: (await this.accounts.list(client.clientId, admin)).map(accountResponse) };
   }
 

@@ -679,6 +679,19 @@ export interface components {
             destination?: {
                 /** @enum {string} */
                 type: "http";
+            } | {
+                /** @enum {string} */
+                broker: "bus";
+                exchange: string;
+                routing_key: string;
+                /** @enum {string} */
+                type: "rabbitmq";
+            } | {
+                /** @enum {string} */
+                broker: "stream";
+                subject: string;
+                /** @enum {string} */
+                type: "nats";
             };
             /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, the operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the client's other webhooks), `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
             events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "bridge.account.disconnected" | "bridge.account.deauthorized" | "zoom.*") | unknown)[];
@@ -705,12 +718,17 @@ export interface components {
              * @description Receiver of the notifications, for an http destination (the default), where it is required: an absolute http or https URL. Refused when its host does not resolve, or is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Refused with a broker destination. Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
              */
             url?: string;
-        } & {
+        } & ({
             destination?: {
                 /** @enum {unknown} */
                 type?: "http";
             };
-        };
+        } | {
+            destination: {
+                /** @enum {unknown} */
+                type?: "rabbitmq" | "nats";
+            };
+        });
         DeliveryAttemptResponse: {
             /** @description 1 for the first attempt, 2 for the first retry, … */
             attempt: number;
@@ -1594,6 +1612,19 @@ export interface components {
             destination?: {
                 /** @enum {string} */
                 type: "http";
+            } | {
+                /** @enum {string} */
+                broker: "bus";
+                exchange: string;
+                routing_key: string;
+                /** @enum {string} */
+                type: "rabbitmq";
+            } | {
+                /** @enum {string} */
+                broker: "stream";
+                subject: string;
+                /** @enum {string} */
+                type: "nats";
             };
             /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, the operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the client's other webhooks), `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
             events?: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "bridge.account.disconnected" | "bridge.account.deauthorized" | "zoom.*") | unknown)[];
@@ -2216,7 +2247,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Token lacks scope */
+            /** @description Token lacks every one of accounts:write, bridge:admin */
             403: {
                 headers: {
                     [name: string]: unknown;
