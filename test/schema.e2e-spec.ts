@@ -25,7 +25,14 @@ const ENTITY_TABLES = [
  * Tables of SQL alone, with no entity: inbound_socket_state is one row the socket's store writes
  * in SQL; webhook_filters is written by a trigger on webhooks.
  */
-const SQL_TABLES = ['inbound_socket_state', 'webhook_filters'];
+const SQL_TABLES = [
+  // The platform accounts' tables, written in SQL by src/accounts/installation.store.ts.
+  'account_purges',
+  'inbound_socket_state',
+  'install_states',
+  'installations',
+  'webhook_filters',
+];
 
 /** Tables in the public schema of a database, sorted. */
 const tablesOf = async (url: string): Promise<string[]> =>

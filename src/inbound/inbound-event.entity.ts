@@ -5,6 +5,8 @@ import type { InboundVia } from './inbound-via';
 @Unique('inbound_events_identity_key_uq', ['identityKey'])
 @Index('inbound_events_unprocessed_idx', { synchronize: false })
 @Index('inbound_events_received_idx', { synchronize: false })
+// The watcher of app_deauthorized events (src/accounts/deauthorization.watcher.ts).
+@Index('inbound_events_deauthorized_idx', { synchronize: false })
 @Check('inbound_events_via_ck', `via IN ('webhook', 'websocket', 'reconciliation')`)
 @Entity('inbound_events')
 export class InboundEventEntity {
