@@ -6,7 +6,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
  * which the CLI does not call; leaving it out keeps the checked-in client a few thousand lines.
  */
 const OWN_PATHS =
-  /^\/(oauth|health)\/|^\/api\/(webhooks|event-types|events|portal-links|reconciliations|inbound|attendance|templates)(\/|$)/;
+  /^\/(oauth|health)\/|^\/api\/(webhooks|event-types|events|portal-links|reconciliations|inbound|attendance|templates|platform\/installs|platform\/accounts)(\/|$)/;
 
 export const GENERATED_CLIENT = 'src/cli/generated/api.ts';
 

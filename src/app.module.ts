@@ -3,6 +3,8 @@ import { APP_FILTER } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
 import { AttendanceModule } from './attendance/attendance.module';
 import { AttendanceWorkerModule } from './attendance/attendance-worker.module';
+import { AccountsModule } from './accounts/accounts.module';
+import { AccountsWorkerModule } from './accounts/accounts-worker.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { ConfigModule } from './config/config.module';
@@ -48,6 +50,7 @@ const API_MODULES: Type[] = [
   ReconciliationModule,
   InboundStatusModule,
   AttendanceModule,
+  AccountsModule,
 ];
 
 /** Modules that run job handlers and the sweepers (role worker or all). */
@@ -61,6 +64,7 @@ const WORKER_MODULES: Type[] = [
   ReconciliationWorkerModule,
   WebsocketSourceModule,
   AttendanceWorkerModule,
+  AccountsWorkerModule,
 ];
 
 export interface AppModuleOptions {

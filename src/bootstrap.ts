@@ -48,6 +48,7 @@ const SCOPE_DESCRIPTIONS: Record<Exclude<Scope, 'queues:admin'>, string> = {
   'webinars:read': 'Read webinars, their registrants, panelists and past instances',
   'webinars:write': 'Create, change and delete webinars, registrants and panelists',
   'reports:read': 'Read account reports',
+  'accounts:write': 'Install and remove platform accounts',
   'bridge:admin': "The operator's: inbound status and reconciliation runs",
   'attendance:read': 'Read the computed attendance of ended meetings and webinars',
 };
@@ -57,6 +58,7 @@ const TAGS: Record<string, string> = {
   auth: 'Access tokens (OAuth 2.0 client credentials)',
   webhooks: 'Webhook subscriptions, their deliveries, redelivery and replay; the event catalog',
   events: 'Events that reached your webhooks',
+  accounts: 'Platform accounts that installed the OAuth app: install, list, remove',
   inbound: 'The platform’s event notifications (called by the platform, not by clients)',
   meetings: 'Platform passthrough: Meetings',
   webinars: 'Platform passthrough: Webinars',

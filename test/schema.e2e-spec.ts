@@ -26,7 +26,15 @@ const ENTITY_TABLES = [
  * in SQL; webhook_filters is written by a trigger on webhooks; attendance by a trigger on
  * inbound_events and by the attendance store's SQL.
  */
-const SQL_TABLES = ['attendance', 'inbound_socket_state', 'webhook_filters'];
+const SQL_TABLES = [
+  // The platform accounts' tables, written in SQL by src/accounts/installation.store.ts.
+  'account_purges',
+  'attendance',
+  'inbound_socket_state',
+  'install_states',
+  'installations',
+  'webhook_filters',
+];
 
 /** Tables in the public schema of a database, sorted. */
 const tablesOf = async (url: string): Promise<string[]> =>

@@ -9,3 +9,5 @@ export interface AuthenticatedClient {
 }
 
 export const SCOPES_KEY = 'meb:scopes';
+/** Routes that take any one of several scopes (RequireAnyScope). */
+export const ANY_SCOPES_KEY = 'meb:any-scopes';

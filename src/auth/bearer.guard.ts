@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { ApiError } from '../common/api-error';
 import { Scope } from '../config/config.types';
-import { AuthenticatedClient, SCOPES_KEY } from './auth.types';
+import { ANY_SCOPES_KEY, AuthenticatedClient, SCOPES_KEY } from './auth.types';
 import { TokenService } from './token.service';
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i;
@@ -51,13 +51,16 @@ export class BearerGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request & { client?: AuthenticatedClient }>();
     const client = authenticateBearer(this.tokens, request.headers.authorization);
-    requireScopes(
-      client,
-      this.reflector.getAllAndOverride<Scope[]>(SCOPES_KEY, [
-        context.getHandler(),
-        context.getClass(),
-      ]) ?? [],
-    );
+    const targets = [context.getHandler(), context.getClass()];
+    requireScopes(client, this.reflector.getAllAndOverride<Scope[]>(SCOPES_KEY, targets) ?? []);
+    const any = this.reflector.getAllAndOverride<Scope[]>(ANY_SCOPES_KEY, targets);
+    if (any && !any.some((scope) => client.scopes.includes(scope))) {
+      throw new ApiError(HttpStatus.FORBIDDEN, `The token lacks scope ${any.join(', ')}`, {
+        headers: {
+          'www-authenticate': `Bearer error="insufficient_scope", scope="${any.join(' ')}"`,
+        },
+      });
+    }
     request.client = client;
     return true;
   }

@@ -800,6 +800,47 @@ export function buildProgram(ctx: CliContext): Command {
       });
     });
 
+  const accounts = program
+    .command('accounts')
+    .description('platform accounts that installed the app (docs/accounts.md)');
+
+  accounts
+    .command('list')
+    .description('the installed accounts you hold (every one with bridge:admin); never a token')
+    .action(async (_opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      const list = await call(url, api.GET('/api/platform/accounts'));
+      show(cmd, list, (l) =>
+        fitTable(l.data as unknown as Record<string, unknown>[], [
+          'account_id',
+          'status',
+          'installed_by',
+          'installed_at',
+        ]),
+      );
+    });
+
+  accounts
+    .command('install')
+    .description('an install URL to send the installing person to (single use, 10 minutes)')
+    .action(async (_opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      const started = await call(url, api.POST('/api/platform/installs'));
+      show(cmd, started, (s) => `${s.install_url}\nexpires ${s.expires_at}`);
+    });
+
+  accounts
+    .command('remove <accountId>')
+    .description('revoke an account you installed; its data is deleted within 10 minutes')
+    .action(async (accountId: string, _opts, cmd: Command) => {
+      const { api, url } = client(cmd);
+      await call(
+        url,
+        api.DELETE('/api/platform/accounts/{accountId}', { params: { path: { accountId } } }),
+      );
+      show(cmd, { account_id: accountId, removed: true }, () => `removed ${accountId}`);
+    });
+
   return program;
 }
 

@@ -17,6 +17,8 @@ export const SCOPES = [
   'bridge:admin',
   // Meeting attendance (docs/attendance.md).
   'attendance:read',
+  // Install and remove platform accounts (docs/accounts.md).
+  'accounts:write',
   // Not in docs/api.md#tokens-and-scopes's list: the operators' queue dashboard (/admin/queues), which can retry,
   // clean and pause jobs, so no API client gets it by accident.
   'queues:admin',
@@ -75,6 +77,11 @@ export interface ApiClientConfig {
   clientId: string;
   clientSecret: string;
   scopes: Scope[];
+  /**
+   * The platform accounts whose events and passthrough the client holds beside those it
+   * installed (docs/accounts.md): `'*'` every account (the default), else these ids.
+   */
+  accounts: '*' | string[];
 }
 
 export interface AppConfig {
@@ -103,6 +110,11 @@ export interface AppConfig {
     oauthUrl: string;
     apiUrl: string;
     timeoutMs: number;
+    /**
+     * The platform OAuth app that accounts install (docs/accounts.md); installs answer 503
+     * while clientId or clientSecret or redirectUrl is null.
+     */
+    app: { clientId: string | null; clientSecret: string | null; redirectUrl: string | null };
     /** The platform's event socket (docs/inbound-sources.md); off while subscriptionId is null. */
     ws: { subscriptionId: string | null; url: string; heartbeatMs: number };
   };

@@ -80,6 +80,7 @@ describe('loadConfig', () => {
         clientId: 'ops',
         clientSecret: '0123456789abcdef',
         scopes: ['webhooks:read', 'webhooks:write'],
+        accounts: '*',
       },
     ]);
     expect(config.recordingFileTypes).toEqual(['MP4', 'TRANSCRIPT']);
@@ -94,6 +95,21 @@ describe('loadConfig', () => {
     });
     expect(config.chat.extraHosts).toEqual(['chat-proxy.example.com:8443', '127.0.0.1:9000']);
     expect(config.templateTimeoutMs).toBe(200);
+  });
+
+  it('reads the platform accounts a client holds, every one when absent', () => {
+    const clients = (accounts: unknown) =>
+      loadConfig({
+        NODE_ENV: 'test',
+        AUTH_CLIENTS: JSON.stringify([
+          { client_id: 'c', client_secret: '0123456789abcdef', scopes: 'webhooks:read', accounts },
+        ]),
+      }).auth.clients[0].accounts;
+    expect(clients(undefined)).toBe('*');
+    expect(clients('*')).toBe('*');
+    expect(clients(['a1', 'a2', 'a1'])).toEqual(['a1', 'a2']);
+    expect(() => clients('a1')).toThrow(/AUTH_CLIENTS\[0\]\.accounts/);
+    expect(() => clients([1])).toThrow(/AUTH_CLIENTS\[0\]\.accounts/);
   });
 
   it.each([

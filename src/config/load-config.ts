@@ -44,6 +44,7 @@ export const SECRET_VARIABLES = [
   'SECRETS_ENCRYPTION_KEY',
   'ZOOM_WEBHOOK_SECRET_TOKEN',
   'ZOOM_CLIENT_SECRET',
+  'ZOOM_APP_CLIENT_SECRET',
   'DESTINATION_BROKERS',
 ] as const;
 const PLACEHOLDER = /change[_-]?me|replace[_-]?me/i;
@@ -169,11 +170,21 @@ function isUrlOf(value: unknown, protocols: readonly string[]): value is string 
   }
 }
 
+/** An AUTH_CLIENTS entry's `accounts`: absent or "*" every account; null when malformed. */
+function parseAccounts(value: unknown): '*' | string[] | null {
+  if (value === undefined || value === '*') return '*';
+  if (!Array.isArray(value)) return null;
+  if (!value.every((id) => typeof id === 'string' && /^[A-Za-z0-9._-]{1,128}$/.test(id))) {
+    return null;
+  }
+  return value.includes('*') ? '*' : [...new Set(value as string[])];
+}
+
 function parseClients(reader: Reader, name: string): ApiClientConfig[] {
   const clients: ApiClientConfig[] = [];
   const seen = new Set<string>();
   for (const { at, item } of reader.jsonEntries(name, 'clients')) {
-    const { client_id: id, client_secret: secret, scopes } = item;
+    const { client_id: id, client_secret: secret, scopes, accounts } = item;
     if (!reader.entryName(id, `${at}.client_id`, seen)) continue;
     if (typeof secret !== 'string' || secret.length < 16) {
       reader.problems.push(`${at}.client_secret must be a string of at least 16 characters`);
@@ -189,7 +200,17 @@ function parseClients(reader: Reader, name: string): ApiClientConfig[] {
       reader.problems.push(`${at}.scopes has unknown scope(s): ${unknown.join(', ')}`);
       continue;
     }
-    clients.push({ clientId: id, clientSecret: secret, scopes: [...new Set(list)] as Scope[] });
+    const held = parseAccounts(accounts);
+    if (held === null) {
+      reader.problems.push(`${at}.accounts must be "*" or an array of account id strings`);
+      continue;
+    }
+    clients.push({
+      clientId: id,
+      clientSecret: secret,
+      scopes: [...new Set(list)] as Scope[],
+      accounts: held,
+    });
   }
   return clients;
 }
@@ -481,6 +502,14 @@ export function loadConfig(env: Env): AppConfig {
       oauthUrl: r.url('ZOOM_OAUTH_URL', 'https://zoom.us', ['http:', 'https:']),
       apiUrl: r.url('ZOOM_API_URL', 'https://api.zoom.us/v2', ['http:', 'https:']),
       timeoutMs: r.int('ZOOM_TIMEOUT_MS', 15000, 100, 600000),
+      app: {
+        clientId: r.optional('ZOOM_APP_CLIENT_ID'),
+        clientSecret: r.optional('ZOOM_APP_CLIENT_SECRET'),
+        redirectUrl:
+          r.optional('ZOOM_APP_REDIRECT_URL') === null
+            ? null
+            : r.url('ZOOM_APP_REDIRECT_URL', '', ['http:', 'https:']),
+      },
       ws: {
         subscriptionId: r.optional('ZOOM_WS_SUBSCRIPTION_ID'),
         url: r.url('ZOOM_WS_URL', 'wss://ws.zoom.us/ws', ['ws:', 'wss:']),

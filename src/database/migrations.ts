@@ -20,6 +20,7 @@ import { WebhookFilterHistory1766000037140 } from './migrations/1766000037140-we
 import { ReconciliationRuns1766000100000 } from './migrations/1766000100000-reconciliation-runs';
 import { ParticipantIdentityKeys1766000100001 } from './migrations/1766000100001-participant-identity-keys';
 import { ChatTemplates1767000048417 } from './migrations/1767000048417-chat-templates';
+import { PlatformInstallations1767000490349 } from './migrations/1767000490349-platform-installations';
 import { Attendance1767000500731 } from './migrations/1767000500731-attendance';
 import { ReconciliationAnnounced1767046133417 } from './migrations/1767046133417-reconciliation-announced';
 
@@ -47,6 +48,7 @@ export const MIGRATIONS = [
   ReconciliationRuns1766000100000,
   ParticipantIdentityKeys1766000100001,
   ChatTemplates1767000048417,
+  PlatformInstallations1767000490349,
   Attendance1767000500731,
   ReconciliationAnnounced1767046133417,
 ];

@@ -59,7 +59,7 @@ const REPLAY_SQL = `
 const MISSED_SQL = `
   SELECT e.id, e.kind, e.data, e.source, e.created_at, e.body IS NOT NULL AS has_body
   FROM events e JOIN webhooks w ON w.id = $1
-  WHERE ${receivesSql({ webhook: 'w', kind: 'e.kind', clients: '$2::text[]' })}
+  WHERE ${receivesSql({ webhook: 'w', kind: 'e.kind', clients: '$2::text[]', event: 'e' })}
     AND coalesce(
       (SELECT ${filterMatches('f', eventBodyJsonb('e'))} FROM webhook_filters f
        WHERE f.webhook_id = w.id AND f.valid_from <= e.created_at

@@ -93,6 +93,7 @@ const FAN_OUT_SQL = `
       kind: 'i.kind',
       clients: '$8::text[]',
       body: eventBodyJsonb('i'),
+      event: 'i',
     })}
     RETURNING id, event_id, webhook_id
   )

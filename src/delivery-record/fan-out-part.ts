@@ -48,6 +48,7 @@ export const fanOutPart = ({ from, where, rows, clients }: FanOutPartTerms): str
       kind: 'i.kind',
       clients,
       body: eventBodyJsonb('i', { id: 'event_id' }),
+      event: 'i',
     })}
     CROSS JOIN LATERAL (SELECT ${orderedSql('w', 'i')} AS ordered) o
     RETURNING id, event_id, webhook_id, lease_until

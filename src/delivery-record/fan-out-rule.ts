@@ -11,7 +11,20 @@ import { filterMatches } from './fan-out-filter';
  * to the event's kind, or, for a platform event (`zoom.<event>`), to `zoom.*`: one delivery
  * however many of its subscriptions match. A per-webhook condition on the event itself (a
  * filter) belongs here too, in both forms.
+ *
+ * Tenancy by platform account (docs/accounts.md#whose-events): an event from the platform (it
+ * has a source) reaches a webhook only when its owner holds the event's `account_id`: every
+ * account (AUTH_CLIENTS `accounts` absent or "*"), the account listed, or an account the owner
+ * installed and that is not revoked. An event without an account reaches only owners holding
+ * every account. The service's own events (no source) are not an account's.
  */
+
+/** Separates a client id from an account in receivingClients' entries (never in either). */
+const HOLDS = '\t';
+/** HOLDS as the SQL of the rule writes it, in an E'' string. */
+const HOLDS_SQL = '\\t';
+/** The entry of a client that holds every platform account. */
+const ALL_ACCOUNTS = '*';
 
 /** SQL names of what the rule reads: the webhooks row, the event's kind, the client ids. */
 export interface FanOutTerms {
@@ -19,8 +32,14 @@ export interface FanOutTerms {
   webhook: string;
   /** SQL expression of the event's kind. */
   kind: string;
-  /** SQL expression of the text[] of API client ids. */
+  /** SQL expression of the text[] of receivingClients(). */
   clients: string;
+  /**
+   * Alias of the event's row, whose `source` (jsonb) names its platform account: given
+   * wherever deliveries are created or counted as missed. Without it the rule ignores accounts
+   * (what counts how many webhooks may take a kind: an upper bound).
+   */
+  event?: string;
   /**
    * SQL expression of the event's notification body as jsonb (fan-out-filter.ts's
    * eventBodyJsonb), which a webhook's filter must match (docs/destinations.md): given wherever deliveries
@@ -34,12 +53,28 @@ export interface FanOutTerms {
  * The rule as a SQL condition. `events && …` is served by the partial GIN index
  * webhooks_active_events_idx (`WHERE active`), for one kind or a whole batch's.
  */
-export function receivesSql({ webhook: w, kind, clients, body }: FanOutTerms): string {
+export function receivesSql({ webhook: w, kind, clients, body, event }: FanOutTerms): string {
   return (
     `(${w}.active AND ${w}.owner_client_id = ANY(${clients}) AND ${w}.events && ` +
     `CASE WHEN ${kind} LIKE 'zoom.%' THEN ARRAY[${kind}, '${ALL_PLATFORM_EVENTS}'] ` +
     `ELSE ARRAY[${kind}] END` +
+    (event === undefined ? '' : ` AND ${holdsSql(w, event, clients)}`) +
     (body === undefined ? ')' : ` AND ${filterMatches(w, body)})`)
+  );
+}
+
+/**
+ * Whether webhook `w`'s owner holds the account of event `e`: no source (the service's own
+ * event), or the owner holds every account, or (the event naming one) the owner has it listed
+ * or installed it. The installations are read only when the configuration does not decide.
+ */
+function holdsSql(w: string, e: string, clients: string): string {
+  const account = `coalesce(${e}.source->>'account_id', '')`;
+  return (
+    `(${e}.source IS NULL OR ${w}.owner_client_id || E'${HOLDS_SQL}${ALL_ACCOUNTS}' = ANY(${clients}) ` +
+    `OR (${account} <> '' AND (${w}.owner_client_id || E'${HOLDS_SQL}' || ${account} = ANY(${clients}) ` +
+    `OR EXISTS (SELECT 1 FROM installations ins WHERE ins.account_id = ${account} ` +
+    `AND ins.installed_by = ${w}.owner_client_id AND ins.status <> 'revoked'))))`
   );
 }
 
@@ -61,9 +96,29 @@ function filterOf(filter: Record<string, unknown>): CompiledFilter {
   return found;
 }
 
-/** The client ids whose webhooks the rule lets receive: those AUTH_CLIENTS configures. */
-export const receivingClients = (config: Pick<AppConfig, 'auth'>): string[] =>
-  config.auth.clients.map((c) => c.clientId);
+/**
+ * The client ids whose webhooks the rule lets receive (those AUTH_CLIENTS configures), then
+ * what each holds of the platform accounts by configuration: `<client>\t*` for every account,
+ * `<client>\t<account>` per account listed. One array, so every statement of the rule takes one
+ * parameter; an entry with a tab never equals a client id.
+ */
+export const receivingClients = (config: Pick<AppConfig, 'auth'>): string[] => [
+  ...config.auth.clients.map((c) => c.clientId),
+  ...config.auth.clients.flatMap((c) =>
+    c.accounts === ALL_ACCOUNTS
+      ? [`${c.clientId}${HOLDS}${ALL_ACCOUNTS}`]
+      : c.accounts.map((account) => `${c.clientId}${HOLDS}${account}`),
+  ),
+];
+
+/** The account part of the rule in TypeScript, for a body's source (installations: none known). */
+function holds(owner: string, body: unknown, clientIds: readonly string[]): boolean {
+  const source = (body as { source?: { account_id?: unknown } | null } | undefined)?.source;
+  if (body === undefined || source === null || source === undefined) return true;
+  if (clientIds.includes(`${owner}${HOLDS}${ALL_ACCOUNTS}`)) return true;
+  const account = typeof source.account_id === 'string' ? source.account_id : '';
+  return account !== '' && clientIds.includes(`${owner}${HOLDS}${account}`);
+}
 
 /** The rule in TypeScript, as receivesSql has it. */
 export function receives(
@@ -75,6 +130,7 @@ export function receives(
   return (
     webhook.active &&
     clientIds.includes(webhook.ownerClientId) &&
+    holds(webhook.ownerClientId, body, clientIds) &&
     subscriptionsFor(kind).some((subscription) => webhook.events.includes(subscription)) &&
     (body === undefined || !webhook.filter || filterOf(webhook.filter).matches(body))
   );

@@ -57,6 +57,12 @@ export abstract class OperationalEventStore {
    * nothing when there is none.
    */
   abstract fanOutToAdmins(event: DeploymentEvent): Promise<DeliveryRef[]>;
+
+  /**
+   * Stores an event about one client's platform account (docs/accounts.md) and one delivery per
+   * active webhook of `clientId` (still in AUTH_CLIENTS) subscribed to its kind.
+   */
+  abstract fanOutToClient(event: DeploymentEvent, clientId: string): Promise<DeliveryRef[]>;
 }
 
 const FAILED_SQL = `SELECT event_id, attempt_count, last_status_code, last_error FROM deliveries
@@ -133,6 +139,11 @@ export class PgOperationalEventStore extends OperationalEventStore {
       null,
       admins.map((c) => c.clientId),
     );
+  }
+
+  fanOutToClient(event: DeploymentEvent, clientId: string): Promise<DeliveryRef[]> {
+    const configured = receivingClients(this.config).includes(clientId);
+    return this.insert(event, null, configured ? [clientId] : []);
   }
 
   private async insert(

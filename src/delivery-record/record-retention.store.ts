@@ -46,9 +46,30 @@ const BATCH_SQL: Record<RecordTable, string> = {
     SELECT (SELECT count(*) FROM e)::int AS events`,
 };
 
-export const RECORD_RETENTION_STATEMENTS: Statement[] = (['deliveries', 'events'] as const).map(
-  (table) => ({ method: `RecordRetentionStore.deleteBatch('${table}')`, sql: BATCH_SQL[table] }),
-);
+// A platform account that left (docs/accounts.md#leaving): every event of it stored up to $2,
+// with all its deliveries (pending ones too: nothing more goes out) and their attempts, in one
+// statement. The events' account is their source's; events without a source (the service's
+// own) belong to no account.
+const ACCOUNT_PURGE_SQL = `
+  WITH ev AS (
+    SELECT id FROM events
+    WHERE source IS NOT NULL AND source->>'account_id' = $1 AND created_at <= $2
+  ),
+  dl AS (SELECT id FROM deliveries WHERE event_id IN (SELECT id FROM ev)),
+  a AS (DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM dl) RETURNING 1),
+  d AS (DELETE FROM deliveries WHERE id IN (SELECT id FROM dl) RETURNING 1),
+  e AS (DELETE FROM events WHERE id IN (SELECT id FROM ev) RETURNING 1)
+  SELECT (SELECT count(*) FROM d)::int AS deliveries,
+         (SELECT count(*) FROM a)::int AS delivery_attempts,
+         (SELECT count(*) FROM e)::int AS events`;
+
+export const RECORD_RETENTION_STATEMENTS: Statement[] = [
+  ...(['deliveries', 'events'] as const).map((table) => ({
+    method: `RecordRetentionStore.deleteBatch('${table}')`,
+    sql: BATCH_SQL[table],
+  })),
+  { method: 'RecordRetentionStore.purgeAccount', sql: ACCOUNT_PURGE_SQL },
+];
 
 /** The retention job's deletes of the record (RetentionStore runs them). */
 @Injectable()
@@ -66,6 +87,20 @@ export class RecordRetentionStore {
       deliveries: row.deliveries ?? 0,
       deliveryAttempts: row.delivery_attempts ?? 0,
       events: row.events ?? 0,
+    };
+  }
+
+  /** Deletes the record of a platform account that left, up to when it left. */
+  async purgeAccount(accountId: string, upTo: Date): Promise<DeletedRecords> {
+    const [row] = await query<{ deliveries: number; delivery_attempts: number; events: number }>(
+      this.db,
+      ACCOUNT_PURGE_SQL,
+      [accountId, upTo],
+    );
+    return {
+      deliveries: row.deliveries,
+      deliveryAttempts: row.delivery_attempts,
+      events: row.events,
     };
   }
 }

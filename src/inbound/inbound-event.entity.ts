@@ -7,6 +7,8 @@ import type { InboundVia } from './inbound-via';
 @Index('inbound_events_received_idx', { synchronize: false })
 // Participant and ended events by occurrence, for attendance (src/attendance, its migration).
 @Index('inbound_events_attendance_idx', { synchronize: false })
+// The watcher of app_deauthorized events (src/accounts/deauthorization.watcher.ts).
+@Index('inbound_events_deauthorized_idx', { synchronize: false })
 @Check('inbound_events_via_ck', `via IN ('webhook', 'websocket', 'reconciliation')`)
 @Entity('inbound_events')
 export class InboundEventEntity {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ZoomModule } from '../zoom/zoom.module';
+import { AccountsCoreModule } from '../accounts/accounts-core.module';
 import { PlatformPassthrough } from './platform-passthrough.service';
 import { PlatformRequestValidator } from './request-validator';
 
@@ -12,7 +13,7 @@ let sharedValidator: PlatformRequestValidator | undefined;
  * recordings modules mount their groups' operations (passthroughController).
  */
 @Module({
-  imports: [ZoomModule],
+  imports: [ZoomModule, AccountsCoreModule],
   providers: [
     PlatformPassthrough,
     {

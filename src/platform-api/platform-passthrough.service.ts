@@ -1,13 +1,19 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError } from '../common/api-error';
-import { ZoomCall, ZoomClient, ZoomRawResult } from '../zoom/zoom.client';
+import { ZoomCall, ZoomClient, ZoomRawResult, ZoomTokenSource } from '../zoom/zoom.client';
+import { AccountTokens } from '../accounts/account-tokens.service';
+import { AccountsService } from '../accounts/accounts.service';
+import { AuthenticatedClient } from '../auth/auth.types';
 import { queryWithout } from '../zoom/zoom-operations';
 import { ZoomResult } from '../zoom/zoom.types';
 import { multipartFields } from './multipart-fields';
 import { PathRules } from './path-rules';
 import { PlatformOperation } from './platform-operations';
 import { PlatformRequestValidator } from './request-validator';
+
+/** The header that names an installed platform account (docs/accounts.md#passthrough). */
+export const PLATFORM_ACCOUNT_HEADER = 'x-platform-account';
 
 type RawBodyRequest = Request & { rawBody?: Buffer };
 
@@ -63,7 +69,38 @@ export class PlatformPassthrough {
   constructor(
     private readonly zoom: ZoomClient,
     private readonly validator: PlatformRequestValidator,
+    private readonly accounts: AccountsService,
+    private readonly accountTokens: AccountTokens,
   ) {}
+
+  /**
+   * `x-platform-account` (docs/accounts.md#passthrough): that installed account's tokens, for a
+   * caller that holds the account (else 403); without it, the server-to-server credentials.
+   */
+  private async tokensFor(req: Request): Promise<ZoomTokenSource | undefined> {
+    const header = req.headers[PLATFORM_ACCOUNT_HEADER];
+    if (header === undefined) return undefined;
+    const accountId = Array.isArray(header) ? header[0] : header;
+    if (!/^[A-Za-z0-9._-]{1,128}$/.test(accountId)) {
+      throw ApiError.validation([
+        {
+          field: PLATFORM_ACCOUNT_HEADER,
+          message: `${PLATFORM_ACCOUNT_HEADER} is not an account id`,
+        },
+      ]);
+    }
+    const client = (req as Request & { client?: AuthenticatedClient }).client;
+    if (!client || !(await this.accounts.holds(client.clientId, accountId))) {
+      throw new ApiError(
+        HttpStatus.FORBIDDEN,
+        `This client does not hold platform account ${accountId}`,
+      );
+    }
+    return {
+      get: () => this.accountTokens.get(accountId),
+      invalidate: (token) => this.accountTokens.invalidate(accountId, token),
+    };
+  }
 
   /** The platform's answer as bytes. */
   async forward(op: PlatformOperation, req: Request, pathRules: PathRules): Promise<ZoomRawResult> {
@@ -98,6 +135,7 @@ export class PlatformPassthrough {
       localQuery,
     );
     return {
+      tokens: await this.tokensFor(req),
       params,
       pathRules,
       query: queryWithout(rawQuery, localQuery),

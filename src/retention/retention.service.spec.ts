@@ -27,6 +27,10 @@ class FakeRetentionStore extends RetentionStore {
     });
   }
 
+  purgeAccounts(): Promise<DeletedRows> {
+    return Promise.resolve({ deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0 });
+  }
+
   async exclusively(work: () => Promise<void>): Promise<boolean> {
     if (this.lockedElsewhere) return false;
     await work();

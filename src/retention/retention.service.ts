@@ -17,6 +17,8 @@ export const RETENTION_BATCH = 1000;
 const TABLES: RetentionTable[] = ['deliveries', 'events', 'inbound_events'];
 
 const NONE: DeletedRows = { deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0 };
+/** A platform account that left has its data deleted within this (docs/accounts.md#leaving). */
+export const ACCOUNT_PURGE_WITHIN_MS = 10 * 60_000;
 
 /**
  * Retention (docs/api.md#receiver-health): once at start and then every RETENTION_INTERVAL_MS, deletes ended
@@ -30,6 +32,7 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private lastFullRun = 0;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -52,6 +55,8 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
     const cutoff = new Date(now.getTime() - this.config.retention.days * DAY_MS);
     const total = { ...NONE };
     const ran = await this.store.exclusively(async () => {
+      this.count(await this.store.purgeAccounts(), total);
+      this.lastFullRun = now.getTime();
       for (const table of TABLES) {
         for (;;) {
           if (this.stopped) return;
@@ -76,14 +81,40 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
     this.metrics.retentionDeleted.inc({ table: 'inbound_events' }, deleted.inboundEvents);
   }
 
+  /** Only the deletes of platform accounts that left; null when another process was running. */
+  async purgeAccounts(): Promise<DeletedRows | null> {
+    const total = { ...NONE };
+    const ran = await this.store.exclusively(async () => {
+      this.count(await this.store.purgeAccounts(), total);
+    });
+    return ran ? total : null;
+  }
+
+  // Every RETENTION_INTERVAL_MS a full run; between two, with a longer interval, the account
+  // deletes alone, often enough that an account's data goes within ACCOUNT_PURGE_WITHIN_MS.
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.runAndReport().finally(() => {
+      const full = Date.now() - this.lastFullRun >= this.config.retention.intervalMs;
+      this.running = (full ? this.runAndReport() : this.purgeAndReport()).finally(() => {
         this.running = undefined;
-        this.schedule(this.config.retention.intervalMs);
+        this.schedule(Math.min(this.config.retention.intervalMs, ACCOUNT_PURGE_WITHIN_MS / 2));
       });
     }, delayMs);
+  }
+
+  private async purgeAndReport(): Promise<void> {
+    try {
+      const deleted = await this.purgeAccounts();
+      if (deleted && deleted.events + deleted.inboundEvents > 0) {
+        this.logger.log(
+          `retention (platform accounts that left): deleted ${deleted.deliveries} deliveries, ` +
+            `${deleted.events} events, ${deleted.inboundEvents} inbound events`,
+        );
+      }
+    } catch (error) {
+      this.logger.error(`retention of accounts that left failed: ${(error as Error).message}`);
+    }
   }
 
   private async runAndReport(): Promise<void> {

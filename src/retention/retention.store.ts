@@ -27,12 +27,23 @@ const INBOUND_BATCH_SQL = `
     i AS (DELETE FROM inbound_events WHERE id IN (SELECT id FROM batch) RETURNING 1)
     SELECT (SELECT count(*) FROM i)::int AS inbound_events`;
 
+// The accounts that left (docs/accounts.md#leaving), with when: their inbound events up to
+// then go here, the record's through RecordRetentionStore; the request goes last.
+const PURGES_SQL = `SELECT account_id, requested_at FROM account_purges ORDER BY requested_at`;
+const INBOUND_PURGE_SQL = `
+  WITH i AS (DELETE FROM inbound_events WHERE account_id = $1 AND received_at <= $2 RETURNING 1)
+  SELECT (SELECT count(*) FROM i)::int AS inbound_events`;
+const PURGED_SQL = `DELETE FROM account_purges WHERE account_id = $1 AND requested_at = $2`;
+
 const LOCK_KEY = 'meeting-event-bridge:retention';
 
 /** The retention job's deletes (PgRetentionStore is the real one). */
 export abstract class RetentionStore {
   /** Deletes one batch of at most `limit` rows of `table` older than `cutoff`. */
   abstract deleteBatch(table: RetentionTable, cutoff: Date, limit: number): Promise<DeletedRows>;
+
+  /** Deletes the stored data of every platform account that left; what it deleted. */
+  abstract purgeAccounts(): Promise<DeletedRows>;
 
   /**
    * Runs `work` while this process holds the retention lock; resolves to false at once, without
@@ -60,6 +71,25 @@ export class PgRetentionStore extends RetentionStore {
       limit,
     ]);
     return { deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: row.inbound_events };
+  }
+
+  async purgeAccounts(): Promise<DeletedRows> {
+    const total: DeletedRows = { deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0 };
+    const purges = await query<{ account_id: string; requested_at: Date }>(this.db, PURGES_SQL, []);
+    for (const { account_id: accountId, requested_at: upTo } of purges) {
+      const record = await this.record.purgeAccount(accountId, upTo);
+      const [inbound] = await query<{ inbound_events: number }>(this.db, INBOUND_PURGE_SQL, [
+        accountId,
+        upTo,
+      ]);
+      // Only the request it served: a newer one (the account left again meanwhile) stays.
+      await query(this.db, PURGED_SQL, [accountId, upTo]);
+      total.deliveries += record.deliveries;
+      total.deliveryAttempts += record.deliveryAttempts;
+      total.events += record.events;
+      total.inboundEvents += inbound.inbound_events;
+    }
+    return total;
   }
 
   async exclusively(work: () => Promise<void>): Promise<boolean> {

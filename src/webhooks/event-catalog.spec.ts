@@ -26,6 +26,8 @@ describe('EVENT_TYPES', () => {
       'bridge.webhook.disabled',
       'bridge.delivery.failed',
       'bridge.reconciliation.completed',
+      'bridge.account.disconnected',
+      'bridge.account.deauthorized',
     ]);
     for (const type of EVENT_TYPES) {
       expect(type.description.length).toBeGreaterThan(20);

@@ -507,6 +507,42 @@ const OPERATIONAL: Record<OperationalEvent, [string, JsonSchema]> = {
       additionalProperties: false,
     },
   ],
+  'bridge.account.disconnected': [
+    'The platform refused to renew the tokens of an account you installed (docs/accounts.md): ' +
+      'it is `needs_reinstall` until it is installed again (POST /api/platform/installs). ' +
+      'Sent to the webhooks that subscribe to it of the client that installed the account; a ' +
+      'failed delivery of a `bridge.*` event causes no further event.',
+    {
+      type: 'object',
+      description: 'The account, and what the platform said',
+      required: ['account_id', 'reason'],
+      properties: {
+        account_id: text('The platform account'),
+        reason: text("The platform's reason for refusing the refresh token"),
+      },
+      additionalProperties: false,
+    },
+  ],
+  'bridge.account.deauthorized': [
+    'An account you installed uninstalled the app, or you removed it (docs/accounts.md): its ' +
+      'tokens are deleted and its stored events and deliveries are deleted within 10 minutes. ' +
+      'Sent to the webhooks that subscribe to it of the client that installed the account; a ' +
+      'failed delivery of a `bridge.*` event causes no further event.',
+    {
+      type: 'object',
+      description: 'The account, and how it left',
+      required: ['account_id', 'reason', 'deauthorized_at'],
+      properties: {
+        account_id: text('The platform account'),
+        reason: {
+          enum: ['app_deauthorized', 'removed'],
+          description: 'Uninstalled on the platform, or removed through the API',
+        },
+        deauthorized_at: time('When it left'),
+      },
+      additionalProperties: false,
+    },
+  ],
 };
 
 const OPERATIONAL_KINDS: EventType[] = Object.entries(OPERATIONAL).map(

@@ -7,7 +7,13 @@ const VERSION = 'v1';
 
 /** What a ciphertext holds; it is bound to it, so one cannot be replayed as another kind. */
 export type CipherPurpose =
-  'webhook-secret' | 'recording-download-token' | 'webhook-headers' | 'webhook-url';
+  | 'webhook-secret'
+  | 'recording-download-token'
+  | 'webhook-headers'
+  // An installed account's access and refresh tokens, and an install's PKCE verifier (docs/accounts.md).
+  | 'platform-token'
+  | 'pkce-verifier'
+  | 'webhook-url';
 const aad = (purpose: CipherPurpose) => Buffer.from(`meeting-event-bridge:${purpose}`);
 
 /**

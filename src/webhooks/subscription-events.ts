@@ -12,12 +12,15 @@ export type SubscriptionEvent = (typeof SUBSCRIPTION_EVENTS)[number];
 /**
  * The service's own operational events (docs/operations.md): about a client's webhooks, sent to that
  * client's other webhooks that subscribe to them; and bridge.reconciliation.completed, sent to
- * the subscribed webhooks of clients holding bridge:admin (docs/reconciliation.md).
+ * the subscribed webhooks of clients holding bridge:admin (docs/reconciliation.md); and the
+ * bridge.account.* events, sent to the client that installed the account (docs/accounts.md).
  */
 export const OPERATIONAL_EVENTS = [
   'bridge.webhook.disabled',
   'bridge.delivery.failed',
   'bridge.reconciliation.completed',
+  'bridge.account.disconnected',
+  'bridge.account.deauthorized',
 ] as const;
 export type OperationalEvent = (typeof OPERATIONAL_EVENTS)[number];
 

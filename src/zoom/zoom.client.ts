@@ -8,7 +8,16 @@ import { PathEncoders, ZoomOperation, buildZoomPath } from './zoom-operations';
 import { ZoomToken, ZoomTokenProvider, missingZoomCredentials } from './zoom-token.provider';
 import { ZoomMeetingRecording, ZoomResult } from './zoom.types';
 
+/** Where a call's token comes from: the server-to-server one unless the call names another. */
+export interface ZoomTokenSource {
+  get(): Promise<ZoomToken>;
+  /** The platform refused `token` (401). */
+  invalidate(token: ZoomToken): void;
+}
+
 export interface ZoomCall {
+  /** An installed account's tokens (docs/accounts.md#passthrough); absent: server-to-server. */
+  tokens?: ZoomTokenSource;
   /** Path parameters by their name in the operation's template (`userId`, `meetingId`). */
   params?: Record<string, string>;
   /** The rules of the module that owns the operation's path parameters; others are encoded once. */
@@ -136,7 +145,7 @@ export class ZoomClient {
    * hosts, without the token when it leaves that origin (as browsers do).
    */
   async download(downloadUrl: string, range?: string): Promise<ZoomDownload> {
-    const res = await this.withToken((token) => {
+    const res = await this.withToken(undefined, (token) => {
       const bases = this.platformBases(token.apiBaseUrl);
       const start = this.platformUrl(downloadUrl, bases);
       const auth = { authorization: `Bearer ${token.accessToken}` };
@@ -179,7 +188,7 @@ export class ZoomClient {
   private async exchange(operation: ZoomOperation, call: ZoomCall): Promise<ZoomHttpResponse> {
     const path = buildZoomPath(operation, call.params, call.query, call.pathRules);
     const { body } = call;
-    const res = await this.withToken((token) =>
+    const res = await this.withToken(call.tokens, (token) =>
       this.http.send(`${token.apiBaseUrl}${path}`, {
         method: operation.method,
         headers: {
@@ -200,16 +209,18 @@ export class ZoomClient {
   }
 
   private async withToken(
+    source: ZoomTokenSource | undefined,
     send: (token: ZoomToken) => Promise<ZoomHttpResponse>,
   ): Promise<ZoomHttpResponse> {
-    if (!this.configured) throw ZoomApiError.notConfigured(this.missingCredentials);
-    const token = await this.tokens.get();
+    if (!source && !this.configured) throw ZoomApiError.notConfigured(this.missingCredentials);
+    const tokens = source ?? this.tokens;
+    const token = await tokens.get();
     const first = await send(token);
     if (first.statusCode !== 401) return first;
     await this.http.discard(first);
-    this.tokens.invalidate(token);
+    tokens.invalidate(token);
     this.logger.log('the platform refused the access token: renewing it and retrying once');
-    return send(await this.tokens.get());
+    return send(await tokens.get());
   }
 
   /** `auth.onStartOrigin`: the headers that may go to the download_url's own origin only. */

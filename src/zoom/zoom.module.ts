@@ -10,7 +10,8 @@ import { ZoomClient } from './zoom.client';
  */
 @Module({
   providers: [ZoomHttp, ZoomTokenProvider, ZoomClient],
-  // The token too: the platform's event socket (src/inbound/sources/websocket) opens with it.
-  exports: [ZoomClient, ZoomTokenProvider],
+  // The token too: the platform's event socket (src/inbound/sources/websocket) opens with it;
+  // and the HTTP client, for the calls of installed accounts (src/accounts).
+  exports: [ZoomClient, ZoomTokenProvider, ZoomHttp],
 })
 export class ZoomModule {}

@@ -32,6 +32,16 @@ export class MemoryOperationalEventStore extends OperationalEventStore {
     return Promise.resolve(targets.map((webhookId, i) => ({ id: `${event.id}-${i}`, webhookId })));
   }
 
+  /** Per client, its webhooks subscribed to each operational kind. */
+  readonly clientSubscribers = new Map<string, Record<string, string[]>>();
+
+  fanOutToClient(event: DeploymentEvent, clientId: string): Promise<DeliveryRef[]> {
+    const targets = this.clientSubscribers.get(clientId)?.[event.kind] ?? [];
+    if (targets.length === 0) return Promise.resolve([]);
+    this.published.push(event);
+    return Promise.resolve(targets.map((webhookId, i) => ({ id: `${event.id}-${i}`, webhookId })));
+  }
+
   fanOutToAdmins(event: DeploymentEvent): Promise<DeliveryRef[]> {
     const targets = this.adminSubscribers[event.kind] ?? [];
     if (targets.length === 0) return Promise.resolve([]);

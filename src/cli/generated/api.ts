@@ -120,6 +120,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/platform/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List installed platform accounts
+         * @description Needs `accounts:write` or `bridge:admin`. The installations this client holds (those it installed and those AUTH_CLIENTS lists for it); every one with `bridge:admin`. Never a token.
+         */
+        get: operations["AccountsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/accounts/{accountId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a platform account this client installed
+         * @description Revokes its token at the platform, deletes its tokens at once (status `revoked`), sends `bridge.account.deauthorized`, and deletes its stored events, deliveries and inbound events within 10 minutes. Webhooks stay.
+         */
+        delete: operations["AccountsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/installs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start installing a platform account
+         * @description An authorize URL of the platform OAuth app (ZOOM_APP_CLIENT_ID) with a single-use state bound to this client and a PKCE S256 challenge. The account installed through it is this client's: its events, passthrough and data (docs/accounts.md).
+         */
+        post: operations["AccountsController_install"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/portal-links": {
         parameters: {
             query?: never;
@@ -418,6 +478,27 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AccountListResponse: {
+            data: components["schemas"]["AccountResponse"][];
+        };
+        AccountResponse: {
+            /** @description The platform account */
+            account_id: string;
+            /**
+             * Format: date-time
+             * @description When it was (last) installed
+             */
+            installed_at: string;
+            /** @description The API client that installed it */
+            installed_by: string;
+            /** @description The scopes the platform granted, space separated */
+            scopes: string;
+            /**
+             * @description `active`; `needs_reinstall` after the platform refused to renew its tokens; `revoked` after it uninstalled the app or was removed
+             * @enum {string}
+             */
+            status: "active" | "needs_reinstall" | "revoked";
+        };
         AttendanceListResponse: {
             /** @description Newest end first */
             data: components["schemas"]["AttendanceSummary"][];
@@ -533,6 +614,74 @@ export interface components {
             topic: string | null;
             /** @description The occurrence uuid, as the platform writes it */
             uuid: string;
+        };
+        /**
+         * bridge.account.deauthorized notification
+         * @description An account you installed uninstalled the app, or you removed it (docs/accounts.md): its tokens are deleted and its stored events and deliveries are deleted within 10 minutes. Sent to the webhooks that subscribe to it of the client that installed the account; a failed delivery of a `bridge.*` event causes no further event.
+         */
+        BridgeAccountDeauthorizedNotification: {
+            /**
+             * Format: date-time
+             * @description When the event was published (UTC)
+             */
+            created_at: string;
+            /** @description The account, and how it left */
+            data: {
+                /** @description The platform account */
+                account_id: string;
+                /**
+                 * Format: date-time
+                 * @description When it left
+                 */
+                deauthorized_at: string;
+                /**
+                 * @description Uninstalled on the platform, or removed through the API
+                 * @enum {unknown}
+                 */
+                reason: "app_deauthorized" | "removed";
+            };
+            /** @enum {unknown} */
+            event: "bridge.account.deauthorized";
+            /**
+             * Format: uuid
+             * @description Event id: the same in every delivery of this event; the delivery id (the de-duplication key) is the webhook-id header
+             */
+            id: string;
+            /**
+             * @description Always null: the service itself caused it, not a platform event
+             * @enum {object|null}
+             */
+            source: never | null;
+        };
+        /**
+         * bridge.account.disconnected notification
+         * @description The platform refused to renew the tokens of an account you installed (docs/accounts.md): it is `needs_reinstall` until it is installed again (POST /api/platform/installs). Sent to the webhooks that subscribe to it of the client that installed the account; a failed delivery of a `bridge.*` event causes no further event.
+         */
+        BridgeAccountDisconnectedNotification: {
+            /**
+             * Format: date-time
+             * @description When the event was published (UTC)
+             */
+            created_at: string;
+            /** @description The account, and what the platform said */
+            data: {
+                /** @description The platform account */
+                account_id: string;
+                /** @description The platform's reason for refusing the refresh token */
+                reason: string;
+            };
+            /** @enum {unknown} */
+            event: "bridge.account.disconnected";
+            /**
+             * Format: uuid
+             * @description Event id: the same in every delivery of this event; the delivery id (the de-duplication key) is the webhook-id header
+             */
+            id: string;
+            /**
+             * @description Always null: the service itself caused it, not a platform event
+             * @enum {object|null}
+             */
+            source: never | null;
         };
         /**
          * bridge.delivery.failed notification
@@ -721,7 +870,7 @@ export interface components {
                 type: "discord";
             };
             /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, the operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the client's other webhooks), `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
-            events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "meeting.attendance" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "zoom.*") | unknown)[];
+            events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "meeting.attendance" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "bridge.account.disconnected" | "bridge.account.deauthorized" | "zoom.*") | unknown)[];
             /** @description Only events whose notification body matches are delivered; the others create no delivery (nor count as missed for a replay). Keys are dotted paths into the body (`data.topic`, `source.event`), each matched by a literal (equality) or an object of operators: $eq, $neq, $in, $nin, $gt, $gte, $lt, $lte, $exists, $prefix, $suffix, $contains; $and, $or, $not combine filters, and several keys must all match. A path through an array looks at each element, and an operator matches when any value reached satisfies it; a value of another type never matches. At most 2048 bytes of JSON and 8 levels deep. null: no filter (on PATCH, removes it; a PATCH with a filter replaces the whole filter). */
             filter?: components["schemas"]["EventFilter"] | null;
             /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens of at most 256 characters (case-insensitive, each once; none named like a JavaScript object member, such as `constructor` or `toString`) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent, any beginning x-service- or webhook-, and the connection and framing headers keep-alive, proxy-connection, te, trailer, upgrade, expect, content-encoding, http2-settings; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
@@ -1231,6 +1380,15 @@ export interface components {
         InboundStatusResponse: {
             webhook: components["schemas"]["WebhookSourceStatus"];
             websocket: components["schemas"]["WebsocketSourceStatus"];
+        };
+        InstallResponse: {
+            /**
+             * Format: date-time
+             * @description When the URL stops working (10 minutes)
+             */
+            expires_at: string;
+            /** @description Where the person installing the app goes: the platform asks them to authorize it and sends their browser back to ZOOM_APP_REDIRECT_URL. Single use. */
+            install_url: string;
         };
         /**
          * job.completed notification
@@ -1779,7 +1937,7 @@ export interface components {
                 type: "discord";
             };
             /** @description Event kinds to receive: at least one, each at most once. One of the six kinds, the operational events `bridge.webhook.disabled` and `bridge.delivery.failed` (about the client's other webhooks), `zoom.*` (every platform event as the platform sent it), or `zoom.<platform event>` (`zoom.meeting.created`, `zoom.recording.trashed`, …). A webhook that lists both `zoom.*` and `zoom.<event>` gets one delivery per event. */
-            events?: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "meeting.attendance" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "zoom.*") | unknown)[];
+            events?: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "meeting.attendance" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "bridge.account.disconnected" | "bridge.account.deauthorized" | "zoom.*") | unknown)[];
             /** @description Only events whose notification body matches are delivered; the others create no delivery (nor count as missed for a replay). Keys are dotted paths into the body (`data.topic`, `source.event`), each matched by a literal (equality) or an object of operators: $eq, $neq, $in, $nin, $gt, $gte, $lt, $lte, $exists, $prefix, $suffix, $contains; $and, $or, $not combine filters, and several keys must all match. A path through an array looks at each element, and an operator matches when any value reached satisfies it; a value of another type never matches. At most 2048 bytes of JSON and 8 levels deep. null: no filter (on PATCH, removes it; a PATCH with a filter replaces the whole filter). */
             filter?: components["schemas"]["EventFilter"] | null;
             /** @description Static headers sent with every attempt (message headers for a broker): at most 20, names HTTP tokens of at most 256 characters (case-insensitive, each once; none named like a JavaScript object member, such as `constructor` or `toString`) other than host, content-type, content-length, connection, transfer-encoding, user-agent, traceparent, any beginning x-service- or webhook-, and the connection and framing headers keep-alive, proxy-connection, te, trailer, upgrade, expect, content-encoding, http2-settings; values printable ASCII of at most 1024 characters. Stored encrypted; answers show each value masked. null (or {}) removes them; a PATCH with headers replaces them all. */
@@ -1859,7 +2017,7 @@ export interface components {
              * @enum {string|null}
              */
             disabled_reason: "gone" | "failing" | null;
-            events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "meeting.attendance" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "zoom.*") | unknown)[];
+            events: (string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "meeting.attendance" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "bridge.account.disconnected" | "bridge.account.deauthorized" | "zoom.*") | unknown)[];
             /** @description The filter as it was set; null when every event of its kinds is delivered */
             filter: {
                 [key: string]: unknown;
@@ -2295,7 +2453,7 @@ export interface operations {
                 /** @description `next_cursor` of the previous page, as it was returned; omit for the first page. Any other value is refused (400). */
                 cursor?: string;
                 /** @description Only this event kind (a platform event as `zoom.<event>`) */
-                event?: string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "meeting.attendance" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "webhook.test") | unknown;
+                event?: string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "meeting.attendance" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "bridge.account.disconnected" | "bridge.account.deauthorized" | "webhook.test") | unknown;
                 /** @description Items per page */
                 limit?: number;
                 /** @description Only events published at or after this time (ISO 8601 UTC) */
@@ -2558,6 +2716,267 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AccountsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountListResponse"];
+                };
+            };
+            /** @description A body was sent that is not valid JSON, or does not match its Content-Encoding */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or forged token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Token lacks every one of accounts:write, bridge:admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request (headers or body) did not arrive within the server’s timeouts */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AccountsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The platform account */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A body was sent that is not valid JSON, or does not match its Content-Encoding */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or forged token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Token lacks scope accounts:write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description This client has not installed that account (or it is removed already) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request (headers or body) did not arrive within the server’s timeouts */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description HTTP_MAX_CONNECTIONS connections are open: retry after Retry-After seconds (the connections kept beyond it serve only /health/* and /zoom/events) */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AccountsController_install: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstallResponse"];
+                };
+            };
+            /** @description A body was sent that is not valid JSON, or does not match its Content-Encoding */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or forged token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Token lacks scope accounts:write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request (headers or body) did not arrive within the server’s timeouts */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A body was sent that is not JSON (Content-Type is not application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The platform OAuth app is not configured */
+            503: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3626,7 +4045,7 @@ export interface operations {
                 /** @description `next_cursor` of the previous page, as it was returned; omit for the first page. Any other value is refused (400). */
                 cursor?: string;
                 /** @description Only this event kind (a platform event as `zoom.<event>`) */
-                event?: string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "meeting.attendance" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "webhook.test") | unknown;
+                event?: string | ("job.started" | "job.completed" | "follower.gained" | "follower.lost" | "operation.complete" | "operation.failed" | "meeting.attendance" | "bridge.webhook.disabled" | "bridge.delivery.failed" | "bridge.reconciliation.completed" | "bridge.account.disconnected" | "bridge.account.deauthorized" | "webhook.test") | unknown;
                 /** @description Items per page */
                 limit?: number;
                 /** @description Only deliveries in this state */

@@ -25,3 +25,16 @@ WITH batch AS (
 ),
 e AS (DELETE FROM events WHERE id IN (SELECT id FROM batch) RETURNING 1)
 SELECT (SELECT count(*) FROM e)::int AS events;
+
+-- RecordRetentionStore.purgeAccount
+WITH ev AS (
+  SELECT id FROM events
+  WHERE source IS NOT NULL AND source->>'account_id' = $1 AND created_at <= $2
+),
+dl AS (SELECT id FROM deliveries WHERE event_id IN (SELECT id FROM ev)),
+a AS (DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM dl) RETURNING 1),
+d AS (DELETE FROM deliveries WHERE id IN (SELECT id FROM dl) RETURNING 1),
+e AS (DELETE FROM events WHERE id IN (SELECT id FROM ev) RETURNING 1)
+SELECT (SELECT count(*) FROM d)::int AS deliveries,
+       (SELECT count(*) FROM a)::int AS delivery_attempts,
+       (SELECT count(*) FROM e)::int AS events;

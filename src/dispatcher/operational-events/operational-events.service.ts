@@ -4,7 +4,11 @@ import { WebhookDisabledReason } from '../../webhooks/webhook.entity';
 import { OperationalEvent } from '../../webhooks/subscription-events';
 import { deliveryBody } from '../../delivery-record/delivery-body';
 import { DispatcherService } from '../publish/dispatcher.service';
-import { OperationalEventStore } from '../../delivery-record/operational-events.store';
+import {
+  DeploymentEvent,
+  OperationalEventStore,
+} from '../../delivery-record/operational-events.store';
+import { DeliveryRef } from '../../delivery-record/delivery.store';
 
 /** A delivery that just ended failed after its retries. */
 export interface FailedDelivery {
@@ -82,21 +86,35 @@ export class OperationalEventsService {
 
   /** After a reconciliation run ended (docs/reconciliation.md): to bridge:admin clients. */
   async reconciliationCompleted(data: ReconciliationCompleted): Promise<void> {
-    await this.guarded(`reconciliation ${data.id}`, async () => {
-      const event = {
-        id: newRowId(),
-        kind: 'bridge.reconciliation.completed' as const,
-        createdAt: new Date(),
-        data: { ...data },
-        source: null,
-      };
-      const deliveries = await this.store.fanOutToAdmins({
-        ...event,
-        body: deliveryBody(event),
-        traceContext: null,
-      });
-      if (deliveries.length > 0) await this.dispatcher.queueDeliveries(deliveries);
-    });
+    await this.guarded(`reconciliation ${data.id}`, () =>
+      this.publishTo('bridge.reconciliation.completed', { ...data }, (event) =>
+        this.store.fanOutToAdmins(event),
+      ),
+    );
+  }
+
+  /**
+   * An installed account was disconnected or deauthorized (docs/accounts.md): to the client
+   * that installed it.
+   */
+  async accountChanged(
+    kind: 'bridge.account.disconnected' | 'bridge.account.deauthorized',
+    clientId: string,
+    data: { account_id: string } & Record<string, unknown>,
+  ): Promise<void> {
+    await this.guarded(`account ${data.account_id}`, () =>
+      this.publishTo(kind, data, (event) => this.store.fanOutToClient(event, clientId)),
+    );
+  }
+
+  private async publishTo(
+    kind: OperationalEvent,
+    data: Record<string, unknown>,
+    fanOut: (event: DeploymentEvent) => Promise<DeliveryRef[]>,
+  ): Promise<void> {
+    const event = { id: newRowId(), kind, createdAt: new Date(), data, source: null };
+    const deliveries = await fanOut({ ...event, body: deliveryBody(event), traceContext: null });
+    if (deliveries.length > 0) await this.dispatcher.queueDeliveries(deliveries);
   }
 
   private async publish(

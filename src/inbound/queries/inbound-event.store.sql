@@ -59,7 +59,7 @@ d AS (
     i.trace_context, CASE WHEN o.ordered THEN i.order_key END,
     CASE WHEN o.ordered THEN i.order_ts END
   FROM ev JOIN input i ON i.event_id = ev.id
-  JOIN webhooks w ON (w.active AND w.owner_client_id = ANY($3::text[]) AND w.events && CASE WHEN i.kind LIKE 'zoom.%' THEN ARRAY[i.kind, 'zoom.*'] ELSE ARRAY[i.kind] END AND (w.filter_path IS NULL OR jsonb_path_match(jsonb_build_object('id', i.event_id, 'event', i.kind, 'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', i.data, 'source', i.source), w.filter_path, w.filter_vars)))
+  JOIN webhooks w ON (w.active AND w.owner_client_id = ANY($3::text[]) AND w.events && CASE WHEN i.kind LIKE 'zoom.%' THEN ARRAY[i.kind, 'zoom.*'] ELSE ARRAY[i.kind] END AND (i.source IS NULL OR w.owner_client_id || E'\t*' = ANY($3::text[]) OR (coalesce(i.source->>'account_id', '') <> '' AND (w.owner_client_id || E'\t' || coalesce(i.source->>'account_id', '') = ANY($3::text[]) OR EXISTS (SELECT 1 FROM installations ins WHERE ins.account_id = coalesce(i.source->>'account_id', '') AND ins.installed_by = w.owner_client_id AND ins.status <> 'revoked')))) AND (w.filter_path IS NULL OR jsonb_path_match(jsonb_build_object('id', i.event_id, 'event', i.kind, 'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', i.data, 'source', i.source), w.filter_path, w.filter_vars)))
   CROSS JOIN LATERAL (SELECT (w.ordering = 'meeting' AND i.order_key IS NOT NULL) AS ordered) o
   RETURNING id, event_id, webhook_id, lease_until
 )

@@ -1,0 +1,374 @@
+import { DataSource } from 'typeorm';
+import { clientToken } from '../scripts/client-token';
+import { FakeZoomOAuth } from './support/fake-zoom-oauth';
+import { request } from './support/http';
+import { Receiver, startReceiver } from './support/receiver';
+import { SpawnedApp, SpawnedWorker, spawnTestMs, startWorker } from './support/spawn-app';
+import { CLIENTS, TestApp, startTestApp } from './support/test-app';
+import { waitFor } from './support/wait-for';
+import { sendZoomEvent } from './support/zoom-sender';
+
+/**
+ * Many platform accounts (docs/accounts.md) against a fake platform that rotates refresh
+ * tokens as the real one does: installs, tokens renewed once across processes, a renewal
+ * killed midway, tenancy of events by account, and accounts leaving.
+ */
+const SCOPES = 'accounts:write webhooks:read webhooks:write users:read meetings:read';
+const INSTALLERS = {
+  north: {
+    client_id: 'north',
+    client_secret: 'north-secret-0123456789',
+    scopes: SCOPES,
+    accounts: [],
+  },
+  south: {
+    client_id: 'south',
+    client_secret: 'south-secret-0123456789',
+    scopes: SCOPES,
+    accounts: [],
+  },
+  listed: {
+    client_id: 'listed',
+    client_secret: 'listed-secret-012345678',
+    scopes: 'webhooks:read webhooks:write users:read',
+    accounts: ['acct-south'],
+  },
+};
+type Installer = keyof typeof INSTALLERS;
+const REDIRECT_URL = 'http://bridge.test/zoom/oauth/callback';
+
+function meetingStarted(accountId: string | undefined, id: string): object {
+  return {
+    event: 'meeting.started',
+    event_ts: Date.now(),
+    payload: {
+      ...(accountId === undefined ? {} : { account_id: accountId }),
+      object: {
+        id,
+        uuid: `uuid-${id}==`,
+        topic: `m ${id}`,
+        host_id: 'h',
+        start_time: new Date().toISOString(),
+      },
+    },
+  };
+}
+
+describe('many platform accounts', () => {
+  let fake: FakeZoomOAuth;
+  let t: TestApp;
+  let receiver: Receiver;
+  let env: Record<string, string>;
+  const spawned: SpawnedApp[] = [];
+  const tokens = new Map<string, string>();
+
+  const tokenOf = async (who: Installer | 'alpha'): Promise<string> => {
+    let found = tokens.get(who);
+    if (!found) {
+      found = await clientToken(t.baseUrl, who === 'alpha' ? CLIENTS.alpha : INSTALLERS[who]);
+      tokens.set(who, found);
+    }
+    return found;
+  };
+  /** The platform's redirect, sent to the app's own port. */
+  const callbackOf = (location: string): string =>
+    location.replace(new URL(REDIRECT_URL).origin, t.baseUrl);
+  const api = async (who: Installer | 'alpha', method: string, path: string, options = {}) =>
+    request(t.baseUrl, method, path, { token: await tokenOf(who), ...options });
+
+  async function install(who: Installer, accountId: string): Promise<void> {
+    const started = await api(who, 'POST', '/api/platform/installs');
+    expect(started.status).toBe(201);
+    const page = await fetch(callbackOf(await fake.authorize(started.body.install_url, accountId)));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(accountId);
+  }
+
+  beforeAll(async () => {
+    fake = await new FakeZoomOAuth().start();
+    receiver = await startReceiver();
+    env = {
+      AUTH_CLIENTS: JSON.stringify([...Object.values(CLIENTS), ...Object.values(INSTALLERS)]),
+      ZOOM_OAUTH_URL: fake.baseUrl,
+      ZOOM_API_URL: `${fake.baseUrl}/v2`,
+      ZOOM_APP_CLIENT_ID: fake.clientId,
+      ZOOM_APP_CLIENT_SECRET: fake.clientSecret,
+      // As the platform reaches it; the tests' browser goes to the app's own port (callbackOf).
+      ZOOM_APP_REDIRECT_URL: REDIRECT_URL,
+      ZOOM_TIMEOUT_MS: '2000',
+      RETENTION_INTERVAL_MS: '1000',
+    };
+    t = await startTestApp({ env });
+  });
+
+  afterAll(async () => {
+    for (const app of spawned) app.child.kill('SIGKILL');
+    await t?.close();
+    await receiver?.close();
+    await fake?.close();
+  });
+
+  it('installs an account: page, listing without tokens, tokens encrypted at rest', async () => {
+    await install('north', 'acct-north');
+    const listed = await api('north', 'GET', '/api/platform/accounts');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({
+        account_id: 'acct-north',
+        status: 'active',
+        installed_by: 'north',
+      }),
+    ]);
+    expect(listed.text).not.toContain('refresh');
+    const [row] = await t.app
+      .get(DataSource)
+      .query(`SELECT refresh_token_encrypted FROM installations WHERE account_id = 'acct-north'`);
+    expect(row.refresh_token_encrypted).not.toContain(fake.currentRefreshToken('acct-north'));
+    expect(t.logs.join('\n')).not.toContain(fake.currentRefreshToken('acct-north'));
+  });
+
+  it('answers every bad callback with a 400 page naming the problem, storing nothing', async () => {
+    const started = await api('south', 'POST', '/api/platform/installs');
+    const callback = callbackOf(await fake.authorize(started.body.install_url, 'acct-bad'));
+    const state = new URL(callback).searchParams.get('state') as string;
+    const cb = (query: string) => fetch(`${t.baseUrl}/zoom/oauth/callback?${query}`);
+    const unknown = await cb('state=nope&code=x');
+    expect(unknown.status).toBe(400);
+    expect(await unknown.text()).toContain('unknown');
+    const badCode = await cb(`state=${state}&code=forged`);
+    expect(badCode.status).toBe(400);
+    expect(await badCode.text()).toContain('refused the authorization code');
+    const reused = await fetch(callback);
+    expect(reused.status).toBe(400);
+    expect(await reused.text()).toContain('already used');
+    const denied = await fetch(
+      callbackOf(
+        await fake.authorize(
+          (await api('south', 'POST', '/api/platform/installs')).body.install_url as string,
+          'acct-bad',
+          true,
+        ),
+      ),
+    );
+    expect(denied.status).toBe(400);
+    expect(await denied.text()).toContain('access_denied');
+    const rows = await t.app
+      .get(DataSource)
+      .query(`SELECT 1 FROM installations WHERE account_id = 'acct-bad'`);
+    expect(rows).toHaveLength(0);
+  });
+
+  it('passes through with the account token for a holder only (403 otherwise, 409 not installed)', async () => {
+    const call = (who: Installer | 'alpha', account: string) =>
+      api(who, 'GET', '/api/users', { headers: { 'x-platform-account': account } });
+    const ok = await call('north', 'acct-north');
+    expect(ok.status).toBe(200);
+    expect(ok.body.account_id).toBe('acct-north');
+    expect((await call('south', 'acct-north')).status).toBe(403);
+    const missing = await call('alpha', 'acct-nowhere');
+    expect(missing.status).toBe(409);
+    expect(missing.body.message).toContain('not installed');
+  });
+
+  it("delivers each account's events only to clients that hold it", async () => {
+    await install('south', 'acct-south');
+    const hooks: Record<string, string> = {};
+    for (const who of ['north', 'south', 'listed', 'alpha'] as const) {
+      const route = receiver.route({}, `tenancy-${who}`);
+      hooks[who] = route.path;
+      const res = await api(who, 'POST', '/api/webhooks', {
+        body: { url: route.url, events: ['zoom.*'], secret: `whsec-tenancy-${who}-0123456789` },
+      });
+      expect(res.status).toBe(201);
+    }
+    for (const [account, id] of [
+      ['acct-north', '101'],
+      ['acct-south', '202'],
+      [undefined, '303'],
+    ] as const) {
+      expect((await sendZoomEvent(t.baseUrl, meetingStarted(account, id))).status).toBe(200);
+    }
+    const meetingIds = (who: string) =>
+      receiver.received
+        .filter((r) => r.path === hooks[who])
+        .map(
+          (r) =>
+            (JSON.parse(r.body.toString()) as { data: { object: { id: string } } }).data.object.id,
+        )
+        .sort();
+    await waitFor(() => meetingIds('alpha').length === 3, { what: 'alpha to get all three' });
+    await waitFor(
+      () =>
+        meetingIds('north').length >= 1 &&
+        meetingIds('south').length >= 1 &&
+        meetingIds('listed').length >= 1,
+    );
+    expect(meetingIds('alpha')).toEqual(['101', '202', '303']);
+    expect(meetingIds('north')).toEqual(['101']);
+    expect(meetingIds('south')).toEqual(['202']);
+    expect(meetingIds('listed')).toEqual(['202']);
+  });
+
+  it(
+    'renews a due token once for twenty concurrent calls across two processes',
+    async () => {
+      fake.expiresIn = 30; // due at once: the bridge renews 60 s early
+      await install('north', 'acct-due');
+      fake.expiresIn = 3599;
+      const other: SpawnedWorker = await startWorker(t, {
+        env: {
+          ...env,
+          APP_ROLE: 'all',
+          AUTH_CLIENTS: env.AUTH_CLIENTS,
+        },
+        workers: spawned,
+      });
+      const otherToken = await clientToken(other.url, INSTALLERS.north);
+      const before = fake.calls.length;
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          request(i % 2 === 0 ? t.baseUrl : other.url, 'GET', '/api/users', {
+            token: i % 2 === 0 ? (tokens.get('north') as string) : otherToken,
+            headers: { 'x-platform-account': 'acct-due' },
+          }),
+        ),
+      );
+      expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+      expect(fake.renewals.get('acct-due')).toBe(1);
+      const calls = fake.calls.slice(before).filter((c) => c.path === '/v2/users');
+      expect(calls).toHaveLength(20);
+      expect(calls.every((c) => c.accountId === 'acct-due')).toBe(true);
+      other.child.kill('SIGKILL');
+    },
+    spawnTestMs(1),
+  );
+
+  it(
+    'loses no account when a process is killed during a renewal',
+    async () => {
+      fake.expiresIn = 30;
+      await install('north', 'acct-kill');
+      fake.expiresIn = 3599;
+      const victim = await startWorker(t, {
+        env: { ...env, APP_ROLE: 'all' },
+        workers: spawned,
+      });
+      fake.holdRenewals = true;
+      const dying = request(victim.url, 'GET', '/api/users', {
+        token: await clientToken(victim.url, INSTALLERS.north),
+        headers: { 'x-platform-account': 'acct-kill' },
+      }).catch((error: Error) => error);
+      await waitFor(() => fake.heldRenewals === 1, { what: 'the renewal to reach the platform' });
+      victim.child.kill('SIGKILL');
+      await victim.exit;
+      fake.releaseRenewals();
+      await dying;
+      expect(fake.renewals.get('acct-kill')).toBeUndefined();
+      const after = await api('north', 'GET', '/api/users', {
+        headers: { 'x-platform-account': 'acct-kill' },
+      });
+      expect(after.status).toBe(200);
+      expect(after.body.account_id).toBe('acct-kill');
+      expect(fake.renewals.get('acct-kill')).toBe(1);
+    },
+    spawnTestMs(1),
+  );
+
+  it('marks a refused renewal needs_reinstall and tells the installing client', async () => {
+    const route = receiver.route({}, 'north-ops');
+    await api('north', 'POST', '/api/webhooks', {
+      body: {
+        url: route.url,
+        events: ['bridge.account.disconnected', 'bridge.account.deauthorized'],
+        secret: 'whsec-north-ops-0123456789',
+      },
+    });
+    fake.expiresIn = 30;
+    await install('north', 'acct-refused');
+    fake.expiresIn = 3599;
+    // Someone else used the refresh token: the platform has rotated it away.
+    await fetch(`${fake.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${fake.clientId}:${fake.clientSecret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: fake.currentRefreshToken('acct-refused') as string,
+      }),
+    });
+    const res = await api('north', 'GET', '/api/users', {
+      headers: { 'x-platform-account': 'acct-refused' },
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.message).toContain('needs_reinstall');
+    const event = await waitFor(() =>
+      receiver.received
+        .filter((r) => r.path === route.path)
+        .map(
+          (r) => JSON.parse(r.body.toString()) as { event: string; data: { account_id: string } },
+        )
+        .find((b) => b.event === 'bridge.account.disconnected'),
+    );
+    expect(event.data.account_id).toBe('acct-refused');
+  });
+
+  it('app_deauthorized revokes at once and deletes the account data by the next retention run', async () => {
+    const db = t.app.get(DataSource);
+    const count = async () => {
+      const [row] = await db.query(
+        `SELECT (SELECT count(*) FROM events WHERE source->>'account_id' = 'acct-south')::int AS events,
+                (SELECT count(*) FROM inbound_events WHERE account_id = 'acct-south')::int AS inbound`,
+      );
+      return row as { events: number; inbound: number };
+    };
+    expect((await count()).events).toBeGreaterThan(0);
+    const webhooksBefore = (await db.query(`SELECT count(*)::int AS n FROM webhooks`))[0].n;
+    const res = await sendZoomEvent(t.baseUrl, {
+      event: 'app_deauthorized',
+      event_ts: Date.now(),
+      payload: {
+        account_id: 'acct-south',
+        user_id: 'user-of-acct-south',
+        signature: 'sig',
+        deauthorization_time: new Date().toISOString(),
+        client_id: fake.clientId,
+      },
+    });
+    expect(res.status).toBe(200);
+    await waitFor(
+      async () => {
+        const listed = await api('south', 'GET', '/api/platform/accounts');
+        return listed.body.data.find(
+          (a: { account_id: string; status: string }) =>
+            a.account_id === 'acct-south' && a.status === 'revoked',
+        );
+      },
+      { what: 'acct-south to be revoked' },
+    );
+    const [tokensLeft] = await db.query(
+      `SELECT refresh_token_encrypted FROM installations WHERE account_id = 'acct-south'`,
+    );
+    expect(tokensLeft.refresh_token_encrypted).toBeNull();
+    await waitFor(
+      async () => {
+        const left = await count();
+        return left.events === 0 && left.inbound === 0;
+      },
+      { what: "acct-south's data to be deleted", timeoutMs: 30_000 },
+    );
+    expect((await db.query(`SELECT count(*)::int AS n FROM webhooks`))[0].n).toBe(webhooksBefore);
+  });
+
+  it('DELETE revokes at the platform and removes the account', async () => {
+    const refresh = fake.currentRefreshToken('acct-north');
+    const res = await api('north', 'DELETE', '/api/platform/accounts/acct-north');
+    expect(res.status).toBe(204);
+    expect(fake.revokedTokens).toContain(refresh);
+    expect((await api('south', 'DELETE', '/api/platform/accounts/acct-due')).status).toBe(404);
+    const after = await api('north', 'GET', '/api/users', {
+      headers: { 'x-platform-account': 'acct-north' },
+    });
+    expect(after.status).toBe(403);
+  });
+});
