@@ -111,6 +111,12 @@ export const receivingClients = (config: Pick<AppConfig, 'auth'>): string[] => [
   ),
 ];
 
+/** receivingClients' entries of one client holding every platform account (as before accounts). */
+export const holdingEveryAccount = (clientId: string): string[] => [
+  clientId,
+  `${clientId}${HOLDS}${ALL_ACCOUNTS}`,
+];
+
 /** The account part of the rule in TypeScript, for a body's source (installations: none known). */
 function holds(owner: string, body: unknown, clientIds: readonly string[]): boolean {
   const source = (body as { source?: { account_id?: unknown } | null } | undefined)?.source;

@@ -182,6 +182,20 @@ export const EVENT_EXAMPLES: Record<string, Record<string, unknown>> = {
     },
     null,
   ),
+  'bridge.account.disconnected': body(
+    'bridge.account.disconnected',
+    { account_id: 'AbCdEfGhIjKlMnOp', reason: 'Invalid Token!' },
+    null,
+  ),
+  'bridge.account.deauthorized': body(
+    'bridge.account.deauthorized',
+    {
+      account_id: 'AbCdEfGhIjKlMnOp',
+      reason: 'app_deauthorized',
+      deauthorized_at: '2026-01-01T14:59:58.000Z',
+    },
+    null,
+  ),
   'bridge.reconciliation.completed': body(
     'bridge.reconciliation.completed',
     {

@@ -3,7 +3,7 @@ import { orderAllowsIn } from './memory-order';
 import { deliveryBody } from '../../src/delivery-record/delivery-body';
 import { parsePrecise } from '../../src/common/precise-json';
 import type { WebhookLimit } from '../../src/delivery-record/delivery.store';
-import { receives } from '../../src/delivery-record/fan-out-rule';
+import { holdingEveryAccount, receives } from '../../src/delivery-record/fan-out-rule';
 import { DeliveryEntity } from '../../src/delivery-record/delivery.entity';
 import {
   AttemptRecord,
@@ -52,7 +52,7 @@ export class MemoryTables {
   readonly recordingDownloads = new Map<string, RecordingDownload>();
   /**
    * @param clientIds the API clients configured (AUTH_CLIENTS): as in the SQL, a webhook of
-   * any other owner gets nothing. Null: every owner counts.
+   * any other owner gets nothing. Null: every owner counts, holding every platform account.
    */
   constructor(public clientIds: readonly string[] | null = null) {}
 
@@ -63,7 +63,9 @@ export class MemoryTables {
   receives(webhook: WebhookEntity | ReplayTarget, kind: string, body?: string): boolean {
     const row = this.webhooks.get(webhook.id);
     const parsed: unknown = body === undefined ? undefined : parsePrecise(body);
-    return !!row && receives(row, kind, this.clientIds ?? [row.ownerClientId], parsed);
+    return (
+      !!row && receives(row, kind, this.clientIds ?? holdingEveryAccount(row.ownerClientId), parsed)
+    );
   }
 
   addWebhook(fields: Partial<WebhookEntity> = {}): WebhookEntity {

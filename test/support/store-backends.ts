@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { holdingEveryAccount } from '../../src/delivery-record/fan-out-rule';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../src/config/config.types';
 import { loadConfig } from '../../src/config/load-config';
@@ -136,7 +137,8 @@ async function postgres(): Promise<StoreBackend> {
 
 /** The in-memory fakes of test/fakes, as the unit specs use them. */
 function memory(): StoreBackend {
-  const tables = new MemoryTables(CONFIGURED_OWNERS);
+  // As receivingClients makes them of AUTH_CLIENTS entries without `accounts`: every account.
+  const tables = new MemoryTables(CONFIGURED_OWNERS.flatMap(holdingEveryAccount));
   return {
     name: 'memory',
     stores: {

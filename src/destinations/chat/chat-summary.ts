@@ -147,6 +147,29 @@ const SUMMARIES: Record<
       ['Last error', data.last_error],
     ),
   }),
+  'bridge.account.disconnected': (data) => ({
+    title: `Platform account ${str(data.account_id) ?? ''} needs installing again`,
+    facts: facts(['Account', data.account_id], ['Reason', data.reason]),
+  }),
+  'bridge.account.deauthorized': (data) => ({
+    title: `Platform account ${str(data.account_id) ?? ''} removed the app`,
+    facts: facts(['Account', data.account_id], ['When', data.deauthorized_at]),
+  }),
+  'meeting.attendance': (data) => ({
+    title: `Attendance of ${meetingName(data)}: ${str(data.participants_count) ?? '0'} participants`,
+    facts: facts(
+      ['Revision', data.revision],
+      ['Started', data.start_time],
+      ['Ended', data.end_time],
+      ...(Array.isArray(data.participants) ? data.participants : []).slice(0, 20).map((p) => {
+        const person = obj(p);
+        return [
+          str(person.user_name) ?? str(person.email) ?? 'Someone',
+          `${str(person.duration_seconds) ?? '0'} s`,
+        ] as [string, unknown];
+      }),
+    ),
+  }),
   'bridge.reconciliation.completed': (data) => ({
     title: `Reconciliation ${str(data.status) ?? 'ended'}`,
     facts: facts(

@@ -232,24 +232,6 @@ const OTHER_NOTIFICATION_EXAMPLES: Record<string, object> = {
     },
     source: null,
   },
-  'bridge.account.disconnected': {
-    id: '0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a3c',
-    event: 'bridge.account.disconnected',
-    created_at: '2025-01-01T14:00:00.000Z',
-    data: { account_id: 'AAAAAAAAAAAAAAAAAAAAAA', reason: 'Invalid Token!' },
-    source: null,
-  },
-  'bridge.account.deauthorized': {
-    id: '0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a4d',
-    event: 'bridge.account.deauthorized',
-    created_at: '2025-01-01T15:00:00.000Z',
-    data: {
-      account_id: 'AAAAAAAAAAAAAAAAAAAAAA',
-      reason: 'app_deauthorized',
-      deauthorized_at: '2025-01-01T14:59:58.000Z',
-    },
-    source: null,
-  },
 };
 
 /** A notification body of an event catalog entry (a kind, `webhook.test`, `zoom.*`, `bridge.*`). */
