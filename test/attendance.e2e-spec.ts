@@ -1,4 +1,6 @@
+import { clientToken } from '../scripts/client-token';
 import {
+  ACCOUNT_ID,
   ZoomEvent,
   asWebinar,
   meetingEnded,
@@ -26,6 +28,22 @@ import { EVENT_TYPES } from '../src/webhooks/event-catalog';
 import { CLIENTS } from './support/test-app';
 
 const HOUR = 3_600_000;
+
+/** Attendance readers holding one platform account each (docs/accounts.md#whose-events). */
+const TENANTS = {
+  ours: {
+    client_id: 'ours',
+    client_secret: 'ours-secret-0123456789ab',
+    scopes: 'attendance:read',
+    accounts: [ACCOUNT_ID],
+  },
+  elsewhere: {
+    client_id: 'elsewhere',
+    client_secret: 'elsewhere-secret-012345',
+    scopes: 'attendance:read',
+    accounts: ['some-other-account'],
+  },
+};
 const check = catalogChecker([...EVENT_TYPES]);
 
 const objectOf = (event: ZoomEvent) =>
@@ -67,6 +85,7 @@ describe('meeting attendance (webhooks, socket, reconciliation)', () => {
         ATTENDANCE_SETTLE_MS: '300',
         RECONCILE_INTERVAL_MS: '0',
         RECONCILE_MAX_RPS: '50',
+        AUTH_CLIENTS: JSON.stringify([...Object.values(CLIENTS), ...Object.values(TENANTS)]),
       },
     });
     const route = receiver.route({}, 'attendance');
@@ -296,6 +315,18 @@ describe('meeting attendance (webhooks, socket, reconciliation)', () => {
     }
     const bad = await request(t.baseUrl, 'GET', '/api/attendance?cursor=nope', { token: reader });
     expect(bad.status).toBe(400);
+  });
+
+  it('shows a client only the attendance of the platform accounts it holds', async () => {
+    const everything = await request(t.baseUrl, 'GET', '/api/attendance', { token: reader });
+    const uuid = (everything.body.data as Json[])[0].uuid as string;
+    const ours = await clientToken(t.baseUrl, TENANTS.ours);
+    const elsewhere = await clientToken(t.baseUrl, TENANTS.elsewhere);
+    expect((await get(uuid, ours)).status).toBe(200);
+    expect((await get(uuid, elsewhere)).status).toBe(404);
+    const listed = await request(t.baseUrl, 'GET', '/api/attendance', { token: elsewhere });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toEqual([]);
   });
 });
 

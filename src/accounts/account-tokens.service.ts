@@ -113,10 +113,7 @@ export class AccountTokens implements OnModuleDestroy {
   }
 
   private usable(accountId: string, token: AccountToken): boolean {
-    return (
-      Date.now() < token.renewAt &&
-      this.refused.get(accountId) !== token.accessToken
-    );
+    return Date.now() < token.renewAt && this.refused.get(accountId) !== token.accessToken;
   }
 
   private async obtain(accountId: string): Promise<AccountToken> {

@@ -40,6 +40,16 @@ export class AccountsService {
     return found !== null && found.installedBy === clientId && found.status !== 'revoked';
   }
 
+  /**
+   * The accounts a client holds, for reads narrowed by account (attendance): null when it
+   * holds every one (`"*"`), else those listed for it and those it installed and still holds.
+   */
+  async heldAccounts(clientId: string): Promise<string[] | null> {
+    const listed = this.listedAccounts(clientId);
+    if (listed === '*') return null;
+    return [...new Set([...listed, ...(await this.store.installedBy(clientId))])];
+  }
+
   /** The installations the client holds; every one for a bridge:admin client. */
   async list(clientId: string, admin: boolean): Promise<Installation[]> {
     const all = await this.store.list(null);

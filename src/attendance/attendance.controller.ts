@@ -8,6 +8,7 @@ import { ApiErrorResponse } from '../common/error-response';
 import { DEFAULT_PAGE_LIMIT } from '../common/page-query';
 import { ApiNotificationCallbacks } from '../webhooks/notification-callbacks';
 import { ATTENDANCE_EVENT } from '../webhooks/subscription-events';
+import { AccountsService } from '../accounts/accounts.service';
 import { AttendanceStore } from './attendance.store';
 import {
   AttendanceListResponse,
@@ -19,21 +20,14 @@ import {
 /** A platform uuid as it may be asked for: no whitespace, and far shorter than this. */
 const UUID_PARAM = /^\S{1,256}$/;
 
-/**
- * The platform accounts whose attendance `client` may read; null: every account. The one place
- * tenancy by platform account (docs/attendance.md#accounts) will narrow these reads: until it
- * is built a client reads every account's attendance, as it reads every account's events.
- */
-function accountsOf(client: AuthenticatedClient): string[] | null {
-  void client;
-  return null;
-}
-
 /** /api/attendance (attendance:read, docs/attendance.md): the computed attendance of ended occurrences. */
 @ApiTags('attendance')
 @Controller('api/attendance')
 export class AttendanceController {
-  constructor(private readonly store: AttendanceStore) {}
+  constructor(
+    private readonly store: AttendanceStore,
+    private readonly accounts: AccountsService,
+  ) {}
 
   @Get()
   @RequireScopes('attendance:read')
@@ -58,7 +52,7 @@ export class AttendanceController {
   ): Promise<AttendanceListResponse> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const rows = await this.store.list({
-      accounts: accountsOf(client),
+      accounts: await this.accounts.heldAccounts(client.clientId),
       since: query.since === undefined ? undefined : new Date(query.since),
       until: query.until === undefined ? undefined : new Date(query.until),
       cursor: decodeCursor(query.cursor),
@@ -102,7 +96,7 @@ export class AttendanceController {
       const message = 'uuid must be 1 to 256 characters without whitespace';
       throw ApiError.validation([{ field: 'uuid', message }]);
     }
-    const found = await this.store.get(uuid, accountsOf(client));
+    const found = await this.store.get(uuid, await this.accounts.heldAccounts(client.clientId));
     if (found === null) throw new ApiError(HttpStatus.NOT_FOUND, 'Attendance not found');
     return {
       ...(found.data as Omit<AttendanceResponse, 'computed_at'>),
