@@ -148,6 +148,8 @@ describe('The whole API against its document (generated requests)', () => {
         ...fake.env(),
         // No scheduled reconciliation: its report calls would be taken for passed-on requests.
         RECONCILE_INTERVAL_MS: '0',
+        // The generated chat webhooks point at the app's own /receiver (docs/destinations.md).
+        CHAT_EXTRA_HOSTS: '127.0.0.1',
         // One broker, of one type: the document offers it by name and no rabbitmq branch.
         DESTINATION_BROKERS: JSON.stringify([
           { name: 'bus', type: 'nats', url: 'nats://127.0.0.1:4222', namespace: 'shared' },

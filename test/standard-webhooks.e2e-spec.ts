@@ -100,6 +100,8 @@ describe('Standard Webhooks signatures, secret rotation and the event catalog (d
         'bridge.webhook.disabled',
         'bridge.delivery.failed',
         'bridge.reconciliation.completed',
+        'bridge.account.disconnected',
+        'bridge.account.deauthorized',
       ]);
       for (const entry of res.body.data) {
         expect(Object.keys(entry).sort()).toEqual(['description', 'example', 'name', 'schema']);

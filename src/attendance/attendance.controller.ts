@@ -17,8 +17,12 @@ import {
   summaryResponse,
 } from './dto/attendance.dto';
 
-/** A platform uuid as it may be asked for: no whitespace, and far shorter than this. */
-const UUID_PARAM = /^\S{1,256}$/;
+/**
+ * A platform uuid as it may be asked for: no space or control character, and far shorter than
+ * this. Spelled without \S, which JSON Schema tools read differently (docs/api.md).
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what it refuses
+const UUID_PARAM = /^[^\x00-\x20\x7f]{1,256}$/;
 
 /** /api/attendance (attendance:read, docs/attendance.md): the computed attendance of ended occurrences. */
 @ApiTags('attendance')
@@ -78,10 +82,15 @@ export class AttendanceController {
   })
   @ApiOkResponse({ type: AttendanceResponse })
   @ApiErrorResponse(400, {
-    description: 'The uuid holds whitespace or is longer than 256 characters',
+    description: 'The uuid holds a space or control character, or is longer than 256 characters',
     example: {
-      message: 'uuid must be 1 to 256 characters without whitespace',
-      details: [{ field: 'uuid', message: 'uuid must be 1 to 256 characters without whitespace' }],
+      message: 'uuid must be 1 to 256 characters without spaces or control characters',
+      details: [
+        {
+          field: 'uuid',
+          message: 'uuid must be 1 to 256 characters without spaces or control characters',
+        },
+      ],
     },
   })
   @ApiErrorResponse(404, {
@@ -93,7 +102,7 @@ export class AttendanceController {
     @CurrentClient() client: AuthenticatedClient,
   ): Promise<AttendanceResponse> {
     if (!UUID_PARAM.test(uuid)) {
-      const message = 'uuid must be 1 to 256 characters without whitespace';
+      const message = 'uuid must be 1 to 256 characters without spaces or control characters';
       throw ApiError.validation([{ field: 'uuid', message }]);
     }
     const found = await this.store.get(uuid, await this.accounts.heldAccounts(client.clientId));

@@ -338,7 +338,10 @@ export class WebhooksService {
    */
   private assertChatUrl(url: string, chat: ChatTool, refuse: (message: string) => Error): void {
     const parsed = new URL(url);
-    if (this.config.chat.extraHosts.includes(parsed.host.toLowerCase())) return;
+    // `host:port` takes that port only; a bare `host` any port of it.
+    const extra = this.config.chat.extraHosts;
+    if (extra.includes(parsed.host.toLowerCase()) || extra.includes(parsed.hostname.toLowerCase()))
+      return;
     const problem = chat.urlProblem(parsed);
     if (problem !== null) throw refuse(problem);
   }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import jsonata from 'jsonata';
 import { Json } from './http';
 
 /**
@@ -129,6 +130,14 @@ export function documentAjv(document: Json): Ajv {
   addFormats(ajv);
   ajv.addFormat('int64', { type: 'number', validate: Number.isSafeInteger });
   ajv.addFormat('int32', { type: 'number', validate: Number.isInteger });
+  ajv.addFormat('jsonata', (text: string) => {
+    try {
+      jsonata(text);
+      return true;
+    } catch {
+      return false;
+    }
+  });
   ajv.addSchema(document, 'openapi');
   return ajv;
 }

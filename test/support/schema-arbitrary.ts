@@ -132,6 +132,7 @@ export class SchemaArbitraries {
     if (s.format === 'date-time') return anyTimestamp(this.now);
     if (s.format === 'email') return mailbox;
     if (s.format === 'date') return recentTimestamp(this.now).map((t) => t.slice(0, 10));
+    if (s.format === 'jsonata') return fc.constantFrom('$', '{"e": event}', 'data.{"id": id}');
     if (s.format === 'uri') {
       return fc.stringMatching(/^[a-z0-9-]{0,20}$/).map((p) => `${this.receiverUrl}/${p}`);
     }
@@ -193,6 +194,7 @@ export class SchemaArbitraries {
       out.push({ broken: 'format date-time', value: '2026-13-45T99:99Z' });
     if (s.format === 'date') out.push({ broken: 'format date', value: '2026-13-45' });
     if (s.format === 'email') out.push({ broken: 'format email', value: 'a..b@example.com' });
+    if (s.format === 'jsonata') out.push({ broken: 'format jsonata', value: '{"a": (' });
     if (typeof s.pattern === 'string') {
       out.push({ broken: 'pattern', value: ' \t!' }, { broken: 'pattern', value: '..' });
     }

@@ -379,6 +379,8 @@ export const WebhookTemplate = (options: FieldOptions): PropertyDecorator =>
       type: 'string',
       nullable: true,
       maxLength: TEMPLATE_MAX_BYTES,
+      // Not a JSON Schema format: it tells tools (and the contract tester) the text is JSONata.
+      format: 'jsonata',
       description: TEMPLATE_DESCRIPTION,
       example: '{"text": "Meeting started: " & data.topic}',
     }),
