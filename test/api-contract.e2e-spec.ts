@@ -379,7 +379,16 @@ describe('The whole API against its document (generated requests)', () => {
   function verdictOf(op: Operation, c: Case, status: number, answer: Json, reached: string[]) {
     if (!op.platform) {
       if (c.broken === undefined) {
-        return status < 300 || NOT_A_REFUSAL.has(status) ? null : 'a valid request refused';
+        if (status < 300 || NOT_A_REFUSAL.has(status)) return null;
+        // Trying a template evaluates it: its failure on this body is the documented 400 naming
+        // `template` with the reason (docs/templates.md), not a refusal of the request's shape.
+        const tried =
+          op.template === '/api/templates/render' &&
+          status === 400 &&
+          (answer?.details as Json[] | undefined)?.some(
+            (d) => d.field === 'template' && String(d.message).startsWith('template:'),
+          );
+        return tried ? null : 'a valid request refused';
       }
       return status >= 400 && status < 500
         ? null
@@ -409,7 +418,11 @@ describe('The whole API against its document (generated requests)', () => {
   async function walk(platform: boolean, valid: number, invalid: number): Promise<void> {
     const failures: string[] = [];
     const excused = new Map<string, number>();
-    const operations = operationsOf(document).filter((op) => op.platform === platform);
+    // The install callback answers a person's browser, and only to a state an install made:
+    // no generated request can hold one (accounts.e2e drives it, docs/accounts.md).
+    const operations = operationsOf(document).filter(
+      (op) => op.platform === platform && op.template !== '/zoom/oauth/callback',
+    );
     // Every operation that takes a parameter or a body is sent at least one broken request.
     const untested: string[] = [];
     for (const [index, op] of operations.entries()) {

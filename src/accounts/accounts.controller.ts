@@ -9,10 +9,14 @@ import {
 } from '@nestjs/swagger';
 import { AuthenticatedClient } from '../auth/auth.types';
 import { CurrentClient, RequireAnyScope, RequireScopes } from '../auth/scopes.decorator';
+import { ApiError } from '../common/api-error';
 import { ApiErrorResponse } from '../common/error-response';
 import { AccountsService } from './accounts.service';
 import { AccountListResponse, InstallResponse, accountResponse } from './dto/accounts.dto';
 import { InstallFlow } from './install-flow.service';
+
+/** A platform account id as the platform writes them (docs/accounts.md). */
+const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** /api/platform (docs/accounts.md): installing, listing and removing platform accounts. */
 @ApiTags('accounts')
@@ -72,7 +76,15 @@ export class AccountsController {
       'sends `bridge.account.deauthorized`, and deletes its stored events, deliveries and ' +
       'inbound events within 10 minutes. Webhooks stay.',
   })
-  @ApiParam({ name: 'accountId', description: 'The platform account' })
+  @ApiParam({
+    name: 'accountId',
+    description: 'The platform account',
+    schema: { type: 'string', pattern: ACCOUNT_ID.source },
+  })
+  @ApiErrorResponse(400, {
+    description: 'The account id is not one the platform could have written',
+    example: { message: 'accountId must be 1 to 64 letters, digits, _ or -' },
+  })
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiErrorResponse(404, {
     description: 'This client has not installed that account (or it is removed already)',
@@ -82,6 +94,10 @@ export class AccountsController {
     @CurrentClient() client: AuthenticatedClient,
     @Param('accountId') accountId: string,
   ): Promise<void> {
+    if (!ACCOUNT_ID.test(accountId)) {
+      const message = 'accountId must be 1 to 64 letters, digits, _ or -';
+      throw ApiError.validation([{ field: 'accountId', message }]);
+    }
     await this.accounts.remove(client.clientId, accountId);
   }
 }

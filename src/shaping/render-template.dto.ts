@@ -7,13 +7,19 @@ import { TEMPLATE_MAX_BYTES, templateProblem } from './template-rules';
 /** The types a render names: those without a broker (a broker's output is the template's alone). */
 const RENDER_TYPES = ['http', ...DESTINATIONS.chatTypes];
 const KINDS = EVENT_TYPES.map((t) => t.name);
+/** The catalog's kinds and every `zoom.<platform event>`, as one ECMA-262 pattern. */
+const KIND_PATTERN = new RegExp(
+  `^(?:${KINDS.map((k) => k.replace(/[.*]/g, (c) => `\\${c}`)).join('|')}|zoom\\.[a-z0-9_]+\\.[a-z0-9_]+)$`,
+);
 
 /** Body of POST /api/templates/render (docs/templates.md#trying-a-template). */
 export class RenderTemplateDto {
   @ApiProperty({
     type: String,
     nullable: true,
+    minLength: 1,
     maxLength: TEMPLATE_MAX_BYTES,
+    format: 'jsonata',
     description:
       "The JSONata expression to try; null: none (a chat type's built-in message, or the body " +
       'itself for http)',
@@ -46,13 +52,13 @@ export class RenderTemplateDto {
   @ApiPropertyOptional({
     description:
       'An event kind of the catalog (GET /api/event-types), or a `zoom.<platform event>`: its ' +
-      'example body is used. Give this or `body`.',
+      'example body is used, unless `body` is given. One of the two is required.',
     example: 'job.started',
+    pattern: KIND_PATTERN.source,
   })
   @Satisfies(
     (value, field) =>
-      typeof value === 'string' &&
-      (KINDS.includes(value) || /^zoom\.[a-z0-9_]+\.[a-z0-9_]+$/.test(value))
+      typeof value === 'string' && KIND_PATTERN.test(value)
         ? null
         : `${field} must be an event kind of GET /api/event-types (${KINDS.join(', ')}) or zoom.<platform event>`,
     { optional: true },

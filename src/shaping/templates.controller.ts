@@ -33,11 +33,12 @@ export class TemplatesController {
   })
   async render(@Body() dto: RenderTemplateDto): Promise<RenderTemplateResponse> {
     const type = dto.type ?? 'http';
-    if ((dto.event === undefined) === (dto.body === undefined)) {
+    if (dto.event === undefined && dto.body === undefined) {
       throw ApiError.validation([
-        { field: 'event', message: 'give either event (an example body) or body, not both' },
+        { field: 'event', message: 'event is required without a body (an example body of it)' },
       ]);
     }
+    // A body given is what the template is tried on; event then only names the kind.
     const body = dto.body ?? exampleOf(dto.event!)!;
     const rules = { destinationType: type, template: dto.template };
     const output = await this.shaping.output(rules, JSON.stringify(body));

@@ -889,7 +889,10 @@ export interface components {
             rate_limit?: number | null;
             /** @description Signing secret: the key of the HMAC-SHA256 in `x-service-signature`. Stored encrypted; never returned (only its last 4 characters, as `secret_hint`). */
             secret: string;
-            /** @description A JSONata expression (https://jsonata.org) evaluated on the notification body; its result, a JSON object or array, is what is sent, signed and shown in the delivery log instead of the body. At most 8192 bytes; a syntax error is a 400 naming `template` and the position. For a chat destination, without one the tool's built-in message is sent. A delivery whose template fails, runs too long or yields no object or array fails at once (`last_error` begins `template:`), without retries. null: none (on PATCH, removes it). */
+            /**
+             * Format: jsonata
+             * @description A JSONata expression (https://jsonata.org) evaluated on the notification body; its result, a JSON object or array, is what is sent, signed and shown in the delivery log instead of the body. At most 8192 bytes; a syntax error is a 400 naming `template` and the position. For a chat destination, without one the tool's built-in message is sent. A delivery whose template fails, runs too long or yields no object or array fails at once (`last_error` begins `template:`), without retries. null: none (on PATCH, removes it).
+             */
             template?: string | null;
             /**
              * Format: uri
@@ -1865,9 +1868,12 @@ export interface components {
             body?: {
                 [key: string]: unknown;
             };
-            /** @description An event kind of the catalog (GET /api/event-types), or a `zoom.<platform event>`: its example body is used. Give this or `body`. */
+            /** @description An event kind of the catalog (GET /api/event-types), or a `zoom.<platform event>`: its example body is used, unless `body` is given. One of the two is required. */
             event?: string;
-            /** @description The JSONata expression to try; null: none (a chat type's built-in message, or the body itself for http) */
+            /**
+             * Format: jsonata
+             * @description The JSONata expression to try; null: none (a chat type's built-in message, or the body itself for http)
+             */
             template: string | null;
             /**
              * @description The destination type whose output to show (and check, for a chat tool)
@@ -1956,7 +1962,10 @@ export interface components {
             rate_limit?: number | null;
             /** @description Signing secret: the key of the HMAC-SHA256 in `x-service-signature`. Stored encrypted; never returned (only its last 4 characters, as `secret_hint`). */
             secret?: string;
-            /** @description A JSONata expression (https://jsonata.org) evaluated on the notification body; its result, a JSON object or array, is what is sent, signed and shown in the delivery log instead of the body. At most 8192 bytes; a syntax error is a 400 naming `template` and the position. For a chat destination, without one the tool's built-in message is sent. A delivery whose template fails, runs too long or yields no object or array fails at once (`last_error` begins `template:`), without retries. null: none (on PATCH, removes it). */
+            /**
+             * Format: jsonata
+             * @description A JSONata expression (https://jsonata.org) evaluated on the notification body; its result, a JSON object or array, is what is sent, signed and shown in the delivery log instead of the body. At most 8192 bytes; a syntax error is a 400 naming `template` and the position. For a chat destination, without one the tool's built-in message is sent. A delivery whose template fails, runs too long or yields no object or array fails at once (`last_error` begins `template:`), without retries. null: none (on PATCH, removes it).
+             */
             template?: string | null;
             /**
              * Format: uri
@@ -2286,7 +2295,7 @@ export interface operations {
                     "application/json": components["schemas"]["AttendanceResponse"];
                 };
             };
-            /** @description The uuid holds whitespace or is longer than 256 characters */
+            /** @description The uuid holds a space or control character, or is longer than 256 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2827,7 +2836,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A body was sent that is not valid JSON, or does not match its Content-Encoding */
+            /** @description The account id is not one the platform could have written */
             400: {
                 headers: {
                     [name: string]: unknown;
