@@ -40,7 +40,7 @@ export const CLIENTS = {
     client_secret: 'admin-secret-0123456789ab',
     // Every scope a client may hold: the operator's and every API scope.
     scopes:
-      'bridge:admin attendance:read webhooks:read webhooks:write meetings:read meetings:write users:read users:write recordings:read recordings:write webinars:read webinars:write reports:read',
+      'bridge:admin accounts:write attendance:read webhooks:read webhooks:write meetings:read meetings:write users:read users:write recordings:read recordings:write webinars:read webinars:write reports:read',
   },
   operator: {
     client_id: 'operator',
