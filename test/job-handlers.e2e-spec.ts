@@ -101,6 +101,7 @@ describe('booting with the @OnJob handlers of the role', () => {
     expect(error).toBeUndefined();
     expect(started.sort()).toEqual([
       'deliveries/deliver',
+      'inbound/compute-attendance',
       'inbound/process-inbound',
       'recordings/recording-automation',
     ]);
