@@ -861,6 +861,19 @@ export interface components {
                 type: "http";
             } | {
                 /** @enum {string} */
+                broker: "bus";
+                exchange: string;
+                routing_key: string;
+                /** @enum {string} */
+                type: "rabbitmq";
+            } | {
+                /** @enum {string} */
+                broker: "stream";
+                subject: string;
+                /** @enum {string} */
+                type: "nats";
+            } | {
+                /** @enum {string} */
                 type: "slack";
             } | {
                 /** @enum {string} */
@@ -899,12 +912,17 @@ export interface components {
              * @description Receiver of the notifications, for an http destination (the default), where it is required: an absolute http or https URL. Refused when its host does not resolve, or is or resolves to a loopback, private, link-local, CGNAT, multicast, documentation or metadata address (unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true). Refused with a broker destination. Put your receiver's URL here; the example is a public address literal only so that it is accepted as it stands, even where DNS is unavailable.
              */
             url?: string;
-        } & {
+        } & ({
             destination?: {
                 /** @enum {unknown} */
                 type?: "http" | "slack" | "teams" | "discord";
             };
-        };
+        } | {
+            destination: {
+                /** @enum {unknown} */
+                type?: "rabbitmq" | "nats";
+            };
+        });
         DeliveryAttemptResponse: {
             /** @description 1 for the first attempt, 2 for the first retry, … */
             attempt: number;
@@ -1932,6 +1950,19 @@ export interface components {
             destination?: {
                 /** @enum {string} */
                 type: "http";
+            } | {
+                /** @enum {string} */
+                broker: "bus";
+                exchange: string;
+                routing_key: string;
+                /** @enum {string} */
+                type: "rabbitmq";
+            } | {
+                /** @enum {string} */
+                broker: "stream";
+                subject: string;
+                /** @enum {string} */
+                type: "nats";
             } | {
                 /** @enum {string} */
                 type: "slack";
