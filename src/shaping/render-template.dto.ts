@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Satisfies } from '../common/field-rule';
 import { DESTINATIONS } from '../destinations/registry';
 import { EVENT_TYPES } from '../webhooks/event-catalog';
-import { TEMPLATE_MAX_BYTES, templateProblem } from './template-rules';
+import { TEMPLATE_MAX_BYTES, templateProblem } from '../webhooks/template-rules';
 
 /** The types a render names: those without a broker (a broker's output is the template's alone). */
 const RENDER_TYPES = ['http', ...DESTINATIONS.chatTypes];

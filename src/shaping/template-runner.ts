@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { TEMPLATE_OUTPUT_MAX_BYTES } from './template-rules';
+import { TEMPLATE_OUTPUT_MAX_BYTES } from '../webhooks/template-rules';
 
 /** What a template made of a body: the JSON bytes to send, or why it made none. */
 export type TemplateResult = { ok: true; json: string } | { ok: false; error: string };

@@ -31,7 +31,7 @@ import {
   isSubscription,
 } from '../subscription-events';
 import { WEBHOOK_ORDERINGS, WebhookOrdering } from '../webhook.entity';
-import { TEMPLATE_MAX_BYTES, templateProblem } from '../../shaping/template-rules';
+import { TEMPLATE_MAX_BYTES, templateProblem } from '../template-rules';
 
 export const URL_MAX_LENGTH = 2048;
 
