@@ -150,6 +150,11 @@ describe('The whole API against its document (generated requests)', () => {
         RECONCILE_INTERVAL_MS: '0',
         // The generated chat webhooks point at the app's own /receiver (docs/destinations.md).
         CHAT_EXTRA_HOSTS: '127.0.0.1',
+        // An OAuth app, so that starting an install answers its 201 (docs/accounts.md); the
+        // callback it leads to is a browser page, driven by accounts.e2e.
+        ZOOM_APP_CLIENT_ID: 'contract-app',
+        ZOOM_APP_CLIENT_SECRET: 'contract-app-secret',
+        ZOOM_APP_REDIRECT_URL: 'http://bridge.test/zoom/oauth/callback',
         // One broker, of one type: the document offers it by name and no rabbitmq branch.
         DESTINATION_BROKERS: JSON.stringify([
           { name: 'bus', type: 'nats', url: 'nats://127.0.0.1:4222', namespace: 'shared' },
