@@ -10,6 +10,17 @@ const MAX_DEPTH = 400;
 const CACHE_SIZE = 256;
 /** An evaluator's heap: far above any notification and its message, far below the service's. */
 const WORKER_HEAP_MB = 64;
+/**
+ * Most jobs sent to an evaluator in one message. One message a job cost a wake-up of the
+ * evaluator and of the service each, and on a loaded machine those wake-ups, not JSONata, were
+ * what a templated delivery waited for (docs/benchmarks.md#templates-and-chat-messages).
+ */
+const MAX_BATCH = 16;
+/**
+ * An evaluator silent this long with jobs still waiting behind the one it runs gives those back
+ * to the queue, for another evaluator: a slow template holds up no batchmate for longer.
+ */
+const STALL_MS = 25;
 
 /**
  * The evaluator's program, as text: run with `node -e`, so it runs the same under ts-jest and
@@ -35,7 +46,7 @@ const describe = (e) => {
   const where = e && typeof e.position === 'number' ? ' at position ' + e.position : '';
   return message + where + (e && e.code ? ' (' + e.code + ')' : '');
 };
-process.on('message', async ({ id, template, body, timeoutMs, maxBytes }) => {
+const run = async ({ template, body }, timeoutMs, maxBytes) => {
   let result;
   try {
     const expr = compiled(template);
@@ -61,7 +72,15 @@ process.on('message', async ({ id, template, body, timeoutMs, maxBytes }) => {
   } catch (error) {
     result = { ok: false, error: describe(error) };
   }
-  process.send({ id, result });
+  return result;
+};
+// One job at a time, in the order sent, each answered as soon as it is done; a batch that
+// arrives while one runs waits its turn.
+let turn = Promise.resolve();
+process.on('message', ({ jobs, timeoutMs, maxBytes }) => {
+  turn = turn.then(async () => {
+    for (const job of jobs) process.send({ id: job.id, result: await run(job, timeoutMs, maxBytes) });
+  });
 });
 process.on('disconnect', () => process.exit(0));
 process.send({ ready: true });
@@ -74,12 +93,15 @@ interface Job {
   resolve(result: TemplateResult): void;
 }
 
-/** One evaluator process and the job it runs, if any. */
+/** One evaluator process and the jobs sent to it, the one it runs first. */
 interface Slot {
   worker: ChildProcess;
   ready: boolean;
-  job: Job | null;
+  jobs: Job[];
+  /** Ends the evaluator when the first job overruns. */
   watchdog: NodeJS.Timeout | null;
+  /** Gives the jobs behind the first back when the evaluator is silent (STALL_MS). */
+  stall: NodeJS.Timeout | null;
 }
 
 const failedWith = (error: string): TemplateResult => ({ ok: false, error });
@@ -89,9 +111,12 @@ const failedWith = (error: string): TemplateResult => ({ ok: false, error });
  * sends deliveries: a template that loops, nests or grows without end costs its own delivery
  * and nothing else. Processes, not worker threads: a worker thread that reaches its heap limit
  * can abort the whole process (Node 20 does, for JSONata's `[1..10000000]`), a child only
- * itself. Each evaluator runs one job at a time, from one queue; a job is bounded by
- * TEMPLATE_TIMEOUT_MS inside it, and one that has not answered by twice that (and 100 ms for a
- * loaded machine) or that runs out of its heap is ended and replaced, failing only its job.
+ * itself. Each evaluator runs one job at a time, taking them from one queue in batches of up to
+ * MAX_BATCH (each answered on its own as it is done); a job is bounded by TEMPLATE_TIMEOUT_MS
+ * inside it, and one that has not answered by twice that (and 100 ms for a loaded machine) or
+ * that runs out of its heap is ended and replaced, failing only its job: the jobs behind it go
+ * back to the queue, as they do when the evaluator is silent for STALL_MS (a job given back may
+ * then be evaluated twice, harmlessly: only the evaluator that holds it answers for it).
  */
 export class TemplateRunner {
   private readonly slots: Slot[] = [];
@@ -104,6 +129,8 @@ export class TemplateRunner {
     /** TEMPLATE_TIMEOUT_MS. */
     private readonly timeoutMs: number,
     private readonly size = 2,
+    /** Most jobs an evaluator is sent at once; 1 is how it was before (bench/templates.ts). */
+    private readonly batch = MAX_BATCH,
   ) {}
 
   /** The template's output for the notification body `body` (JSON text). */
@@ -124,15 +151,20 @@ export class TemplateRunner {
   }
 
   private pump(): void {
-    while (this.queue.length > 0) {
-      let slot = this.slots.find((s) => s.ready && s.job === null);
-      if (slot === undefined) {
-        if (this.slots.length < this.size) this.spawn();
-        return;
-      }
-      this.start(slot, this.queue.shift()!);
-      slot = undefined;
+    if (this.queue.length === 0) return;
+    const idle = this.slots.filter((s) => s.ready && s.jobs.length === 0);
+    if (idle.length === 0) {
+      if (this.slots.length < this.size) this.spawn();
+      return;
     }
+    // Shared among the idle evaluators, so that one slow job holds up as few as can be.
+    const share = Math.min(this.batch, Math.ceil(this.queue.length / idle.length));
+    for (const slot of idle) {
+      if (this.queue.length === 0) break;
+      this.start(slot, this.queue.splice(0, share));
+    }
+    // More than the idle ones take: another evaluator, if there may be one.
+    if (this.queue.length > 0 && this.slots.length < this.size) this.spawn();
   }
 
   private spawn(): Slot {
@@ -146,7 +178,7 @@ export class TemplateRunner {
     // Idle evaluators must not keep the service (or a test) alive.
     worker.unref();
     worker.channel?.unref();
-    const slot: Slot = { worker, ready: false, job: null, watchdog: null };
+    const slot: Slot = { worker, ready: false, jobs: [], watchdog: null, stall: null };
     this.slots.push(slot);
     worker.on('message', (message: { ready?: boolean; id?: number; result?: TemplateResult }) => {
       if (message.ready) {
@@ -154,9 +186,13 @@ export class TemplateRunner {
         this.pump();
         return;
       }
-      const job = slot.job;
-      if (job === null || job.id !== message.id) return;
-      this.finish(slot, message.result!);
+      // A job given back (stall) is answered by whoever holds it now.
+      const job = slot.jobs[0];
+      if (job === undefined || job.id !== message.id) return;
+      slot.jobs.shift();
+      job.resolve(message.result!);
+      this.arm(slot);
+      if (slot.jobs.length === 0) this.pump();
     });
     worker.on('error', (error: Error) => {
       void this.replace(slot, `its evaluation failed: ${error.message}`);
@@ -174,44 +210,66 @@ export class TemplateRunner {
     return slot;
   }
 
-  private start(slot: Slot, job: Job): void {
-    slot.job = job;
-    slot.watchdog = setTimeout(
-      () => void this.replace(slot, `it ran longer than ${this.timeoutMs} ms`),
-      this.timeoutMs * 2 + 100,
-    );
+  private start(slot: Slot, jobs: Job[]): void {
+    slot.jobs = jobs;
+    this.arm(slot);
     slot.worker.send({
-      id: job.id,
-      template: job.template,
-      body: job.body,
+      jobs: jobs.map(({ id, template, body }) => ({ id, template, body })),
       timeoutMs: this.timeoutMs,
       maxBytes: TEMPLATE_OUTPUT_MAX_BYTES,
     });
   }
 
-  private finish(slot: Slot, result: TemplateResult): void {
-    const job = slot.job;
+  /** The timers of the slot's first job, from now: it started when the one before answered. */
+  private arm(slot: Slot): void {
+    this.disarm(slot);
+    if (slot.jobs.length === 0) return;
+    slot.watchdog = setTimeout(
+      () => void this.replace(slot, `it ran longer than ${this.timeoutMs} ms`),
+      this.timeoutMs * 2 + 100,
+    );
+    if (slot.jobs.length > 1) slot.stall = setTimeout(() => this.giveBack(slot), STALL_MS);
+  }
+
+  private disarm(slot: Slot): void {
     if (slot.watchdog !== null) clearTimeout(slot.watchdog);
-    slot.job = null;
+    if (slot.stall !== null) clearTimeout(slot.stall);
     slot.watchdog = null;
-    job?.resolve(result);
+    slot.stall = null;
+  }
+
+  /**
+   * The jobs waiting behind the slot's first, back to the front of the queue once another
+   * evaluator is free to take them (until then they stay: a busy machine's slow wake-up would
+   * otherwise have them evaluated twice for nothing).
+   */
+  private giveBack(slot: Slot): void {
+    slot.stall = null;
+    if (!this.slots.some((s) => s !== slot && s.ready && s.jobs.length === 0)) {
+      if (this.slots.length < this.size) this.spawn();
+      slot.stall = setTimeout(() => this.giveBack(slot), STALL_MS);
+      return;
+    }
+    this.queue.unshift(...slot.jobs.splice(1));
     this.pump();
   }
 
-  /** Ends a worker that overran or died, fails its job with `why`, and lets another start. */
+  /**
+   * Ends a worker that overran or died, fails the job it ran with `why`, gives back those
+   * behind it, and lets another start.
+   */
   private async replace(slot: Slot, why: string): Promise<void> {
     const index = this.slots.indexOf(slot);
     if (index === -1) return;
     this.slots.splice(index, 1);
+    this.queue.unshift(...slot.jobs.splice(1));
     await this.end(slot, why);
     this.pump();
   }
 
   private async end(slot: Slot, why: string): Promise<void> {
-    if (slot.watchdog !== null) clearTimeout(slot.watchdog);
-    const job = slot.job;
-    slot.job = null;
-    job?.resolve(failedWith(why));
+    this.disarm(slot);
+    for (const job of slot.jobs.splice(0)) job.resolve(failedWith(why));
     slot.worker.removeAllListeners('exit');
     if (slot.worker.exitCode !== null || slot.worker.signalCode !== null) return;
     const exited = new Promise((resolve) => slot.worker.once('exit', resolve));
