@@ -139,6 +139,8 @@ async function evaluatorsPhase(): Promise<void> {
       await Promise.all(Array.from({ length: 4 }, () => runner.render(template, body)));
       let next = 0;
       let failed = 0;
+      const own0 = ownCpuSeconds();
+      const children0 = childrenCpuSeconds();
       const t0 = performance.now();
       await Promise.all(
         Array.from({ length: CONCURRENCY }, async () => {
@@ -148,7 +150,12 @@ async function evaluatorsPhase(): Promise<void> {
           }
         }),
       );
-      return { rate: jobs / ((performance.now() - t0) / 1000), failed };
+      return {
+        rate: jobs / ((performance.now() - t0) / 1000),
+        failed,
+        ownMs: ((ownCpuSeconds() - own0) * 1000) / jobs,
+        evaluatorsMs: ((childrenCpuSeconds() - children0) * 1000) / jobs,
+      };
     } finally {
       await runner.close();
     }
@@ -159,7 +166,9 @@ async function evaluatorsPhase(): Promise<void> {
     console.log(
       `evaluators, ${jobs} jobs at ${CONCURRENCY} at once, round ${round}: batched (default) ` +
         `${fmt(batched.rate)}/s, one at a time (before) ${fmt(single.rate)}/s, ` +
-        `${fmt(batched.rate / single.rate, 2)}x; overran ${TIMEOUT_MS} ms: ` +
+        `${fmt(batched.rate / single.rate, 2)}x; CPU per job (this process + evaluators): ` +
+        `${fmt(batched.ownMs, 3)} + ${fmt(batched.evaluatorsMs, 3)} ms and ` +
+        `${fmt(single.ownMs, 3)} + ${fmt(single.evaluatorsMs, 3)} ms; overran ${TIMEOUT_MS} ms: ` +
         `${batched.failed} and ${single.failed}`,
     );
   }

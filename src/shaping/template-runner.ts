@@ -13,14 +13,16 @@ const WORKER_HEAP_MB = 64;
 /**
  * Most jobs sent to an evaluator in one message. One message a job cost a wake-up of the
  * evaluator and of the service each, and on a loaded machine those wake-ups, not JSONata, were
- * what a templated delivery waited for (docs/benchmarks.md#templates-and-chat-messages).
+ * what a templated delivery waited for (docs/benchmarks.md#templates-and-chat-messages-benchtemplatests).
  */
 const MAX_BATCH = 16;
 /**
- * An evaluator silent this long with jobs still waiting behind the one it runs gives those back
- * to the queue, for another evaluator: a slow template holds up no batchmate for longer.
+ * An evaluator silent this long (or TEMPLATE_TIMEOUT_MS, if less) with jobs still waiting behind
+ * the one it runs gives those back to the queue, for another evaluator that is free: a slow
+ * template holds up no batchmate for longer. Not much less: a busy machine leaves a process
+ * unscheduled for tens of ms, and jobs given back for that are evaluated twice for nothing.
  */
-const STALL_MS = 25;
+const STALL_MS = 50;
 
 /**
  * The evaluator's program, as text: run with `node -e`, so it runs the same under ts-jest and
@@ -123,7 +125,9 @@ export class TemplateRunner {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  private pumpSoon = false;
   private readonly jsonataPath = require.resolve('jsonata');
+  private readonly stallMs: number;
 
   constructor(
     /** TEMPLATE_TIMEOUT_MS. */
@@ -131,14 +135,23 @@ export class TemplateRunner {
     private readonly size = 2,
     /** Most jobs an evaluator is sent at once; 1 is how it was before (bench/templates.ts). */
     private readonly batch = MAX_BATCH,
-  ) {}
+  ) {
+    this.stallMs = Math.min(STALL_MS, timeoutMs);
+  }
 
   /** The template's output for the notification body `body` (JSON text). */
   render(template: string, body: string): Promise<TemplateResult> {
     if (this.closed) return Promise.resolve(failedWith('the service is stopping'));
     return new Promise((resolve) => {
       this.queue.push({ id: this.nextId++, template, body, resolve });
-      this.pump();
+      // Deliveries that come due together ask together: one batch for all that ask in this
+      // turn of the event loop, rather than a message for the first and a batch for the rest.
+      if (this.pumpSoon) return;
+      this.pumpSoon = true;
+      setImmediate(() => {
+        this.pumpSoon = false;
+        this.pump();
+      });
     });
   }
 
@@ -173,7 +186,8 @@ export class TemplateRunner {
       [`--max-old-space-size=${WORKER_HEAP_MB}`, '-e', WORKER_SOURCE, this.jsonataPath],
       // Nothing of the service's environment: a template that escaped JSONata finds no secrets.
       // Its output is not the service's log (a heap overflow prints V8's report there).
-      { env: {}, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'advanced' },
+      // JSON: jobs and answers are strings, and it cost the service less than V8's serializer.
+      { env: {}, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'json' },
     );
     // Idle evaluators must not keep the service (or a test) alive.
     worker.unref();
@@ -228,7 +242,7 @@ export class TemplateRunner {
       () => void this.replace(slot, `it ran longer than ${this.timeoutMs} ms`),
       this.timeoutMs * 2 + 100,
     );
-    if (slot.jobs.length > 1) slot.stall = setTimeout(() => this.giveBack(slot), STALL_MS);
+    if (slot.jobs.length > 1) slot.stall = setTimeout(() => this.giveBack(slot), this.stallMs);
   }
 
   private disarm(slot: Slot): void {
@@ -247,7 +261,7 @@ export class TemplateRunner {
     slot.stall = null;
     if (!this.slots.some((s) => s !== slot && s.ready && s.jobs.length === 0)) {
       if (this.slots.length < this.size) this.spawn();
-      slot.stall = setTimeout(() => this.giveBack(slot), STALL_MS);
+      slot.stall = setTimeout(() => this.giveBack(slot), this.stallMs);
       return;
     }
     this.queue.unshift(...slot.jobs.splice(1));
