@@ -6,9 +6,9 @@
  *   every kind (built in the service's process, no evaluator), and the recipes of
  *   docs/templates.md through the template evaluators, SAMPLES times each (default 2,000), one
  *   at a time: p50 and p99 in ms.
- * - evaluators: SAMPLES × 4 jobs of the recording recipe at 50 at once, through evaluators
- *   sent up to 16 jobs at a time (the default) and one at a time (as before; the baseline):
- *   jobs/s.
+ * - evaluators: SAMPLES × 4 jobs of the Slack recording recipe at 50 at once, through
+ *   evaluators sent up to 16 jobs a message (the default) and one job a message (the baseline:
+ *   how jobs were sent before): jobs/s, and CPU per job of this process and of the evaluators.
  * - burst: EVENTS operation.complete events (default 2,000) published at concurrency 50 to one
  *   http webhook to a local receiver, without a template (the baseline) and with the recording
  *   recipe, after an unmeasured warm-up of each, ROUNDS times each (default 3), which goes first
@@ -165,7 +165,7 @@ async function evaluatorsPhase(): Promise<void> {
     const single = await rate(1);
     console.log(
       `evaluators, ${jobs} jobs at ${CONCURRENCY} at once, round ${round}: batched (default) ` +
-        `${fmt(batched.rate)}/s, one at a time (before) ${fmt(single.rate)}/s, ` +
+        `${fmt(batched.rate)}/s, one job a message ${fmt(single.rate)}/s, ` +
         `${fmt(batched.rate / single.rate, 2)}x; CPU per job (this process + evaluators): ` +
         `${fmt(batched.ownMs, 3)} + ${fmt(batched.evaluatorsMs, 3)} ms and ` +
         `${fmt(single.ownMs, 3)} + ${fmt(single.evaluatorsMs, 3)} ms; overran ${TIMEOUT_MS} ms: ` +

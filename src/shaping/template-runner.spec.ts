@@ -75,7 +75,7 @@ describe('TemplateRunner', () => {
 
   it('answers each of many jobs at once with its own output', async () => {
     const outputs = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => runner.render(`{"n": ${i} * 2}`, body)),
+      Array.from({ length: 200 }, (_, i) => patient.render(`{"n": ${i} * 2}`, body)),
     );
     expect(outputs).toEqual(
       Array.from({ length: 200 }, (_, i) => ({ ok: true, json: `{"n":${i * 2}}` })),

@@ -238,8 +238,15 @@ export class TemplateRunner {
   private arm(slot: Slot): void {
     this.disarm(slot);
     if (slot.jobs.length === 0) return;
+    const job = slot.jobs[0];
     slot.watchdog = setTimeout(
-      () => void this.replace(slot, `it ran longer than ${this.timeoutMs} ms`),
+      // After the poll phase: an answer that came while this process was not running (a busy
+      // machine) is read before the evaluator is taken for stuck.
+      () =>
+        setImmediate(() => {
+          if (slot.jobs[0] === job)
+            void this.replace(slot, `it ran longer than ${this.timeoutMs} ms`);
+        }),
       this.timeoutMs * 2 + 100,
     );
     if (slot.jobs.length > 1) slot.stall = setTimeout(() => this.giveBack(slot), this.stallMs);
