@@ -208,16 +208,26 @@ describe('chat destinations (Slack, Teams, Discord) against fakes that refuse wh
     expect(gap(discordPath)).toBeGreaterThanOrEqual(1900);
   }, 30_000);
 
-  it('disables the webhook on Slack’s 404 no_service and on a 410, as for gone', async () => {
+  it('disables the webhook on Slack’s 404 no_service and on a 410, as for gone, recording what the tool said', async () => {
     const slack = await chatWebhook('slack', SLACK);
     const teams = await chatWebhook('teams', TEAMS);
     const slackPath = slack.path;
     const teamsPath = teams.path;
-    chat.answerFirst(slackPath, { status: 404, body: 'no_service' });
+    const removed = 'Slack answered 404 no_service: the webhook was removed';
+    // Twice: a second delivery is either ended by the disabling or, sent first, told the same.
+    chat.answerFirst(slackPath, ...Array(2).fill({ status: 404, body: 'no_service' }));
     chat.answerFirst(teamsPath, { status: 410, body: 'gone' });
     const [s, d] = await publish([slack.id, teams.id], 'job.started');
-    await waitForDeliveryStatus(t, token, slack.id, s, 'failed');
-    await waitForDeliveryStatus(t, token, teams.id, d, 'failed');
+    // A second event at once, while the first waits its turn (one message a second): the
+    // disabling ends it, saying why in Slack's words rather than as a 410.
+    const example = EVENT_EXAMPLES['job.completed'];
+    const { deliveryIds } = await t.app.get(DispatcherService).publish({
+      kind: 'job.completed',
+      data: example.data as never,
+      source: example.source as never,
+    });
+    const sd = await waitForDeliveryStatus(t, token, slack.id, s, 'failed');
+    const dd = await waitForDeliveryStatus(t, token, teams.id, d, 'failed');
     for (const id of [slack.id, teams.id]) {
       const w = await waitFor(async () => {
         const res = await api('GET', `/api/webhooks/${id}`);
@@ -225,7 +235,17 @@ describe('chat destinations (Slack, Teams, Discord) against fakes that refuse wh
       });
       expect(w.disabled_reason).toBe('gone');
     }
-    expect(chat.to(slackPath)).toHaveLength(1);
+    const errors = [sd.last_error];
+    for (const id of deliveryIds) {
+      const res = await api('GET', `/api/webhooks/${slack.id}/deliveries/${id}`);
+      if (res.status === 404) continue; // the other webhook's
+      errors.push((await waitForDeliveryStatus(t, token, slack.id, id, 'failed')).last_error);
+    }
+    expect(errors.length).toBeGreaterThanOrEqual(1);
+    expect(errors).toContain(removed);
+    for (const error of errors) expect([removed, `webhook disabled: ${removed}`]).toContain(error);
+    expect(dd.last_error).toBe('Teams answered 410 Gone');
+    expect(chat.to(slackPath).length).toBe(errors.filter((e) => e === removed).length);
   });
 
   it('sends a template’s output as given, and fails at once one the tool would refuse', async () => {

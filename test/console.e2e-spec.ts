@@ -301,6 +301,80 @@ describe('console: configuration', () => {
     await page.getByRole('alert').filter({ hasText: 'position' }).waitFor();
   });
 
+  it("edits and removes a webhook's template on its page, with the live preview (the built-in message when empty)", async () => {
+    const token = await t.token('alpha');
+    const created = await request(t.baseUrl, 'POST', '/api/webhooks', {
+      token,
+      body: {
+        url: 'https://hooks.slack.com/services/T0EDIT/B0EDIT/editTokenDDDD',
+        events: ['job.started'],
+        secret: 'edit-template-secret-0123456789',
+        destination: { type: 'slack' },
+        template: '{"text": "Started: " & data.topic}',
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const stored = async () =>
+      (await request(t.baseUrl, 'GET', `/api/webhooks/${id}`, { token })).body;
+    /** The body of the next PATCH the page sends, once `save` has been clicked. */
+    const patched = async (save: () => Promise<void>) => {
+      const sent = page.waitForRequest((r) => r.method() === 'PATCH');
+      await save();
+      return (await sent).postDataJSON() as Record<string, unknown>;
+    };
+
+    await signIn(page, t, 'alpha');
+    await page.goto(`${t.baseUrl}/console/#/webhooks/${id}`);
+    const field = page.getByLabel('Template', { exact: true });
+    await field.waitFor();
+    expect(await field.inputValue()).toBe('{"text": "Started: " & data.topic}');
+    const preview = page.locator('#template-preview');
+    await preview.getByText('What is sent for job.started').waitFor();
+    await preview.getByText('"text": "Started: Quarterly all-hands"').waitFor();
+
+    // A broken template: the preview says where; Save answers the API's 400 and stores nothing.
+    await field.fill('{"text": (1 + }');
+    await preview.filter({ hasText: 'position' }).waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page
+      .locator('[role="alert"]:not(#template-preview)')
+      .filter({ hasText: 'template' })
+      .waitFor();
+    expect((await stored()).template).toBe('{"text": "Started: " & data.topic}');
+
+    // Changed: the preview follows the typing, and Save PATCHes the template (never the masked url).
+    await field.fill('{"text": "Now on: " & data.topic}');
+    await preview.getByText('"text": "Now on: Quarterly all-hands"').waitFor();
+    const change = await patched(() => page.getByRole('button', { name: 'Save' }).click());
+    expect(change).toEqual({
+      events: ['job.started'],
+      template: '{"text": "Now on: " & data.topic}',
+    });
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect(await stored()).toMatchObject({
+      template: '{"text": "Now on: " & data.topic}',
+      url: created.body.url,
+    });
+
+    // Emptied: the preview shows Slack's built-in message, and Save removes the template.
+    await field.fill('');
+    await preview.getByText('The built-in message for job.started').waitFor();
+    await preview.getByText('"blocks"').waitFor();
+    const emptied = await patched(() => page.getByRole('button', { name: 'Save' }).click());
+    expect(emptied).toEqual({ events: ['job.started'], template: null });
+    await waitFor(async () => (await stored()).template === null, { what: 'the template removed' });
+
+    // Set again, then the Remove template button clears it in one step.
+    await field.fill('{"text": "Again: " & data.topic}');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Remove template' }).click();
+    await page.getByRole('status').filter({ hasText: 'Template removed.' }).waitFor();
+    expect(await field.inputValue()).toBe('');
+    await preview.getByText('The built-in message for job.started').waitFor();
+    expect((await stored()).template).toBeNull();
+  });
+
   it("creates a webhook (the API's message on a bad URL), sends a test, follows it live, redelivers and replays", async () => {
     await signIn(page, t, 'alpha');
     await page.getByRole('button', { name: 'New webhook' }).click();

@@ -7,13 +7,17 @@ export interface Page<T> {
 
 export interface Webhook {
   id: string;
-  url: string;
+  url: string | null;
   events: string[];
   active: boolean;
   disabled_reason?: 'gone' | 'failing' | null;
   disabled_at?: string | null;
   secret_hint: string;
   previous_secret_expires_at?: string | null;
+  /** Its destination (docs/destinations.md); an http one when absent. */
+  destination?: { type: string };
+  /** Its JSONata template (docs/templates.md); null or absent: none. */
+  template?: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -4,7 +4,7 @@ import { generateSecret, parseEvents } from '../logic';
 import { href } from '../routes';
 import type { EventType, Webhook } from '../types';
 import { ErrorMessage, Field, PageTitle, useAction, useLoad } from '../ui';
-import { FORM_TYPES, TemplatePreview } from './template-preview';
+import { FORM_TYPES, TemplatePreview, previewEvent } from './template-preview';
 
 export function NewWebhookPage({ api, writable }: { api: Api; writable: boolean }) {
   const [url, setUrl] = useState('');
@@ -103,10 +103,7 @@ export function NewWebhookPage({ api, writable }: { api: Api; writable: boolean 
           api={api}
           template={template}
           type={type}
-          event={
-            parseEvents(events).find((e) => catalog.data?.data.some((t) => t.name === e)) ??
-            'job.started'
-          }
+          event={previewEvent(events, catalog.data?.data)}
         />
         <ErrorMessage error={action.error} />
         <button type="submit" disabled={action.busy}>

@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Api } from '../api';
+import { parseEvents } from '../logic';
+import type { EventType } from '../types';
 
 interface Rendered {
   output: unknown;
@@ -9,6 +11,22 @@ interface Rendered {
 
 /** The destination types a webhook made here may have (brokers are set through the API). */
 export const FORM_TYPES = ['http', 'slack', 'teams', 'discord'] as const;
+
+/**
+ * The kind a preview shows: the first of the webhook's events (as typed) that the catalog
+ * knows, so a wildcard or a kind still being typed falls back to job.started.
+ */
+export function previewEvent(events: string, catalog: EventType[] | undefined): string {
+  return parseEvents(events).find((e) => catalog?.some((t) => t.name === e)) ?? 'job.started';
+}
+
+/**
+ * The type a preview renders for: a broker destination sends what an http one does (the body,
+ * or the template's output), so it previews as http.
+ */
+export function previewType(destinationType: string | undefined): string {
+  return FORM_TYPES.find((t) => t === destinationType) ?? 'http';
+}
 
 /**
  * A live preview of what a webhook of `type` would send for `event` (docs/templates.md): the

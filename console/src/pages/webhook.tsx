@@ -15,6 +15,7 @@ import {
   when,
 } from '../ui';
 import { stateOf } from './webhooks';
+import { TemplatePreview, previewEvent, previewType } from './template-preview';
 
 /** The delivery table's refresh: a new attempt shows within 2 s (docs/console.md) without a reload. */
 const POLL_MS = 1000;
@@ -54,8 +55,11 @@ function Settings({
   onChanged: () => Promise<void>;
 }) {
   const path = `/api/webhooks/${seg(webhook.id)}`;
-  const [url, setUrl] = useState(webhook.url);
+  // A broker destination has no url; a chat one's is shown masked and is sent only when changed.
+  const [url, setUrl] = useState(webhook.url ?? '');
   const [events, setEvents] = useState(webhook.events.join(', '));
+  const [template, setTemplate] = useState(webhook.template ?? '');
+  const catalog = useLoad(() => api.get<{ data: EventType[] }>('/api/event-types'), [api]);
   const [message, setMessage] = useState<string | null>(null);
   const [newSecret, setNewSecret] = useState<string | null>(null);
   const action = useAction();
@@ -70,7 +74,18 @@ function Settings({
   };
   const save = (event: Event) => {
     event.preventDefault();
-    void act('Saved.', () => api.patch(path, { url: url.trim(), events: parseEvents(events) }));
+    // Only what changed: PATCHing a chat webhook's masked url back would replace its address.
+    const given = template.trim() === '' ? null : template;
+    const changes = {
+      ...(url.trim() !== (webhook.url ?? '') && { url: url.trim() }),
+      events: parseEvents(events),
+      ...(given !== (webhook.template ?? null) && { template: given }),
+    };
+    void act('Saved.', () => api.patch(path, changes));
+  };
+  const clearTemplate = () => {
+    setTemplate('');
+    void act('Template removed.', () => api.patch(path, { template: null }));
   };
   const rotate = () =>
     act('', async () => {
@@ -99,6 +114,27 @@ function Settings({
           readOnly={!writable}
           onValue={setEvents}
         />
+        <label for="settings-template">Template</label>
+        <textarea
+          id="settings-template"
+          rows={6}
+          spellcheck={false}
+          aria-describedby="settings-template-hint"
+          value={template}
+          readOnly={!writable}
+          onInput={(e) => setTemplate(e.currentTarget.value)}
+          placeholder='{"text": "Meeting started: " & data.topic}'
+        />
+        <p class="hint" id="settings-template-hint">
+          A JSONata expression over the notification body; its output is sent instead. Empty (then
+          Save), or Remove template: the body (http) or the tool's built-in message.
+        </p>
+        <TemplatePreview
+          api={api}
+          template={template}
+          type={previewType(webhook.destination?.type)}
+          event={previewEvent(events, catalog.data?.data)}
+        />
         <p class="hint">
           Secret ends in …{webhook.secret_hint}
           {webhook.previous_secret_expires_at
@@ -110,6 +146,16 @@ function Settings({
             <button type="submit" disabled={action.busy}>
               Save
             </button>
+            {webhook.template && (
+              <button
+                type="button"
+                class="secondary"
+                disabled={action.busy}
+                onClick={clearTemplate}
+              >
+                Remove template
+              </button>
+            )}
           </div>
         )}
       </form>

@@ -116,12 +116,21 @@ describe('what the tools refuse', () => {
   });
 
   it('reads the answers: Slack no_service is gone, Discord retry_after rounds up', () => {
-    expect(slackTool.answer(404, 'no_service')).toEqual({ gone: true, retryAfter: null });
-    expect(slackTool.answer(404, 'other')).toEqual({ gone: false, retryAfter: null });
+    expect(slackTool.answer(404, 'no_service')).toEqual({
+      gone: 'Slack answered 404 no_service: the webhook was removed',
+      retryAfter: null,
+    });
+    expect(slackTool.answer(410, 'channel_is_archived').gone).toBe(
+      'Slack answered 410 channel_is_archived: its channel was archived',
+    );
+    expect(slackTool.answer(404, 'other')).toEqual({ gone: null, retryAfter: null });
     expect(discordTool.answer(429, '{"retry_after": 1.2, "global": false}')).toEqual({
-      gone: false,
+      gone: null,
       retryAfter: '2',
     });
-    expect(teamsTool.answer(410, '')).toEqual({ gone: true, retryAfter: null });
+    expect(teamsTool.answer(410, '')).toEqual({
+      gone: 'Teams answered 410 Gone',
+      retryAfter: null,
+    });
   });
 });

@@ -3,8 +3,11 @@ import { summarize } from './chat-summary';
 
 /** What a chat tool's answer to an attempt says beyond its status. */
 export interface ChatAnswer {
-  /** The webhook is gone for good: disabled as a 410 disables it. */
-  gone: boolean;
+  /**
+   * Why the webhook is gone for good, in the tool's own words as the delivery log records them
+   * (the webhook is then disabled as a 410 disables it); null when it is not.
+   */
+  gone: string | null;
   /** How long to wait before the next attempt, in seconds, when the body says so. */
   retryAfter: string | null;
 }

@@ -6,7 +6,8 @@ import type { ChatTool } from './chat-tool';
 /**
  * A chat tool's incoming webhook (docs/destinations.md#chat-tools): a POST as for http (the URL
  * policy, the pool, the deadline), read the tool's way: Slack's 404 `no_service` is gone like a
- * 410, and Discord's `retry_after` stands in for a Retry-After header it lacks.
+ * 410, the attempt's error then saying what the tool said (not a bare `HTTP 404`), and
+ * Discord's `retry_after` stands in for a Retry-After header it lacks.
  */
 export class ChatSender implements DestinationSender {
   private readonly http: HttpSender;
@@ -32,7 +33,7 @@ export class ChatSender implements DestinationSender {
     return {
       ...result,
       retryAfter: result.retryAfter ?? answer.retryAfter,
-      ...(answer.gone && { gone: true }),
+      ...(answer.gone !== null && { gone: true, error: answer.gone }),
     };
   }
 

@@ -153,6 +153,6 @@ export const discordTool: ChatTool = {
         retryAfter = null;
       }
     }
-    return { gone: status === 410, retryAfter };
+    return { gone: status === 410 ? 'Discord answered 410 Gone' : null, retryAfter };
   },
 };

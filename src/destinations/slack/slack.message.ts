@@ -105,9 +105,17 @@ export const slackTool: ChatTool = {
     matchesIn(message, /<!(?:channel|here|everyone)[^>]*>|<!subteam\^[^>]*>|<@[A-Z0-9]+>/g),
 
   answer(status: number, body: string): ChatAnswer {
-    // A webhook removed (404 no_service) or its channel archived (410): gone for good.
+    // A webhook removed (404 no_service) or its channel archived (410): gone for good, each
+    // said as it happened rather than as a bare 410 (docs/destination-slack.md).
+    const said = body.trim();
+    if (status === 404 && said.startsWith('no_service')) {
+      return { gone: 'Slack answered 404 no_service: the webhook was removed', retryAfter: null };
+    }
+    if (status !== 410) return { gone: null, retryAfter: null };
     return {
-      gone: status === 410 || (status === 404 && body.trim().startsWith('no_service')),
+      gone: said.startsWith('channel_is_archived')
+        ? 'Slack answered 410 channel_is_archived: its channel was archived'
+        : 'Slack answered 410 Gone',
       retryAfter: null,
     };
   },

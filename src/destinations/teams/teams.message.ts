@@ -96,5 +96,8 @@ export const teamsTool: ChatTool = {
 
   mentions: (message) => matchesIn(message, /<at>[^<]*<\/at>/gi),
 
-  answer: (status: number): ChatAnswer => ({ gone: status === 410, retryAfter: null }),
+  answer: (status: number): ChatAnswer => ({
+    gone: status === 410 ? 'Teams answered 410 Gone' : null,
+    retryAfter: null,
+  }),
 };

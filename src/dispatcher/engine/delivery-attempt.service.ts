@@ -133,6 +133,7 @@ export class DeliveryAttemptService {
         status,
         statusCode: result.statusCode,
         gone,
+        goneSaid: result.gone === true ? result.error : null,
         consecutiveFailures: target.consecutiveFailures,
         destination: target.destination.type,
       })

@@ -21,15 +21,26 @@ export interface AttemptedDelivery {
    * (Slack's 404 no_service). Absent: a 410 alone.
    */
   gone?: boolean;
+  /**
+   * What the destination said in words of its own when it called the webhook gone (Slack's
+   * "Slack answered 404 no_service: the webhook was removed"): the deliveries the disabling
+   * ends record it. Absent: a bare 410.
+   */
+  goneSaid?: string | null;
   /** The webhook's run of failed deliveries as loaded before the attempt. */
   consecutiveFailures: number;
   /** Its destination type, the label of the deliveries a disabling ends (http when absent). */
   destination?: DestinationType;
 }
 
-export const disabledError = (reason: WebhookDisabledReason, failures: number): string =>
+export const disabledError = (
+  reason: WebhookDisabledReason,
+  failures: number,
+  /** What the receiver said when it is gone in words of its own; else a 410 is meant. */
+  said: string | null = null,
+): string =>
   reason === 'gone'
-    ? 'webhook disabled: the receiver answered 410 Gone'
+    ? `webhook disabled: ${said ?? 'the receiver answered 410 Gone'}`
     : `webhook disabled: its last ${failures} deliveries failed`;
 
 /**
@@ -54,7 +65,14 @@ export class ReceiverHealthService {
   /** Applies the rules after one recorded attempt. */
   async afterAttempt(delivery: AttemptedDelivery): Promise<void> {
     if (delivery.statusCode === 410 || delivery.gone === true) {
-      await this.disable(delivery.webhookId, 'gone', 0, delivery.event, delivery.destination);
+      await this.disable(
+        delivery.webhookId,
+        'gone',
+        0,
+        delivery.event,
+        delivery.destination,
+        delivery.goneSaid ?? null,
+      );
       return;
     }
     // A test is the owner checking the receiver, not the receiver's record.
@@ -82,8 +100,9 @@ export class ReceiverHealthService {
     failures: number,
     cause: string,
     destination: DestinationType = 'http',
+    said: string | null = null,
   ): Promise<void> {
-    const error = disabledError(reason, failures);
+    const error = disabledError(reason, failures, said);
     const ended = await this.store.disable(webhookId, reason, error);
     if (ended === null) return;
     this.metrics.webhooksDisabled.inc({ reason });
