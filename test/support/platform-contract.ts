@@ -29,6 +29,20 @@ interface Compiled {
   path: ValidateFunction;
   query: ValidateFunction;
   body?: ValidateFunction;
+  /** The documented JSON answers' schemas, by status. */
+  answers: Map<string, ValidateFunction>;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * An enum whose values name someone by the placeholder `$name` (the participant report's
+ * `leave_reason`: "$name left the meeting."), as the platform fills it in: any name there.
+ */
+function placeholderPattern(values: unknown[]): string | null {
+  if (!values.some((v) => typeof v === 'string' && v.includes('$name'))) return null;
+  const alternatives = values.map((v) => String(v).split('$name').map(escapeRegExp).join('.+'));
+  return `^(?:${alternatives.join('|')})$`;
 }
 
 function platformReading(schema: unknown): unknown {
@@ -37,7 +51,10 @@ function platformReading(schema: unknown): unknown {
   const s = schema as JsonSchema;
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(s)) {
-    if (key === 'enum' || key === 'default' || key === 'required') {
+    const pattern = key === 'enum' ? placeholderPattern(value as unknown[]) : null;
+    if (pattern !== null) {
+      out.pattern = pattern;
+    } else if (key === 'enum' || key === 'default' || key === 'required') {
       const holds = (v: unknown) =>
         s.type === undefined ||
         (s.type === 'string' ? typeof v === 'string' : s.type !== 'integer' || Number.isInteger(v));
@@ -105,6 +122,13 @@ export class PlatformContract {
         op.body?.contentType === 'application/json'
           ? strict.compile(platformReading(op.body.schema) as object)
           : undefined,
+      answers: new Map(
+        Object.entries(op.responses).flatMap(([status, answer]) =>
+          answer.contentType === 'application/json' && answer.schema
+            ? [[status, strict.compile(platformReading(answer.schema) as object)] as const]
+            : [],
+        ),
+      ),
     }));
   }
 
@@ -186,6 +210,19 @@ export class PlatformContract {
     return c.body(parsed)
       ? []
       : (c.body.errors ?? []).map((e) => `body${e.instancePath} ${e.message ?? e.keyword}`);
+  }
+
+  /**
+   * What is wrong with an answer of the operation `operationId`: a status the document does not
+   * list as a success, or a body its schema for that status refuses (as the platform reads it).
+   */
+  answerViolations(operationId: string, status: number, body: unknown): string[] {
+    const c = this.compiled.find((x) => x.op.id === operationId);
+    if (!c) return [`no published operation ${operationId}`];
+    if (!(String(status) in c.op.responses)) return [`status ${status} is not documented`];
+    const validate = c.answers.get(String(status));
+    if (!validate || validate(body)) return [];
+    return (validate.errors ?? []).map((e) => `answer${e.instancePath} ${e.message ?? e.keyword}`);
   }
 
   /** The operation's first documented 2xx status. */
