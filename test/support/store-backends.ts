@@ -22,6 +22,10 @@ import {
 } from '../../src/delivery-record/delivery.store';
 import { EventEntity } from '../../src/delivery-record/event.entity';
 import { EventStore, NewEvent, PgEventStore } from '../../src/delivery-record/event.store';
+import {
+  OperationalEventStore,
+  PgOperationalEventStore,
+} from '../../src/delivery-record/operational-events.store';
 import { EventKind, Subscription } from '../../src/webhooks/subscription-events';
 import {
   PgReceiverHealthStore,
@@ -47,6 +51,7 @@ import {
   MemoryWebhookStore,
 } from '../fakes/memory-stores';
 import { MemoryDeliveryOrderStore } from '../fakes/memory-order';
+import { MemoryOperationalEventStore } from '../fakes/operational-event-store';
 import { TestDatabase, createTestDatabase } from './test-db';
 import { CLIENTS, TEST_REDIS_URL } from './test-app';
 
@@ -59,6 +64,7 @@ export interface Stores {
   control: DeliveryControlStore;
   downloads: RecordingDownloadStore;
   order: DeliveryOrderStore;
+  operational: OperationalEventStore;
 }
 
 /** What the stores hold of a delivery, read past them (for assertions only). */
@@ -78,6 +84,11 @@ export interface StoreBackend {
 
 /** The API clients configured (AUTH_CLIENTS); a webhook of any other owner counts for nothing. */
 export const CONFIGURED_OWNERS = Object.values(CLIENTS).map((c) => c.client_id);
+
+/** The configured clients holding `bridge:admin`. */
+export const ADMIN_OWNERS = Object.values(CLIENTS)
+  .filter((c) => c.scopes.split(' ').includes('bridge:admin'))
+  .map((c) => c.client_id);
 
 function testConfig(databaseUrl: string): AppConfig {
   return loadConfig({
@@ -118,6 +129,7 @@ async function postgres(): Promise<StoreBackend> {
       control: new PgDeliveryControlStore(db, config),
       downloads: new PgRecordingDownloadStore(db),
       order: new PgDeliveryOrderStore(db),
+      operational: new PgOperationalEventStore(db, config),
     },
     async delivery(id) {
       const [row] = (await db.query(
@@ -150,6 +162,7 @@ function memory(): StoreBackend {
       control: new MemoryDeliveryControlStore(tables),
       downloads: new MemoryRecordingDownloadStore(tables),
       order: new MemoryDeliveryOrderStore(tables),
+      operational: new MemoryOperationalEventStore(tables, ADMIN_OWNERS),
     },
     delivery(id) {
       const row = tables.deliveries.get(id);
