@@ -29,8 +29,6 @@ interface Compiled {
   path: ValidateFunction;
   query: ValidateFunction;
   body?: ValidateFunction;
-  /** The documented JSON answers' schemas, by status. */
-  answers: Map<string, ValidateFunction>;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -95,6 +93,9 @@ function decodeSegment(raw: string): string {
 
 export class PlatformContract {
   private readonly compiled: Compiled[];
+  private readonly strict: Ajv;
+  /** Answer schemas, compiled when first asked for: some the document gets wrong are never used. */
+  private readonly answers = new Map<string, ValidateFunction>();
 
   constructor(operations: readonly PlatformOperation[] = PLATFORM_OPERATIONS) {
     const coercing = new Ajv({ allErrors: true, strict: false, coerceTypes: true });
@@ -122,14 +123,8 @@ export class PlatformContract {
         op.body?.contentType === 'application/json'
           ? strict.compile(platformReading(op.body.schema) as object)
           : undefined,
-      answers: new Map(
-        Object.entries(op.responses).flatMap(([status, answer]) =>
-          answer.contentType === 'application/json' && answer.schema
-            ? [[status, strict.compile(platformReading(answer.schema) as object)] as const]
-            : [],
-        ),
-      ),
     }));
+    this.strict = strict;
   }
 
   /** The operation a request reached: the template with the most literal segments matching. */
@@ -217,11 +212,16 @@ export class PlatformContract {
    * list as a success, or a body its schema for that status refuses (as the platform reads it).
    */
   answerViolations(operationId: string, status: number, body: unknown): string[] {
-    const c = this.compiled.find((x) => x.op.id === operationId);
-    if (!c) return [`no published operation ${operationId}`];
-    if (!(String(status) in c.op.responses)) return [`status ${status} is not documented`];
-    const validate = c.answers.get(String(status));
-    if (!validate || validate(body)) return [];
+    const op = this.compiled.find((c) => c.op.id === operationId)?.op;
+    if (!op) return [`no published operation ${operationId}`];
+    const answer = op.responses[String(status)];
+    if (!answer) return [`status ${status} is not documented`];
+    if (answer.contentType !== 'application/json' || !answer.schema) return [];
+    const key = `${operationId} ${status}`;
+    const validate =
+      this.answers.get(key) ?? this.strict.compile(platformReading(answer.schema) as object);
+    this.answers.set(key, validate);
+    if (validate(body)) return [];
     return (validate.errors ?? []).map((e) => `answer${e.instancePath} ${e.message ?? e.keyword}`);
   }
 

@@ -32,7 +32,14 @@ import {
   ReceiverHealthStore,
 } from '../../src/delivery-record/receiver-health.store';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
-import { InboundEventStore, PgInboundEventStore } from '../../src/inbound/inbound-event.store';
+import {
+  InboundEventStore,
+  IngestPlan,
+  NewInboundEvent,
+  PgInboundEventStore,
+} from '../../src/inbound/inbound-event.store';
+import { RecordRetentionStore } from '../../src/delivery-record/record-retention.store';
+import { PgRetentionStore, RetentionStore } from '../../src/retention/retention.store';
 import { RecordingDownloadEntity } from '../../src/recordings/recording-download.entity';
 import {
   PgRecordingDownloadStore,
@@ -52,6 +59,7 @@ import {
 } from '../fakes/memory-stores';
 import { MemoryDeliveryOrderStore } from '../fakes/memory-order';
 import { MemoryOperationalEventStore } from '../fakes/operational-event-store';
+import { MemoryRetentionStore } from '../fakes/memory-retention';
 import { TestDatabase, createTestDatabase } from './test-db';
 import { CLIENTS, TEST_REDIS_URL } from './test-app';
 
@@ -65,6 +73,7 @@ export interface Stores {
   downloads: RecordingDownloadStore;
   order: DeliveryOrderStore;
   operational: OperationalEventStore;
+  retention: RetentionStore;
 }
 
 /** What the stores hold of a delivery, read past them (for assertions only). */
@@ -130,6 +139,7 @@ async function postgres(): Promise<StoreBackend> {
       downloads: new PgRecordingDownloadStore(db),
       order: new PgDeliveryOrderStore(db),
       operational: new PgOperationalEventStore(db, config),
+      retention: new PgRetentionStore(db, new RecordRetentionStore(db)),
     },
     async delivery(id) {
       const [row] = (await db.query(
@@ -163,6 +173,7 @@ function memory(): StoreBackend {
       downloads: new MemoryRecordingDownloadStore(tables),
       order: new MemoryDeliveryOrderStore(tables),
       operational: new MemoryOperationalEventStore(tables, ADMIN_OWNERS),
+      retention: new MemoryRetentionStore(tables),
     },
     delivery(id) {
       const row = tables.deliveries.get(id);
@@ -221,6 +232,26 @@ export async function addWebhook(
   );
   if (!webhook) throw new Error('webhook limit reached');
   return webhook;
+}
+
+/** A platform event to store (of account acct-1), fresh ids, nothing published unless `plan` says. */
+export function newInboundEvent(
+  event: string,
+  plan: IngestPlan = { then: 'done' },
+): NewInboundEvent {
+  return {
+    id: randomUUID(),
+    event,
+    identityKey: `${event}:${randomUUID()}`,
+    eventTs: 1735725605123,
+    accountId: 'acct-1',
+    payload: { event, payload: { account_id: 'acct-1', object: { id: '1' } } },
+    trackingId: null,
+    via: 'webhook',
+    downloadTokenEncrypted: 'sealed-token',
+    plan,
+    leaseMs: null,
+  };
 }
 
 /** An event to publish: `kind`, fresh id, no key unless given. */
