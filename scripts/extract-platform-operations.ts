@@ -7,6 +7,10 @@
  * and each parameter's first sentence, which Swagger shows; the schemas themselves are kept as
  * published; the service applies its leniencies when it compiles them (src/platform-api).
  *
+ * It also writes test/support/report-operations.json: the Dashboards operations reconciliation
+ * reads (docs/reconciliation.md), in the same shape, which the contract of the platform's report
+ * fake (test/report-fake-contract.e2e-spec.ts) holds that fake to; the service serves none.
+ *
  *   npx ts-node --transpile-only scripts/extract-platform-operations.ts <ZoomMeetingAPISpec.json>
  */
 import { createHash } from 'node:crypto';
@@ -27,6 +31,14 @@ const GROUPS: Record<string, string> = {
 };
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/** The dashboard reports reconciliation reads (src/inbound/sources/reconciliation/platform-reports.ts). */
+const REPORT_OPERATIONS = [
+  'dashboardMeetings',
+  'dashboardWebinars',
+  'dashboardMeetingParticipants',
+  'dashboardWebinarParticipants',
+];
 
 /** Schema keywords that only document; everything else (validation, structure) is kept. */
 const PROSE = new Set(['description', 'example', 'examples', 'x-enum-descriptions', 'title']);
@@ -117,11 +129,13 @@ async function main(): Promise<void> {
     p.$ref ? (spec.components?.parameters?.[p.$ref.split('/').pop() ?? ''] as Parameter) : p;
 
   const operations: JsonObject[] = [];
+  const reports: JsonObject[] = [];
   for (const [path, item] of Object.entries(spec.paths)) {
     for (const method of METHODS) {
       const op = item[method];
       const group = op?.tags?.[0];
-      if (!op || !group || !(group in GROUPS)) continue;
+      const report = !!op && REPORT_OPERATIONS.includes(op.operationId);
+      if (!op || !group || !(group in GROUPS || report)) continue;
       const parameters = (op.parameters ?? []).map(resolve).map((p) => ({
         name: p.name,
         in: p.in,
@@ -138,10 +152,10 @@ async function main(): Promise<void> {
             schema: stripSchema(op.requestBody.content[contentTypes[0]].schema ?? {}),
           }
         : undefined;
-      operations.push({
+      (report ? reports : operations).push({
         id: op.operationId,
         group,
-        domain: GROUPS[group],
+        domain: GROUPS[group] ?? 'reports',
         method: method.toUpperCase(),
         path,
         summary: op.summary ?? op.operationId,
@@ -158,24 +172,37 @@ async function main(): Promise<void> {
       } as JsonObject);
     }
   }
-  operations.sort((a, b) =>
-    `${String(a.path)} ${String(a.method)}`.localeCompare(`${String(b.path)} ${String(b.method)}`),
-  );
-  const out = {
+  const document = {
     source: basename(source),
     sha256: createHash('sha256').update(raw).digest('hex'),
     title: spec.info.title,
     version: spec.info.version,
+  };
+  const root = join(__dirname, '..');
+  await write(join(root, 'src', 'platform-api', 'operations.json'), {
+    ...document,
     groups: GROUPS,
     operations,
-  };
-  const target = join(__dirname, '..', 'src', 'platform-api', 'operations.json');
+  });
+  await write(join(root, 'test', 'support', 'report-operations.json'), {
+    ...document,
+    operations: reports,
+  });
+}
+
+async function write(
+  target: string,
+  table: JsonObject & { operations: JsonObject[] },
+): Promise<void> {
+  table.operations.sort((a, b) =>
+    `${String(a.path)} ${String(a.method)}`.localeCompare(`${String(b.path)} ${String(b.method)}`),
+  );
   // Formatted as `prettier --check` wants it, so regenerating never leaves a formatting diff.
   writeFileSync(
     target,
-    await format(JSON.stringify(out), { ...(await resolveConfig(target)), filepath: target }),
+    await format(JSON.stringify(table), { ...(await resolveConfig(target)), filepath: target }),
   );
-  console.log(`${operations.length} operations written to ${target}`);
+  console.log(`${table.operations.length} operations written to ${target}`);
 }
 
 main().catch((error: unknown) => {

@@ -25,16 +25,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { meetingStarted, zoomHeaders } from '../scripts/platform/zoom-events';
-import { postZoomEvent } from '../scripts/platform/zoom-sender';
+import { meetingStarted } from '../scripts/platform/zoom-events';
 import { TEST_RABBITMQ_URL } from './support/brokers';
 import { FakeZoom } from './support/fake-zoom';
 import { request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
 import { freePort } from './support/spawn-app';
-import { CLIENTS, TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
+import { CLIENTS, TestApp, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
+import { sendZoomEvent } from './support/zoom-sender';
 import { FLASK, Prerequisite, have } from './support/prerequisites';
 
 const execFileAsync = promisify(execFile);
@@ -253,9 +253,7 @@ describe('the sh blocks, run against a service', () => {
     const token = await t.token();
     const webhook = await createWebhook(t, { url: receiver.route().url, events: ['job.started'] });
     const event = Buffer.from(JSON.stringify(meetingStarted(`doc-blocks-${randomUUID()}`)));
-    const sent = await postZoomEvent(t.baseUrl, event, {
-      headers: { ...zoomHeaders(ZOOM_SECRET_TOKEN, event), 'x-zm-trackingid': TRACKING_ID },
-    });
+    const sent = await sendZoomEvent(t.baseUrl, event, { trackingId: TRACKING_ID });
     expect(sent.status).toBe(200);
     await waitFor(() => receiver.received.length === 1, { what: 'the event delivered' });
     const found = await request(

@@ -1,28 +1,11 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { meetingEnded, meetingStarted, zoomHeaders } from '../scripts/platform/zoom-events';
-import { postZoomEvent } from '../scripts/platform/zoom-sender';
+import { randomUUID } from 'node:crypto';
+import { meetingEnded, meetingStarted } from '../scripts/platform/zoom-events';
 import { Json, request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
-import {
-  ClientName,
-  TestApp,
-  ZOOM_SECRET_TOKEN,
-  scopesOfBut,
-  startTestApp,
-} from './support/test-app';
+import { ClientName, TestApp, scopesOfBut, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
 import { TestWebhook, createWebhook } from './support/webhooks';
-
-/** Posts a signed platform event with its own tracking id; returns that id. */
-async function sendTracked(baseUrl: string, event: unknown): Promise<string> {
-  const trackingId = `v=2.0;clid=aw1;rid=${randomBytes(8).toString('hex')}`;
-  const body = Buffer.from(JSON.stringify(event));
-  const res = await postZoomEvent(baseUrl, body, {
-    headers: { ...zoomHeaders(ZOOM_SECRET_TOKEN, body), 'x-zm-trackingid': trackingId },
-  });
-  if (res.status !== 200) throw new Error(`POST /zoom/events: ${res.status} ${res.text}`);
-  return trackingId;
-}
+import { sendTracked } from './support/zoom-sender';
 
 describe('event lookup (docs/operations.md: GET /api/events, GET /api/events/:id)', () => {
   let t: TestApp;

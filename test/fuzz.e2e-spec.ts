@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { fuzzSettings } from './support/fuzz-settings';
 import { FakeZoom } from './support/fake-zoom';
 import { HostileRequest, brokenHttp, platformEventRequest, routeRequest } from './support/hostile';
 import { request } from './support/http';
@@ -13,18 +14,9 @@ import { CLIENTS, TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/tes
  * an answer, none is a 5xx of our own (a platform error passed on, with `upstream`, is the
  * dependency's), and afterwards the process is alive and /health/live answers 200.
  *
- * CI runs FUZZ_RUNS_CI cases with a fixed seed (the same cases every run); `npm run fuzz` runs
- * FUZZ_RUNS cases (default 5000) from a fresh seed, printed so that a failure can be replayed
- * with FUZZ_SEED=<seed> (and FUZZ_PATH=<path> from fast-check's report to go straight to the
- * shrunk case).
+ * The suite runs 1,000 cases from seed 17; `npm run fuzz` more, as fuzzSettings says.
  */
-const FUZZ_RUNS_CI = 1000;
-const CI_SEED = 17;
-const runs = Number(process.env.FUZZ_RUNS ?? FUZZ_RUNS_CI);
-const seed = Number(
-  process.env.FUZZ_SEED ?? (process.env.FUZZ_RUNS ? Date.now() % 2 ** 31 : CI_SEED),
-);
-const path = process.env.FUZZ_PATH;
+const { runs, seed, path } = fuzzSettings(1000, 17);
 
 /**
  * Routes outside Nest's router, mounted as Express middleware, and paths no route matches

@@ -19,6 +19,7 @@ import { ReceivedRequest, Receiver, startReceiver } from './support/receiver';
 import { queryDatabase } from './support/test-db';
 import { TestApp, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
+import { expectedMeeting } from './support/zoom-fixtures';
 import { sendZoomEvent } from './support/zoom-sender';
 
 const PUBLIC_BASE_URL = 'https://bridge.example.com';
@@ -198,14 +199,7 @@ describe('inbound events mapped and delivered (role all, event-only recordings)'
         event: kind,
         created_at: expect.stringMatching(/Z$/),
         data: {
-          id: '85746065432',
-          uuid,
-          topic: 'Bridge test',
-          host_id: 'x1yCzABCDEfg23HiJKl4mN',
-          type: event.event.startsWith('webinar.') ? 5 : 8,
-          duration: 30,
-          timezone: 'Europe/Berlin',
-          start_time: '2025-01-01T10:00:05Z',
+          ...expectedMeeting(uuid, { type: event.event.startsWith('webinar.') ? 5 : 8 }),
           ...extra,
         },
         source: {
@@ -289,10 +283,7 @@ describe('inbound events mapped and delivered (role all, event-only recordings)'
     expect(body).toMatchObject({
       event: 'operation.complete',
       data: {
-        id: '85746065432',
-        uuid,
-        topic: 'Bridge test',
-        host_id: 'x1yCzABCDEfg23HiJKl4mN',
+        ...expectedMeeting(uuid),
         // MP4 and CC kept (CC without an id), M4A and TIMELINE filtered out.
         files: [
           {

@@ -1,6 +1,4 @@
 import { createHash, createHmac } from 'node:crypto';
-import { postZoomEvent } from '../scripts/platform/zoom-sender';
-import { zoomHeaders } from '../scripts/platform/zoom-events';
 import { ACCOUNT_ID } from '../src/inbound/sample-events/sample-event';
 import { FakeMeeting, FakeRecordingFile, FakeZoom } from './support/fake-zoom';
 import { Json, request } from './support/http';
@@ -9,9 +7,11 @@ import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
 import { queryDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
+import { ZoomSendOptions, sendZoomEvent } from './support/zoom-sender';
 import {
   FixtureBody,
   ZOOM_FIXTURES,
+  expectedMeeting,
   fixtureEvent,
   freshUuid,
   partOf,
@@ -39,18 +39,9 @@ jest.setTimeout(ARRIVAL_MS + 60_000);
 
 const bodyOf = (r: ReceivedRequest): Json => JSON.parse(r.body.toString('utf8'));
 
-/** Sends `body` signed as the platform does, with `secret`; `trackingId` null sends none. */
-function send(
-  t: TestApp,
-  body: unknown,
-  { secret = ZOOM_SECRET_TOKEN, trackingId = TRACKING_ID as string | null } = {},
-) {
-  const bytes = Buffer.from(JSON.stringify(body));
-  const headers = zoomHeaders(secret, bytes);
-  if (trackingId === null) delete headers['x-zm-trackingid'];
-  else headers['x-zm-trackingid'] = trackingId;
-  return postZoomEvent(t.baseUrl, bytes, { headers });
-}
+/** Sends `body` signed as the platform does (tracking id TRACKING_ID unless told otherwise). */
+const send = (t: TestApp, body: unknown, options: ZoomSendOptions = {}) =>
+  sendZoomEvent(t.baseUrl, body, { trackingId: TRACKING_ID, ...options });
 
 describe('inbound fidelity (event-only deployment, two secret tokens)', () => {
   let t: TestApp;
@@ -151,14 +142,7 @@ describe('inbound fidelity (event-only deployment, two secret tokens)', () => {
         event: 'follower.gained',
         created_at: expect.stringMatching(/Z$/),
         data: {
-          id: '85746065432',
-          uuid,
-          topic: 'Bridge test',
-          host_id: 'x1yCzABCDEfg23HiJKl4mN',
-          type: 8,
-          duration: 30,
-          timezone: 'Europe/Berlin',
-          start_time: '2025-01-01T10:00:05Z',
+          ...expectedMeeting(uuid),
           participant: partOf(joined, 'participant'),
         },
         source: {
@@ -612,8 +596,7 @@ describe('inbound fidelity (event-only deployment, two secret tokens)', () => {
   describe('numbers and payloads exactly as the platform sent them (docs/receiving.md)', () => {
     /** Signs and sends exact bytes, as the platform would. */
     const sendText = (text: string) => {
-      const bytes = Buffer.from(text, 'utf8');
-      return postZoomEvent(t.baseUrl, bytes, { headers: zoomHeaders(ZOOM_SECRET_TOKEN, bytes) });
+      return sendZoomEvent(t.baseUrl, Buffer.from(text, 'utf8'));
     };
     /** The raw bodies delivered on a subscriber's path that hold `marker`. */
     const rawReceived = (name: string, marker: string) =>

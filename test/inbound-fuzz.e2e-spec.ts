@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import {
@@ -20,8 +20,10 @@ import {
   mappingRuleOf,
   unmappableReason,
 } from '../src/inbound/event-mapping';
-import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
+import { fuzzSettings } from './support/fuzz-settings';
+import { TestApp, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
+import { sendZoomEvent } from './support/zoom-sender';
 
 /**
  * Structure-aware fuzzing of the inbound path (docs/api.md#platform-events-post-zoomevents, issue 27): a signed event of every
@@ -32,16 +34,9 @@ import { waitFor } from './support/wait-for';
  * exactly; every stored event ends processed, and no worker retries a failure that the
  * event's content makes certain.
  *
- * The suite runs FUZZ_RUNS_CI cases with a fixed seed; `npm run fuzz` runs FUZZ_RUNS (default
- * 5000) from a fresh seed, printed so a failure can be replayed with FUZZ_SEED (and FUZZ_PATH).
+ * The suite runs 120 cases from seed 27; `npm run fuzz` more, as fuzzSettings says.
  */
-const FUZZ_RUNS_CI = 120;
-const CI_SEED = 27;
-const runs = Number(process.env.FUZZ_RUNS ?? FUZZ_RUNS_CI);
-const seed = Number(
-  process.env.FUZZ_SEED ?? (process.env.FUZZ_RUNS ? Date.now() % 2 ** 31 : CI_SEED),
-);
-const fuzzPath = process.env.FUZZ_PATH;
+const { runs, seed, path: fuzzPath } = fuzzSettings(120, 27);
 const BODY_LIMIT = 1024 * 1024;
 
 jest.setTimeout(Math.max(180_000, runs * 600));
@@ -174,22 +169,8 @@ describe('fuzz: every signed platform event is stored, whatever it holds (docs/a
         const text = JSON.stringify(event).replace(/"@@number:([^@]+)@@"/g, '$1');
         const body = Buffer.from(text, 'utf8');
         const trackingId = `fuzz-${seed}-${++n}-${randomBytes(4).toString('hex')}`;
-        const ts = String(Math.floor(Date.now() / 1000));
-        const signature = createHmac('sha256', ZOOM_SECRET_TOKEN)
-          .update(`v0:${ts}:`)
-          .update(body)
-          .digest('hex');
-        const res = await fetch(`${t.baseUrl}/zoom/events`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'x-zm-request-timestamp': ts,
-            'x-zm-signature': `v0=${signature}`,
-            'x-zm-trackingid': trackingId,
-          },
-          body,
-        });
-        const answer = await res.text();
+        const res = await sendZoomEvent(t.baseUrl, body, { trackingId });
+        const answer = res.text;
         statuses.set(String(res.status), (statuses.get(String(res.status)) ?? 0) + 1);
         const label = `${event.event}: ${res.status} ${answer.slice(0, 300)}`;
         if (body.length > BODY_LIMIT) {

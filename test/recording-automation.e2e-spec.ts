@@ -6,6 +6,7 @@ import { Receiver, startReceiver } from './support/receiver';
 import { queryDatabase } from './support/test-db';
 import { TestApp, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
+import { expectedMeeting } from './support/zoom-fixtures';
 import { sendZoomEvent } from './support/zoom-sender';
 
 const PUBLIC_BASE_URL = 'https://bridge.example.com';
@@ -122,14 +123,7 @@ describe('recording automation with platform credentials (files from the API)', 
       { what: 'operation.complete' },
     );
     expect(body.data).toEqual({
-      id: String(meeting.id),
-      uuid: meeting.uuid,
-      topic: 'Bridge test',
-      host_id: 'x1yCzABCDEfg23HiJKl4mN',
-      type: 8,
-      duration: 30,
-      timezone: 'Europe/Berlin',
-      start_time: '2025-01-01T10:00:05Z',
+      ...expectedMeeting(meeting.uuid, { id: String(meeting.id) }),
       // The TIMELINE file is of a kept type, but the event does not name it.
       files: [
         notified(meeting, ids[0], 'MP4', 4000001),

@@ -1,12 +1,6 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import {
-  ZoomEvent,
-  meetingStarted,
-  registrationCreated,
-  zoomHeaders,
-} from '../scripts/platform/zoom-events';
-import { postZoomEvent } from '../scripts/platform/zoom-sender';
+import { meetingStarted, registrationCreated, zoomHeaders } from '../scripts/platform/zoom-events';
 import { FakeZoom } from './support/fake-zoom';
 import { request } from './support/http';
 import { CollectedSpan, OtlpCollector, startCollector } from './support/otlp-collector';
@@ -16,25 +10,11 @@ import { TestApp, ZOOM_SECRET_TOKEN, startTestApp } from './support/test-app';
 import { queryDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
+import { freshTrackingId, sendTracked } from './support/zoom-sender';
 
 const SERVER = 2;
 const CLIENT = 3;
 const ERROR = 2;
-
-/** Posts a signed platform event (meeting.started) with its own tracking id; returns that id. */
-async function sendTracked(
-  baseUrl: string,
-  uuid: string,
-  event: ZoomEvent = meetingStarted(uuid),
-): Promise<string> {
-  const trackingId = `v=2.0;clid=aw1;rid=${randomBytes(8).toString('hex')}`;
-  const body = Buffer.from(JSON.stringify(event));
-  const res = await postZoomEvent(baseUrl, body, {
-    headers: { ...zoomHeaders(ZOOM_SECRET_TOKEN, body), 'x-zm-trackingid': trackingId },
-  });
-  if (res.status !== 200) throw new Error(`POST /zoom/events: ${res.status} ${res.text}`);
-  return trackingId;
-}
 
 /** The request span of the event with this tracking id, once the collector has it. */
 function rootSpan(collector: OtlpCollector, trackingId: string): Promise<CollectedSpan> {
@@ -106,7 +86,7 @@ describe('traces (docs/operations.md), one process (role all)', () => {
   it('gives an event whose first attempt fails one trace: the request, mapping, publish and both attempts', async () => {
     const route = receiver.route({ statuses: [500, 200] }, 'flaky');
     const webhook = await createWebhook(t, { url: route.url, events: ['job.started'] });
-    const trackingId = await sendTracked(t.baseUrl, `trace-${randomUUID()}`);
+    const trackingId = await sendTracked(t.baseUrl, meetingStarted(`trace-${randomUUID()}`));
     await waitFor(() => receiver.requests(route.path).length === 2, { what: 'two attempts' });
 
     const root = await rootSpan(collector, trackingId);
@@ -207,7 +187,7 @@ describe('traces (docs/operations.md), one process (role all)', () => {
     const uuid = `job-${randomUUID()}`;
     const registration = registrationCreated(uuid);
     (registration.payload.object as { registrant: { id: string } }).registrant.id = `reg-${uuid}`;
-    const trackingId = await sendTracked(t.baseUrl, uuid, registration);
+    const trackingId = await sendTracked(t.baseUrl, registration);
     await waitFor(() => receiver.requests(route.path).length === 1, { what: 'the delivery' });
 
     const root = await rootSpan(collector, trackingId);
@@ -239,7 +219,7 @@ describe('traces (docs/operations.md), one process (role all)', () => {
   });
 
   it('traces an event with a compressed body (served through Express) the same way', async () => {
-    const trackingId = `v=2.0;clid=aw1;rid=${randomBytes(8).toString('hex')}`;
+    const trackingId = freshTrackingId();
     const body = Buffer.from(JSON.stringify(meetingStarted(`gzip-${randomUUID()}`)));
     const res = await fetch(`${t.baseUrl}/zoom/events`, {
       method: 'POST',
@@ -334,7 +314,7 @@ describe('traces off (no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   it('exports nothing, sends no traceparent and stores no trace context', async () => {
     const route = receiver.route({ statuses: [500, 200] }, 'untraced');
     const webhook = await createWebhook(t, { url: route.url, events: ['job.started'] });
-    await sendTracked(t.baseUrl, `untraced-${randomUUID()}`);
+    await sendTracked(t.baseUrl, meetingStarted(`untraced-${randomUUID()}`));
     await waitFor(() => receiver.requests(route.path).length === 2, { what: 'two attempts' });
     expect(receiver.requests(route.path).map((r) => r.headers.traceparent)).toEqual([
       undefined,
@@ -383,7 +363,7 @@ describe('traces across processes (role api + role worker)', () => {
   it("joins the worker's attempt spans to the trace of the API's request", async () => {
     const route = receiver.route({ statuses: [503, 200] }, 'split');
     await createWebhook(t, { url: route.url, events: ['job.started'] });
-    const trackingId = await sendTracked(t.baseUrl, `split-${randomUUID()}`);
+    const trackingId = await sendTracked(t.baseUrl, meetingStarted(`split-${randomUUID()}`));
     await waitFor(() => receiver.requests(route.path).length === 2, { what: 'two attempts' });
     const root = await rootSpan(collector, trackingId);
     expect(root.serviceName).toBe('bridge-api');

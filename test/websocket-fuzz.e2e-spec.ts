@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { meetingStarted, meetingUuid } from '../scripts/platform/zoom-events';
 import { MAX_FRAME_BYTES } from '../src/inbound/sources/websocket/platform-socket';
 import { FakeZoom } from './support/fake-zoom';
+import { fuzzSettings } from './support/fuzz-settings';
 import { FakeConnection, FakeZoomWs } from './support/fake-zoom-ws';
 import { SpawnedApp, SpawnedWorker, spawnTestMs, startWorker } from './support/spawn-app';
 import { CLIENTS, TestApp, startTestApp } from './support/test-app';
@@ -14,15 +15,10 @@ import { waitFor } from './support/wait-for';
  * (accepted, duplicate or unmappable), and its memory stays bounded: sampled from the holder's
  * own /metrics (a spawned worker, so nothing of the test is counted) after every case.
  *
- * The suite runs FUZZ_RUNS_CI cases with a fixed seed; `npm run fuzz` runs FUZZ_RUNS from a
- * fresh seed, printed so a failure can be replayed with FUZZ_SEED.
+ * The suite runs 30 cases from seed 46; `npm run fuzz` more (300 at most: each case pushes up to
+ * 8 MiB), as fuzzSettings says.
  */
-const FUZZ_RUNS_CI = 30;
-const CI_SEED = 46;
-const runs = Math.min(Number(process.env.FUZZ_RUNS ?? FUZZ_RUNS_CI), 300);
-const seed = Number(
-  process.env.FUZZ_SEED ?? (process.env.FUZZ_RUNS ? Date.now() % 2 ** 31 : CI_SEED),
-);
+const { runs, seed, path } = fuzzSettings(30, 46, 300);
 /**
  * How far the holder's memory may rise above what it used after the first cases. One case
  * pushes at most 8 MiB of frames; the bug this guards against took 1.1 GB for one 94 MB frame.
@@ -167,7 +163,7 @@ describe('WebSocket source: property over random, deep, huge and repeating frame
             }
           },
         ),
-        { numRuns: runs, seed, endOnFailure: true },
+        { numRuns: runs, seed, path, endOnFailure: true },
       );
       // Past the limit, three in a row: each closes the socket unread, none is stored.
       const stored = await storedCount(holder.url);

@@ -1,41 +1,49 @@
+import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
+import { MemoryRetentionStore } from '../../test/fakes/memory-retention';
+import { MemoryTables } from '../../test/fakes/memory-stores';
+import type { InboundEventEntity } from '../inbound/inbound-event.entity';
 import { loadConfig } from '../config/load-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { RETENTION_BATCH, RetentionService } from './retention.service';
-import { DeletedRows, RetentionStore, RetentionTable } from './retention.store';
+import { RetentionStore, RetentionTable } from './retention.store';
 
-/** Old rows per table, deleted a batch at a time, each call recorded. */
-class FakeRetentionStore extends RetentionStore {
-  readonly calls: { table: RetentionTable; cutoff: Date; limit: number }[] = [];
-  lockedElsewhere = false;
-  onBatch: () => void = () => undefined;
-
-  constructor(private readonly rows: Record<RetentionTable, number>) {
-    super();
-  }
-
-  deleteBatch(table: RetentionTable, cutoff: Date, limit: number): Promise<DeletedRows> {
-    this.calls.push({ table, cutoff, limit });
-    this.onBatch();
-    const n = Math.min(limit, this.rows[table]);
-    this.rows[table] -= n;
-    return Promise.resolve({
-      deliveries: table === 'deliveries' ? n : 0,
-      deliveryAttempts: table === 'deliveries' ? 2 * n : 0,
-      events: table === 'events' ? n : 0,
-      inboundEvents: table === 'inbound_events' ? n : 0,
+/**
+ * The store fake (test/fakes/memory-retention.ts, held to PgRetentionStore by its contract)
+ * holding, per table, that many rows older than any cutoff here: deliveries ended, each with two
+ * attempts; events none of whose deliveries is left.
+ */
+function storeWith(rows: Record<RetentionTable, number>): MemoryRetentionStore {
+  const old = new Date('2026-01-01T00:00:00Z');
+  const tables = new MemoryTables();
+  const webhook = tables.addWebhook();
+  for (let i = 0; i < rows.deliveries; i++) {
+    const { id } = tables.addDelivery(webhook.id, {
+      status: 'failed',
+      createdAt: old,
+      completedAt: old,
     });
+    for (const attempt of [1, 2]) {
+      const result = { ok: false, startedAt: old, durationMs: 1, statusCode: 500 };
+      tables.attempts.push({
+        deliveryId: id,
+        attempt,
+        result: { ...result, error: 'HTTP 500', responseBody: '' },
+        status: 'failed',
+        nextAttemptAt: null,
+      });
+    }
   }
-
-  purgeAccounts(): Promise<DeletedRows> {
-    return Promise.resolve({ deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0 });
+  for (let i = 0; i < rows.events; i++) {
+    const id = randomUUID();
+    const event = { id, kind: 'job.started', createdAt: old, data: {}, source: null } as const;
+    tables.events.set(id, { ...event, idempotencyKey: null });
   }
-
-  async exclusively(work: () => Promise<void>): Promise<boolean> {
-    if (this.lockedElsewhere) return false;
-    await work();
-    return true;
+  for (let i = 0; i < rows.inbound_events; i++) {
+    const id = randomUUID();
+    tables.inboundEvents.set(id, { id, receivedAt: old } as InboundEventEntity);
   }
+  return new MemoryRetentionStore(tables);
 }
 
 describe('RetentionService', () => {
@@ -46,7 +54,7 @@ describe('RetentionService', () => {
   beforeAll(() => Logger.overrideLogger(false));
 
   it('deletes deliveries, then events, then inbound events older than RETENTION_DAYS, in batches', async () => {
-    const store = new FakeRetentionStore({
+    const store = storeWith({
       deliveries: 2 * RETENTION_BATCH + 5,
       events: 3,
       inbound_events: RETENTION_BATCH,
@@ -76,14 +84,15 @@ describe('RetentionService', () => {
   });
 
   it('does nothing while another process runs it', async () => {
-    const store = new FakeRetentionStore({ deliveries: 5, events: 5, inbound_events: 5 });
-    store.lockedElsewhere = true;
+    const store = storeWith({ deliveries: 5, events: 5, inbound_events: 5 });
+    // Another process holds the lock (PostgreSQL's advisory lock, shared by every process).
+    store.lock.held = true;
     expect(await service(store).run(now)).toBeNull();
     expect(store.calls).toEqual([]);
   });
 
   it('stops between two batches on shutdown', async () => {
-    const store = new FakeRetentionStore({
+    const store = storeWith({
       deliveries: 10 * RETENTION_BATCH,
       events: 0,
       inbound_events: 0,

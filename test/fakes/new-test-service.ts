@@ -55,10 +55,21 @@ export class ScriptedSender implements Pick<DeliverySenderService, 'send'> {
     for (const statusCode of statuses) this.answerWith(statusCode);
   }
 
-  /** The next attempt gets this status, with a Retry-After header when one is given. */
+  /**
+   * The next attempt gets this status, with a Retry-After header when one is given; its result
+   * is the real sender's for that answer (test/scripted-sender-contract.e2e-spec.ts holds them
+   * to the same cases).
+   */
   answerWith(statusCode: number | null, retryAfter: string | null = null): void {
     const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-    const error = ok ? null : statusCode === null ? 'ECONNREFUSED' : `HTTP ${statusCode}`;
+    const redirect = statusCode !== null && statusCode >= 300 && statusCode < 400;
+    const error = ok
+      ? null
+      : statusCode === null
+        ? 'ECONNREFUSED'
+        : redirect
+          ? `HTTP ${statusCode}: redirects are not followed`
+          : `HTTP ${statusCode}`;
     this.answers.push({ statusCode, error, retryAfter });
   }
 

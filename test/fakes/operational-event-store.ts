@@ -1,4 +1,5 @@
 import type { DeliveryRef } from '../../src/delivery-record/delivery.store';
+import type { NewEvent } from '../../src/delivery-record/event.store';
 import {
   DeploymentEvent,
   DisabledWebhookFacts,
@@ -6,46 +7,85 @@ import {
   NewOperationalEvent,
   OperationalEventStore,
 } from '../../src/delivery-record/operational-events.store';
+import type { WebhookEntity } from '../../src/webhooks/webhook.entity';
+import { MemoryTables } from './memory-stores';
 
-/** OperationalEventStore in memory: the facts it is given, and the events fanned out. */
+/**
+ * OperationalEventStore over the in-memory tables of the other store fakes: what
+ * PgOperationalEventStore reads and writes, held to it by test/stores/operational-event.store.spec.ts.
+ */
 export class MemoryOperationalEventStore extends OperationalEventStore {
-  readonly failed = new Map<string, FailedDeliveryFacts>();
-  readonly disabled = new Map<string, DisabledWebhookFacts>();
-  /** Per webhook, the other webhooks (same owner) subscribed to each operational kind. */
-  readonly subscribers = new Map<string, Record<string, string[]>>();
-  /** The webhooks of bridge:admin clients subscribed to each operational kind. */
-  readonly adminSubscribers: Record<string, string[]> = {};
+  /** The events stored (those that reached at least one webhook), in order. */
   readonly published: (NewOperationalEvent | DeploymentEvent)[] = [];
 
+  /** @param adminClientIds the configured clients holding `bridge:admin`. */
+  constructor(
+    readonly tables: MemoryTables = new MemoryTables(),
+    private readonly adminClientIds: readonly string[] = [],
+  ) {
+    super();
+  }
+
   failedDelivery(deliveryId: string): Promise<FailedDeliveryFacts | null> {
-    return Promise.resolve(this.failed.get(deliveryId) ?? null);
+    const row = this.tables.deliveries.get(deliveryId);
+    return Promise.resolve(
+      row?.status === 'failed'
+        ? {
+            eventId: row.eventId,
+            attemptCount: row.attemptCount,
+            lastStatusCode: row.lastStatusCode,
+            lastError: row.lastError,
+          }
+        : null,
+    );
   }
 
   disabledWebhook(webhookId: string): Promise<DisabledWebhookFacts | null> {
-    return Promise.resolve(this.disabled.get(webhookId) ?? null);
+    const row = this.tables.webhooks.get(webhookId);
+    // As the SQL reads it: the column as it is (null for a broker destination).
+    const url = row?.url as string;
+    return Promise.resolve(row?.disabledAt ? { url, disabledAt: row.disabledAt } : null);
   }
 
   fanOut(event: NewOperationalEvent): Promise<DeliveryRef[]> {
-    const targets = this.subscribers.get(event.aboutWebhookId)?.[event.kind] ?? [];
-    if (targets.length === 0) return Promise.resolve([]);
-    this.published.push(event);
-    return Promise.resolve(targets.map((webhookId, i) => ({ id: `${event.id}-${i}`, webhookId })));
-  }
-
-  /** Per client, its webhooks subscribed to each operational kind. */
-  readonly clientSubscribers = new Map<string, Record<string, string[]>>();
-
-  fanOutToClient(event: DeploymentEvent, clientId: string): Promise<DeliveryRef[]> {
-    const targets = this.clientSubscribers.get(clientId)?.[event.kind] ?? [];
-    if (targets.length === 0) return Promise.resolve([]);
-    this.published.push(event);
-    return Promise.resolve(targets.map((webhookId, i) => ({ id: `${event.id}-${i}`, webhookId })));
+    const about = this.tables.webhooks.get(event.aboutWebhookId);
+    return this.insert(
+      event,
+      (w) => !!about && w.ownerClientId === about.ownerClientId && w.id !== about.id,
+    );
   }
 
   fanOutToAdmins(event: DeploymentEvent): Promise<DeliveryRef[]> {
-    const targets = this.adminSubscribers[event.kind] ?? [];
+    return this.insert(event, (w) => this.adminClientIds.includes(w.ownerClientId));
+  }
+
+  fanOutToClient(event: DeploymentEvent, clientId: string): Promise<DeliveryRef[]> {
+    return this.insert(event, (w) => w.ownerClientId === clientId);
+  }
+
+  private insert(
+    event: DeploymentEvent,
+    concerns: (webhook: WebhookEntity) => boolean,
+  ): Promise<DeliveryRef[]> {
+    const targets = [...this.tables.webhooks.values()].filter(
+      (w) => concerns(w) && this.tables.receives(w, event.kind, event.body),
+    );
     if (targets.length === 0) return Promise.resolve([]);
+    const stored: NewEvent = {
+      id: event.id,
+      kind: event.kind,
+      createdAt: event.createdAt,
+      data: event.data,
+      source: null,
+      idempotencyKey: null,
+    };
+    this.tables.events.set(event.id, stored);
     this.published.push(event);
-    return Promise.resolve(targets.map((webhookId, i) => ({ id: `${event.id}-${i}`, webhookId })));
+    return Promise.resolve(
+      targets.map((w) => {
+        const fields = { eventId: event.id, event: event.kind, body: event.body };
+        return { id: this.tables.addDelivery(w.id, fields).id, webhookId: w.id };
+      }),
+    );
   }
 }

@@ -1,24 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { IngestPlan, NewInboundEvent } from '../../src/inbound/inbound-event.store';
+import { IngestPlan } from '../../src/inbound/inbound-event.store';
 import { inboundEventKey, notificationSource } from '../../src/inbound/inbound-job';
 import { SubscriptionEvent } from '../../src/webhooks/subscription-events';
-import { addWebhook, describeContract, quietEarlierWebhooks } from '../support/store-backends';
+import {
+  addWebhook,
+  describeContract,
+  newInboundEvent,
+  quietEarlierWebhooks,
+} from '../support/store-backends';
 
-function inbound(event: string, plan: IngestPlan = { then: 'done' }): NewInboundEvent {
-  return {
-    id: randomUUID(),
-    event,
-    identityKey: `${event}:${randomUUID()}`,
-    eventTs: 1735725605123,
-    accountId: 'acct-1',
-    payload: { event, payload: { account_id: 'acct-1', object: { id: '1' } } },
-    trackingId: null,
-    via: 'webhook',
-    downloadTokenEncrypted: 'sealed-token',
-    plan,
-    leaseMs: null,
-  };
-}
+const inbound = newInboundEvent;
 
 const publish = (kind: SubscriptionEvent): IngestPlan => ({
   then: 'publish',

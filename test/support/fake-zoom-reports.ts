@@ -353,7 +353,8 @@ export class FakeReports {
       if (p.join_time && event.event.endsWith('joined')) row.join_time = p.join_time;
       if (p.leave_time) {
         row.leave_time = p.leave_time;
-        row.leave_reason = p.leave_reason;
+        // The report's own words, not the webhook's (test/report-fake-contract.e2e-spec.ts).
+        row.leave_reason = `${String(p.user_name)} left the ${m.family}.`;
       }
       rows.set(p.user_id as string, row);
     }

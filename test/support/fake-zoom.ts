@@ -8,7 +8,7 @@ import {
   createServer,
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { PLATFORM_OPERATIONS } from '../../src/platform-api/platform-operations';
+import { PLATFORM_OPERATIONS, PlatformOperation } from '../../src/platform-api/platform-operations';
 import { ContractCheck, PlatformContract } from './platform-contract';
 
 /**
@@ -48,6 +48,8 @@ export interface FakeZoomOptions {
   redirectDownloads?: boolean;
   /** Validate every REST call against the published document and answer it generically. */
   contract?: boolean;
+  /** In contract mode, the document's operations it holds calls to (default: the route table). */
+  operations?: readonly PlatformOperation[];
 }
 
 export interface RecordedRequest {
@@ -268,6 +270,7 @@ export class FakeZoom {
   private readonly storage: Server;
   private readonly storageKey = randomBytes(16);
   private readonly contract: PlatformContract | null;
+  private readonly operations: readonly PlatformOperation[];
 
   private constructor(options: FakeZoomOptions) {
     this.accountId = options.accountId ?? 'fake-account-id';
@@ -276,7 +279,8 @@ export class FakeZoom {
     this.tokenTtlSeconds = options.tokenTtlSeconds ?? 3599;
     this.regionPath = options.regionPath === undefined ? '/regional' : options.regionPath;
     this.redirectDownloads = options.redirectDownloads ?? true;
-    this.contract = options.contract ? new PlatformContract(PLATFORM_OPERATIONS) : null;
+    this.operations = options.operations ?? PLATFORM_OPERATIONS;
+    this.contract = options.contract ? new PlatformContract(this.operations) : null;
     this.server = createServer((req, res) => this.receive(req, res, this.requests, this.platform));
     this.storage = createServer((req, res) =>
       this.receive(req, res, this.storageRequests, this.serveStorage),
@@ -549,7 +553,7 @@ export class FakeZoom {
     if (check.violations.length > 0) {
       return json(res, 400, { code: 300, message: check.violations.join('; ') });
     }
-    const op = PLATFORM_OPERATIONS.find((o) => o.id === check.operation);
+    const op = this.operations.find((o) => o.id === check.operation);
     if (!op) return json(res, 404, { code: 404, message: 'Not found' });
     const answer = PlatformContract.successAnswer(op);
     if (answer.body !== undefined) return json(res, answer.status, answer.body);

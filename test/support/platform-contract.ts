@@ -31,13 +31,28 @@ interface Compiled {
   body?: ValidateFunction;
 }
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * An enum whose values name someone by the placeholder `$name` (the participant report's
+ * `leave_reason`: "$name left the meeting."), as the platform fills it in: any name there.
+ */
+function placeholderPattern(values: unknown[]): string | null {
+  if (!values.some((v) => typeof v === 'string' && v.includes('$name'))) return null;
+  const alternatives = values.map((v) => String(v).split('$name').map(escapeRegExp).join('.+'));
+  return `^(?:${alternatives.join('|')})$`;
+}
+
 function platformReading(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(platformReading);
   if (schema === null || typeof schema !== 'object') return schema;
   const s = schema as JsonSchema;
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(s)) {
-    if (key === 'enum' || key === 'default' || key === 'required') {
+    const pattern = key === 'enum' ? placeholderPattern(value as unknown[]) : null;
+    if (pattern !== null) {
+      out.pattern = pattern;
+    } else if (key === 'enum' || key === 'default' || key === 'required') {
       const holds = (v: unknown) =>
         s.type === undefined ||
         (s.type === 'string' ? typeof v === 'string' : s.type !== 'integer' || Number.isInteger(v));
@@ -78,6 +93,9 @@ function decodeSegment(raw: string): string {
 
 export class PlatformContract {
   private readonly compiled: Compiled[];
+  private readonly strict: Ajv;
+  /** Answer schemas, compiled when first asked for: some the document gets wrong are never used. */
+  private readonly answers = new Map<string, ValidateFunction>();
 
   constructor(operations: readonly PlatformOperation[] = PLATFORM_OPERATIONS) {
     const coercing = new Ajv({ allErrors: true, strict: false, coerceTypes: true });
@@ -106,6 +124,7 @@ export class PlatformContract {
           ? strict.compile(platformReading(op.body.schema) as object)
           : undefined,
     }));
+    this.strict = strict;
   }
 
   /** The operation a request reached: the template with the most literal segments matching. */
@@ -186,6 +205,24 @@ export class PlatformContract {
     return c.body(parsed)
       ? []
       : (c.body.errors ?? []).map((e) => `body${e.instancePath} ${e.message ?? e.keyword}`);
+  }
+
+  /**
+   * What is wrong with an answer of the operation `operationId`: a status the document does not
+   * list as a success, or a body its schema for that status refuses (as the platform reads it).
+   */
+  answerViolations(operationId: string, status: number, body: unknown): string[] {
+    const op = this.compiled.find((c) => c.op.id === operationId)?.op;
+    if (!op) return [`no published operation ${operationId}`];
+    const answer = op.responses[String(status)];
+    if (!answer) return [`status ${status} is not documented`];
+    if (answer.contentType !== 'application/json' || !answer.schema) return [];
+    const key = `${operationId} ${status}`;
+    const validate =
+      this.answers.get(key) ?? this.strict.compile(platformReading(answer.schema) as object);
+    this.answers.set(key, validate);
+    if (validate(body)) return [];
+    return (validate.errors ?? []).map((e) => `answer${e.instancePath} ${e.message ?? e.keyword}`);
   }
 
   /** The operation's first documented 2xx status. */

@@ -22,13 +22,24 @@ import {
 } from '../../src/delivery-record/delivery.store';
 import { EventEntity } from '../../src/delivery-record/event.entity';
 import { EventStore, NewEvent, PgEventStore } from '../../src/delivery-record/event.store';
+import {
+  OperationalEventStore,
+  PgOperationalEventStore,
+} from '../../src/delivery-record/operational-events.store';
 import { EventKind, Subscription } from '../../src/webhooks/subscription-events';
 import {
   PgReceiverHealthStore,
   ReceiverHealthStore,
 } from '../../src/delivery-record/receiver-health.store';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
-import { InboundEventStore, PgInboundEventStore } from '../../src/inbound/inbound-event.store';
+import {
+  InboundEventStore,
+  IngestPlan,
+  NewInboundEvent,
+  PgInboundEventStore,
+} from '../../src/inbound/inbound-event.store';
+import { RecordRetentionStore } from '../../src/delivery-record/record-retention.store';
+import { PgRetentionStore, RetentionStore } from '../../src/retention/retention.store';
 import { RecordingDownloadEntity } from '../../src/recordings/recording-download.entity';
 import {
   PgRecordingDownloadStore,
@@ -47,6 +58,8 @@ import {
   MemoryWebhookStore,
 } from '../fakes/memory-stores';
 import { MemoryDeliveryOrderStore } from '../fakes/memory-order';
+import { MemoryOperationalEventStore } from '../fakes/operational-event-store';
+import { MemoryRetentionStore } from '../fakes/memory-retention';
 import { TestDatabase, createTestDatabase } from './test-db';
 import { CLIENTS, TEST_REDIS_URL } from './test-app';
 
@@ -59,6 +72,8 @@ export interface Stores {
   control: DeliveryControlStore;
   downloads: RecordingDownloadStore;
   order: DeliveryOrderStore;
+  operational: OperationalEventStore;
+  retention: RetentionStore;
 }
 
 /** What the stores hold of a delivery, read past them (for assertions only). */
@@ -78,6 +93,11 @@ export interface StoreBackend {
 
 /** The API clients configured (AUTH_CLIENTS); a webhook of any other owner counts for nothing. */
 export const CONFIGURED_OWNERS = Object.values(CLIENTS).map((c) => c.client_id);
+
+/** The configured clients holding `bridge:admin`. */
+export const ADMIN_OWNERS = Object.values(CLIENTS)
+  .filter((c) => c.scopes.split(' ').includes('bridge:admin'))
+  .map((c) => c.client_id);
 
 function testConfig(databaseUrl: string): AppConfig {
   return loadConfig({
@@ -118,6 +138,8 @@ async function postgres(): Promise<StoreBackend> {
       control: new PgDeliveryControlStore(db, config),
       downloads: new PgRecordingDownloadStore(db),
       order: new PgDeliveryOrderStore(db),
+      operational: new PgOperationalEventStore(db, config),
+      retention: new PgRetentionStore(db, new RecordRetentionStore(db)),
     },
     async delivery(id) {
       const [row] = (await db.query(
@@ -150,6 +172,8 @@ function memory(): StoreBackend {
       control: new MemoryDeliveryControlStore(tables),
       downloads: new MemoryRecordingDownloadStore(tables),
       order: new MemoryDeliveryOrderStore(tables),
+      operational: new MemoryOperationalEventStore(tables, ADMIN_OWNERS),
+      retention: new MemoryRetentionStore(tables),
     },
     delivery(id) {
       const row = tables.deliveries.get(id);
@@ -208,6 +232,26 @@ export async function addWebhook(
   );
   if (!webhook) throw new Error('webhook limit reached');
   return webhook;
+}
+
+/** A platform event to store (of account acct-1), fresh ids, nothing published unless `plan` says. */
+export function newInboundEvent(
+  event: string,
+  plan: IngestPlan = { then: 'done' },
+): NewInboundEvent {
+  return {
+    id: randomUUID(),
+    event,
+    identityKey: `${event}:${randomUUID()}`,
+    eventTs: 1735725605123,
+    accountId: 'acct-1',
+    payload: { event, payload: { account_id: 'acct-1', object: { id: '1' } } },
+    trackingId: null,
+    via: 'webhook',
+    downloadTokenEncrypted: 'sealed-token',
+    plan,
+    leaseMs: null,
+  };
 }
 
 /** An event to publish: `kind`, fresh id, no key unless given. */

@@ -15,3 +15,19 @@ export const fixtureEvent = (event: string, uuid: string): FixtureBody => sample
 /** The participant or registrant object of a body, to change it in place. */
 export const partOf = (body: FixtureBody, part: 'participant' | 'registrant') =>
   body.payload.object[part] as Record<string, unknown>;
+
+/**
+ * The meeting a notification's `data` carries for a sample event of the meeting `uuid`
+ * (docs/api.md#event-kinds), written out rather than derived from the samples, so that a
+ * change to either the samples or the mapping shows here. `type` 8 is a meeting, 5 a webinar.
+ */
+export const expectedMeeting = (uuid: string, { id = '85746065432', type = 8 } = {}) => ({
+  id,
+  uuid,
+  topic: 'Bridge test',
+  host_id: 'x1yCzABCDEfg23HiJKl4mN',
+  type,
+  duration: 30,
+  timezone: 'Europe/Berlin',
+  start_time: '2025-01-01T10:00:05Z',
+});

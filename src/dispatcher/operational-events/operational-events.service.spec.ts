@@ -1,9 +1,10 @@
 import { MemoryOperationalEventStore } from '../../../test/fakes/operational-event-store';
+import { MemoryTables } from '../../../test/fakes/memory-stores';
 import type { DeliveryRef } from '../../delivery-record/delivery.store';
 import type { DispatcherService } from '../publish/dispatcher.service';
 import { OperationalEventsService } from './operational-events.service';
 
-function service(store = new MemoryOperationalEventStore()) {
+function service(store = new MemoryOperationalEventStore(new MemoryTables(), ['admin'])) {
   const queued: DeliveryRef[] = [];
   const dispatcher = {
     queueDeliveries: (deliveries: DeliveryRef[]) => {
@@ -17,23 +18,27 @@ function service(store = new MemoryOperationalEventStore()) {
 describe('OperationalEventsService', () => {
   it('publishes bridge.delivery.failed from the record to the subscribers, and queues them', async () => {
     const { store, queued, operational } = service();
-    store.failed.set('d1', {
+    const w1 = store.tables.addWebhook();
+    const w2 = store.tables.addWebhook({ events: ['bridge.delivery.failed'] });
+    const w3 = store.tables.addWebhook({ events: ['job.started', 'bridge.delivery.failed'] });
+    store.tables.addWebhook({ ownerClientId: 'client-b', events: ['bridge.delivery.failed'] });
+    const d1 = store.tables.addDelivery(w1.id, {
       eventId: 'e1',
+      status: 'failed',
       attemptCount: 4,
       lastStatusCode: null,
       lastError: 'timed out after 10000 ms',
     });
-    store.subscribers.set('w1', { 'bridge.delivery.failed': ['w2', 'w3'] });
-    await operational.deliveryFailed({ deliveryId: 'd1', webhookId: 'w1', event: 'job.started' });
+    await operational.deliveryFailed({ deliveryId: d1.id, webhookId: w1.id, event: 'job.started' });
     const [event] = store.published;
-    expect(event).toMatchObject({ kind: 'bridge.delivery.failed', aboutWebhookId: 'w1' });
+    expect(event).toMatchObject({ kind: 'bridge.delivery.failed', aboutWebhookId: w1.id });
     expect(JSON.parse(event.body)).toEqual({
       id: event.id,
       event: 'bridge.delivery.failed',
       created_at: event.createdAt.toISOString(),
       data: {
-        delivery_id: 'd1',
-        webhook_id: 'w1',
+        delivery_id: d1.id,
+        webhook_id: w1.id,
         event: 'job.started',
         event_id: 'e1',
         attempt_count: 4,
@@ -42,17 +47,22 @@ describe('OperationalEventsService', () => {
       },
       source: null,
     });
-    expect(queued.map((d) => d.webhookId)).toEqual(['w2', 'w3']);
+    expect(queued.map((d) => d.webhookId)).toEqual([w2.id, w3.id]);
   });
 
   it('publishes bridge.webhook.disabled with the webhook as it was disabled', async () => {
     const { store, operational } = service();
     const disabledAt = new Date('2026-01-01T10:00:00.123Z');
-    store.disabled.set('w1', { url: 'https://hooks.example.com/x', disabledAt });
-    store.subscribers.set('w1', { 'bridge.webhook.disabled': ['w2'] });
-    await operational.webhookDisabled('w1', 'gone', 'job.started');
+    const w1 = store.tables.addWebhook({
+      url: 'https://hooks.example.com/x',
+      active: false,
+      disabledAt,
+      disabledReason: 'gone',
+    });
+    store.tables.addWebhook({ events: ['bridge.webhook.disabled'] });
+    await operational.webhookDisabled(w1.id, 'gone', 'job.started');
     expect(store.published[0].data).toEqual({
-      webhook_id: 'w1',
+      webhook_id: w1.id,
       url: 'https://hooks.example.com/x',
       reason: 'gone',
       disabled_at: '2026-01-01T10:00:00.123Z',
@@ -61,34 +71,36 @@ describe('OperationalEventsService', () => {
 
   it('reports nothing about a delivery of a bridge.* event, nor a disabling it caused', async () => {
     const { store, queued, operational } = service();
-    store.failed.set('d1', { eventId: 'e1', attemptCount: 2, lastStatusCode: 500, lastError: 'x' });
-    store.disabled.set('w1', { url: 'https://h.example', disabledAt: new Date() });
-    store.subscribers.set('w1', {
-      'bridge.delivery.failed': ['w2'],
-      'bridge.webhook.disabled': ['w2'],
-    });
+    const w1 = store.tables.addWebhook({ active: false, disabledAt: new Date() });
+    store.tables.addWebhook({ events: ['bridge.delivery.failed', 'bridge.webhook.disabled'] });
+    const d1 = store.tables.addDelivery(w1.id, { status: 'failed', attemptCount: 2 });
     await operational.deliveryFailed({
-      deliveryId: 'd1',
-      webhookId: 'w1',
+      deliveryId: d1.id,
+      webhookId: w1.id,
       event: 'bridge.delivery.failed',
     });
-    await operational.webhookDisabled('w1', 'failing', 'bridge.webhook.disabled');
+    await operational.webhookDisabled(w1.id, 'failing', 'bridge.webhook.disabled');
     expect(store.published).toEqual([]);
     expect(queued).toEqual([]);
   });
 
   it('logs, and does not throw, when the event cannot be stored', async () => {
     const { store, operational } = service();
-    store.failed.set('d1', { eventId: 'e1', attemptCount: 2, lastStatusCode: 500, lastError: 'x' });
+    const w1 = store.tables.addWebhook();
+    const d1 = store.tables.addDelivery(w1.id, { status: 'failed', attemptCount: 2 });
     store.fanOut = () => Promise.reject(new Error('database down'));
     await expect(
-      operational.deliveryFailed({ deliveryId: 'd1', webhookId: 'w1', event: 'job.started' }),
+      operational.deliveryFailed({ deliveryId: d1.id, webhookId: w1.id, event: 'job.started' }),
     ).resolves.toBeUndefined();
   });
 
   it('publishes bridge.reconciliation.completed to the subscribed webhooks of bridge:admin clients', async () => {
     const { store, queued, operational } = service();
-    store.adminSubscribers['bridge.reconciliation.completed'] = ['w9'];
+    const w9 = store.tables.addWebhook({
+      ownerClientId: 'admin',
+      events: ['bridge.reconciliation.completed'],
+    });
+    store.tables.addWebhook({ events: ['bridge.reconciliation.completed'] });
     const run = {
       id: 'r1',
       trigger: 'gap',
@@ -103,6 +115,6 @@ describe('OperationalEventsService', () => {
       data: run,
       source: null,
     });
-    expect(queued.map((d) => d.webhookId)).toEqual(['w9']);
+    expect(queued.map((d) => d.webhookId)).toEqual([w9.id]);
   });
 });

@@ -1,0 +1,114 @@
+import { DeletedRows, RetentionStore, RetentionTable } from '../../src/retention/retention.store';
+import { MemoryTables } from './memory-stores';
+
+/** The retention lock, as PostgreSQL's advisory lock is: one for every process. */
+export class RetentionLock {
+  held = false;
+}
+
+const none = (): DeletedRows => ({
+  deliveries: 0,
+  deliveryAttempts: 0,
+  events: 0,
+  inboundEvents: 0,
+});
+
+/**
+ * RetentionStore over the in-memory tables of the other store fakes: what PgRetentionStore
+ * deletes, held to it by test/stores/retention.store.spec.ts. Each batch is recorded, and
+ * `onBatch` runs at each, for a spec to act between two batches.
+ */
+export class MemoryRetentionStore extends RetentionStore {
+  readonly calls: { table: RetentionTable; cutoff: Date; limit: number }[] = [];
+  onBatch: () => void = () => undefined;
+  /** The accounts that left (account_purges), oldest request first. */
+  readonly purges: { accountId: string; requestedAt: Date }[] = [];
+
+  constructor(
+    readonly tables: MemoryTables = new MemoryTables(),
+    readonly lock = new RetentionLock(),
+  ) {
+    super();
+  }
+
+  deleteBatch(table: RetentionTable, cutoff: Date, limit: number): Promise<DeletedRows> {
+    this.calls.push({ table, cutoff, limit });
+    this.onBatch();
+    const deleted = none();
+    const t = this.tables;
+    const oldest = <T>(rows: T[], at: (row: T) => Date) =>
+      rows.sort((a, b) => at(a).getTime() - at(b).getTime()).slice(0, limit);
+    if (table === 'deliveries') {
+      // Ended deliveries, with their attempts.
+      const ended = [...t.deliveries.values()].filter(
+        (d) =>
+          d.createdAt < cutoff &&
+          d.status !== 'pending' &&
+          !!d.completedAt &&
+          d.completedAt < cutoff,
+      );
+      Object.assign(deleted, this.deleteDeliveries(oldest(ended, (row) => row.createdAt)));
+    } else if (table === 'events') {
+      // Events none of whose deliveries is left.
+      const used = new Set([...t.deliveries.values()].map((d) => d.eventId));
+      const gone = [...t.events.values()].filter((e) => e.createdAt < cutoff && !used.has(e.id));
+      for (const e of oldest(gone, (row) => row.createdAt))
+        deleted.events += +t.events.delete(e.id);
+    } else {
+      const old = [...t.inboundEvents.values()].filter((row) => row.receivedAt < cutoff);
+      for (const row of oldest(old, (r) => r.receivedAt)) {
+        deleted.inboundEvents += +t.inboundEvents.delete(row.id);
+      }
+    }
+    return Promise.resolve(deleted);
+  }
+
+  purgeAccounts(): Promise<DeletedRows> {
+    const total = none();
+    const t = this.tables;
+    for (const { accountId, requestedAt } of this.purges.splice(0)) {
+      const events = [...t.events.values()].filter(
+        (e) => e.source?.account_id === accountId && e.createdAt <= requestedAt,
+      );
+      const ids = new Set(events.map((e) => e.id));
+      const record = this.deleteDeliveries(
+        [...t.deliveries.values()].filter((d) => ids.has(d.eventId)),
+      );
+      total.deliveries += record.deliveries;
+      total.deliveryAttempts += record.deliveryAttempts;
+      for (const e of events) total.events += +t.events.delete(e.id);
+      for (const row of [...t.inboundEvents.values()]) {
+        if (row.accountId === accountId && row.receivedAt <= requestedAt) {
+          total.inboundEvents += +t.inboundEvents.delete(row.id);
+        }
+      }
+    }
+    return Promise.resolve(total);
+  }
+
+  async exclusively(work: () => Promise<void>): Promise<boolean> {
+    if (this.lock.held) return false;
+    this.lock.held = true;
+    try {
+      await work();
+    } finally {
+      this.lock.held = false;
+    }
+    return true;
+  }
+
+  /** Deletes `rows` with their attempts: how many of each. */
+  private deleteDeliveries(rows: { id: string }[]): {
+    deliveries: number;
+    deliveryAttempts: number;
+  } {
+    const ids = new Set(rows.map((d) => d.id));
+    for (const id of ids) this.tables.deliveries.delete(id);
+    const attempts = this.tables.attempts;
+    const kept = attempts.filter((a) => !ids.has(a.deliveryId));
+    const deliveryAttempts = attempts.length - kept.length;
+    attempts.length = 0;
+    for (const a of kept) attempts.push(a);
+    return { deliveries: ids.size, deliveryAttempts };
+  }
+}
