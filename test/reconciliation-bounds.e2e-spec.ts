@@ -431,11 +431,17 @@ describe('reconciliation: a run’s own bounds, cancelling, gaps', () => {
     // Each answer takes twice the run's limit: the run cannot end by itself in time.
     p.reports.latencyMs = 2 * RUN_TIMEOUT_MS;
     let stuck: Json;
+    const hitsBefore = p.reports.hits.length;
     try {
       stuck = await startRun(p.api, { since, until });
-      await waitFor(async () => (await runNow(p.api, stuck.id)).status === 'running', {
-        what: 'the slow run to start',
-      });
+      // Until its first report call has reached the platform: a run marked running whose first
+      // call comes after the latency is dropped (a loaded machine) would end by itself in time.
+      await waitFor(
+        async () =>
+          (await runNow(p.api, stuck.id)).status === 'running' &&
+          p.reports.hits.length > hitsBefore,
+        { what: "the slow run's first report call" },
+      );
     } finally {
       p.reports.latencyMs = 0;
     }
