@@ -94,7 +94,7 @@ export const ATTENDANCE_STATEMENTS: Statement[] = [
 ];
 
 /** Rows of the inputs read per round trip: memory stays bounded whatever a meeting holds. */
-export const INPUT_PAGE = 10_000;
+export const INPUT_PAGE = 2_000;
 
 export interface AttendanceState {
   uuid: string;
