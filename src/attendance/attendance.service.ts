@@ -33,8 +33,14 @@ export class AttendanceService {
     if (!state) return null;
     if (BigInt(state.changes) > BigInt(state.computedChanges)) {
       const computed = await this.compute(state);
-      // Published from memory: reading 10,000 participants back would double the peak.
-      if (computed) return this.publish(state, computed.revision, computed.data);
+      // Published from memory: reading 10,000 participants back would double the peak. A
+      // backfilled occurrence's first revision counts as published already
+      // (docs/attendance.md#occurrences-that-ended-before-attendance): stored, not sent.
+      if (computed) {
+        return computed.revision > state.publishedRevision
+          ? this.publish(state, computed.revision, computed.data)
+          : null;
+      }
     }
     if (state.revision <= state.publishedRevision) return null;
     const data = await this.store.latest(uuid);

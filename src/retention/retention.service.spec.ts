@@ -24,11 +24,18 @@ class FakeRetentionStore extends RetentionStore {
       deliveryAttempts: table === 'deliveries' ? 2 * n : 0,
       events: table === 'events' ? n : 0,
       inboundEvents: table === 'inbound_events' ? n : 0,
+      attendance: table === 'attendance' ? n : 0,
     });
   }
 
   purgeAccounts(): Promise<DeletedRows> {
-    return Promise.resolve({ deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0 });
+    return Promise.resolve({
+      deliveries: 0,
+      deliveryAttempts: 0,
+      events: 0,
+      inboundEvents: 0,
+      attendance: 0,
+    });
   }
 
   async exclusively(work: () => Promise<void>): Promise<boolean> {
@@ -45,11 +52,12 @@ describe('RetentionService', () => {
     new RetentionService(loadConfig({ RETENTION_DAYS: '10' }), store, metrics());
   beforeAll(() => Logger.overrideLogger(false));
 
-  it('deletes deliveries, then events, then inbound events older than RETENTION_DAYS, in batches', async () => {
+  it('deletes deliveries, then events, inbound events and attendance older than RETENTION_DAYS, in batches', async () => {
     const store = new FakeRetentionStore({
       deliveries: 2 * RETENTION_BATCH + 5,
       events: 3,
       inbound_events: RETENTION_BATCH,
+      attendance: 2,
     });
     const deleted = await service(store).run(now);
 
@@ -58,6 +66,7 @@ describe('RetentionService', () => {
       deliveryAttempts: 2 * (2 * RETENTION_BATCH + 5),
       events: 3,
       inboundEvents: RETENTION_BATCH,
+      attendance: 2,
     });
     // A full batch is followed by another; a short one ends the table.
     expect(store.calls.map((c) => c.table)).toEqual([
@@ -67,6 +76,7 @@ describe('RetentionService', () => {
       'events',
       'inbound_events',
       'inbound_events',
+      'attendance',
     ]);
     expect(store.calls[0]).toEqual({
       table: 'deliveries',
@@ -76,7 +86,12 @@ describe('RetentionService', () => {
   });
 
   it('does nothing while another process runs it', async () => {
-    const store = new FakeRetentionStore({ deliveries: 5, events: 5, inbound_events: 5 });
+    const store = new FakeRetentionStore({
+      deliveries: 5,
+      events: 5,
+      inbound_events: 5,
+      attendance: 5,
+    });
     store.lockedElsewhere = true;
     expect(await service(store).run(now)).toBeNull();
     expect(store.calls).toEqual([]);
@@ -87,6 +102,7 @@ describe('RetentionService', () => {
       deliveries: 10 * RETENTION_BATCH,
       events: 0,
       inbound_events: 0,
+      attendance: 0,
     });
     const sut = service(store);
     store.onBatch = () => {
