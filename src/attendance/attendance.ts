@@ -150,8 +150,24 @@ function sessionsOf(
   return sessions.sort((a, b) => a.join - b.join || a.leave - b.leave);
 }
 
-const sessionOut = (s: Span): AttendanceSession => {
-  const out: AttendanceSession = { join_time: isoOf(s.join), leave_time: isoOf(s.leave) };
+/**
+ * isoOf remembering what it wrote: a meeting's times repeat (every open session ends at its
+ * end, participants join together), and one string per instant is less to write and to keep.
+ */
+function isoWriter(): (ms: number) => string {
+  const written = new Map<number, string>();
+  return (ms) => {
+    let iso = written.get(ms);
+    if (iso === undefined) {
+      iso = isoOf(ms);
+      written.set(ms, iso);
+    }
+    return iso;
+  };
+}
+
+const sessionOut = (s: Span, iso: (ms: number) => string): AttendanceSession => {
+  const out: AttendanceSession = { join_time: iso(s.join), leave_time: iso(s.leave) };
   if (s.open) out.open = true;
   if (s.joinMissing) out.join_missing = true;
   return out;
@@ -258,6 +274,7 @@ export class AttendanceBuilder {
     const next = from.slice(0, people);
     for (let i = 0; i < this.count; i++) order[next[this.owners[i]]++] = i;
 
+    const iso = isoWriter();
     const firsts = new Float64Array(people);
     const results: AttendanceParticipant[] = new Array<AttendanceParticipant>(people);
     for (let n = 0; n < people; n++) {
@@ -278,9 +295,9 @@ export class AttendanceBuilder {
         email: field(2),
         registrant_id: field(3),
         customer_key: field(4),
-        sessions: spans.map(sessionOut),
-        first_join: isoOf(spans[0].join),
-        last_leave: isoOf(last),
+        sessions: spans.map((span) => sessionOut(span, iso)),
+        first_join: iso(spans[0].join),
+        last_leave: iso(last),
         duration_seconds: Math.round(coveredMs(spans) / 1000),
       };
     }
