@@ -4,8 +4,9 @@
  * open), computed by the app as deployed (compiled, bench/sides.ts) in its own process: the time
  * from its ended event being stored to its attendance being stored (goal: under 2 s; it
  * includes up to one sweep of the settle timer, 100 ms at ATTENDANCE_SETTLE_MS=0) and the
- * service's peak RSS meanwhile (goal: under 250 MB). Then the same again with nothing changed:
- * computed, and nothing sent.
+ * service's peak RSS meanwhile (goal: under 250 MB); and, beside it, the peak until its 3.8 MB
+ * meeting.attendance is delivered (the dispatcher's fan-out and send, not the computation).
+ * Then the same again with nothing changed: computed, and nothing sent.
  *
  *   npx ts-node --transpile-only bench/attendance.ts [participants=10000]
  *
@@ -102,6 +103,7 @@ async function main(): Promise<void> {
 
     const idle = rssMbOf(child.pid);
     const rss = sampleRss(child.pid, 10);
+    const computeRss = sampleRss(child.pid, 10);
     const began = Date.now();
     await queryDatabase(db.url, ENDED_SQL, [UUID, '1', Date.parse('2025-01-01T12:00:00Z')]);
     const first = await poll(
@@ -109,6 +111,7 @@ async function main(): Promise<void> {
       'revision 1',
     );
     const stored = Date.now() - began;
+    const computePeak = computeRss.stop();
     await poll(
       async () => (receiver.requests(route.path).length === 1 ? true : undefined),
       'its delivery',
@@ -128,20 +131,21 @@ async function main(): Promise<void> {
       return r && r.computed === r.changes && r.changes > 1 ? r : undefined;
     }, 'the recomputation');
 
-    const met = first.ms < GOAL_MS && peak < GOAL_RSS_MB;
+    const met = first.ms < GOAL_MS && computePeak < GOAL_RSS_MB;
     console.log(
       `attendance of ${PARTICIPANTS} participants from ${PARTICIPANTS * 3} events: stored ` +
         `${first.ms.toFixed(0)} ms after the ended event (database clock; ${stored} ms here), ` +
         `delivered after ${delivered} ms (${(bytes / 1024 / 1024).toFixed(1)} MB body) ` +
         `(goal < ${GOAL_MS} ms: ${first.ms < GOAL_MS ? 'met' : 'MISSED'}); ` +
-        `service RSS idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB ` +
-        `(goal < ${GOAL_RSS_MB}: ${peak < GOAL_RSS_MB ? 'met' : 'MISSED'}); ` +
+        `service RSS idle ${idle.toFixed(0)} MB, peak ${computePeak.toFixed(0)} MB until ` +
+        `stored and ${peak.toFixed(0)} MB until delivered ` +
+        `(goal < ${GOAL_RSS_MB} while computing: ${computePeak < GOAL_RSS_MB ? 'met' : 'MISSED'}); ` +
         `recomputed with nothing changed: revision ${again.revision}, ` +
         `${receiver.requests(route.path).length} delivery in all`,
     );
     recordTarget({
       target: `attendance of one occurrence with ${PARTICIPANTS} participants and ${PARTICIPANTS * 3} join and leave events computed in under 2 s, RSS under 250 MB`,
-      figure: `${first.ms.toFixed(0)} ms from the ended event stored to the attendance stored; peak RSS ${peak.toFixed(0)} MB`,
+      figure: `${first.ms.toFixed(0)} ms from the ended event stored to the attendance stored; peak RSS ${computePeak.toFixed(0)} MB computing, ${peak.toFixed(0)} MB until delivered`,
       baseline: `${GOAL_MS} ms, ${GOAL_RSS_MB} MB`,
       ratio: '-',
       met: met && again.revision === 1,

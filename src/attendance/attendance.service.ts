@@ -33,8 +33,14 @@ export class AttendanceService {
     if (!state) return null;
     if (BigInt(state.changes) > BigInt(state.computedChanges)) {
       const computed = await this.compute(state);
-      // Published from memory: reading 10,000 participants back would double the peak.
-      if (computed) return this.publish(state, computed.revision, computed.data);
+      // Published from memory: reading 10,000 participants back would double the peak. A
+      // backfilled occurrence's first revision counts as published already
+      // (docs/attendance.md#occurrences-that-ended-before-attendance): stored, not sent.
+      if (computed) {
+        return computed.revision > state.publishedRevision
+          ? this.publish(state, computed.revision, computed.data)
+          : null;
+      }
     }
     if (state.revision <= state.publishedRevision) return null;
     const data = await this.store.latest(uuid);
@@ -62,11 +68,15 @@ export class AttendanceService {
       );
     }
     // One serialisation serves the comparison and the stored text: the digest is of the data
-    // at revision 0, so an unchanged attendance has the digest of the last.
+    // at revision 0, so an unchanged attendance has the digest of the last. The data's JSON is
+    // its head, the revision and the rest: a 10,000-participant text is written once, not
+    // copied to set its revision.
     const revision = state.revision + 1;
     const data = attendanceData(attendance, revision);
-    const json = JSON.stringify(attendanceData(attendance, 0));
-    const digest = createHash('sha256').update(json).digest('hex');
+    const { id, uuid, ...rest } = attendance;
+    const head = `{"id":${JSON.stringify(id)},"uuid":${JSON.stringify(uuid)},"revision":`;
+    const tail = `,${JSON.stringify(rest).slice(1)}`;
+    const digest = createHash('sha256').update(head).update('0').update(tail).digest('hex');
     if (digest === state.digest) {
       await this.store.saveUnchanged(state.uuid, state.changes);
       return null;
@@ -75,9 +85,7 @@ export class AttendanceService {
     const saved = await this.store.save(state, {
       revision,
       digest,
-      // id and uuid come first as JSON strings, in which a quote is escaped: the first
-      // `"revision":0,` is the field's.
-      json: json.replace('"revision":0,', `"revision":${revision},`),
+      json: `${head}${revision}${tail}`,
       summary: { ...attendance, participants: undefined },
       endTime: end === null ? new Date() : new Date(end),
       changes: state.changes,

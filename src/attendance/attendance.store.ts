@@ -80,6 +80,23 @@ const LIST_SQL = `
     AND ($5::timestamptz IS NULL OR (end_time, id) < ($5, $6::uuid))
   ORDER BY end_time DESC, id DESC LIMIT $1`;
 
+// Retention (docs/attendance.md#retention): a row goes with its inputs, once the last one stored
+// for it (settle_from) is older than the cutoff; one short statement over at most $2 rows,
+// oldest first through attendance_settle_from_idx, a row being computed left for the next run.
+const EXPIRED_SQL = `
+  WITH batch AS (
+    SELECT uuid FROM attendance WHERE settle_from < $1
+    ORDER BY settle_from LIMIT $2 FOR UPDATE SKIP LOCKED
+  ),
+  gone AS (DELETE FROM attendance WHERE uuid IN (SELECT uuid FROM batch) RETURNING 1)
+  SELECT (SELECT count(*) FROM gone)::int AS deleted`;
+
+// A platform account that left (docs/accounts.md#leaving): its attendance up to the request;
+// an occurrence that ended after it (the account installed again) stays.
+const ACCOUNT_SQL = `
+  WITH gone AS (DELETE FROM attendance WHERE account_id = $1 AND created_at <= $2 RETURNING 1)
+  SELECT (SELECT count(*) FROM gone)::int AS deleted`;
+
 export const ATTENDANCE_STATEMENTS: Statement[] = [
   { method: 'AttendanceStore.due', sql: DUE_SQL },
   { method: 'AttendanceStore.state', sql: STATE_SQL },
@@ -91,10 +108,12 @@ export const ATTENDANCE_STATEMENTS: Statement[] = [
   { method: 'AttendanceStore.latest', sql: LATEST_SQL },
   { method: 'AttendanceStore.get', sql: GET_SQL },
   { method: 'AttendanceStore.list', sql: LIST_SQL },
+  { method: 'AttendanceStore.deleteExpired', sql: EXPIRED_SQL },
+  { method: 'AttendanceStore.deleteForAccount', sql: ACCOUNT_SQL },
 ];
 
 /** Rows of the inputs read per round trip: memory stays bounded whatever a meeting holds. */
-export const INPUT_PAGE = 10_000;
+export const INPUT_PAGE = 2_000;
 
 export interface AttendanceState {
   uuid: string;
@@ -329,5 +348,17 @@ export class AttendanceStore {
       durationSeconds: row.duration_seconds,
       participantsCount: row.participants_count,
     }));
+  }
+
+  /** Deletes at most `limit` attendances whose last input was stored before `cutoff`; how many. */
+  async deleteExpired(cutoff: Date, limit: number): Promise<number> {
+    const [row] = await query<{ deleted: number }>(this.db, EXPIRED_SQL, [cutoff, limit]);
+    return row.deleted;
+  }
+
+  /** Deletes the attendance of platform account `accountId` created up to `upTo`; how many. */
+  async deleteForAccount(accountId: string, upTo: Date = new Date()): Promise<number> {
+    const [row] = await query<{ deleted: number }>(this.db, ACCOUNT_SQL, [accountId, upTo]);
+    return row.deleted;
   }
 }

@@ -68,20 +68,6 @@ export interface Attendance {
 }
 
 const FIELDS = ['user_id', 'user_name', 'email', 'registrant_id', 'customer_key'] as const;
-type Field = (typeof FIELDS)[number];
-
-/** A value and the time of the event that gave it: the earliest event's value wins. */
-interface Candidate {
-  value: string;
-  at: number;
-}
-
-interface Participant {
-  key: string;
-  joins: Set<number>;
-  leaves: Set<number>;
-  fields: Partial<Record<Field, Candidate>>;
-}
 
 const nonEmpty = (value: string | null | undefined): string | null =>
   typeof value === 'string' && value !== '' ? value : null;
@@ -117,9 +103,6 @@ export function participantKey(p: ParticipantInput): string {
   }
   return 'unknown';
 }
-
-const earlier = (a: Candidate | undefined, b: Candidate): boolean =>
-  a === undefined || b.at < a.at || (b.at === a.at && b.value < a.value);
 
 interface Span {
   join: number;
@@ -167,8 +150,24 @@ function sessionsOf(
   return sessions.sort((a, b) => a.join - b.join || a.leave - b.leave);
 }
 
-const sessionOut = (s: Span): AttendanceSession => {
-  const out: AttendanceSession = { join_time: isoOf(s.join), leave_time: isoOf(s.leave) };
+/**
+ * isoOf remembering what it wrote: a meeting's times repeat (every open session ends at its
+ * end, participants join together), and one string per instant is less to write and to keep.
+ */
+function isoWriter(): (ms: number) => string {
+  const written = new Map<number, string>();
+  return (ms) => {
+    let iso = written.get(ms);
+    if (iso === undefined) {
+      iso = isoOf(ms);
+      written.set(ms, iso);
+    }
+    return iso;
+  };
+}
+
+const sessionOut = (s: Span, iso: (ms: number) => string): AttendanceSession => {
+  const out: AttendanceSession = { join_time: iso(s.join), leave_time: iso(s.leave) };
   if (s.open) out.open = true;
   if (s.joinMissing) out.join_missing = true;
   return out;
@@ -192,12 +191,34 @@ function coveredMs(sessions: { join: number; leave: number }[]): number {
   return total;
 }
 
+/** Typed arrays twice as long, the first `used` entries kept. */
+function grown<T extends Float64Array | Int32Array | Uint8Array>(
+  array: T,
+  make: (n: number) => T,
+): T {
+  const next = make(array.length * 2);
+  next.set(array);
+  return next;
+}
+
 /**
  * Gathers an occurrence's participant events one at a time (so a store can stream them) and
  * gives its attendance. Events it cannot place (no time at all) are counted in `skipped`.
+ *
+ * Built for meetings of tens of thousands (docs/benchmarks.md): an event is kept as three
+ * numbers in typed arrays (its participant, its time, join or leave), and a participant as its
+ * key and, per field, the earliest value with its time; nothing per event lives on the heap.
  */
 export class AttendanceBuilder {
-  private readonly participants = new Map<string, Participant>();
+  private readonly numbers = new Map<string, number>();
+  private readonly keys: string[] = [];
+  /** Per participant and field (FIELDS.length a participant): the earliest value and its time. */
+  private readonly values: (string | null)[] = [];
+  private readonly valueAts: number[] = [];
+  private owners = new Int32Array(1024);
+  private times = new Float64Array(1024);
+  private lefts = new Uint8Array(1024);
+  private count = 0;
   skipped = 0;
 
   add(input: ParticipantInput): void {
@@ -207,51 +228,83 @@ export class AttendanceBuilder {
       return;
     }
     const key = participantKey(input);
-    let p = this.participants.get(key);
-    if (!p) {
-      p = { key, joins: new Set(), leaves: new Set(), fields: {} };
-      this.participants.set(key, p);
+    let number = this.numbers.get(key);
+    if (number === undefined) {
+      number = this.keys.length;
+      this.numbers.set(key, number);
+      this.keys.push(key);
+      for (let f = 0; f < FIELDS.length; f++) {
+        this.values.push(null);
+        this.valueAts.push(0);
+      }
     }
-    (input.kind === 'joined' ? p.joins : p.leaves).add(at);
-    for (const field of FIELDS) {
-      const value = nonEmpty(input[field]);
+    if (this.count === this.owners.length) {
+      this.owners = grown(this.owners, (n) => new Int32Array(n));
+      this.times = grown(this.times, (n) => new Float64Array(n));
+      this.lefts = grown(this.lefts, (n) => new Uint8Array(n));
+    }
+    this.owners[this.count] = number;
+    this.times[this.count] = at;
+    this.lefts[this.count] = input.kind === 'joined' ? 0 : 1;
+    this.count++;
+    // The earliest event's value wins; at one instant the least value, so order never matters.
+    for (let f = 0; f < FIELDS.length; f++) {
+      const value = nonEmpty(input[FIELDS[f]]);
       if (value === null) continue;
-      const candidate = { value, at };
-      if (earlier(p.fields[field], candidate)) p.fields[field] = candidate;
+      const slot = number * FIELDS.length + f;
+      const kept = this.values[slot];
+      const keptAt = this.valueAts[slot];
+      if (kept === null || at < keptAt || (at === keptAt && value < kept)) {
+        this.values[slot] = value;
+        this.valueAts[slot] = at;
+      }
     }
   }
 
   build(occurrence: OccurrenceInput): Attendance {
     const start = instantOf(occurrence.start_time);
     const end = instantOf(occurrence.end_time) ?? occurrence.eventTs;
-    const byNumber = (a: number, b: number) => a - b;
-    const participants = Array.from(this.participants.values(), (p) => {
-      const spans = sessionsOf(
-        Array.from(p.joins).sort(byNumber),
-        Array.from(p.leaves).sort(byNumber),
-        start,
-        end,
-      );
+    const people = this.keys.length;
+    // The events grouped by participant (a counting sort): participant n's are
+    // order[from[n]] .. order[from[n + 1] - 1].
+    const from = new Int32Array(people + 1);
+    for (let i = 0; i < this.count; i++) from[this.owners[i] + 1]++;
+    for (let n = 0; n < people; n++) from[n + 1] += from[n];
+    const order = new Int32Array(this.count);
+    const next = from.slice(0, people);
+    for (let i = 0; i < this.count; i++) order[next[this.owners[i]]++] = i;
+
+    const iso = isoWriter();
+    const firsts = new Float64Array(people);
+    const results: AttendanceParticipant[] = new Array<AttendanceParticipant>(people);
+    for (let n = 0; n < people; n++) {
+      const joins: number[] = [];
+      const leaves: number[] = [];
+      for (let k = from[n]; k < from[n + 1]; k++) {
+        const i = order[k];
+        (this.lefts[i] ? leaves : joins).push(this.times[i]);
+      }
+      const spans = sessionsOf(distinctSorted(joins), distinctSorted(leaves), start, end);
       let last = -Infinity;
       for (const s of spans) if (s.leave > last) last = s.leave;
-      const field = (name: Field) => p.fields[name]?.value ?? null;
-      return {
-        key: p.key,
-        first: spans[0].join,
-        result: {
-          user_id: field('user_id'),
-          user_name: field('user_name'),
-          email: field('email'),
-          registrant_id: field('registrant_id'),
-          customer_key: field('customer_key'),
-          sessions: spans.map(sessionOut),
-          first_join: isoOf(spans[0].join),
-          last_leave: isoOf(last),
-          duration_seconds: Math.round(coveredMs(spans) / 1000),
-        },
+      const field = (f: number) => this.values[n * FIELDS.length + f];
+      firsts[n] = spans[0].join;
+      results[n] = {
+        user_id: field(0),
+        user_name: field(1),
+        email: field(2),
+        registrant_id: field(3),
+        customer_key: field(4),
+        sessions: spans.map((span) => sessionOut(span, iso)),
+        first_join: iso(spans[0].join),
+        last_leave: iso(last),
+        duration_seconds: Math.round(coveredMs(spans) / 1000),
       };
-    });
-    participants.sort((a, b) => a.first - b.first || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    }
+    const keys = this.keys;
+    const byFirstJoin = Array.from({ length: people }, (_, n) => n).sort(
+      (a, b) => firsts[a] - firsts[b] || (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0),
+    );
     return {
       id: occurrence.id,
       uuid: occurrence.uuid,
@@ -261,10 +314,20 @@ export class AttendanceBuilder {
       end_time: end === null ? null : isoOf(end),
       duration_seconds:
         start !== null && end !== null ? Math.max(0, Math.round((end - start) / 1000)) : null,
-      participants_count: participants.length,
-      participants: participants.map((p) => p.result),
+      participants_count: people,
+      participants: byFirstJoin.map((n) => results[n]),
     };
   }
+}
+
+/** The numbers in ascending order, each once (a participant's joins or leaves). */
+function distinctSorted(times: number[]): number[] {
+  if (times.length < 2) return times;
+  times.sort((a, b) => a - b);
+  let kept = 1;
+  for (let i = 1; i < times.length; i++) if (times[i] !== times[kept - 1]) times[kept++] = times[i];
+  times.length = kept;
+  return times;
 }
 
 /** The attendance of `occurrence` from `inputs`, in any order. */

@@ -6,7 +6,14 @@ import { DataSource } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batch';
 import { preparedQuery, query } from '../database/query';
 import { EventKind, PublishedKind } from '../webhooks/subscription-events';
-import { EventSource, deliveryBody, toJsonb } from './delivery-body';
+import { stringifyPrecise } from '../common/precise-json';
+import {
+  EventSource,
+  bodyOfSerialised,
+  deliveryBody,
+  jsonbOfSerialised,
+  toJsonb,
+} from './delivery-body';
 import { DELIVERY_COLUMNS, DeliveryRow, toDelivery } from './delivery-row';
 import { DeliveryEntity } from './delivery.entity';
 import { deliveryOrderSql } from './order-sql';
@@ -175,15 +182,18 @@ export class PgEventStore extends EventStore {
 
   /** The fan-out of the events published in one event-loop turn; null for a taken key. */
   private async fanOutMany(events: NewEvent[]): Promise<(DeliveryRef[] | null)[]> {
-    const column = <T>(pick: (e: NewEvent) => T) => events.map(pick);
+    const column = <T>(pick: (e: NewEvent, i: number) => T) => events.map(pick);
+    // Each event's data serialised once for its jsonb and its body: a large one (a meeting's
+    // attendance, docs/benchmarks.md#meeting-attendance) is not written twice.
+    const data = column((e) => stringifyPrecise(e.data));
     const rows = await preparedQuery<FanOutRow>(this.db, 'dispatcher_fan_out', FAN_OUT_SQL, [
       column((e) => e.id),
       column((e) => e.kind),
-      column((e) => toJsonb(e.data)),
+      column((e, i) => jsonbOfSerialised(e.data, data[i])),
       column((e) => (e.source === null ? null : toJsonb(e.source))),
       column((e) => e.idempotencyKey),
       column((e) => e.createdAt),
-      column((e) => deliveryBody(e)),
+      column((e, i) => bodyOfSerialised(e, data[i], JSON.stringify(e.source))),
       this.clientIds,
       column((e) => e.traceContext ?? null),
       column((e) => orderOf(e)?.key ?? null),

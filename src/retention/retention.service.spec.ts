@@ -11,7 +11,7 @@ import { RetentionStore, RetentionTable } from './retention.store';
 /**
  * The store fake (test/fakes/memory-retention.ts, held to PgRetentionStore by its contract)
  * holding, per table, that many rows older than any cutoff here: deliveries ended, each with two
- * attempts; events none of whose deliveries is left.
+ * attempts; events none of whose deliveries is left; attendance whose last input is that old.
  */
 function storeWith(rows: Record<RetentionTable, number>): MemoryRetentionStore {
   const old = new Date('2026-01-01T00:00:00Z');
@@ -43,7 +43,11 @@ function storeWith(rows: Record<RetentionTable, number>): MemoryRetentionStore {
     const id = randomUUID();
     tables.inboundEvents.set(id, { id, receivedAt: old } as InboundEventEntity);
   }
-  return new MemoryRetentionStore(tables);
+  const store = new MemoryRetentionStore(tables);
+  for (let i = 0; i < rows.attendance; i++) {
+    store.attendance.push({ uuid: randomUUID(), accountId: null, settleFrom: old, createdAt: old });
+  }
+  return store;
 }
 
 describe('RetentionService', () => {
@@ -53,11 +57,12 @@ describe('RetentionService', () => {
     new RetentionService(loadConfig({ RETENTION_DAYS: '10' }), store, metrics());
   beforeAll(() => Logger.overrideLogger(false));
 
-  it('deletes deliveries, then events, then inbound events older than RETENTION_DAYS, in batches', async () => {
+  it('deletes deliveries, then events, inbound events and attendance older than RETENTION_DAYS, in batches', async () => {
     const store = storeWith({
       deliveries: 2 * RETENTION_BATCH + 5,
       events: 3,
       inbound_events: RETENTION_BATCH,
+      attendance: 2,
     });
     const deleted = await service(store).run(now);
 
@@ -66,6 +71,7 @@ describe('RetentionService', () => {
       deliveryAttempts: 2 * (2 * RETENTION_BATCH + 5),
       events: 3,
       inboundEvents: RETENTION_BATCH,
+      attendance: 2,
     });
     // A full batch is followed by another; a short one ends the table.
     expect(store.calls.map((c) => c.table)).toEqual([
@@ -75,6 +81,7 @@ describe('RetentionService', () => {
       'events',
       'inbound_events',
       'inbound_events',
+      'attendance',
     ]);
     expect(store.calls[0]).toEqual({
       table: 'deliveries',
@@ -84,7 +91,7 @@ describe('RetentionService', () => {
   });
 
   it('does nothing while another process runs it', async () => {
-    const store = storeWith({ deliveries: 5, events: 5, inbound_events: 5 });
+    const store = storeWith({ deliveries: 5, events: 5, inbound_events: 5, attendance: 5 });
     // Another process holds the lock (PostgreSQL's advisory lock, shared by every process).
     store.lock.held = true;
     expect(await service(store).run(now)).toBeNull();
@@ -96,6 +103,7 @@ describe('RetentionService', () => {
       deliveries: 10 * RETENTION_BATCH,
       events: 0,
       inbound_events: 0,
+      attendance: 0,
     });
     const sut = service(store);
     store.onBatch = () => {

@@ -13,10 +13,19 @@ import { DeletedRows, RetentionStore, RetentionTable } from './retention.store';
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Rows per delete: small enough that a batch holds its row locks for milliseconds. */
 export const RETENTION_BATCH = 1000;
-/** Deliveries first: an event goes only once none of its deliveries is left. */
-const TABLES: RetentionTable[] = ['deliveries', 'events', 'inbound_events'];
+/**
+ * Deliveries first: an event goes only once none of its deliveries is left. Attendance last:
+ * it goes with the inputs it was computed from (docs/attendance.md#retention).
+ */
+const TABLES: RetentionTable[] = ['deliveries', 'events', 'inbound_events', 'attendance'];
 
-const NONE: DeletedRows = { deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0 };
+const NONE: DeletedRows = {
+  deliveries: 0,
+  deliveryAttempts: 0,
+  events: 0,
+  inboundEvents: 0,
+  attendance: 0,
+};
 /** A platform account that left has its data deleted within this (docs/accounts.md#leaving). */
 export const ACCOUNT_PURGE_WITHIN_MS = 10 * 60_000;
 
@@ -62,7 +71,8 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
           if (this.stopped) return;
           const deleted = await this.store.deleteBatch(table, cutoff, RETENTION_BATCH);
           this.count(deleted, total);
-          const rows = deleted.deliveries + deleted.events + deleted.inboundEvents;
+          const rows =
+            deleted.deliveries + deleted.events + deleted.inboundEvents + deleted.attendance;
           if (rows < RETENTION_BATCH) break;
         }
       }
@@ -75,10 +85,12 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
     total.deliveryAttempts += deleted.deliveryAttempts;
     total.events += deleted.events;
     total.inboundEvents += deleted.inboundEvents;
+    total.attendance += deleted.attendance;
     this.metrics.retentionDeleted.inc({ table: 'deliveries' }, deleted.deliveries);
     this.metrics.retentionDeleted.inc({ table: 'delivery_attempts' }, deleted.deliveryAttempts);
     this.metrics.retentionDeleted.inc({ table: 'events' }, deleted.events);
     this.metrics.retentionDeleted.inc({ table: 'inbound_events' }, deleted.inboundEvents);
+    this.metrics.retentionDeleted.inc({ table: 'attendance' }, deleted.attendance);
   }
 
   /** Only the deletes of platform accounts that left; null when another process was running. */
@@ -127,7 +139,8 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
       this.logger.log(
         `retention (older than ${this.config.retention.days} days): deleted ` +
           `${deleted.deliveries} deliveries with ${deleted.deliveryAttempts} attempts, ` +
-          `${deleted.events} events, ${deleted.inboundEvents} inbound events`,
+          `${deleted.events} events, ${deleted.inboundEvents} inbound events, ` +
+          `${deleted.attendance} attendances`,
       );
     } catch (error) {
       this.logger.error(

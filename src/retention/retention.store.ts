@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AttendanceStore } from '../attendance/attendance.store';
 import { query } from '../database/query';
 import { RecordRetentionStore, RecordTable } from '../delivery-record/record-retention.store';
 
@@ -10,9 +11,10 @@ export interface DeletedRows {
   deliveryAttempts: number;
   events: number;
   inboundEvents: number;
+  attendance: number;
 }
 
-export type RetentionTable = RecordTable | 'inbound_events';
+export type RetentionTable = RecordTable | 'inbound_events' | 'attendance';
 
 // One short statement (its own transaction) over at most $2 rows, oldest first through
 // received_at's index; SKIP LOCKED leaves a row in use for the next run.
@@ -57,24 +59,42 @@ export class PgRetentionStore extends RetentionStore {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly record: RecordRetentionStore,
+    private readonly attendance: AttendanceStore,
   ) {
     super();
   }
 
-  /** The record's tables through the module that owns them (delivery-record/). */
+  /** The record's tables and attendance through the modules that own them. */
   async deleteBatch(table: RetentionTable, cutoff: Date, limit: number): Promise<DeletedRows> {
+    if (table === 'attendance') {
+      const attendance = await this.attendance.deleteExpired(cutoff, limit);
+      return { deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0, attendance };
+    }
     if (table !== 'inbound_events') {
-      return { ...(await this.record.deleteBatch(table, cutoff, limit)), inboundEvents: 0 };
+      const record = await this.record.deleteBatch(table, cutoff, limit);
+      return { ...record, inboundEvents: 0, attendance: 0 };
     }
     const [row] = await query<{ inbound_events: number }>(this.db, INBOUND_BATCH_SQL, [
       cutoff,
       limit,
     ]);
-    return { deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: row.inbound_events };
+    return {
+      deliveries: 0,
+      deliveryAttempts: 0,
+      events: 0,
+      inboundEvents: row.inbound_events,
+      attendance: 0,
+    };
   }
 
   async purgeAccounts(): Promise<DeletedRows> {
-    const total: DeletedRows = { deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0 };
+    const total: DeletedRows = {
+      deliveries: 0,
+      deliveryAttempts: 0,
+      events: 0,
+      inboundEvents: 0,
+      attendance: 0,
+    };
     const purges = await query<{ account_id: string; requested_at: Date }>(this.db, PURGES_SQL, []);
     for (const { account_id: accountId, requested_at: upTo } of purges) {
       const record = await this.record.purgeAccount(accountId, upTo);

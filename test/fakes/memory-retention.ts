@@ -11,6 +11,7 @@ const none = (): DeletedRows => ({
   deliveryAttempts: 0,
   events: 0,
   inboundEvents: 0,
+  attendance: 0,
 });
 
 /**
@@ -23,6 +24,13 @@ export class MemoryRetentionStore extends RetentionStore {
   onBatch: () => void = () => undefined;
   /** The accounts that left (account_purges), oldest request first. */
   readonly purges: { accountId: string; requestedAt: Date }[] = [];
+  /** The attendance table (attendance/), as retention and a purge see it. */
+  readonly attendance: {
+    uuid: string;
+    accountId: string | null;
+    settleFrom: Date;
+    createdAt: Date;
+  }[] = [];
 
   constructor(
     readonly tables: MemoryTables = new MemoryTables(),
@@ -54,6 +62,13 @@ export class MemoryRetentionStore extends RetentionStore {
       const gone = [...t.events.values()].filter((e) => e.createdAt < cutoff && !used.has(e.id));
       for (const e of oldest(gone, (row) => row.createdAt))
         deleted.events += +t.events.delete(e.id);
+    } else if (table === 'attendance') {
+      // Attendance whose last input is past the cutoff: its inputs are gone, it cannot change.
+      const old = oldest(
+        this.attendance.filter((row) => row.settleFrom < cutoff),
+        (row) => row.settleFrom,
+      );
+      deleted.attendance = this.dropAttendance((row) => old.includes(row));
     } else {
       const old = [...t.inboundEvents.values()].filter((row) => row.receivedAt < cutoff);
       for (const row of oldest(old, (r) => r.receivedAt)) {
@@ -84,6 +99,16 @@ export class MemoryRetentionStore extends RetentionStore {
       }
     }
     return Promise.resolve(total);
+  }
+
+  /** Deletes the attendance rows `gone` picks: how many. */
+  private dropAttendance(
+    gone: (row: MemoryRetentionStore['attendance'][number]) => boolean,
+  ): number {
+    const kept = this.attendance.filter((row) => !gone(row));
+    const dropped = this.attendance.length - kept.length;
+    this.attendance.splice(0, this.attendance.length, ...kept);
+    return dropped;
   }
 
   async exclusively(work: () => Promise<void>): Promise<boolean> {

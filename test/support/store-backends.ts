@@ -38,6 +38,7 @@ import {
   NewInboundEvent,
   PgInboundEventStore,
 } from '../../src/inbound/inbound-event.store';
+import { AttendanceStore } from '../../src/attendance/attendance.store';
 import { RecordRetentionStore } from '../../src/delivery-record/record-retention.store';
 import { PgRetentionStore, RetentionStore } from '../../src/retention/retention.store';
 import { RecordingDownloadEntity } from '../../src/recordings/recording-download.entity';
@@ -139,7 +140,7 @@ async function postgres(): Promise<StoreBackend> {
       downloads: new PgRecordingDownloadStore(db),
       order: new PgDeliveryOrderStore(db),
       operational: new PgOperationalEventStore(db, config),
-      retention: new PgRetentionStore(db, new RecordRetentionStore(db)),
+      retention: new PgRetentionStore(db, new RecordRetentionStore(db), new AttendanceStore(db)),
     },
     async delivery(id) {
       const [row] = (await db.query(
