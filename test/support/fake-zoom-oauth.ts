@@ -51,7 +51,7 @@ export class FakeZoomOAuth {
   readonly renewals = new Map<string, number>();
   /** Renewals that came in, per account (held, answered, refused or abandoned). */
   readonly renewalRequests = new Map<string, number>();
-  /** Seconds an access token lives; the bridge renews 60 s early, so <= 60 is due at once. */
+  /** Seconds an access token lives (the bridge keeps even a short one a minute). */
   expiresIn = 3599;
   holdRenewals = false;
   revokedTokens: string[] = [];
