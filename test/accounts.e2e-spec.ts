@@ -37,9 +37,13 @@ const INSTALLERS = {
 type Installer = keyof typeof INSTALLERS;
 const REDIRECT_URL = 'http://bridge.test/zoom/oauth/callback';
 
-function meetingStarted(accountId: string | undefined, id: string): object {
+function meetingEvent(
+  accountId: string | undefined,
+  id: string,
+  event = 'meeting.started',
+): object {
   return {
-    event: 'meeting.started',
+    event,
     event_ts: Date.now(),
     payload: {
       ...(accountId === undefined ? {} : { account_id: accountId }),
@@ -196,7 +200,7 @@ describe('many platform accounts', () => {
       ['acct-south', '202'],
       [undefined, '303'],
     ] as const) {
-      expect((await sendZoomEvent(t.baseUrl, meetingStarted(account, id))).status).toBe(200);
+      expect((await sendZoomEvent(t.baseUrl, meetingEvent(account, id))).status).toBe(200);
     }
     const meetingIds = (who: string) =>
       receiver.received
@@ -341,10 +345,17 @@ describe('many platform accounts', () => {
     const count = async () => {
       const [row] = await db.query(
         `SELECT (SELECT count(*) FROM events WHERE source->>'account_id' = 'acct-south')::int AS events,
-                (SELECT count(*) FROM inbound_events WHERE account_id = 'acct-south')::int AS inbound`,
+                (SELECT count(*) FROM inbound_events WHERE account_id = 'acct-south')::int AS inbound,
+                (SELECT count(*) FROM attendance WHERE account_id = 'acct-south')::int AS attendance`,
       );
-      return row as { events: number; inbound: number };
+      return row as { events: number; inbound: number; attendance: number };
     };
+    // A meeting of the account ended: its attendance is kept, and must leave with the account.
+    const ended = meetingEvent('acct-south', '204', 'meeting.ended');
+    expect((await sendZoomEvent(t.baseUrl, ended)).status).toBe(200);
+    await waitFor(async () => (await count()).attendance === 1, {
+      what: 'attendance of the ended meeting',
+    });
     expect((await count()).events).toBeGreaterThan(0);
     const webhooksBefore = (await db.query(`SELECT count(*)::int AS n FROM webhooks`))[0].n;
     const res = await sendZoomEvent(t.baseUrl, {
@@ -376,7 +387,7 @@ describe('many platform accounts', () => {
     await waitFor(
       async () => {
         const left = await count();
-        return left.events === 0 && left.inbound === 0;
+        return left.events === 0 && left.inbound === 0 && left.attendance === 0;
       },
       { what: "acct-south's data to be deleted", timeoutMs: 30_000 },
     );

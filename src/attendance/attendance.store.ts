@@ -80,6 +80,12 @@ const LIST_SQL = `
     AND ($5::timestamptz IS NULL OR (end_time, id) < ($5, $6::uuid))
   ORDER BY end_time DESC, id DESC LIMIT $1`;
 
+// The occurrences of a platform account that left, up to when it left (docs/accounts.md#leaving):
+// the retention job asks, this module owning the table.
+const PURGE_ACCOUNT_SQL = `
+  WITH a AS (DELETE FROM attendance WHERE account_id = $1 AND created_at <= $2 RETURNING 1)
+  SELECT count(*)::int AS attendance FROM a`;
+
 export const ATTENDANCE_STATEMENTS: Statement[] = [
   { method: 'AttendanceStore.due', sql: DUE_SQL },
   { method: 'AttendanceStore.state', sql: STATE_SQL },
@@ -91,6 +97,7 @@ export const ATTENDANCE_STATEMENTS: Statement[] = [
   { method: 'AttendanceStore.latest', sql: LATEST_SQL },
   { method: 'AttendanceStore.get', sql: GET_SQL },
   { method: 'AttendanceStore.list', sql: LIST_SQL },
+  { method: 'AttendanceStore.purgeAccount', sql: PURGE_ACCOUNT_SQL },
 ];
 
 /** Rows of the inputs read per round trip: memory stays bounded whatever a meeting holds. */
@@ -329,5 +336,14 @@ export class AttendanceStore {
       durationSeconds: row.duration_seconds,
       participantsCount: row.participants_count,
     }));
+  }
+
+  /** Deletes the attendance of a platform account that left, up to when it left; how many. */
+  async purgeAccount(accountId: string, upTo: Date): Promise<number> {
+    const [row] = await query<{ attendance: number }>(this.db, PURGE_ACCOUNT_SQL, [
+      accountId,
+      upTo,
+    ]);
+    return row.attendance;
   }
 }

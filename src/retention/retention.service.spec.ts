@@ -24,11 +24,18 @@ class FakeRetentionStore extends RetentionStore {
       deliveryAttempts: table === 'deliveries' ? 2 * n : 0,
       events: table === 'events' ? n : 0,
       inboundEvents: table === 'inbound_events' ? n : 0,
+      attendance: 0,
     });
   }
 
   purgeAccounts(): Promise<DeletedRows> {
-    return Promise.resolve({ deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0 });
+    return Promise.resolve({
+      deliveries: 0,
+      deliveryAttempts: 0,
+      events: 0,
+      inboundEvents: 0,
+      attendance: 0,
+    });
   }
 
   async exclusively(work: () => Promise<void>): Promise<boolean> {
@@ -58,6 +65,7 @@ describe('RetentionService', () => {
       deliveryAttempts: 2 * (2 * RETENTION_BATCH + 5),
       events: 3,
       inboundEvents: RETENTION_BATCH,
+      attendance: 0,
     });
     // A full batch is followed by another; a short one ends the table.
     expect(store.calls.map((c) => c.table)).toEqual([

@@ -16,7 +16,13 @@ export const RETENTION_BATCH = 1000;
 /** Deliveries first: an event goes only once none of its deliveries is left. */
 const TABLES: RetentionTable[] = ['deliveries', 'events', 'inbound_events'];
 
-const NONE: DeletedRows = { deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0 };
+const NONE: DeletedRows = {
+  deliveries: 0,
+  deliveryAttempts: 0,
+  events: 0,
+  inboundEvents: 0,
+  attendance: 0,
+};
 /** A platform account that left has its data deleted within this (docs/accounts.md#leaving). */
 export const ACCOUNT_PURGE_WITHIN_MS = 10 * 60_000;
 
@@ -75,10 +81,12 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
     total.deliveryAttempts += deleted.deliveryAttempts;
     total.events += deleted.events;
     total.inboundEvents += deleted.inboundEvents;
+    total.attendance += deleted.attendance;
     this.metrics.retentionDeleted.inc({ table: 'deliveries' }, deleted.deliveries);
     this.metrics.retentionDeleted.inc({ table: 'delivery_attempts' }, deleted.deliveryAttempts);
     this.metrics.retentionDeleted.inc({ table: 'events' }, deleted.events);
     this.metrics.retentionDeleted.inc({ table: 'inbound_events' }, deleted.inboundEvents);
+    this.metrics.retentionDeleted.inc({ table: 'attendance' }, deleted.attendance);
   }
 
   /** Only the deletes of platform accounts that left; null when another process was running. */
@@ -106,10 +114,11 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
   private async purgeAndReport(): Promise<void> {
     try {
       const deleted = await this.purgeAccounts();
-      if (deleted && deleted.events + deleted.inboundEvents > 0) {
+      if (deleted && deleted.events + deleted.inboundEvents + deleted.attendance > 0) {
         this.logger.log(
           `retention (platform accounts that left): deleted ${deleted.deliveries} deliveries, ` +
-            `${deleted.events} events, ${deleted.inboundEvents} inbound events`,
+            `${deleted.events} events, ${deleted.inboundEvents} inbound events, ` +
+            `${deleted.attendance} attendance`,
         );
       }
     } catch (error) {

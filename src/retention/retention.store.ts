@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AttendanceStore } from '../attendance/attendance.store';
 import { query } from '../database/query';
 import { RecordRetentionStore, RecordTable } from '../delivery-record/record-retention.store';
 
@@ -10,6 +11,8 @@ export interface DeletedRows {
   deliveryAttempts: number;
   events: number;
   inboundEvents: number;
+  /** Only by a purge of a platform account that left: attendance has no age of its own here. */
+  attendance: number;
 }
 
 export type RetentionTable = RecordTable | 'inbound_events';
@@ -28,7 +31,8 @@ const INBOUND_BATCH_SQL = `
     SELECT (SELECT count(*) FROM i)::int AS inbound_events`;
 
 // The accounts that left (docs/accounts.md#leaving), with when: their inbound events up to
-// then go here, the record's through RecordRetentionStore; the request goes last.
+// then go here, the record's through RecordRetentionStore, attendance through AttendanceStore
+// (each table deleted by the module that owns it); the request goes last.
 const PURGES_SQL = `SELECT account_id, requested_at FROM account_purges ORDER BY requested_at`;
 const INBOUND_PURGE_SQL = `
   WITH i AS (DELETE FROM inbound_events WHERE account_id = $1 AND received_at <= $2 RETURNING 1)
@@ -57,6 +61,7 @@ export class PgRetentionStore extends RetentionStore {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly record: RecordRetentionStore,
+    private readonly attendance: AttendanceStore,
   ) {
     super();
   }
@@ -64,17 +69,30 @@ export class PgRetentionStore extends RetentionStore {
   /** The record's tables through the module that owns them (delivery-record/). */
   async deleteBatch(table: RetentionTable, cutoff: Date, limit: number): Promise<DeletedRows> {
     if (table !== 'inbound_events') {
-      return { ...(await this.record.deleteBatch(table, cutoff, limit)), inboundEvents: 0 };
+      const record = await this.record.deleteBatch(table, cutoff, limit);
+      return { ...record, inboundEvents: 0, attendance: 0 };
     }
     const [row] = await query<{ inbound_events: number }>(this.db, INBOUND_BATCH_SQL, [
       cutoff,
       limit,
     ]);
-    return { deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: row.inbound_events };
+    return {
+      deliveries: 0,
+      deliveryAttempts: 0,
+      events: 0,
+      inboundEvents: row.inbound_events,
+      attendance: 0,
+    };
   }
 
   async purgeAccounts(): Promise<DeletedRows> {
-    const total: DeletedRows = { deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0 };
+    const total: DeletedRows = {
+      deliveries: 0,
+      deliveryAttempts: 0,
+      events: 0,
+      inboundEvents: 0,
+      attendance: 0,
+    };
     const purges = await query<{ account_id: string; requested_at: Date }>(this.db, PURGES_SQL, []);
     for (const { account_id: accountId, requested_at: upTo } of purges) {
       const record = await this.record.purgeAccount(accountId, upTo);
@@ -82,12 +100,15 @@ export class PgRetentionStore extends RetentionStore {
         accountId,
         upTo,
       ]);
+      // After its inputs: attendance rows are made only by storing inbound events.
+      const attendance = await this.attendance.purgeAccount(accountId, upTo);
       // Only the request it served: a newer one (the account left again meanwhile) stays.
       await query(this.db, PURGED_SQL, [accountId, upTo]);
       total.deliveries += record.deliveries;
       total.deliveryAttempts += record.deliveryAttempts;
       total.events += record.events;
       total.inboundEvents += inbound.inbound_events;
+      total.attendance += attendance;
     }
     return total;
   }

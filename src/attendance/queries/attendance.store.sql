@@ -63,3 +63,7 @@ WHERE revision > 0 AND ($2::text[] IS NULL OR account_id = ANY($2::text[]))
   AND ($3::timestamptz IS NULL OR end_time >= $3) AND ($4::timestamptz IS NULL OR end_time < $4)
   AND ($5::timestamptz IS NULL OR (end_time, id) < ($5, $6::uuid))
 ORDER BY end_time DESC, id DESC LIMIT $1;
+
+-- AttendanceStore.purgeAccount
+WITH a AS (DELETE FROM attendance WHERE account_id = $1 AND created_at <= $2 RETURNING 1)
+SELECT count(*)::int AS attendance FROM a;
