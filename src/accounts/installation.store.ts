@@ -222,6 +222,16 @@ export class InstallationStore {
     return rows.map((r) => r.account_id);
   }
 
+  /** The accounts installed and active (reconciliation runs for each, docs/accounts.md). */
+  async activeAccounts(): Promise<string[]> {
+    const rows = await query<{ account_id: string }>(
+      this.db,
+      `SELECT account_id FROM installations WHERE status = 'active' ORDER BY account_id`,
+      [],
+    );
+    return rows.map((r) => r.account_id);
+  }
+
   /** Stores renewed tokens over version `fromVersion`; null when they moved on meanwhile. */
   async renewed(
     accountId: string,

@@ -24,6 +24,7 @@ import { PlatformInstallations1767000490349 } from './migrations/1767000490349-p
 import { Attendance1767000500731 } from './migrations/1767000500731-attendance';
 import { ReconciliationAnnounced1767046133417 } from './migrations/1767046133417-reconciliation-announced';
 import { InstallationRenewAt1767100000000 } from './migrations/1767100000000-installation-renew-at';
+import { ReconciliationAccount1767100000001 } from './migrations/1767100000001-reconciliation-account';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   Attendance1767000500731,
   ReconciliationAnnounced1767046133417,
   InstallationRenewAt1767100000000,
+  ReconciliationAccount1767100000001,
 ];
