@@ -99,7 +99,8 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
       await this.announce();
       while (!this.stopped && this.running.size < RUNS_AT_ONCE) {
         const run = await this.store.start([...this.running.keys()]);
-        if (run === null) break;
+        // Taken while the process began to stop: left `running`, the next holder resumes it.
+        if (run === null || this.stopped) break;
         this.launch(run);
       }
     } catch (error) {
