@@ -190,11 +190,17 @@ async function side(receivers: Receivers, installed: number): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const start = now();
     const sent = await burst(pool, receivers, 'burst', EVENTS, spread);
+    const answered = now();
     await receivers.waitFor(
       sent.map((s) => `${s.uuid} ${s.path}`),
       'burst',
     );
     const last = Math.max(...sent.map((s) => receivers.arrivals.get(`${s.uuid} ${s.path}`)!));
+    // Where the time goes: the POSTs all answered (the ingest, fan-out included), then the rest.
+    console.log(
+      `    ${installed} account(s): answered 200/s ${(EVENTS / ((answered - start) / 1000)).toFixed(0)}, ` +
+        `last arrival ${((last - answered) / 1000).toFixed(1)} s after the last answer`,
+    );
     return EVENTS / ((last - start) / 1000);
   } finally {
     await pool.close();
