@@ -4,7 +4,8 @@
  * ratio, met). It runs bench/pipeline.ts (end to end, ingest, fan-out, tracing on and off) and
  * bench/deployed.ts (the deployed defaults: fast, slow, five, workers, history), then
  * bench/websocket.ts (the platform's socket beside its webhooks) and bench/reconcile.ts (a day
- * reconciled) one after the other, each printing its own detail as it goes; their rows come
+ * reconciled), bench/attendance.ts and bench/accounts.ts (1,000 installed accounts beside one)
+ * one after the other, each printing its own detail as it goes; their rows come
  * back through BENCH_RESULTS.
  *
  *   npm run bench                  the figures of docs/benchmarks.md
@@ -79,6 +80,8 @@ const BENCHES: [string, string[]][] = [
   ['reconcile.ts', [String(scaled(2000)), String(scaled(50_000)), '20', '250']],
   // participants (each joins, leaves and joins again: three events)
   ['attendance.ts', [String(scaled(10_000))]],
+  // events, installed accounts (each its client's one webhook), rounds
+  ['accounts.ts', [String(scaled(5000)), '1000', '3']],
 ];
 const NAMES = BENCHES.map(([script]) => script.replace(/\.ts$/, ''));
 

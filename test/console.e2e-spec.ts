@@ -1,6 +1,7 @@
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { haveChromium, launchChromium } from './support/chromium';
 import { ensureConsoleBuilt } from './support/console-build';
+import { FakeZoomOAuth } from './support/fake-zoom-oauth';
 import { request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
 import { CLIENTS, ClientName, TestApp, startTestApp } from './support/test-app';
@@ -611,5 +612,59 @@ describe('console: configuration', () => {
       token: await t.token('reader'),
     });
     expect(list.body.data).toEqual([]);
+  });
+});
+
+(haveBrowser ? describe : describe.skip)('console: platform accounts (Chromium)', () => {
+  const REDIRECT_URL = 'http://bridge.test/zoom/oauth/callback';
+  let fake: FakeZoomOAuth;
+  let t: TestApp;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    fake = await new FakeZoomOAuth().start();
+    t = await startTestApp({
+      env: {
+        ZOOM_OAUTH_URL: fake.baseUrl,
+        ZOOM_API_URL: `${fake.baseUrl}/v2`,
+        ZOOM_APP_CLIENT_ID: fake.clientId,
+        ZOOM_APP_CLIENT_SECRET: fake.clientSecret,
+        ZOOM_APP_REDIRECT_URL: REDIRECT_URL,
+      },
+    });
+    browser = await launchChromium();
+    page = await (await browser.newContext()).newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await fake?.close();
+  });
+
+  it('lists installed accounts with their status, starts an install and removes one', async () => {
+    await signIn(page, t, 'admin');
+    await page.getByRole('link', { name: 'Accounts' }).click();
+    await page.getByText('No platform account installed yet.').waitFor();
+    await page.getByRole('button', { name: 'Install an account' }).click();
+    const installUrl = await page
+      .getByRole('link', { name: "the platform's install page" })
+      .getAttribute('href');
+    expect(installUrl).toContain(`${fake.baseUrl}/oauth/authorize?`);
+    // The account's administrator at the platform, then back at the bridge's callback.
+    const callback = await fake.authorize(installUrl as string, 'acct-console');
+    const done = await fetch(callback.replace(new URL(REDIRECT_URL).origin, t.baseUrl));
+    expect(done.status).toBe(200);
+    await page.reload();
+    const table = page.getByRole('table', { name: 'Platform accounts' });
+    const row = table.getByRole('row').filter({ hasText: 'acct-console' });
+    await row.getByText('active', { exact: true }).waitFor();
+    expect(await row.innerText()).toContain('admin');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Remove acct-console' }).click();
+    await page.getByText('Platform account acct-console removed.').waitFor();
+    await row.getByText('revoked', { exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Remove acct-console' }).count()).toBe(0);
   });
 });

@@ -4,6 +4,7 @@ import { DeliveryPage } from './pages/delivery';
 import { EventTypesPage } from './pages/event-types';
 import { InboundPage } from './pages/inbound';
 import { FindEventPage } from './pages/find-event';
+import { AccountsPage } from './pages/accounts';
 import { AttendancePage } from './pages/attendance';
 import { ReconciliationsPage } from './pages/reconciliations';
 import { NewWebhookPage } from './pages/new-webhook';
@@ -13,7 +14,9 @@ import { WebhooksPage } from './pages/webhooks';
 import { Route, href, parseRoute } from './routes';
 import {
   Session,
+  canManageAccounts,
   canReadAttendance,
+  canSeeAccounts,
   canWrite,
   isAdmin,
   isExpired,
@@ -152,6 +155,15 @@ export function App() {
         <PageTitle>Attendance needs a client holding attendance:read</PageTitle>
       );
       break;
+    case 'accounts':
+      page = canSeeAccounts(session) ? (
+        <AccountsPage api={api} canInstall={canManageAccounts(session)} />
+      ) : (
+        <PageTitle>
+          Platform accounts need a client holding accounts:write or bridge:admin
+        </PageTitle>
+      );
+      break;
     default:
       page = <PageTitle>Page not found</PageTitle>;
   }
@@ -174,6 +186,7 @@ export function App() {
           {link({ page: 'event-types' }, 'Event types')}
           {link({ page: 'find-event' }, 'Find event')}
           {canReadAttendance(session) && link({ page: 'attendance' }, 'Attendance')}
+          {canSeeAccounts(session) && link({ page: 'accounts' }, 'Accounts')}
           {admin && link({ page: 'reconciliations' }, 'Reconciliation')}
           {admin && link({ page: 'inbound' }, 'Inbound')}
         </nav>

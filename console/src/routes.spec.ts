@@ -11,6 +11,7 @@ describe('routes', () => {
     ['#/find-event', { page: 'find-event' }],
     ['#/inbound', { page: 'inbound' }],
     ['#/attendance', { page: 'attendance' }],
+    ['#/accounts', { page: 'accounts' }],
     ['#/attendance/%2Fab%2Bcd%3D%3D', { page: 'attendance', uuid: '/ab+cd==' }],
     ['#/find-event?q=a%20b', { page: 'find-event', query: 'a b' }],
     ['#/elsewhere', { page: 'not-found' }],

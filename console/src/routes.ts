@@ -9,6 +9,7 @@ export type Route =
   | { page: 'reconciliations' }
   | { page: 'inbound' }
   | { page: 'attendance'; uuid?: string }
+  | { page: 'accounts' }
   | { page: 'not-found' };
 
 export function parseRoute(hash: string): Route {
@@ -28,6 +29,7 @@ export function parseRoute(hash: string): Route {
   if (parts.length === 1 && parts[0] === 'event-types') return { page: 'event-types' };
   if (parts.length === 1 && parts[0] === 'reconciliations') return { page: 'reconciliations' };
   if (parts.length === 1 && parts[0] === 'inbound') return { page: 'inbound' };
+  if (parts.length === 1 && parts[0] === 'accounts') return { page: 'accounts' };
   // A meeting uuid may hold "/": href encodes it, so it is one part here.
   if (parts[0] === 'attendance' && parts.length <= 2) {
     return parts.length === 2 ? { page: 'attendance', uuid: parts[1] } : { page: 'attendance' };
@@ -60,6 +62,8 @@ export function href(route: Route): string {
       return '#/reconciliations';
     case 'attendance':
       return route.uuid === undefined ? '#/attendance' : `#/attendance/${e(route.uuid)}`;
+    case 'accounts':
+      return '#/accounts';
     case 'not-found':
       return '#/webhooks';
   }

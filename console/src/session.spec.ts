@@ -67,7 +67,7 @@ describe('portalToken', () => {
 describe('signIn', () => {
   const token = jwt({ sub: 'reader', scope: 'webhooks:read', exp: 2_000_000_000 });
 
-  it('asks for bridge:admin, attendance:read and the webhook scopes only, and falls back to read for a read-only client', async () => {
+  it('asks for bridge:admin, accounts:write, attendance:read and the webhook scopes only, and falls back to read for a read-only client', async () => {
     const scopes: string[] = [];
     const fetch = async (_url: string, init?: RequestInit) => {
       const form = new URLSearchParams(String(init?.body));
@@ -85,11 +85,17 @@ describe('signIn', () => {
     const session = await signIn('reader', 'secret', fetch);
     expect(session.scopes).toEqual(['webhooks:read']);
     expect(scopes).toEqual([
+      'bridge:admin accounts:write attendance:read webhooks:read webhooks:write',
       'bridge:admin attendance:read webhooks:read webhooks:write',
+      'bridge:admin accounts:write webhooks:read webhooks:write',
       'bridge:admin webhooks:read webhooks:write',
+      'accounts:write attendance:read webhooks:read webhooks:write',
       'attendance:read webhooks:read webhooks:write',
+      'accounts:write webhooks:read webhooks:write',
       'webhooks:read webhooks:write',
+      'accounts:write attendance:read webhooks:read',
       'attendance:read webhooks:read',
+      'accounts:write webhooks:read',
       'webhooks:read',
     ]);
   });

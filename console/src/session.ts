@@ -56,6 +56,13 @@ export const canWrite = (session: Session): boolean => session.scopes.includes(W
 /** The operator's pages (inbound status, docs/inbound-sources.md) need bridge:admin. */
 export const isAdmin = (session: Session): boolean => session.scopes.includes('bridge:admin');
 
+/** The Accounts page lists with accounts:write or bridge:admin (docs/accounts.md). */
+export const canSeeAccounts = (session: Session): boolean =>
+  canManageAccounts(session) || isAdmin(session);
+/** Installing and removing platform accounts needs accounts:write. */
+export const canManageAccounts = (session: Session): boolean =>
+  session.scopes.includes('accounts:write');
+
 /** The Attendance page needs attendance:read. */
 export const canReadAttendance = (session: Session): boolean =>
   session.scopes.includes('attendance:read');
@@ -84,14 +91,21 @@ export function saveSession(storage: Storage, session: Session | null): void {
 // bridge:admin, for the Inbound and Reconciliation pages) only, so a client with meetings:write
 // does not leave a token for it in the tab. A client without bridge:admin gets the webhook
 // ones; a read-only client gets read.
-// Each level is asked with attendance:read first (the Attendance page, docs/attendance.md),
-// then without it.
+// Each level is asked with the optional pages' scopes first, then with fewer: accounts:write
+// (the Accounts page, docs/accounts.md) and attendance:read (the Attendance page,
+// docs/attendance.md).
 const SCOPE_CHOICES = [
+  'bridge:admin accounts:write attendance:read webhooks:read webhooks:write',
   'bridge:admin attendance:read webhooks:read webhooks:write',
+  'bridge:admin accounts:write webhooks:read webhooks:write',
   'bridge:admin webhooks:read webhooks:write',
+  'accounts:write attendance:read webhooks:read webhooks:write',
   'attendance:read webhooks:read webhooks:write',
+  'accounts:write webhooks:read webhooks:write',
   'webhooks:read webhooks:write',
+  'accounts:write attendance:read webhooks:read',
   'attendance:read webhooks:read',
+  'accounts:write webhooks:read',
   'webhooks:read',
 ];
 

@@ -42,6 +42,7 @@ export function tokensToStore(cipher: SecretCipherService, set: AccountTokenSet)
     accessTokenEncrypted: cipher.encrypt(set.accessToken, 'platform-token'),
     refreshTokenEncrypted: cipher.encrypt(set.refreshToken, 'platform-token'),
     accessExpiresAt: new Date(set.expiresAt),
+    accessRenewAt: new Date(set.renewAt),
     apiUrl: set.apiBaseUrl,
     scopes: set.scopes,
   };
@@ -197,7 +198,9 @@ export class AccountTokens implements OnModuleDestroy {
       accessToken: this.cipher.decrypt(row.accessTokenEncrypted, 'platform-token'),
       apiBaseUrl: row.apiUrl ?? this.config.zoom.apiUrl,
       expiresAt: row.accessExpiresAt.getTime(),
-      renewAt: row.accessExpiresAt.getTime() - TOKEN_RENEW_MARGIN_MS,
+      // A row an older process stored has no access_renew_at: a margin before expiry, as then.
+      renewAt:
+        row.accessRenewAt?.getTime() ?? row.accessExpiresAt.getTime() - TOKEN_RENEW_MARGIN_MS,
       version: row.tokenVersion,
     };
   }

@@ -21,6 +21,8 @@ export interface StoredTokens extends Installation {
   accessTokenEncrypted: string | null;
   refreshTokenEncrypted: string | null;
   accessExpiresAt: Date | null;
+  /** When the access token is renewed (bounded, see AccountTokenSet.renewAt); null: before. */
+  accessRenewAt: Date | null;
   apiUrl: string | null;
   tokenVersion: number;
 }
@@ -30,6 +32,7 @@ export interface NewTokens {
   accessTokenEncrypted: string;
   refreshTokenEncrypted: string;
   accessExpiresAt: Date;
+  accessRenewAt: Date;
   apiUrl: string | null;
   scopes: string;
 }
@@ -47,31 +50,33 @@ interface InstallationRow {
   access_token_encrypted: string | null;
   refresh_token_encrypted: string | null;
   access_expires_at: Date | null;
+  access_renew_at: Date | null;
   api_url: string | null;
   token_version: number;
 }
 
 const COLUMNS = `account_id, installed_by, scopes, status, status_reason, installed_at,
-  access_token_encrypted, refresh_token_encrypted, access_expires_at, api_url, token_version`;
+  access_token_encrypted, refresh_token_encrypted, access_expires_at, access_renew_at, api_url,
+  token_version`;
 
 // Installing again replaces the tokens and the installer, and makes it active; the version goes
 // on, so a renewal of the tokens it replaced cannot land on the new ones.
 const UPSERT_SQL = `
   INSERT INTO installations (account_id, installed_by, scopes, status, access_token_encrypted,
-                             refresh_token_encrypted, access_expires_at, api_url)
-  VALUES ($1, $2, $3, 'active', $4, $5, $6, $7)
+                             refresh_token_encrypted, access_expires_at, api_url, access_renew_at)
+  VALUES ($1, $2, $3, 'active', $4, $5, $6, $7, $8)
   ON CONFLICT (account_id) DO UPDATE SET installed_by = EXCLUDED.installed_by,
     scopes = EXCLUDED.scopes, status = 'active', status_reason = NULL,
     access_token_encrypted = EXCLUDED.access_token_encrypted,
     refresh_token_encrypted = EXCLUDED.refresh_token_encrypted,
-    access_expires_at = EXCLUDED.access_expires_at, api_url = EXCLUDED.api_url,
-    token_version = installations.token_version + 1, installed_at = now(), updated_at = now()
+    access_expires_at = EXCLUDED.access_expires_at, access_renew_at = EXCLUDED.access_renew_at,
+    api_url = EXCLUDED.api_url, token_version = installations.token_version + 1, installed_at = now(), updated_at = now()
   RETURNING ${COLUMNS}`;
 
 // Lands only on the tokens the renewal started from ($2): never over a newer install's.
 const RENEWED_SQL = `
   UPDATE installations SET access_token_encrypted = $3, refresh_token_encrypted = $4,
-    access_expires_at = $5, api_url = coalesce($6, api_url), scopes = $7,
+    access_expires_at = $5, api_url = coalesce($6, api_url), scopes = $7, access_renew_at = $8,
     token_version = token_version + 1, updated_at = now()
   WHERE account_id = $1 AND token_version = $2 AND status = 'active'
   RETURNING ${COLUMNS}`;
@@ -81,7 +86,8 @@ const STATUS_SQL = `
     token_version = token_version + 1,
     access_token_encrypted = CASE WHEN $2 = 'active' THEN access_token_encrypted END,
     refresh_token_encrypted = CASE WHEN $2 = 'active' THEN refresh_token_encrypted END,
-    access_expires_at = CASE WHEN $2 = 'active' THEN access_expires_at END
+    access_expires_at = CASE WHEN $2 = 'active' THEN access_expires_at END,
+    access_renew_at = CASE WHEN $2 = 'active' THEN access_renew_at END
   WHERE account_id = $1 AND ($4::int IS NULL OR token_version = $4) AND status <> 'revoked'
   RETURNING ${COLUMNS}`;
 
@@ -90,7 +96,7 @@ const REVOKE_SQL = `
   WITH r AS (
     UPDATE installations SET status = 'revoked', status_reason = $2, updated_at = now(),
       token_version = token_version + 1, access_token_encrypted = NULL,
-      refresh_token_encrypted = NULL, access_expires_at = NULL
+      refresh_token_encrypted = NULL, access_expires_at = NULL, access_renew_at = NULL
     WHERE account_id = $1
     RETURNING ${COLUMNS}
   ),
@@ -151,6 +157,7 @@ function toStored(row: InstallationRow): StoredTokens {
     accessTokenEncrypted: row.access_token_encrypted,
     refreshTokenEncrypted: row.refresh_token_encrypted,
     accessExpiresAt: row.access_expires_at,
+    accessRenewAt: row.access_renew_at,
     apiUrl: row.api_url,
     tokenVersion: row.token_version,
   };
@@ -180,6 +187,7 @@ export class InstallationStore {
       tokens.refreshTokenEncrypted,
       tokens.accessExpiresAt,
       tokens.apiUrl,
+      tokens.accessRenewAt,
     ]);
     return toStored(row);
   }
@@ -214,6 +222,16 @@ export class InstallationStore {
     return rows.map((r) => r.account_id);
   }
 
+  /** The accounts installed and active (reconciliation runs for each, docs/accounts.md). */
+  async activeAccounts(): Promise<string[]> {
+    const rows = await query<{ account_id: string }>(
+      this.db,
+      `SELECT account_id FROM installations WHERE status = 'active' ORDER BY account_id`,
+      [],
+    );
+    return rows.map((r) => r.account_id);
+  }
+
   /** Stores renewed tokens over version `fromVersion`; null when they moved on meanwhile. */
   async renewed(
     accountId: string,
@@ -228,6 +246,7 @@ export class InstallationStore {
       tokens.accessExpiresAt,
       tokens.apiUrl,
       tokens.scopes,
+      tokens.accessRenewAt,
     ]);
     return row ? toStored(row) : null;
   }

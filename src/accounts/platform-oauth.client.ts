@@ -3,6 +3,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { ZoomApiError } from '../zoom/zoom-error';
 import { ZoomHttp } from '../zoom/zoom-http';
+import { tokenRenewAt } from '../zoom/zoom-token.provider';
 
 /** What the platform's token endpoint gave for an installed account. */
 export interface AccountTokenSet {
@@ -10,6 +11,11 @@ export interface AccountTokenSet {
   refreshToken: string;
   /** Epoch ms at which the access token stops working. */
   expiresAt: number;
+  /**
+   * Epoch ms from which it is renewed: bounded as the server-to-server token's (tokenRenewAt),
+   * so a 30 s `expires_in` does not renew on every call (docs/accounts.md#tokens).
+   */
+  renewAt: number;
   scopes: string;
   /** The token's regional REST base (api_url + /v2); null when it named none. */
   apiBaseUrl: string | null;
@@ -150,10 +156,12 @@ export class PlatformOAuthClient {
       throw ZoomApiError.badResponse('The meeting platform sent a token answer without expires_in');
     }
     const scope = field(body, 'scope');
+    const now = Date.now();
     return {
       accessToken,
       refreshToken,
-      expiresAt: Date.now() + expiresIn * 1000,
+      expiresAt: now + expiresIn * 1000,
+      renewAt: tokenRenewAt(now, expiresIn * 1000),
       scopes: typeof scope === 'string' ? scope : '',
       apiBaseUrl: restBase(field(body, 'api_url')),
     };

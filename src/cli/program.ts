@@ -624,6 +624,7 @@ export function buildProgram(ctx: CliContext): Command {
   const RUN_COLUMNS = [
     'id',
     'trigger',
+    'account_id',
     'since',
     'until',
     'dry_run',
@@ -647,18 +648,34 @@ export function buildProgram(ctx: CliContext): Command {
     .requiredOption('--since <time>', 'start (ISO 8601 UTC, e.g. 2026-01-01T09:00:00Z)')
     .option('--until <time>', 'end, excluded (default now)')
     .option('--dry-run', 'only count what is missing; create nothing')
+    .option(
+      '--account <account_id>',
+      'an installed platform account you hold, read with its own token (docs/accounts.md)',
+    )
     .option('--wait', 'wait for the run to end; exit 1 unless it succeeded')
     .option('--interval <ms>', 'with --wait: how often to ask', positiveInt, 1000)
     .action(
       async (
-        opts: { since: string; until?: string; dryRun?: boolean; wait?: boolean; interval: number },
+        opts: {
+          since: string;
+          until?: string;
+          dryRun?: boolean;
+          account?: string;
+          wait?: boolean;
+          interval: number;
+        },
         cmd: Command,
       ) => {
         const { api, url } = client(cmd);
         let run = await call(
           url,
           api.POST('/api/reconciliations', {
-            body: { since: opts.since, until: opts.until, dry_run: opts.dryRun ?? false },
+            body: {
+              since: opts.since,
+              until: opts.until,
+              dry_run: opts.dryRun ?? false,
+              account_id: opts.account,
+            },
           }),
         );
         while (opts.wait && run.finished_at === null) {

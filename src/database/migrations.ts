@@ -24,6 +24,8 @@ import { PlatformInstallations1767000490349 } from './migrations/1767000490349-p
 import { Attendance1767000500731 } from './migrations/1767000500731-attendance';
 import { ReconciliationAnnounced1767046133417 } from './migrations/1767046133417-reconciliation-announced';
 import { AttendanceHistory1767100000000 } from './migrations/1767100000000-attendance-history';
+import { InstallationRenewAt1767100000100 } from './migrations/1767100000100-installation-renew-at';
+import { ReconciliationAccount1767100000101 } from './migrations/1767100000101-reconciliation-account';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -53,4 +55,6 @@ export const MIGRATIONS = [
   Attendance1767000500731,
   ReconciliationAnnounced1767046133417,
   AttendanceHistory1767100000000,
+  InstallationRenewAt1767100000100,
+  ReconciliationAccount1767100000101,
 ];

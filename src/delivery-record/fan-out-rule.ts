@@ -67,14 +67,19 @@ export function receivesSql({ webhook: w, kind, clients, body, event }: FanOutTe
  * Whether webhook `w`'s owner holds the account of event `e`: no source (the service's own
  * event), or the owner holds every account, or (the event naming one) the owner has it listed
  * or installed it. The installations are read only when the configuration does not decide.
+ *
+ * The installed pairs are an uncorrelated `IN (SELECT …)`, which PostgreSQL hashes once per
+ * statement: a correlated EXISTS was one index probe per event and webhook, and with 1,000
+ * clients' webhooks each event paid 1,000 of them (bench/accounts.ts: events of 1,000
+ * accounts went at 0.11 of one account's rate; docs/benchmarks.md#many-platform-accounts).
  */
 function holdsSql(w: string, e: string, clients: string): string {
   const account = `coalesce(${e}.source->>'account_id', '')`;
   return (
     `(${e}.source IS NULL OR ${w}.owner_client_id || E'${HOLDS_SQL}${ALL_ACCOUNTS}' = ANY(${clients}) ` +
     `OR (${account} <> '' AND (${w}.owner_client_id || E'${HOLDS_SQL}' || ${account} = ANY(${clients}) ` +
-    `OR EXISTS (SELECT 1 FROM installations ins WHERE ins.account_id = ${account} ` +
-    `AND ins.installed_by = ${w}.owner_client_id AND ins.status <> 'revoked'))))`
+    `OR (${account}, ${w}.owner_client_id) IN (SELECT ins.account_id, ins.installed_by ` +
+    `FROM installations ins WHERE ins.status <> 'revoked'))))`
   );
 }
 

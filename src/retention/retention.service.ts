@@ -118,10 +118,11 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
   private async purgeAndReport(): Promise<void> {
     try {
       const deleted = await this.purgeAccounts();
-      if (deleted && deleted.events + deleted.inboundEvents > 0) {
+      if (deleted && deleted.events + deleted.inboundEvents + deleted.attendance > 0) {
         this.logger.log(
           `retention (platform accounts that left): deleted ${deleted.deliveries} deliveries, ` +
-            `${deleted.events} events, ${deleted.inboundEvents} inbound events`,
+            `${deleted.events} events, ${deleted.inboundEvents} inbound events, ` +
+            `${deleted.attendance} attendance`,
         );
       }
     } catch (error) {

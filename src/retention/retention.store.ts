@@ -30,7 +30,8 @@ const INBOUND_BATCH_SQL = `
     SELECT (SELECT count(*) FROM i)::int AS inbound_events`;
 
 // The accounts that left (docs/accounts.md#leaving), with when: their inbound events up to
-// then go here, the record's through RecordRetentionStore; the request goes last.
+// then go here, the record's through RecordRetentionStore, attendance through AttendanceStore
+// (each table deleted by the module that owns it); the request goes last.
 const PURGES_SQL = `SELECT account_id, requested_at FROM account_purges ORDER BY requested_at`;
 const INBOUND_PURGE_SQL = `
   WITH i AS (DELETE FROM inbound_events WHERE account_id = $1 AND received_at <= $2 RETURNING 1)
@@ -102,12 +103,15 @@ export class PgRetentionStore extends RetentionStore {
         accountId,
         upTo,
       ]);
+      // After its inputs: attendance rows are made only by storing inbound events.
+      const attendance = await this.attendance.deleteForAccount(accountId, upTo);
       // Only the request it served: a newer one (the account left again meanwhile) stays.
       await query(this.db, PURGED_SQL, [accountId, upTo]);
       total.deliveries += record.deliveries;
       total.deliveryAttempts += record.deliveryAttempts;
       total.events += record.events;
       total.inboundEvents += inbound.inbound_events;
+      total.attendance += attendance;
     }
     return total;
   }

@@ -97,6 +97,9 @@ export class MemoryRetentionStore extends RetentionStore {
           total.inboundEvents += +t.inboundEvents.delete(row.id);
         }
       }
+      total.attendance += this.dropAttendance(
+        (row) => row.accountId === accountId && row.createdAt <= requestedAt,
+      );
     }
     return Promise.resolve(total);
   }

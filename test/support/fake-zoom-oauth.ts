@@ -51,10 +51,17 @@ export class FakeZoomOAuth {
   readonly renewals = new Map<string, number>();
   /** Renewals that came in, per account (held, answered, refused or abandoned). */
   readonly renewalRequests = new Map<string, number>();
-  /** Seconds an access token lives; the bridge renews 60 s early, so <= 60 is due at once. */
+  /** Seconds an access token lives (the bridge keeps even a short one a minute). */
   expiresIn = 3599;
   holdRenewals = false;
   revokedTokens: string[] = [];
+  /**
+   * Per account, the past meetings its dashboard report lists (`/metrics/meetings`), each row
+   * as the platform writes it; their participant reports and the webinars are empty.
+   */
+  readonly reports = new Map<string, Record<string, unknown>[]>();
+  /** Accounts at their platform limit: every REST call answers 429 with this Retry-After. */
+  readonly limited = new Map<string, number>();
   baseUrl = '';
 
   constructor(
@@ -239,8 +246,31 @@ export class FakeZoomOAuth {
       token: bearer,
     });
     if (!valid) return this.json(res, 401, { code: 124, message: 'Invalid access token.' });
+    const limited = this.limited.get(accountId as string);
+    if (limited !== undefined) {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(limited) });
+      res.end(
+        JSON.stringify({
+          code: 429,
+          message: 'You have reached the maximum daily rate limit for this API.',
+        }),
+      );
+      return;
+    }
     if (url.pathname === '/v2/users/me') {
       return this.json(res, 200, { id: `user-of-${accountId}`, account_id: accountId, type: 1 });
+    }
+    const report = /^\/v2\/metrics\/(meetings|webinars)(\/[^/]+\/participants)?$/.exec(
+      url.pathname,
+    );
+    if (report) {
+      const past = url.searchParams.get('type') !== 'live';
+      const rows =
+        report[1] === 'meetings' && !report[2] && past
+          ? (this.reports.get(accountId as string) ?? [])
+          : [];
+      const list = report[2] ? 'participants' : report[1];
+      return this.json(res, 200, { [list]: rows, next_page_token: '' });
     }
     this.json(res, 200, { account_id: accountId, page_size: 30, users: [] });
   }

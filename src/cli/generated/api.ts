@@ -212,7 +212,7 @@ export interface paths {
         put?: never;
         /**
          * Reconcile a window with the platform’s reports
-         * @description Queues a run that asks the platform which meetings, webinars, participants and recordings the window had, and creates the platform events the service never received (delivered with `source.via: "reconciliation"`); with `dry_run` it only counts them. Runs go one at a time; poll GET /api/reconciliations/{id}.
+         * @description Queues a run that asks the platform which meetings, webinars, participants and recordings the window had, and creates the platform events the service never received (delivered with `source.via: "reconciliation"`); with `dry_run` it only counts them. With `account_id`, an installed account the caller holds is read with its own token and request budget. Runs of one account go one at a time; poll GET /api/reconciliations/{id}.
          */
         post: operations["ReconciliationController_create"];
         delete?: never;
@@ -838,6 +838,8 @@ export interface components {
             ttl_seconds?: number;
         };
         CreateReconciliationDto: {
+            /** @description An installed platform account the caller holds, read with its own token and request budget (docs/accounts.md); default the server-to-server account */
+            account_id?: string;
             /**
              * @description Only count what is missing (`missing`); create nothing
              * @default false
@@ -1838,6 +1840,8 @@ export interface components {
             next_cursor?: string | null;
         };
         ReconciliationResponse: {
+            /** @description The installed platform account it reads; null: the server-to-server one */
+            account_id: string | null;
             /** @description What the platform reported */
             checked: components["schemas"]["ReconciliationChecked"];
             /** @description Platform events created, per event name */
@@ -3252,7 +3256,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Token lacks scope bridge:admin */
+            /**
+             * @description `account_id` names an account the caller does not hold
+             *
+             *     Token lacks scope bridge:admin
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3263,6 +3271,15 @@ export interface operations {
             };
             /** @description The request (headers or body) did not arrive within the server’s timeouts */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `account_id` is not installed, or not active */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

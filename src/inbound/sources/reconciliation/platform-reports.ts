@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError } from '../../../common/api-error';
 import { RETRY_AFTER_CAP_MS } from '../../../common/retry-after';
 import { MEETING_UUID_PARAM } from '../../../meetings/meeting-path-rules';
 import { ZoomApiError } from '../../../zoom/zoom-error';
 import { ZoomOperation, isDotSegment } from '../../../zoom/zoom-operations';
-import { ZoomClient } from '../../../zoom/zoom.client';
+import { ZoomClient, ZoomTokenSource } from '../../../zoom/zoom.client';
 import { ReconcileRedis } from './reconcile-redis';
 
 /** The platform's report endpoints a run reads, one name each in a run's `errors`. */
@@ -97,11 +98,19 @@ function retryAfterMs(error: ZoomApiError): number {
     : 1000;
 }
 
+/** Whose reports a run reads: an installed account's tokens and budget, or the server-to-server. */
+export interface ReportsAccount {
+  /** The budget's key (ReconcileRedis): '' for the server-to-server account. */
+  key: string;
+  /** The installed account's tokens; undefined: the server-to-server token. */
+  tokens?: ZoomTokenSource;
+}
+
 /**
- * Reads the platform's reports under reconciliation's own request budget (ReconcileRedis):
- * every request waits for a slot of RECONCILE_MAX_RPS across the deployment, a 429 pauses every
- * process for its `Retry-After`, and errors are sorted into refused sources, missing reports
- * and an unreachable platform.
+ * Reads one account's reports under reconciliation's own request budget of that account
+ * (ReconcileRedis): every request waits for a slot of RECONCILE_MAX_RPS across the deployment,
+ * a 429 pauses every process's requests of that account for its `Retry-After`, and errors are
+ * sorted into refused sources, missing reports and an unreachable platform.
  */
 export class PlatformReports {
   /** Requests made (429s included), for the run's log line. */
@@ -112,6 +121,7 @@ export class PlatformReports {
     private readonly budget: ReconcileRedis,
     private readonly maxRps: number,
     private readonly signal: AbortSignal,
+    private readonly account: ReportsAccount = { key: '' },
   ) {}
 
   /**
@@ -174,15 +184,20 @@ export class PlatformReports {
           params,
           pathRules: PATH_RULES,
           query,
+          tokens: this.account.tokens,
         });
         return typeof body === 'object' && body !== null ? body : {};
       } catch (error) {
+        // The installed account's tokens are gone (revoked, needs_reinstall): nothing to read.
+        const ours = error instanceof ApiError && !(error instanceof ZoomApiError);
+        if (ours && error.getStatus() === 409)
+          throw new PlatformUnreachable(source, null, error.message);
         if (!(error instanceof ZoomApiError)) throw error;
         const { status, message } = upstreamOf(error);
         if (error.failure === 'not_configured')
           throw new PlatformUnreachable(source, null, error.message);
         if (status === 429 && ++limited <= MAX_RATE_LIMITED) {
-          await this.budget.pause(retryAfterMs(error));
+          await this.budget.pause(retryAfterMs(error), this.account.key);
           continue;
         }
         if (status === 403 || ((status === 400 || status === 401) && REFUSAL_MESSAGE.test(message)))
@@ -207,7 +222,7 @@ export class PlatformReports {
   private async slot(): Promise<void> {
     for (;;) {
       this.signal.throwIfAborted();
-      const wait = await this.budget.take(this.maxRps);
+      const wait = await this.budget.take(this.maxRps, this.account.key);
       if (wait === 0) return;
       await sleep(wait, undefined, { signal: this.signal });
     }

@@ -60,9 +60,12 @@ interface ScriptedRedis extends Redis {
 }
 
 /**
- * What reconciliation coordinates through Redis across processes: its request budget and the
- * lease of the one process that runs (docs/reconciliation.md#one-run-at-a-time). The budget is
- * reconciliation's own: passthrough calls never take from it, so a run cannot starve them.
+ * What reconciliation coordinates through Redis across processes: its request budgets and the
+ * lease of the one process that runs (docs/reconciliation.md#one-run-at-a-time). A budget is
+ * reconciliation's own: passthrough calls never take from it, so a run cannot starve them. There
+ * is one per platform account (the platform's limits are per account,
+ * docs/reconciliation.md#accounts), `account` '' being the server-to-server one's: an account
+ * at its limit, or paused by a 429, holds back only its own requests.
  */
 @Injectable()
 export class ReconcileRedis {
@@ -82,20 +85,25 @@ export class ReconcileRedis {
     }
   }
 
-  /** 0 once a request may start; else the ms to wait before asking again. */
-  take(maxRps: number): Promise<number> {
+  /** 0 once a request of `account` may start; else the ms to wait before asking again. */
+  take(maxRps: number, account = ''): Promise<number> {
     return this.redis.reconcileTake(
-      `${this.prefix}:budget`,
-      `${this.prefix}:pause`,
+      this.key('budget', account),
+      this.key('pause', account),
       maxRps,
       `${this.holder}:${++this.sequence}`,
       1000 + WINDOW_MARGIN_MS,
     );
   }
 
-  /** After a 429: no process starts a request for `ms`. */
-  async pause(ms: number): Promise<void> {
-    await this.redis.set(`${this.prefix}:pause`, '1', 'PX', Math.max(1, ms));
+  /** After a 429: no process starts a request of `account` for `ms`. */
+  async pause(ms: number, account = ''): Promise<void> {
+    await this.redis.set(this.key('pause', account), '1', 'PX', Math.max(1, ms));
+  }
+
+  // The server-to-server account keeps the keys it had before accounts were installed.
+  private key(kind: 'budget' | 'pause', account: string): string {
+    return account === '' ? `${this.prefix}:${kind}` : `${this.prefix}:${kind}:${account}`;
   }
 
   /** Whether this process now holds (or still holds) the run lease for `ms`. */

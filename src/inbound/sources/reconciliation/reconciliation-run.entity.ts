@@ -8,6 +8,7 @@ import type { RunChecked, RunError, RunStatus, RunTrigger } from './reconciliati
 @Index('reconciliation_runs_list_idx', { synchronize: false })
 @Index('reconciliation_runs_pending_idx', { synchronize: false })
 @Index('reconciliation_runs_unannounced_idx', { synchronize: false })
+@Index('reconciliation_runs_scheduled_idx', { synchronize: false })
 @Check('reconciliation_runs_trigger_ck', `trigger IN ('manual', 'schedule', 'gap')`)
 @Check(
   'reconciliation_runs_status_ck',
@@ -22,6 +23,10 @@ export class ReconciliationRunEntity {
 
   @Column({ type: 'text' })
   trigger: RunTrigger;
+
+  /** The installed platform account it reads; null: the server-to-server one. */
+  @Column({ name: 'account_id', type: 'text', nullable: true })
+  accountId: string | null;
 
   @Column({ type: 'timestamptz', precision: 3 })
   since: Date;

@@ -1,6 +1,7 @@
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ReconciliationRunEntity } from './reconciliation-run.entity';
 import { Module } from '@nestjs/common';
+import { AccountsCoreModule } from '../../../accounts/accounts-core.module';
 import { DispatcherModule } from '../../../dispatcher/publish/dispatcher.module';
 import { OperationalEventsService } from '../../../dispatcher/operational-events/operational-events.service';
 import {
@@ -26,6 +27,7 @@ import { RunExecutor } from './run-executor';
     InboundStoreModule,
     DispatcherModule,
     ZoomModule,
+    AccountsCoreModule,
   ],
   providers: [
     InboundService,

@@ -16,7 +16,11 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { RequireScopes } from '../../../auth/scopes.decorator';
+import { AccountsService } from '../../../accounts/accounts.service';
+import { accountUnavailable } from '../../../accounts/account-tokens.service';
+import { InstallationStore } from '../../../accounts/installation.store';
+import { AuthenticatedClient } from '../../../auth/auth.types';
+import { CurrentClient, RequireScopes } from '../../../auth/scopes.decorator';
 import { ApiError } from '../../../common/api-error';
 import { decodeCursor, toPage } from '../../../common/cursor';
 import { ApiErrorResponse } from '../../../common/error-response';
@@ -55,6 +59,8 @@ export class ReconciliationController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly store: ReconciliationStore,
+    private readonly accounts: AccountsService,
+    private readonly installations: InstallationStore,
   ) {}
 
   @Post()
@@ -66,7 +72,9 @@ export class ReconciliationController {
       'Queues a run that asks the platform which meetings, webinars, participants and ' +
       'recordings the window had, and creates the platform events the service never received ' +
       '(delivered with `source.via: "reconciliation"`); with `dry_run` it only counts them. ' +
-      'Runs go one at a time; poll GET /api/reconciliations/{id}.',
+      'With `account_id`, an installed account the caller holds is read with its own token ' +
+      'and request budget. Runs of one account go one at a time; poll ' +
+      'GET /api/reconciliations/{id}.',
   })
   @ApiAcceptedResponse({ type: ReconciliationResponse, description: 'The run, queued' })
   @ApiErrorResponse(400, {
@@ -78,7 +86,18 @@ export class ReconciliationController {
       ],
     },
   })
-  async create(@Body() body: CreateReconciliationDto): Promise<ReconciliationResponse> {
+  @ApiErrorResponse(403, {
+    description: '`account_id` names an account the caller does not hold',
+    example: { message: 'This client does not hold platform account AbC123xyz' },
+  })
+  @ApiErrorResponse(409, {
+    description: '`account_id` is not installed, or not active',
+    example: { message: 'Platform account AbC123xyz is not installed' },
+  })
+  async create(
+    @CurrentClient() client: AuthenticatedClient,
+    @Body() body: CreateReconciliationDto,
+  ): Promise<ReconciliationResponse> {
     const now = Date.now();
     const since = new Date(body.since);
     const until = body.until === undefined ? new Date(now) : new Date(body.until);
@@ -90,7 +109,23 @@ export class ReconciliationController {
     if (until <= since) throw problem('until', 'until must be later than since');
     if (until.getTime() - since.getTime() > MAX_WINDOW_DAYS * DAY_MS)
       throw problem('until', `until must be at most ${MAX_WINDOW_DAYS} days after since`);
-    return runResponse(await this.store.create('manual', since, until, body.dry_run ?? false));
+    const accountId = body.account_id ?? null;
+    if (accountId !== null) await this.checkAccount(client, accountId);
+    return runResponse(
+      await this.store.create('manual', since, until, body.dry_run ?? false, accountId),
+    );
+  }
+
+  /** 403 unless the caller holds the account; 409 unless it is installed and active. */
+  private async checkAccount(client: AuthenticatedClient, accountId: string): Promise<void> {
+    if (!(await this.accounts.holds(client.clientId, accountId)))
+      throw new ApiError(
+        HttpStatus.FORBIDDEN,
+        `This client does not hold platform account ${accountId}`,
+      );
+    const found = await this.installations.find(accountId);
+    if (found?.status !== 'active')
+      throw accountUnavailable(accountId, found?.status ?? 'not_installed');
   }
 
   @Get()

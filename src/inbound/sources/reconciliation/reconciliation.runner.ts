@@ -5,13 +5,14 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
+import { InstallationStore } from '../../../accounts/installation.store';
 import { withTimeout } from '../../../common/with-timeout';
 import { APP_CONFIG } from '../../../config/config.module';
 import { AppConfig } from '../../../config/config.types';
 import { OperationalEventsService } from '../../../dispatcher/operational-events/operational-events.service';
 import { missingZoomCredentials } from '../../../zoom/zoom-token.provider';
 import { ReconcileRedis } from './reconcile-redis';
-import { Run, ReconciliationStore } from './reconciliation.store';
+import { Run, ReconciliationStore, runAccountKey } from './reconciliation.store';
 import { RunExecutor } from './run-executor';
 
 /** How long the run lease lasts unless renewed: a dead holder's run is taken over after it. */
@@ -22,6 +23,13 @@ const TICK_MS = 1000;
 const SHUTDOWN_WAIT_MS = 2000;
 /** The longest a runtime timer can be set for (2^31 − 1 ms); longer ones fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * Runs going at once, each of another platform account (docs/reconciliation.md#accounts): one
+ * account waiting out its platform limit (a 429's Retry-After, up to an hour) holds back only
+ * its own run, and a few runs at once keep memory and connections small (a run holds a few
+ * pages and INGESTS_IN_FLIGHT ingests).
+ */
+export const RUNS_AT_ONCE = 4;
 
 /** Why a run was stopped from outside: ended by the API, or past RECONCILE_RUN_TIMEOUT_MS. */
 class RunStopped extends Error {
@@ -36,18 +44,21 @@ class RunStopped extends Error {
 
 /**
  * The one reconciliation runner of the deployment (worker role): every process ticks, the one
- * holding the Redis lease creates the scheduled runs and those of ended WebSocket gaps, and
- * runs the queued ones oldest first, one at a time. A run whose process died (left `running`)
- * is resumed by the next holder. A holder that loses its lease stops its run at once. No run
- * goes on past RECONCILE_RUN_TIMEOUT_MS from its start, nor after it was cancelled, and one
- * that stops on the same error twice is ended `failed` (docs/reconciliation.md#bounds).
+ * holding the Redis lease creates the scheduled runs (one per platform account: the
+ * server-to-server one and each active installation) and those of ended WebSocket gaps, and
+ * runs the queued ones oldest first, one at a time per account and up to RUNS_AT_ONCE
+ * accounts at once. A run whose process died (left `running`) is resumed by the next holder.
+ * A holder that loses its lease stops its runs at once. No run goes on past
+ * RECONCILE_RUN_TIMEOUT_MS from its start, nor after it was cancelled, and one that stops on
+ * the same error twice is ended `failed` (docs/reconciliation.md#bounds).
  */
 @Injectable()
 export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ReconciliationRunner.name);
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
-  private current: AbortController | null = null;
+  /** The runs under way here, by account (runAccountKey). */
+  private readonly running = new Map<string, { stop: AbortController; done: Promise<void> }>();
   private stopped = false;
 
   constructor(
@@ -56,6 +67,7 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
     private readonly store: ReconciliationStore,
     private readonly executor: RunExecutor,
     private readonly operational: OperationalEventsService,
+    private readonly installations: InstallationStore,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -68,12 +80,13 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.timer !== null) clearInterval(this.timer);
-    this.current?.abort(new Error('the process is stopping'));
+    const runs = [...this.running.values()];
+    for (const { stop } of runs) stop.abort(new Error('the process is stopping'));
     // Bounded: with Redis away a lease command waits for its return, and the drain would wait
-    // for it past SHUTDOWN_TIMEOUT_MS. The run stays `running` either way: the next holder
-    // resumes it, and an unreleased lease lapses on its own.
+    // for it past SHUTDOWN_TIMEOUT_MS. The runs stay `running` either way: the next holder
+    // resumes them, and an unreleased lease lapses on its own.
     await withTimeout(
-      (this.ticking ?? Promise.resolve()).then(() => this.lease.release()),
+      Promise.all([this.ticking, ...runs.map((r) => r.done)]).then(() => this.lease.release()),
       SHUTDOWN_WAIT_MS,
       'the reconciliation lease was not released',
     ).catch((error: Error) => this.logger.warn(`${error.message}: it lapses on its own`));
@@ -84,30 +97,53 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
       if (this.stopped || !(await this.lease.hold(LEASE_MS))) return;
       await this.plan();
       await this.announce();
-      for (let run = await this.store.start(); run !== null && !this.stopped;) {
-        await this.runHeld(run);
-        run = this.stopped ? null : await this.store.start();
+      while (!this.stopped && this.running.size < RUNS_AT_ONCE) {
+        const run = await this.store.start([...this.running.keys()]);
+        // Taken while the process began to stop: left `running`, the next holder resumes it.
+        if (run === null || this.stopped) break;
+        this.launch(run);
       }
     } catch (error) {
       this.logger.error(`reconciliation runner: ${(error as Error).message}`);
     }
   }
 
-  /** The scheduled run when due, and a run per ended gap. */
+  /** Runs `run` beside the others under way; its account takes no other run until it ends. */
+  private launch(run: Run): void {
+    const key = runAccountKey(run);
+    const stop = new AbortController();
+    const done = this.runHeld(run, stop)
+      .catch((error: Error) => this.logger.error(`reconciliation runner: ${error.message}`))
+      .finally(() => this.running.delete(key));
+    this.running.set(key, { stop, done });
+  }
+
+  /** The scheduled run of each account when due, and a run per ended gap. */
   private async plan(): Promise<void> {
     const { intervalMs, lookbackMs, settleMs, gapDelayMs } = this.config.reconcile;
     // Without the platform's credentials every run would end `failed`: none is started that
-    // nobody asked for (docs/reconciliation.md#without-credentials).
-    if (missingZoomCredentials(this.config).length > 0) return;
+    // nobody asked for (docs/reconciliation.md#without-credentials). Installed accounts have
+    // tokens of their own.
+    const serverToServer = missingZoomCredentials(this.config).length === 0;
     if (intervalMs > 0) {
+      const accounts = [
+        ...(serverToServer ? [null] : []),
+        ...(await this.installations.activeAccounts()),
+      ];
       const now = Date.now();
-      const run = await this.store.schedule(
+      const runs = await this.store.schedule(
         new Date(now - lookbackMs),
         new Date(now - settleMs),
         intervalMs,
+        accounts,
       );
-      if (run) this.logger.log(`scheduled reconciliation ${run.id}`);
+      for (const run of runs)
+        this.logger.log(
+          `scheduled reconciliation ${run.id} (${run.accountId ?? 'server-to-server'})`,
+        );
     }
+    // The platform socket is the server-to-server app's: its gaps are that account's.
+    if (!serverToServer) return;
     for (const run of await this.store.scheduleGaps(gapDelayMs)) {
       this.logger.log(`reconciliation ${run.id} of a WebSocket gap`);
     }
@@ -117,7 +153,7 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
    * Runs `run` while renewing the lease; aborts it the moment the lease is lost, it is
    * cancelled (seen within TICK_MS), or it reaches RECONCILE_RUN_TIMEOUT_MS from its start.
    */
-  private async runHeld(run: Run): Promise<void> {
+  private async runHeld(run: Run, controller: AbortController): Promise<void> {
     const timeoutMs = this.config.reconcile.runTimeoutMs;
     const left = (run.startedAt?.getTime() ?? Date.now()) + timeoutMs - Date.now();
     const overdue = `it ran longer than RECONCILE_RUN_TIMEOUT_MS (${timeoutMs} ms)`;
@@ -125,8 +161,6 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
       await this.endStopped(run, new RunStopped(overdue, true));
       return;
     }
-    const controller = new AbortController();
-    this.current = controller;
     const renew = setInterval(() => {
       this.lease
         .hold(LEASE_MS)
@@ -178,7 +212,6 @@ export class ReconciliationRunner implements OnApplicationBootstrap, OnApplicati
       clearInterval(renew);
       clearInterval(watch);
       clearTimeout(limit);
-      this.current = null;
     }
   }
 

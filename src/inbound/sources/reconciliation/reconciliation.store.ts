@@ -25,6 +25,8 @@ export interface RunError {
 export interface Run {
   id: string;
   trigger: RunTrigger;
+  /** The installed platform account it reads; null: the server-to-server one. */
+  accountId: string | null;
   since: Date;
   until: Date;
   dryRun: boolean;
@@ -50,6 +52,7 @@ export interface RunProgress {
 interface RunRow {
   id: string;
   trigger: RunTrigger;
+  account_id: string | null;
   since: Date;
   until: Date;
   dry_run: boolean;
@@ -63,15 +66,19 @@ interface RunRow {
   created_at: Date;
 }
 
+/** The key of a run's account among those running at once: '' for the server-to-server one. */
+export const runAccountKey = (run: Pick<Run, 'accountId'>): string => run.accountId ?? '';
+
 /** Interruptions of any kind after which a run is ended `failed` (see interrupted). */
 export const MAX_INTERRUPTIONS = 3;
 
-const COLUMNS = `id, trigger, since, until, dry_run, status, started_at, finished_at, checked,
+const COLUMNS = `id, trigger, account_id, since, until, dry_run, status, started_at, finished_at, checked,
   missing, created, errors, created_at`;
 
 const toRun = (r: RunRow): Run => ({
   id: r.id,
   trigger: r.trigger,
+  accountId: r.account_id,
   since: r.since,
   until: r.until,
   dryRun: r.dry_run,
@@ -93,12 +100,19 @@ const toRun = (r: RunRow): Run => ({
 export class ReconciliationStore {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async create(trigger: RunTrigger, since: Date, until: Date, dryRun: boolean): Promise<Run> {
+  async create(
+    trigger: RunTrigger,
+    since: Date,
+    until: Date,
+    dryRun: boolean,
+    accountId: string | null = null,
+  ): Promise<Run> {
     const [row] = await query<RunRow>(
       this.db,
-      `INSERT INTO reconciliation_runs (trigger, since, until, dry_run) VALUES ($1, $2, $3, $4)
+      `INSERT INTO reconciliation_runs (trigger, since, until, dry_run, account_id)
+       VALUES ($1, $2, $3, $4, $5)
        RETURNING ${COLUMNS}`,
-      [trigger, since, until, dryRun],
+      [trigger, since, until, dryRun, accountId],
     );
     return toRun(row);
   }
@@ -125,19 +139,21 @@ export class ReconciliationStore {
   }
 
   /**
-   * The oldest run not finished, marked running. Only the lease holder asks, so a `running` one
-   * is a run whose process died: it is resumed, its `checked` counted again from nothing (the
+   * The oldest run not finished of an account not in `busy` (runAccountKey), marked running.
+   * Only the lease holder asks, and it names every account it is running, so a `running` one is
+   * a run whose process died: it is resumed, its `checked` counted again from nothing (the
    * events it created are found stored and not counted twice).
    */
-  async start(): Promise<Run | null> {
+  async start(busy: string[] = []): Promise<Run | null> {
     const [row] = await query<RunRow>(
       this.db,
       `UPDATE reconciliation_runs SET status = 'running', started_at = coalesce(started_at, now()),
          checked = '{"meetings":0,"webinars":0,"participants":0,"recordings":0}'
        WHERE id = (SELECT id FROM reconciliation_runs WHERE status IN ('queued', 'running')
+                     AND coalesce(account_id, '') <> ALL($1::text[])
                    ORDER BY created_at, id LIMIT 1)
        RETURNING ${COLUMNS}`,
-      [],
+      [busy],
     );
     return row ? toRun(row) : null;
   }
@@ -228,18 +244,30 @@ export class ReconciliationStore {
     return rows.map(toRun);
   }
 
-  /** A scheduled run over the window, unless one was created less than `everyMs` ago. */
-  async schedule(since: Date, until: Date, everyMs: number): Promise<Run | null> {
-    const [row] = await query<RunRow>(
+  /**
+   * A scheduled run over the window for each of `accounts` (null: the server-to-server one)
+   * that had none created less than `everyMs` ago; one statement however many accounts.
+   */
+  async schedule(
+    since: Date,
+    until: Date,
+    everyMs: number,
+    accounts: (string | null)[],
+  ): Promise<Run[]> {
+    if (accounts.length === 0) return [];
+    const rows = await query<RunRow>(
       this.db,
-      `INSERT INTO reconciliation_runs (trigger, since, until)
-       SELECT 'schedule', $1, $2
-       WHERE NOT EXISTS (SELECT 1 FROM reconciliation_runs
-                         WHERE trigger = 'schedule' AND created_at > now() - $3 * interval '1 ms')
+      `INSERT INTO reconciliation_runs (trigger, since, until, account_id)
+       SELECT 'schedule', $1, $2, a.account_id
+       FROM unnest($4::text[]) AS a(account_id)
+       WHERE NOT EXISTS (SELECT 1 FROM reconciliation_runs r
+                         WHERE r.trigger = 'schedule'
+                           AND r.account_id IS NOT DISTINCT FROM a.account_id
+                           AND r.created_at > now() - $3 * interval '1 ms')
        RETURNING ${COLUMNS}`,
-      [since, until, everyMs],
+      [since, until, everyMs, accounts],
     );
-    return row ? toRun(row) : null;
+    return rows.map(toRun);
   }
 
   /**

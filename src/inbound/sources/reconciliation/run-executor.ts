@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AccountTokens } from '../../../accounts/account-tokens.service';
 import { APP_CONFIG } from '../../../config/config.module';
 import { AppConfig } from '../../../config/config.types';
 import { ZoomClient } from '../../../zoom/zoom.client';
@@ -7,12 +8,19 @@ import { InboundService } from '../../inbound.service';
 import {
   PlatformReports,
   PlatformUnreachable,
+  ReportsAccount,
   SourceName,
   SourceRefused,
   SourceUntrusted,
 } from './platform-reports';
 import { ReconcileRedis } from './reconcile-redis';
-import { Run, RunProgress, RunStatus, ReconciliationStore } from './reconciliation.store';
+import {
+  Run,
+  RunProgress,
+  RunStatus,
+  ReconciliationStore,
+  runAccountKey,
+} from './reconciliation.store';
 import {
   Family,
   ReconciledEvent,
@@ -194,7 +202,24 @@ export class RunExecutor {
     private readonly budget: ReconcileRedis,
     private readonly store: ReconciliationStore,
     private readonly inbound: InboundService,
+    private readonly accountTokens: AccountTokens,
   ) {}
+
+  /**
+   * Whose reports `run` reads (docs/reconciliation.md#accounts): an installed account's, with
+   * its own tokens and request budget, or the server-to-server account's.
+   */
+  private account(run: Run): ReportsAccount {
+    const accountId = run.accountId;
+    if (accountId === null) return { key: runAccountKey(run) };
+    return {
+      key: runAccountKey(run),
+      tokens: {
+        get: () => this.accountTokens.get(accountId),
+        invalidate: (token) => this.accountTokens.invalidate(accountId, token),
+      },
+    };
+  }
 
   async execute(run: Run, signal: AbortSignal): Promise<{ status: RunStatus; tally: RunProgress }> {
     const reports = new PlatformReports(
@@ -202,6 +227,7 @@ export class RunExecutor {
       this.budget,
       this.config.reconcile.maxRps,
       signal,
+      this.account(run),
     );
     const tally = new Tally(run);
     let written = Date.now();
@@ -213,7 +239,8 @@ export class RunExecutor {
     const context: RunContext = {
       run,
       window: { since: run.since.getTime(), until: run.until.getTime() },
-      accountId: this.config.zoom.accountId ?? '',
+      // The events it creates name the account, so that they reach only its holders.
+      accountId: run.accountId ?? this.config.zoom.accountId ?? '',
       reports,
       tally,
       flush,

@@ -11,6 +11,13 @@ const requiredTimestamp: FieldRule = (value, field) =>
 const booleanRule: FieldRule = (value, field) =>
   typeof value === 'boolean' ? null : `${field} must be a boolean`;
 
+/** A platform account id as the platform writes them (docs/accounts.md). */
+const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const accountIdRule: FieldRule = (value, field) =>
+  typeof value === 'string' && ACCOUNT_ID.test(value)
+    ? null
+    : `${field} must be a platform account id (letters, digits, _ and -, at most 64)`;
+
 /** Body of POST /api/reconciliations. Any other field is refused. */
 export class CreateReconciliationDto {
   @ApiProperty({
@@ -39,6 +46,17 @@ export class CreateReconciliationDto {
   })
   @Satisfies(booleanRule, { optional: true })
   dry_run?: boolean;
+
+  @ApiPropertyOptional({
+    pattern: ACCOUNT_ID.source,
+    maxLength: 64,
+    description:
+      'An installed platform account the caller holds, read with its own token and request ' +
+      'budget (docs/accounts.md); default the server-to-server account',
+    example: 'AbC123xyz',
+  })
+  @Satisfies(accountIdRule, { optional: true })
+  account_id?: string;
 }
 
 export class ListReconciliationsQuery {
@@ -100,6 +118,14 @@ export class ReconciliationResponse {
   })
   trigger: RunTrigger;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'AbC123xyz',
+    description: 'The installed platform account it reads; null: the server-to-server one',
+  })
+  account_id: string | null;
+
   @ApiProperty({ format: 'date-time', description: 'Start of the window (included)' })
   since: string;
 
@@ -154,6 +180,7 @@ export function runResponse(run: Run): ReconciliationResponse {
   return {
     id: run.id,
     trigger: run.trigger,
+    account_id: run.accountId,
     since: run.since.toISOString(),
     until: run.until.toISOString(),
     dry_run: run.dryRun,
