@@ -17,7 +17,7 @@ import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-e
 import { EventData } from './event-mapping';
 import { InboundEventEntity } from './inbound-event.entity';
 import { inboundEventKey } from './inbound-job';
-import type { InboundVia } from './inbound-via';
+import type { InboundVia } from '../common/inbound-via';
 
 /** A notification published in the statement that stores its inbound event. */
 export interface InlineEvent {

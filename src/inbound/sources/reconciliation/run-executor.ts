@@ -1,3 +1,4 @@
+import { VIA } from '../../../common/inbound-via';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../../config/config.module';
 import { AppConfig } from '../../../config/config.types';
@@ -361,7 +362,7 @@ export class RunExecutor {
       missing.map(({ event, key }) =>
         c.ingests.run(() =>
           this.inbound.ingest(Buffer.from(JSON.stringify(event)), {
-            via: 'reconciliation',
+            via: VIA.reconciliation,
             trackingId: null,
             identityKey: key,
           }),

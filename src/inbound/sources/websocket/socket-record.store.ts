@@ -153,14 +153,4 @@ export class SocketRecordStore {
       reconciliationId: r.reconciliation_id,
     }));
   }
-
-  /** When the latest event `via` arrived, or null. */
-  async lastEventAt(via: string): Promise<Date | null> {
-    const [row] = await query<{ received_at: Date }>(
-      this.db,
-      `SELECT received_at FROM inbound_events WHERE via = $1 ORDER BY received_at DESC LIMIT 1`,
-      [via],
-    );
-    return row?.received_at ?? null;
-  }
 }
