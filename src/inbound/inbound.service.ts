@@ -91,15 +91,14 @@ function storedForm(envelope: Record<string, unknown>, rawBody: Buffer): StoredF
  */
 function ingestPlan(
   envelope: PlatformEnvelope,
+  unmappable: string | null,
   eventTs: number | null,
   accountId: string | null,
   origin: InboundOrigin,
 ): IngestPlan {
   const rule = mappingRuleOf(envelope.event);
   // Nothing to map (or nothing that can be): the record, and the as-it-came delivery.
-  if (!rule || unmappableEventReason(envelope.event, envelope.payload) !== null) {
-    return { then: 'done' };
-  }
+  if (!rule || unmappable !== null) return { then: 'done' };
   if ('automation' in rule || rule.approval) return { then: 'queue' };
   const createdAt = new Date();
   const object = asRecord(asRecord(envelope.payload).object);
@@ -184,18 +183,18 @@ export class InboundService {
     const { trackingId, via } = origin;
     const downloadToken = envelope.download_token;
     const eventTs = Number.isSafeInteger(envelope.event_ts) ? (envelope.event_ts as number) : null;
-    const accountId = asString(asRecord(envelope.payload).account_id);
-    const unmappable = unmappableEventReason(envelope.event, envelope.payload);
     // Read before the store is tried: a failure reading the event is a bug, never the
     // database out of reach (the 503 that asks the platform to retry).
-    const identityKey = origin.identityKey ?? dedupeKey(envelope);
     const form = storedForm(envelope, rawBody);
+    const accountId = asString(asRecord(envelope.payload).account_id);
+    const unmappable = unmappableEventReason(envelope.event, envelope.payload);
+    const identityKey = origin.identityKey ?? dedupeKey(envelope);
     const id = newRowId();
     span?.setAttribute(SPAN_ATTRIBUTES.inboundId, id);
     const mapping = this.tracing.child(span, 'bridge.map', {
       [SPAN_ATTRIBUTES.zoomEvent]: envelope.event,
     });
-    const plan = ingestPlan(envelope, eventTs, accountId, origin);
+    const plan = ingestPlan(envelope, unmappable, eventTs, accountId, origin);
     // The deliveries' attempts continue the publish span; an event left to the inbound job, the
     // request's.
     const publishing =
