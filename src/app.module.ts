@@ -16,9 +16,8 @@ import { DispatcherWorkerModule } from './dispatcher/engine/dispatcher-worker.mo
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { InboundWorkerModule } from './inbound/inbound-worker.module';
-import { InboundModule } from './inbound/inbound.module';
-import { InboundStatusModule } from './inbound/sources/websocket/inbound-status.module';
-import { WebsocketSourceModule } from './inbound/sources/websocket/websocket-source.module';
+import { InboundStatusModule } from './inbound/status/inbound-status.module';
+import { SOURCE_API_MODULES, SOURCE_WORKER_MODULES } from './inbound/sources/registry';
 import { JobHandlersModule } from './queue/job-handlers';
 import { MeetingsModule } from './meetings/meetings.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -26,8 +25,6 @@ import { QueueDashboardModule } from './queue/queue-dashboard.module';
 import { QueueModule } from './queue/queue.module';
 import { RecordingAutomationModule } from './inbound/recording-automation/recording-automation.module';
 import { RecordingsModule } from './recordings/recordings.module';
-import { ReconciliationModule } from './inbound/sources/reconciliation/reconciliation.module';
-import { ReconciliationWorkerModule } from './inbound/sources/reconciliation/reconciliation-worker.module';
 import { RetentionModule } from './retention/retention.module';
 import { TelemetryModule } from './telemetry/telemetry.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -36,8 +33,8 @@ import { SecretCipherModule } from './webhooks/secret-cipher.module';
 
 /** Modules that serve the public HTTP API (role api or all). */
 const API_MODULES: Type[] = [
-  // First: its route is then matched first, and the platform's events are the hot path.
-  InboundModule,
+  // First: the webhook's route is then matched first, and the platform's events are the hot path.
+  ...SOURCE_API_MODULES,
   AuthModule,
   WebhooksModule,
   TemplatesModule,
@@ -47,7 +44,6 @@ const API_MODULES: Type[] = [
   RecordingsModule,
   QueueDashboardModule,
   ConsoleModule,
-  ReconciliationModule,
   InboundStatusModule,
   AttendanceModule,
   AccountsModule,
@@ -61,8 +57,7 @@ const WORKER_MODULES: Type[] = [
   InboundWorkerModule,
   RecordingAutomationModule,
   RetentionModule,
-  ReconciliationWorkerModule,
-  WebsocketSourceModule,
+  ...SOURCE_WORKER_MODULES,
   AttendanceWorkerModule,
   AccountsWorkerModule,
 ];

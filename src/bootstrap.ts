@@ -23,13 +23,13 @@ import { createValidationPipe } from './common/validation';
 import { APP_VERSION } from './common/version';
 import { AppConfig, Scope } from './config/config.types';
 import { addNotificationSchemas } from './inbound/dto/zoom-event.dto';
-import { isZoomEventsRequest } from './inbound/inbound.controller';
-import { InboundService } from './inbound/inbound.service';
+import { isZoomEventsRequest } from './inbound/sources/webhook/webhook.controller';
+import { WebhookReceiver } from './inbound/sources/webhook/webhook-receiver';
 import {
   RequestListener,
   zoomEventsRoute,
   zoomEventsRouteAhead,
-} from './inbound/zoom-events.route';
+} from './inbound/sources/webhook/zoom-events.route';
 import { describeCallbacks } from './webhooks/notification-callbacks';
 import { MetricsService } from './metrics/metrics.service';
 import { Tracing } from './telemetry/tracing';
@@ -135,12 +135,12 @@ export async function createApp(
   app.use(recordRequests(recorder, config.role.api ? zoomEventsRouteAhead : undefined));
   const server = app.getHttpServer();
   if (config.role.api) {
-    // The platform's events skip Express and Nest altogether (src/inbound/zoom-events.route.ts).
+    // The platform's events skip Express and Nest altogether (src/inbound/sources/webhook/zoom-events.route.ts).
     // Swapped before the server is hardened: hardening adds a 'request' listener of its own.
     const [express] = server.listeners('request') as RequestListener[];
     server.removeAllListeners('request');
-    const inbound = app.get(InboundService);
-    server.on('request', zoomEventsRoute(inbound, recorder, express, app.get(Tracing)));
+    const receiver = app.get(WebhookReceiver);
+    server.on('request', zoomEventsRoute(receiver, recorder, express, app.get(Tracing)));
   }
   hardenHttpServer(server, config.http, logger);
   // Platform webhooks are verified over their exact bytes before anything parses them, so that

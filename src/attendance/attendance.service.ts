@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { DispatcherService } from '../dispatcher/publish/dispatcher.service';
-import type { InboundVia } from '../inbound/inbound-via';
+import type { InboundVia } from '../common/inbound-via';
 import { ATTENDANCE_EVENT } from '../webhooks/subscription-events';
 import { Attendance, AttendanceBuilder } from './attendance';
 import { AttendanceState, AttendanceStore } from './attendance.store';

@@ -801,20 +801,31 @@ export function buildProgram(ctx: CliContext): Command {
     .action(async (_opts, cmd: Command) => {
       const { api, url } = client(cmd);
       const status = await call(url, api.GET('/api/inbound/status'));
-      show(cmd, status, (s) => {
-        const { gaps, ...socket } = s.websocket;
-        return [
-          'webhook',
-          `${record(s.webhook as unknown as Record<string, unknown>, ['configured', 'last_event_at'])}`,
-          'websocket',
-          `${record(socket as unknown as Record<string, unknown>, ['configured', 'state', 'connected_since', 'last_frame_at', 'reconnects'])}`,
-          'gaps, newest first',
-          table(
-            gaps.map((g) => ({ ...g, until: g.until ?? 'open' })) as Record<string, unknown>[],
-            ['from', 'until', 'reconciliation_id'],
-          ),
-        ].join('\n');
-      });
+      // Each source's part under its name, as the service lists them: a new way in shows
+      // without a change here. The socket's gaps are its one list.
+      show(cmd, status, (s) =>
+        Object.entries(s as unknown as Record<string, Record<string, unknown>>)
+          .flatMap(([via, part]) => {
+            const { gaps, ...fields } = part;
+            return [
+              via,
+              record(fields, Object.keys(fields)),
+              ...(Array.isArray(gaps)
+                ? [
+                    'gaps, newest first',
+                    table(
+                      (gaps as Record<string, unknown>[]).map((g) => ({
+                        ...g,
+                        until: g.until ?? 'open',
+                      })),
+                      ['from', 'until', 'reconciliation_id'],
+                    ),
+                  ]
+                : []),
+            ];
+          })
+          .join('\n'),
+      );
     });
 
   const accounts = program

@@ -9,7 +9,7 @@ const logger = new Logger('Errors');
 /**
  * The answer to an error in the one shape of docs/api.md#errors, with the headers it asks for; a 5xx is
  * logged with its stack, and internals never reach the client. For the error filter and for
- * the routes served outside Nest (src/inbound/zoom-events.route.ts).
+ * the routes served outside Nest (src/inbound/sources/webhook/zoom-events.route.ts).
  */
 export function errorAnswer(exception: unknown): {
   body: ErrorResponse;

@@ -34,6 +34,18 @@ export const BROKER_NAMESPACES = ['client', 'shared'] as const;
 export type BrokerNamespace = (typeof BROKER_NAMESPACES)[number];
 export const DEFAULT_BROKER_PREFIX = 'meb.';
 
+/**
+ * The broker types DESTINATION_BROKERS may name, with the URL schemes each takes (docs/
+ * destinations.md). Plain data on the lowest floor, so the loader checks an entry without
+ * knowing the destinations; each broker destination type takes its schemes from here, and
+ * src/destinations/registry.spec.ts holds the registry's broker types equal to these.
+ */
+export const BROKER_SCHEMES = {
+  rabbitmq: ['amqp:', 'amqps:'],
+  nats: ['nats:', 'tls:'],
+} as const satisfies Record<string, readonly string[]>;
+export type BrokerTypeName = keyof typeof BROKER_SCHEMES;
+
 /** A message broker the operator lets webhooks deliver to (docs/destinations.md); clients name it. */
 export interface BrokerConfig {
   name: string;

@@ -5,8 +5,10 @@ import {
   AppConfig,
   AppRoleName,
   BROKER_NAMESPACES,
+  BROKER_SCHEMES,
   BrokerConfig,
   BrokerNamespace,
+  BrokerTypeName,
   DEFAULT_BROKER_PREFIX,
   OTLP_PROTOCOLS,
   SCOPES,
@@ -14,8 +16,6 @@ import {
   TRACE_SAMPLERS,
   TelemetryConfig,
 } from './config.types';
-// Plain data: a provider file loads its client library only when a worker sends.
-import { DESTINATIONS } from '../destinations/registry';
 
 export type Env = Record<string, string | undefined>;
 
@@ -235,12 +235,11 @@ function parseBrokers(reader: Reader, name: string): BrokerConfig[] {
       reader.problems.push(`${at} has unknown field(s): ${unknown.join(', ')}`);
     const { name: brokerName, type, url, namespace = 'client', prefix } = item;
     if (!reader.entryName(brokerName, `${at}.name`, seen)) continue;
-    const broker = typeof type === 'string' ? DESTINATIONS.broker(type) : undefined;
-    if (broker === undefined) {
-      reader.problems.push(`${at}.type must be one of ${DESTINATIONS.brokerTypes.join(', ')}`);
+    if (typeof type !== 'string' || !Object.hasOwn(BROKER_SCHEMES, type)) {
+      reader.problems.push(`${at}.type must be one of ${Object.keys(BROKER_SCHEMES).join(', ')}`);
       continue;
     }
-    const protocols = broker.schemes;
+    const protocols: readonly string[] = BROKER_SCHEMES[type as BrokerTypeName];
     if (!isUrlOf(url, protocols)) {
       reader.problems.push(`${at}.url must be a ${protocols.join(' or ')} URL`);
       continue;

@@ -1,4 +1,4 @@
-import type { InboundVia } from '../inbound/inbound-via';
+import type { InboundVia } from '../common/inbound-via';
 import { createHmac } from 'node:crypto';
 import { holdsImpreciseNumber, storableCopy, stringifyPrecise } from '../common/precise-json';
 

@@ -71,7 +71,100 @@ export interface LeasedDelivery {
   lease: string;
 }
 
-interface DeliveryTargetRow {
+/**
+ * The webhook's columns an attempt needs (DeliveryTarget's webhook part), named once for
+ * every statement that hands out a lease: the claim, and the ingest that leases deliveries as
+ * it stores their event (src/inbound/inbound-event.store.ts).
+ */
+const TARGET_WEBHOOK_COLUMNS = [
+  'owner_client_id',
+  'destination',
+  'url',
+  'url_encrypted',
+  'template',
+  'secret_encrypted',
+  'headers_encrypted',
+  'previous_secret_encrypted',
+  'previous_secret_expires_at',
+  'active',
+  'consecutive_failures',
+] as const;
+
+interface TargetWebhookRow {
+  owner_client_id: string;
+  destination: Destination;
+  url: string | null;
+  url_encrypted: string | null;
+  template: string | null;
+  secret_encrypted: string;
+  headers_encrypted: string | null;
+  previous_secret_encrypted: string | null;
+  /** A Date as a column; its text inside JSON. */
+  previous_secret_expires_at: Date | string | null;
+  active: boolean;
+  consecutive_failures: number;
+}
+
+/** The webhook's columns of a target, of the webhook aliased `w`, for a select list. */
+export const targetWebhookColumns = (w: string): string =>
+  TARGET_WEBHOOK_COLUMNS.map((column) => `${w}.${column}`).join(', ');
+
+/**
+ * A leased delivery (aliased `d`, its webhook `w`) as one JSON array, for a statement that
+ * aggregates them per event: id, webhook id, lease, then the webhook's columns.
+ */
+export const leasedTargetJson = (d: string, w: string): string =>
+  `json_build_array(${d}.id, ${d}.webhook_id, ${d}.lease_until::text, ${targetWebhookColumns(w)})`;
+export type LeasedTargetJson = [
+  id: string,
+  webhookId: string,
+  lease: string,
+  ...webhook: unknown[],
+];
+
+function webhookPartOf(row: TargetWebhookRow) {
+  return {
+    ownerClientId: row.owner_client_id,
+    destination: row.destination,
+    url: row.url,
+    urlEncrypted: row.url_encrypted,
+    template: row.template,
+    secretEncrypted: row.secret_encrypted,
+    headersEncrypted: row.headers_encrypted,
+    previousSecretEncrypted: row.previous_secret_encrypted,
+    previousSecretExpiresAt:
+      row.previous_secret_expires_at === null ? null : new Date(row.previous_secret_expires_at),
+    active: row.active,
+    consecutiveFailures: row.consecutive_failures,
+  };
+}
+
+/** A delivery leased as its event was stored (leasedTargetJson): fresh, at its first attempt. */
+export function freshLeasedDelivery(
+  [id, webhookId, lease, ...webhook]: LeasedTargetJson,
+  event: { kind: EventKind; body: string; traceContext: string | null },
+): LeasedDelivery {
+  const row = Object.fromEntries(
+    TARGET_WEBHOOK_COLUMNS.map((column, i) => [column, webhook[i]]),
+  ) as unknown as TargetWebhookRow;
+  return {
+    lease,
+    target: {
+      id,
+      event: event.kind,
+      body: event.body,
+      status: 'pending',
+      attemptCount: 0,
+      seriesStart: 0,
+      webhookId,
+      sentBody: null,
+      traceContext: event.traceContext,
+      ...webhookPartOf(row),
+    },
+  };
+}
+
+interface DeliveryTargetRow extends TargetWebhookRow {
   id: string;
   event: EventKind;
   body: string;
@@ -79,18 +172,7 @@ interface DeliveryTargetRow {
   attempt_count: number;
   series_start: number;
   webhook_id: string;
-  owner_client_id: string;
-  destination: Destination;
-  url: string | null;
-  url_encrypted: string | null;
-  template: string | null;
   sent_body: string | null;
-  secret_encrypted: string;
-  headers_encrypted: string | null;
-  previous_secret_encrypted: string | null;
-  previous_secret_expires_at: Date | null;
-  active: boolean;
-  consecutive_failures: number;
   order_key: string | null;
   late: boolean;
   trace_context: string | null;
@@ -105,21 +187,11 @@ function toTarget(row: DeliveryTargetRow): DeliveryTarget {
     attemptCount: row.attempt_count,
     seriesStart: row.series_start,
     webhookId: row.webhook_id,
-    ownerClientId: row.owner_client_id,
-    destination: row.destination,
-    url: row.url,
-    urlEncrypted: row.url_encrypted,
-    template: row.template,
     sentBody: row.sent_body,
-    secretEncrypted: row.secret_encrypted,
-    headersEncrypted: row.headers_encrypted,
-    previousSecretEncrypted: row.previous_secret_encrypted,
-    previousSecretExpiresAt: row.previous_secret_expires_at,
-    active: row.active,
-    consecutiveFailures: row.consecutive_failures,
     orderKey: row.order_key,
     late: row.late,
     traceContext: row.trace_context,
+    ...webhookPartOf(row),
   };
 }
 
@@ -141,9 +213,8 @@ const CLAIM_SQL = `
          OR d.lease_until = ANY($3::timestamptz[]))
     AND ${orderAllows('d', 'w')}
   RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
-    d.series_start, d.webhook_id, w.owner_client_id, w.destination, w.url, w.secret_encrypted, w.headers_encrypted,
-    w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures,
-    d.trace_context, w.url_encrypted, w.template, d.sent_body,
+    d.series_start, d.webhook_id, ${targetWebhookColumns('w')},
+    d.trace_context, d.sent_body,
     CASE WHEN w.ordering = 'meeting' THEN d.order_key END AS order_key,
     ${orderLate('d', 'w')} AS late`;
 

@@ -1,6 +1,5 @@
 import { join } from 'path';
 import { checkQueryFile, duplicatePreparedNames } from '../../test/support/query-files';
-import { INBOUND_EVENT_STATEMENTS } from '../inbound/inbound-event.store';
 import { DELIVERY_CONTROL_STATEMENTS } from './delivery-control.store';
 import { DELIVERY_LOG_STATEMENTS } from './delivery-log.store';
 import { DELIVERY_ORDER_STATEMENTS } from './delivery-order.store';
@@ -27,9 +26,6 @@ const FILES: Record<string, Statement[]> = {
   'record-retention.store': RECORD_RETENTION_STATEMENTS,
 };
 
-/** The ingest statement, which composes the record's fan-out part, shown where inbound keeps it. */
-const INBOUND_FILE = join(__dirname, '..', 'inbound', 'queries', 'inbound-event.store.sql');
-
 describe("the delivery record's statements, as PostgreSQL runs them", () => {
   it.each(Object.entries(FILES))(
     'queries/%s.sql holds every statement of the store',
@@ -38,12 +34,8 @@ describe("the delivery record's statements, as PostgreSQL runs them", () => {
     },
   );
 
-  it('inbound/queries/inbound-event.store.sql holds the ingest statement with its fan-out part', () => {
-    checkQueryFile(INBOUND_FILE, INBOUND_EVENT_STATEMENTS, __filename);
-  });
-
   it('gives every prepared statement a name of its own', () => {
-    const all = [...Object.values(FILES).flat(), ...INBOUND_EVENT_STATEMENTS];
+    const all = Object.values(FILES).flat();
     expect(duplicatePreparedNames(all)).toEqual([]);
   });
 });

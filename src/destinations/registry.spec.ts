@@ -1,3 +1,4 @@
+import { BROKER_SCHEMES } from '../config/config.types';
 import type { DestinationProvider } from './destination-provider';
 import { brokerHeaderProblem, brokerProblem, destinationRuleOf } from './destination-rules';
 import {
@@ -27,6 +28,14 @@ const registry = new DestinationRegistry([...DESTINATION_PROVIDERS, queueDestina
 const rule = destinationRuleOf(registry);
 
 describe('the destination registry is the one list of types', () => {
+  // The loader checks DESTINATION_BROKERS against config's plain list (config imports nothing
+  // above it): every broker type has its entry there, and no entry lacks its type.
+  it("has the broker types, with their schemes, of config's BROKER_SCHEMES", () => {
+    expect(
+      Object.fromEntries(DESTINATIONS.brokerTypes.map((t) => [t, DESTINATIONS.broker(t)?.schemes])),
+    ).toEqual(BROKER_SCHEMES);
+  });
+
   it('holds http, rabbitmq, nats and the chat tools, http first (the default)', () => {
     expect(DESTINATIONS.types).toEqual(['http', 'rabbitmq', 'nats', 'slack', 'teams', 'discord']);
     expect(DESTINATIONS.chatTypes).toEqual(['slack', 'teams', 'discord']);

@@ -59,6 +59,12 @@ const FORBIDDEN: [from: string, to: string][] = [
   ['dispatcher/operational-events/', 'dispatcher/engine/'],
   ['delivery-record/', 'dispatcher/'],
   ['common/', 'telemetry/'],
+  // The floors below everything (docs/architecture.md, "Layout"): config reads the environment,
+  // the record and common carry data, none of them knows the parts that use them.
+  ['config/', 'destinations/'],
+  ['config/', 'inbound/'],
+  ['common/', 'inbound/'],
+  ['delivery-record/', 'inbound/'],
 ];
 
 describe('imports between the parts of src/ (docs/architecture.md)', () => {

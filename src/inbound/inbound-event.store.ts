@@ -8,16 +8,22 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../delivery-record/delivery-body';
 import { fanOutPart } from '../delivery-record/fan-out-part';
-import { DeliveryRef, LeasedDelivery, deliveryRefsOf } from '../delivery-record/delivery.store';
+import {
+  DeliveryRef,
+  LeasedDelivery,
+  LeasedTargetJson,
+  deliveryRefsOf,
+  freshLeasedDelivery,
+  leasedTargetJson,
+} from '../delivery-record/delivery.store';
 import { receivesSql, receivingClients } from '../delivery-record/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
 import type { Statement } from '../delivery-record/statement';
-import type { Destination } from '../destinations/registry';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
 import { EventData } from './event-mapping';
 import { InboundEventEntity } from './inbound-event.entity';
 import { inboundEventKey } from './inbound-job';
-import type { InboundVia } from './inbound-via';
+import type { InboundVia } from '../common/inbound-via';
 
 /** A notification published in the statement that stores its inbound event. */
 export interface InlineEvent {
@@ -154,32 +160,24 @@ const INGEST_SQL = `
   SELECT s.id, s.processed_at IS NOT NULL AS processed,
     coalesce(array_agg(d.id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS delivery_ids,
     coalesce(array_agg(d.webhook_id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS webhook_ids,
-    json_agg(json_build_array(d.id, d.lease_until::text, w.url, w.secret_encrypted,
-      w.previous_secret_encrypted, w.previous_secret_expires_at, w.consecutive_failures,
-      w.destination, w.headers_encrypted, w.owner_client_id, w.url_encrypted, w.template))
+    json_agg(${leasedTargetJson('d', 'w')})
       FILTER (WHERE d.lease_until IS NOT NULL) AS leased
   FROM stored s JOIN input i ON i.id = s.id LEFT JOIN d ON d.event_id = i.event_id
   LEFT JOIN webhooks w ON w.id = d.webhook_id AND d.lease_until IS NOT NULL
   GROUP BY s.id, s.processed_at`;
 
+const ANY_UNPROCESSED_SQL = `
+  SELECT id FROM inbound_events
+    WHERE identity_key = ANY($1::text[]) AND processed_at IS NULL LIMIT 1`;
+
+const BEGIN_RUN_SQL = `
+  UPDATE inbound_events SET process_attempts = process_attempts + 1
+    WHERE id = $1 AND processed_at IS NULL RETURNING process_attempts`;
+
 export const INBOUND_EVENT_STATEMENTS: Statement[] = [
   { method: 'PgInboundEventStore.insert', prepared: 'inbound_ingest', sql: INGEST_SQL },
-];
-
-/** One leased delivery in the statement's `leased` column, with its webhook. */
-type LeasedRow = [
-  id: string,
-  lease: string,
-  url: string | null,
-  secretEncrypted: string,
-  previousSecretEncrypted: string | null,
-  previousSecretExpiresAt: string | null,
-  consecutiveFailures: number,
-  destination: Destination,
-  headersEncrypted: string | null,
-  ownerClientId: string,
-  urlEncrypted: string | null,
-  template: string | null,
+  { method: 'PgInboundEventStore.anyUnprocessed', sql: ANY_UNPROCESSED_SQL },
+  { method: 'PgInboundEventStore.beginRun', sql: BEGIN_RUN_SQL },
 ];
 
 interface StoredRow {
@@ -187,53 +185,15 @@ interface StoredRow {
   processed: boolean;
   delivery_ids: string[];
   webhook_ids: string[];
-  leased: LeasedRow[] | null;
+  leased: LeasedTargetJson[] | null;
 }
 
-/** The leased deliveries of a stored row: fresh, so at their first attempt, webhook active. */
+/** The leased deliveries of a stored row: fresh, so at their first attempt. */
 function leasedOf(row: StoredRow, event: SerialisedEvent): LeasedDelivery[] {
   if (row.leased === null || event.published === null) return [];
   const { kind, body } = event.published;
-  const webhookOf = new Map(row.delivery_ids.map((id, i) => [id, row.webhook_ids[i]]));
-  return row.leased.map(
-    ([
-      id,
-      lease,
-      url,
-      secret,
-      previous,
-      previousExpiresAt,
-      failures,
-      destination,
-      headers,
-      owner,
-      urlEncrypted,
-      template,
-    ]) => ({
-      lease,
-      target: {
-        id,
-        event: kind,
-        body,
-        status: 'pending',
-        attemptCount: 0,
-        seriesStart: 0,
-        webhookId: webhookOf.get(id)!,
-        ownerClientId: owner,
-        destination,
-        url,
-        urlEncrypted,
-        template,
-        sentBody: null,
-        secretEncrypted: secret,
-        headersEncrypted: headers,
-        previousSecretEncrypted: previous,
-        previousSecretExpiresAt: previousExpiresAt === null ? null : new Date(previousExpiresAt),
-        active: true,
-        consecutiveFailures: failures,
-        traceContext: event.traceContext,
-      },
-    }),
+  return row.leased.map((leased) =>
+    freshLeasedDelivery(leased, { kind, body, traceContext: event.traceContext }),
   );
 }
 
@@ -507,12 +467,7 @@ export class PgInboundEventStore extends InboundEventStore {
 
   /** Served by the unique index on identity_key. */
   async anyUnprocessed(identityKeys: string[]): Promise<boolean> {
-    const rows = await query<{ id: string }>(
-      this.db,
-      `SELECT id FROM inbound_events
-       WHERE identity_key = ANY($1::text[]) AND processed_at IS NULL LIMIT 1`,
-      [identityKeys],
-    );
+    const rows = await query<{ id: string }>(this.db, ANY_UNPROCESSED_SQL, [identityKeys]);
     return rows.length > 0;
   }
 
@@ -521,12 +476,7 @@ export class PgInboundEventStore extends InboundEventStore {
   }
 
   async beginRun(id: string): Promise<number | null> {
-    const rows = await query<{ process_attempts: number }>(
-      this.db,
-      `UPDATE inbound_events SET process_attempts = process_attempts + 1
-       WHERE id = $1 AND processed_at IS NULL RETURNING process_attempts`,
-      [id],
-    );
+    const rows = await query<{ process_attempts: number }>(this.db, BEGIN_RUN_SQL, [id]);
     return rows.length === 0 ? null : rows[0].process_attempts;
   }
 

@@ -2,7 +2,7 @@ import type { EventSource } from '../delivery-record/delivery-body';
 import { JOBS, JobSpec, recordJob } from '../queue/queue.constants';
 import { SubscriptionEvent } from '../webhooks/subscription-events';
 import { InboundEventEntity } from './inbound-event.entity';
-import type { InboundVia } from './inbound-via';
+import { VIA, type InboundVia } from '../common/inbound-via';
 import { PlatformObject, asRecord } from './event-mapping';
 
 /** Job data on the inbound and recordings queues: the stored event is read back from PostgreSQL. */
@@ -64,7 +64,7 @@ export function sourceOf(row: InboundEventEntity): EventSource {
     trackingId: row.trackingId,
     receivedAt: row.receivedAt,
     // Rows stored before `via` existed came by webhook.
-    via: row.via ?? 'webhook',
+    via: row.via ?? VIA.webhook,
   });
 }
 

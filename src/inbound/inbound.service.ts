@@ -1,24 +1,14 @@
 import { newRowId } from '../database/row-id';
 import { InjectQueue } from '@nestjs/bull';
-import { HttpStatus, Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { HttpStatus, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Span } from '@opentelemetry/api';
 import type { Queue } from 'bull';
-import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../common/api-error';
 import { MicroBatcher } from '../common/micro-batch';
 import { holdsImpreciseNumber, storableCopy, stringifyPrecise } from '../common/precise-json';
-import { APP_CONFIG } from '../config/config.module';
-import { AppConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
 import { QUEUES } from '../queue/queue.constants';
 import { SecretCipherService } from '../webhooks/secret-cipher.service';
-import {
-  ZOOM_SIGNATURE_HEADER,
-  ZOOM_TIMESTAMP_HEADER,
-  ZOOM_TRACKING_HEADER,
-  verifyZoomSignature,
-} from '../zoom/webhook-signature';
-import { answerCrcChallenge } from './crc-challenge';
 import { dedupeKey } from './dedupe-key';
 import { isUtf8 } from 'node:buffer';
 import { DispatcherService } from '../dispatcher/publish/dispatcher.service';
@@ -33,14 +23,10 @@ import {
   isDataException,
 } from './inbound-event.store';
 import { InboundJobData, inboundJob, notificationSource } from './inbound-job';
-import type { InboundVia } from './inbound-via';
-import { PlatformEnvelope, URL_VALIDATION_EVENT, parseEnvelope } from './platform-envelope';
+import type { InboundVia } from '../common/inbound-via';
+import { PlatformEnvelope, parseEnvelope } from './platform-envelope';
 import { SPAN_ATTRIBUTES, Tracing, traceparentOf } from '../telemetry/tracing';
 
-export interface UrlValidationAnswer {
-  plainToken: string;
-  encryptedToken: string;
-}
 export interface InboundAck {
   status: 'accepted' | 'duplicate';
 }
@@ -56,18 +42,7 @@ export interface InboundOrigin {
   identityKey?: string;
 }
 
-type Outcome = 'accepted' | 'duplicate' | 'unmappable' | 'rejected' | 'unavailable';
-// Label for requests whose event name cannot be trusted: unverified bodies must not mint labels.
-const UNVERIFIED = '(unverified)';
-
-// The platform's id of one delivery attempt; a header value the size of a request line is not one.
-const TRACKING_ID_FORMAT = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
-
-/** x-zm-trackingid when sent once and printable, else null. */
-export function trackingIdOf(headers: IncomingHttpHeaders): string | null {
-  const value = headers[ZOOM_TRACKING_HEADER];
-  return typeof value === 'string' && TRACKING_ID_FORMAT.test(value) ? value : null;
-}
+export type InboundOutcome = 'accepted' | 'duplicate' | 'unmappable' | 'rejected' | 'unavailable';
 
 // U+0000 or a surrogate spelt as an escape (an escaped paired one too, harmlessly): jsonb
 // refuses both. Raw, they cannot come: U+0000 is not valid in JSON text, a lone surrogate not
@@ -116,15 +91,14 @@ function storedForm(envelope: Record<string, unknown>, rawBody: Buffer): StoredF
  */
 function ingestPlan(
   envelope: PlatformEnvelope,
+  unmappable: string | null,
   eventTs: number | null,
   accountId: string | null,
   origin: InboundOrigin,
 ): IngestPlan {
   const rule = mappingRuleOf(envelope.event);
   // Nothing to map (or nothing that can be): the record, and the as-it-came delivery.
-  if (!rule || unmappableEventReason(envelope.event, envelope.payload) !== null) {
-    return { then: 'done' };
-  }
+  if (!rule || unmappable !== null) return { then: 'done' };
   if ('automation' in rule || rule.approval) return { then: 'queue' };
   const createdAt = new Date();
   const object = asRecord(asRecord(envelope.payload).object);
@@ -149,7 +123,7 @@ function ingestPlan(
 }
 
 /**
- * POST /zoom/events (docs/api.md#platform-events-post-zoomevents): verify, answer the URL validation, or store. A mapped event is
+ * The one ingest every source (src/inbound/sources/) stores through. A mapped event is
  * published in the statement that stores it (its deliveries queued right after), so it needs
  * no inbound job; recording events, and events whose kind reaches more webhooks than the
  * request should wait for, are stored unprocessed and handled from the inbound queue.
@@ -161,7 +135,6 @@ export class InboundService {
   private readonly jobs = new MicroBatcher((ids: string[]) => this.addJobs(ids));
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly store: InboundEventStore,
     @InjectQueue(QUEUES.inbound) private readonly queue: Queue<InboundJobData>,
     private readonly metrics: MetricsService,
@@ -170,62 +143,21 @@ export class InboundService {
     @Optional() private readonly tracing: Tracing = Tracing.off,
   ) {}
 
-  /** `span`: the request's span (docs/operations.md), which gets the event's attributes; null: none. */
-  async receive(
-    headers: IncomingHttpHeaders,
-    rawBody: Buffer,
-    span: Span | null = null,
-  ): Promise<UrlValidationAnswer | InboundAck> {
-    const secrets = this.config.zoom.webhookSecretTokens;
-    if (secrets.length === 0) {
-      this.count(UNVERIFIED, 'unavailable', span, 'webhook');
-      throw new ApiError(
-        HttpStatus.SERVICE_UNAVAILABLE,
-        'Inbound events are refused until ZOOM_WEBHOOK_SECRET_TOKEN is configured',
-      );
-    }
-    const check = verifyZoomSignature(
-      {
-        timestamp: headers[ZOOM_TIMESTAMP_HEADER],
-        signature: headers[ZOOM_SIGNATURE_HEADER],
-        rawBody,
-      },
-      { secrets, toleranceSeconds: this.config.zoom.webhookToleranceSeconds },
-    );
-    const trackingId = trackingIdOf(headers);
-    if (trackingId !== null) span?.setAttribute(SPAN_ATTRIBUTES.zoomTrackingId, trackingId);
-    if (!check.ok) {
-      this.count(UNVERIFIED, 'rejected', span, 'webhook');
-      this.logger.warn(`inbound event refused: ${check.message} (tracking id ${trackingId})`);
-      throw new ApiError(HttpStatus.UNAUTHORIZED, check.message);
-    }
-    const envelope = this.parse(rawBody, span, 'webhook');
-    if (envelope.event === URL_VALIDATION_EVENT) {
-      this.count(envelope.event, 'accepted', span, 'webhook');
-      // parseEnvelope checked it is a string.
-      const plainToken = asRecord(envelope.payload).plainToken as string;
-      return answerCrcChallenge(check.secret, plainToken);
-    }
-    return this.storeAndQueue(envelope, rawBody, { via: 'webhook', trackingId }, span);
-  }
-
   /**
-   * One platform event that came another way than the webhook (its event socket, or rebuilt by
-   * reconciliation: docs/inbound-sources.md), as its JSON bytes: stored, de-duplicated, mapped
-   * and delivered exactly as a verified webhook event is. There is no signature to check: the
-   * source vouches for it.
+   * One platform event as its JSON bytes, from whichever source (src/inbound/sources/): stored,
+   * de-duplicated, mapped and delivered alike. The source has vouched for it (the webhook
+   * checked its signature; the socket and reconciliation need none: docs/inbound-sources.md).
    */
   async ingest(
     rawBody: Buffer,
     origin: InboundOrigin,
     span: Span | null = null,
   ): Promise<InboundAck> {
-    const envelope = this.parse(rawBody, span, origin.via);
-    return this.storeAndQueue(envelope, rawBody, origin, span);
+    return this.ingestParsed(this.parse(rawBody, span, origin.via), rawBody, origin, span);
   }
 
   /** The envelope, or the 400 of malformed JSON (counted). */
-  private parse(
+  parse(
     rawBody: Buffer,
     span: Span | null,
     via: InboundVia,
@@ -241,7 +173,8 @@ export class InboundService {
     return envelope;
   }
 
-  private async storeAndQueue(
+  /** ingest() of an envelope its source has parsed already (to answer it first, if need be). */
+  async ingestParsed(
     envelope: PlatformEnvelope & Record<string, unknown>,
     rawBody: Buffer,
     origin: InboundOrigin,
@@ -250,18 +183,18 @@ export class InboundService {
     const { trackingId, via } = origin;
     const downloadToken = envelope.download_token;
     const eventTs = Number.isSafeInteger(envelope.event_ts) ? (envelope.event_ts as number) : null;
-    const accountId = asString(asRecord(envelope.payload).account_id);
-    const unmappable = unmappableEventReason(envelope.event, envelope.payload);
     // Read before the store is tried: a failure reading the event is a bug, never the
     // database out of reach (the 503 that asks the platform to retry).
-    const identityKey = origin.identityKey ?? dedupeKey(envelope);
     const form = storedForm(envelope, rawBody);
+    const accountId = asString(asRecord(envelope.payload).account_id);
+    const unmappable = unmappableEventReason(envelope.event, envelope.payload);
+    const identityKey = origin.identityKey ?? dedupeKey(envelope);
     const id = newRowId();
     span?.setAttribute(SPAN_ATTRIBUTES.inboundId, id);
     const mapping = this.tracing.child(span, 'bridge.map', {
       [SPAN_ATTRIBUTES.zoomEvent]: envelope.event,
     });
-    const plan = ingestPlan(envelope, eventTs, accountId, origin);
+    const plan = ingestPlan(envelope, unmappable, eventTs, accountId, origin);
     // The deliveries' attempts continue the publish span; an event left to the inbound job, the
     // request's.
     const publishing =
@@ -377,7 +310,8 @@ export class InboundService {
     );
   }
 
-  private count(event: string, outcome: Outcome, span: Span | null, via: InboundVia): void {
+  /** Counts an event (inbound_events_total) and marks the outcome on its span. */
+  count(event: string, outcome: InboundOutcome, span: Span | null, via: InboundVia): void {
     this.metrics.inboundEvents.inc({ event, outcome, via });
     span?.setAttribute(SPAN_ATTRIBUTES.outcome, outcome);
   }

@@ -4,6 +4,7 @@ import type { Queue } from 'bull';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { QUEUES } from '../queue/queue.constants';
 import { DESTINATIONS } from '../destinations/registry';
+import { INBOUND_VIAS } from '../common/inbound-via';
 
 /**
  * The service's Prometheus metrics. Each app instance has its own registry, so several apps
@@ -22,9 +23,7 @@ export class MetricsService {
 
   readonly inboundEvents = new Counter({
     name: 'inbound_events_total',
-    help:
-      'Platform events received, by event type, outcome and way in (via: webhook, websocket, ' +
-      'reconciliation)',
+    help: `Platform events received, by event type, outcome and way in (via: ${INBOUND_VIAS.join(', ')})`,
     labelNames: ['event', 'outcome', 'via'] as const,
     registers: [this.registry],
   });

@@ -7,6 +7,7 @@ import {
   SubscriptionEvent,
   TEST_EVENT,
 } from './subscription-events';
+import { INBOUND_VIAS } from '../common/inbound-via';
 
 export interface EventType {
   /** A subscription event kind, `webhook.test`, or `zoom.*` for the platform's events. */
@@ -134,7 +135,7 @@ const SOURCE: JsonSchema = {
       "The platform's x-zm-trackingid header (null when absent): quote it to the platform's support",
     ),
     via: {
-      enum: ['webhook', 'websocket', 'reconciliation'],
+      enum: [...INBOUND_VIAS],
       description:
         'How the service learned of the platform event: its webhook, its event socket, or ' +
         'reconciliation from its reports (docs/inbound-sources.md); absent on events stored ' +

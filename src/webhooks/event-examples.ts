@@ -4,6 +4,8 @@
  * `meb templates render` evaluate a template on when given no body of their own
  * (docs/templates.md). event-catalog.spec.ts checks each against its kind's schema.
  */
+import { VIA } from '../common/inbound-via';
+
 const ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const CREATED = '2026-01-01T10:00:05.123Z';
 const SOURCE = {
@@ -12,7 +14,7 @@ const SOURCE = {
   event_ts: 1767261605123,
   account_id: 'AbCdEfGhIjKlMnOp',
   tracking_id: null,
-  via: 'webhook',
+  via: VIA.webhook,
 };
 const MEETING = {
   id: '85746065432',

@@ -16,9 +16,8 @@ WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id AND e.id = d.event_id
 DESC, h.order_ts, h.id
   LIMIT 1))
 RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
-  d.series_start, d.webhook_id, w.owner_client_id, w.destination, w.url, w.secret_encrypted, w.headers_encrypted,
-  w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures,
-  d.trace_context, w.url_encrypted, w.template, d.sent_body,
+  d.series_start, d.webhook_id, w.owner_client_id, w.destination, w.url, w.url_encrypted, w.template, w.secret_encrypted, w.headers_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures,
+  d.trace_context, d.sent_body,
   CASE WHEN w.ordering = 'meeting' THEN d.order_key END AS order_key,
   CASE
   WHEN d.order_key IS NULL OR w.ordering <> 'meeting' THEN false

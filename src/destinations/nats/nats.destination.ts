@@ -1,3 +1,4 @@
+import { BROKER_SCHEMES } from '../../config/config.types';
 import type { DestinationProvider } from '../destination-provider';
 
 /** docs/destinations.md: a JetStream publish on a NATS broker of DESTINATION_BROKERS. */
@@ -40,7 +41,7 @@ export const natsDestination: DestinationProvider<NatsDestinationObject> = {
     return null;
   },
   broker: {
-    schemes: ['nats:', 'tls:'],
+    schemes: BROKER_SCHEMES.nats,
     place: { field: 'subject' },
     actedOnHeader: (name) =>
       name.startsWith('nats-')

@@ -1,3 +1,4 @@
+import { BROKER_SCHEMES } from '../../config/config.types';
 import type { DestinationProvider } from '../destination-provider';
 
 /** docs/destinations.md: a publish to an exchange of a RabbitMQ broker of DESTINATION_BROKERS. */
@@ -43,7 +44,7 @@ export const rabbitMqDestination: DestinationProvider<RabbitMqDestinationObject>
     return null;
   },
   broker: {
-    schemes: ['amqp:', 'amqps:'],
+    schemes: BROKER_SCHEMES.rabbitmq,
     place: { field: 'exchange', note: 'the default exchange "" is not in it' },
     actedOnHeader(name) {
       // Sender-selected distribution: extra routing keys. A text value (a custom header's only

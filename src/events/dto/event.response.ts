@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { NextCursor } from '../../common/page-query';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../../delivery-record/delivery.entity';
 import type { LookedUpDelivery, LookedUpEvent } from '../../delivery-record/event-lookup.store';
+import { VIA } from '../../common/inbound-via';
 
 const EVENT_ID = 'c3b1e2d4-5f60-4a7b-8c9d-0e1f2a3b4c5d';
 
@@ -44,7 +45,7 @@ export class EventResponse {
       event_ts: 1767261605123,
       account_id: 'AbCdEf',
       tracking_id: 'v=2.0;clid=aw1;rid=WEB_4f1e3bd0c0e5a',
-      via: 'webhook',
+      via: VIA.webhook,
     },
   })
   source: Record<string, unknown> | null;

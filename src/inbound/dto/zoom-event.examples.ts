@@ -4,6 +4,7 @@ import { EVENT_EXAMPLES } from '../../webhooks/event-examples';
 import { EventData, meetingData, mappingRuleOf } from '../event-mapping';
 import { notificationSource } from '../inbound-job';
 import { sampleEvent } from '../sample-events';
+import { VIA } from '../../common/inbound-via';
 
 /** Example bodies for Swagger only: what the platform sends, and what subscribers receive. */
 
@@ -158,7 +159,7 @@ export function notificationExample(kind: SubscriptionEvent) {
       accountId: sample.payload.account_id,
       trackingId: TRACKING_ID,
       receivedAt: new Date(sample.event_ts),
-      via: 'webhook',
+      via: VIA.webhook,
     }),
   };
 }

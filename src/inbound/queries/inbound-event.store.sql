@@ -1,5 +1,5 @@
 -- Every statement of this store as PostgreSQL receives it (leading indentation aside).
--- Written by UPDATE_QUERIES=1 npx jest src/delivery-record/queries.spec.ts; that spec fails when the code and this disagree.
+-- Written by UPDATE_QUERIES=1 npx jest src/inbound/queries.spec.ts; that spec fails when the code and this disagree.
 
 -- PgInboundEventStore.insert (prepared as inbound_ingest)
 WITH input AS (
@@ -66,10 +66,16 @@ d AS (
 SELECT s.id, s.processed_at IS NOT NULL AS processed,
   coalesce(array_agg(d.id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS delivery_ids,
   coalesce(array_agg(d.webhook_id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS webhook_ids,
-  json_agg(json_build_array(d.id, d.lease_until::text, w.url, w.secret_encrypted,
-    w.previous_secret_encrypted, w.previous_secret_expires_at, w.consecutive_failures,
-    w.destination, w.headers_encrypted, w.owner_client_id, w.url_encrypted, w.template))
+  json_agg(json_build_array(d.id, d.webhook_id, d.lease_until::text, w.owner_client_id, w.destination, w.url, w.url_encrypted, w.template, w.secret_encrypted, w.headers_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures))
     FILTER (WHERE d.lease_until IS NOT NULL) AS leased
 FROM stored s JOIN input i ON i.id = s.id LEFT JOIN d ON d.event_id = i.event_id
 LEFT JOIN webhooks w ON w.id = d.webhook_id AND d.lease_until IS NOT NULL
 GROUP BY s.id, s.processed_at;
+
+-- PgInboundEventStore.anyUnprocessed
+SELECT id FROM inbound_events
+  WHERE identity_key = ANY($1::text[]) AND processed_at IS NULL LIMIT 1;
+
+-- PgInboundEventStore.beginRun
+UPDATE inbound_events SET process_attempts = process_attempts + 1
+  WHERE id = $1 AND processed_at IS NULL RETURNING process_attempts;

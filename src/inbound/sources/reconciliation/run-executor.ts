@@ -1,3 +1,4 @@
+import { VIA } from '../../../common/inbound-via';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AccountTokens } from '../../../accounts/account-tokens.service';
 import { APP_CONFIG } from '../../../config/config.module';
@@ -388,7 +389,7 @@ export class RunExecutor {
       missing.map(({ event, key }) =>
         c.ingests.run(() =>
           this.inbound.ingest(Buffer.from(JSON.stringify(event)), {
-            via: 'reconciliation',
+            via: VIA.reconciliation,
             trackingId: null,
             identityKey: key,
           }),

@@ -1,3 +1,4 @@
+import { VIA } from '../../../common/inbound-via';
 import {
   BeforeApplicationShutdown,
   HttpStatus,
@@ -38,7 +39,7 @@ const TOKEN_SWAP_AFTER_RENEWAL_MS = 1_000;
 /** An event the database could not take is tried again after this, doubling, up to the cap. */
 const INGEST_RETRY_MS = 1_000;
 const INGEST_RETRY_MAX_MS = 30_000;
-const ORIGIN = { via: 'websocket' as const, trackingId: null };
+const ORIGIN = { via: VIA.websocket, trackingId: null };
 
 /** True when the WebSocket source is set up: a subscription and the server-to-server credentials. */
 export function websocketConfigured(config: AppConfig): boolean {
@@ -324,7 +325,7 @@ export class WebsocketSource implements OnApplicationBootstrap, BeforeApplicatio
 
   private async store(content: string | null, frame: string | Buffer): Promise<void> {
     for (let wait = INGEST_RETRY_MS; ; wait = Math.min(2 * wait, INGEST_RETRY_MAX_MS)) {
-      const span = this.tracing.root('zoom.websocket.message', { 'bridge.via': 'websocket' });
+      const span = this.tracing.root('zoom.websocket.message', { 'bridge.via': VIA.websocket });
       try {
         await this.ingestOne(content, frame, span);
         return;

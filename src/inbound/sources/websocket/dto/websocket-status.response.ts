@@ -31,20 +31,7 @@ export class InboundGapResponse {
   reconciliation_id: string | null;
 }
 
-export class WebhookSourceStatus {
-  @ApiProperty({ example: true, description: 'ZOOM_WEBHOOK_SECRET_TOKEN is set' })
-  configured: boolean;
-
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    example: '2026-01-01T10:00:01.250Z',
-    description: 'When the latest event came by POST /zoom/events; null: none kept',
-  })
-  last_event_at: string | null;
-}
-
+/** The WebSocket's part of GET /api/inbound/status (docs/inbound-sources.md#status). */
 export class WebsocketSourceStatus {
   @ApiProperty({
     example: true,
@@ -98,13 +85,4 @@ export class WebsocketSourceStatus {
     description: 'The 20 latest gaps, newest first',
   })
   gaps: InboundGapResponse[];
-}
-
-/** GET /api/inbound/status (docs/inbound-sources.md#status). */
-export class InboundStatusResponse {
-  @ApiProperty({ type: WebhookSourceStatus })
-  webhook: WebhookSourceStatus;
-
-  @ApiProperty({ type: WebsocketSourceStatus })
-  websocket: WebsocketSourceStatus;
 }

@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import getRawBody from 'raw-body';
 import { parse as parseQuery } from 'node:querystring';
-import { errorAnswer } from '../common/all-exceptions.filter';
-import { ServedRequest, requestIdFor } from '../common/logging';
-import { BODY_LIMIT_BYTES, bodyParserError } from '../common/request-body';
-import { RequestRecorder } from '../telemetry/request-record';
-import { Tracing } from '../telemetry/tracing';
-import { ZOOM_EVENTS_PATH, isZoomEventsRequest } from './inbound.controller';
-import { InboundService } from './inbound.service';
+import { errorAnswer } from '../../../common/all-exceptions.filter';
+import { ServedRequest, requestIdFor } from '../../../common/logging';
+import { BODY_LIMIT_BYTES, bodyParserError } from '../../../common/request-body';
+import { RequestRecorder } from '../../../telemetry/request-record';
+import { Tracing } from '../../../telemetry/tracing';
+import { ZOOM_EVENTS_PATH, isZoomEventsRequest } from './webhook.controller';
+import { WebhookReceiver } from './webhook-receiver';
 
 /** The route label Express gives these requests in http_requests_total. */
 const ROUTE = `/${ZOOM_EVENTS_PATH}`;
@@ -43,13 +43,13 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 /**
  * POST /zoom/events served straight from node:http, ahead of Express and Nest: the platform's
  * events are the service's hot path, and the middleware chain cost more than the work. The
- * same InboundService answers as through the controller, errors take the filter's shape
+ * same WebhookReceiver answers as through the controller, errors take the filter's shape
  * (errorAnswer), the body its limit (BODY_LIMIT_BYTES), the request id is set the same way,
  * and the same recorder counts it and writes its line as for every route. A body with a
  * Content-Encoding goes the Express way, where body-parser inflates it; every other request too.
  */
 export function zoomEventsRoute(
-  inbound: InboundService,
+  receiver: WebhookReceiver,
   recorder: RequestRecorder,
   next: RequestListener,
   tracing: Tracing = Tracing.off,
@@ -85,7 +85,7 @@ export function zoomEventsRoute(
       recorder.finished(served, res, ROUTE, started);
     };
     readBody(req)
-      .then((raw) => inbound.receive(req.headers, raw, span))
+      .then((raw) => receiver.receive(req.headers, raw, span))
       .then(
         (result) => answer(200, JSON.stringify(result)),
         (error: unknown) => {

@@ -19,20 +19,22 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
-import { ApiErrorResponse } from '../common/error-response';
-import { recordSpan } from '../telemetry/request-record';
-import { Tracing } from '../telemetry/tracing';
-import { ApiNotificationCallbacks } from '../webhooks/notification-callbacks';
-import { ALL_PLATFORM_EVENTS, SUBSCRIPTION_EVENTS } from '../webhooks/subscription-events';
+import { ApiErrorResponse } from '../../../common/error-response';
+import { recordSpan } from '../../../telemetry/request-record';
+import { Tracing } from '../../../telemetry/tracing';
+import { ApiNotificationCallbacks } from '../../../webhooks/notification-callbacks';
+import { ALL_PLATFORM_EVENTS, SUBSCRIPTION_EVENTS } from '../../../webhooks/subscription-events';
 import {
   ZOOM_SIGNATURE_HEADER,
   ZOOM_TIMESTAMP_HEADER,
   signZoomRequest,
-} from '../zoom/webhook-signature';
-import { InboundAckDto, UrlValidationAnswerDto, ZoomEventDto } from './dto/zoom-event.dto';
-import { PLATFORM_EVENT_EXAMPLES } from './dto/zoom-event.examples';
-import { EVENT_MAPPING } from './event-mapping';
-import { InboundAck, InboundService, UrlValidationAnswer } from './inbound.service';
+} from '../../../zoom/webhook-signature';
+import { InboundAckDto, UrlValidationAnswerDto, ZoomEventDto } from '../../dto/zoom-event.dto';
+import { PLATFORM_EVENT_EXAMPLES } from '../../dto/zoom-event.examples';
+import { EVENT_MAPPING } from '../../event-mapping';
+import type { InboundAck } from '../../inbound.service';
+import type { CrcAnswer } from './crc-challenge';
+import { WebhookReceiver } from './webhook-receiver';
 
 /** The platform's event endpoint: served by this controller and by the fast path alike. */
 export const ZOOM_EVENTS_PATH = 'zoom/events';
@@ -66,9 +68,9 @@ const MAPPING_TABLE = Object.entries(EVENT_MAPPING)
 
 @ApiTags('inbound')
 @Controller()
-export class InboundController {
+export class WebhookController {
   constructor(
-    private readonly inbound: InboundService,
+    private readonly receiver: WebhookReceiver,
     @Optional() private readonly tracing: Tracing = Tracing.off,
   ) {}
 
@@ -146,13 +148,13 @@ export class InboundController {
   // What a webhook subscribed to them then receives; bridge.* and webhook.test are documented
   // on the routes that cause them.
   @ApiNotificationCallbacks(...SUBSCRIPTION_EVENTS, ALL_PLATFORM_EVENTS)
-  async receive(@Req() req: RawBodyRequest<Request>): Promise<UrlValidationAnswer | InboundAck> {
+  async receive(@Req() req: RawBodyRequest<Request>): Promise<CrcAnswer | InboundAck> {
     const raw = Buffer.isBuffer(req.body) ? req.body : (req.rawBody ?? Buffer.alloc(0));
-    // Compressed bodies come this way (src/inbound/zoom-events.route.ts): the same root span.
+    // Compressed bodies come this way (src/inbound/sources/webhook/zoom-events.route.ts): the same root span.
     const span = this.tracing.startInbound();
     recordSpan(req, span);
     try {
-      const answer = await this.inbound.receive(req.headers, raw, span);
+      const answer = await this.receiver.receive(req.headers, raw, span);
       this.tracing.endServer(span, HttpStatus.OK);
       return answer;
     } catch (error) {

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RequireScopes } from '../../../auth/scopes.decorator';
-import { InboundStatusResponse } from './dto/inbound-status.response';
+import { RequireScopes } from '../../auth/scopes.decorator';
+import { InboundStatusResponse } from './inbound-status.response';
 import { InboundStatusService } from './inbound-status.service';
 
 /** GET /api/inbound/status: how the platform's events reach the service (docs/inbound-sources.md). */

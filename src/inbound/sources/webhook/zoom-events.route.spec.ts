@@ -4,16 +4,16 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { Counter, Registry } from 'prom-client';
-import { CompletionLineJson, comparableLine } from '../../test/support/completion-lines';
-import { waitFor } from '../../test/support/wait-for';
-import { errorAnswer } from '../common/all-exceptions.filter';
-import { ApiError } from '../common/api-error';
-import { completionLine } from '../common/logging';
-import { BODY_LIMIT_BYTES, answerBodyParserErrors } from '../common/request-body';
-import { RequestRecorder, recordRequests } from '../telemetry/request-record';
-import { AppConfig } from '../config/config.types';
-import { isZoomEventsRequest } from './inbound.controller';
-import { InboundService } from './inbound.service';
+import { CompletionLineJson, comparableLine } from '../../../../test/support/completion-lines';
+import { waitFor } from '../../../../test/support/wait-for';
+import { errorAnswer } from '../../../common/all-exceptions.filter';
+import { ApiError } from '../../../common/api-error';
+import { completionLine } from '../../../common/logging';
+import { BODY_LIMIT_BYTES, answerBodyParserErrors } from '../../../common/request-body';
+import { RequestRecorder, recordRequests } from '../../../telemetry/request-record';
+import { AppConfig } from '../../../config/config.types';
+import { isZoomEventsRequest } from './webhook.controller';
+import { WebhookReceiver } from './webhook-receiver';
 import { zoomEventsRoute, zoomEventsRouteAhead } from './zoom-events.route';
 
 /**
@@ -27,7 +27,7 @@ const inbound = {
       : headers['x-zm-signature']
         ? Promise.resolve({ status: 'accepted' })
         : Promise.reject(new ApiError(401, 'x-zm-signature is missing')),
-} as unknown as InboundService;
+} as unknown as WebhookReceiver;
 
 /**
  * Both stacks of POST /zoom/events over one recorder: the fast path, and behind it (for a

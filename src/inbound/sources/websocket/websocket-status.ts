@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../../config/config.module';
 import { AppConfig } from '../../../config/config.types';
-import { InboundStatusResponse } from './dto/inbound-status.response';
+import type { SourceStatusReader } from '../inbound-source';
+import { WebsocketSourceStatus } from './dto/websocket-status.response';
 import { SocketLease } from './socket-lease';
 import { SocketRecord, SocketRecordStore } from './socket-record.store';
 import { SocketStateName } from './socket-state';
@@ -13,13 +14,13 @@ export const STATUS_GAPS = 20;
 const iso = (at: Date | null): string | null => (at === null ? null : at.toISOString());
 
 /**
- * The deployment's inbound status, as any process sees it: the socket's record in PostgreSQL
+ * The socket's part of the inbound status, as any process sees it: its record in PostgreSQL
  * (written by its holder) checked against the lease in Redis, so a holder that died is not
  * shown `connected` for the seconds before another takes over.
  */
 @Injectable()
-export class InboundStatusService {
-  private readonly logger = new Logger(InboundStatusService.name);
+export class WebsocketStatus implements SourceStatusReader<WebsocketSourceStatus> {
+  private readonly logger = new Logger(WebsocketStatus.name);
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -27,32 +28,25 @@ export class InboundStatusService {
     private readonly lease: SocketLease,
   ) {}
 
-  async status(): Promise<InboundStatusResponse> {
+  async read(): Promise<WebsocketSourceStatus> {
     const configured = websocketConfigured(this.config);
-    const [record, gaps, lastWebhookEvent, holder] = await Promise.all([
+    const [record, gaps, holder] = await Promise.all([
       this.record.read(),
       this.record.latestGaps(STATUS_GAPS),
-      this.record.lastEventAt('webhook'),
       configured ? this.holder() : Promise.resolve(null),
     ]);
     const state = configured ? this.stateOf(record, holder) : 'off';
     return {
-      webhook: {
-        configured: this.config.zoom.webhookSecretTokens.length > 0,
-        last_event_at: iso(lastWebhookEvent),
-      },
-      websocket: {
-        configured,
-        state,
-        connected_since: state === 'connected' ? iso(record?.connectedSince ?? null) : null,
-        last_frame_at: iso(record?.lastFrameAt ?? null),
-        reconnects: record?.reconnects ?? 0,
-        gaps: gaps.map((g) => ({
-          from: g.from.toISOString(),
-          until: iso(g.until),
-          reconciliation_id: g.reconciliationId,
-        })),
-      },
+      configured,
+      state,
+      connected_since: state === 'connected' ? iso(record?.connectedSince ?? null) : null,
+      last_frame_at: iso(record?.lastFrameAt ?? null),
+      reconnects: record?.reconnects ?? 0,
+      gaps: gaps.map((g) => ({
+        from: g.from.toISOString(),
+        until: iso(g.until),
+        reconciliation_id: g.reconciliationId,
+      })),
     };
   }
 
