@@ -24,9 +24,9 @@ function serverOptions(config: AppConfig['redis'], extra: RedisOptions): RedisOp
     sentinels: config.sentinel.nodes,
     name: config.sentinel.name,
     password: config.password ?? undefined,
-    // Subscribes to the Sentinels' +switch-master: a failover is followed when announced,
-    // not when the old master's connection at last times out.
-    failoverDetector: true,
+    // No failoverDetector: ioredis 5 leaves its Sentinel subscriptions open after QUIT. A
+    // master that dies closes the connection, and one demoted answers READONLY: both make
+    // ioredis ask the Sentinels again.
     reconnectOnError: reconnectOnReadOnly,
     ...extra,
   };
