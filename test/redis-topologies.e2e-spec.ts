@@ -98,7 +98,7 @@ describe('Redis through Sentinel: the master killed mid-burst (docs/operations.m
       const [host, port] = (await sentinel.call(
         'SENTINEL',
         'GET-MASTER-ADDR-BY-NAME',
-        SENTINEL_ENV.REDIS_SENTINEL_NAME as string,
+        SENTINEL_ENV.REDIS_SENTINEL_NAME,
       )) as [string, string];
       const master = new Redis({ host, port: Number(port), lazyConnect: true });
       await master.connect();
@@ -126,7 +126,7 @@ describe('Redis through Sentinel: the master killed mid-burst (docs/operations.m
           const [, now] = (await sentinel.call(
             'SENTINEL',
             'GET-MASTER-ADDR-BY-NAME',
-            SENTINEL_ENV.REDIS_SENTINEL_NAME as string,
+            SENTINEL_ENV.REDIS_SENTINEL_NAME,
           )) as [string, string];
           return now !== port;
         },

@@ -8,11 +8,11 @@ import { Env, loadConfig } from '../../src/config/load-config';
  * The Sentinel group and the Cluster of test/support/redis-topologies.sh (which `.ci/run`
  * starts), as the service's variables name them.
  */
-export const SENTINEL_ENV: Env = {
+export const SENTINEL_ENV: Record<string, string> = {
   REDIS_SENTINELS: '127.0.0.1:26380,127.0.0.1:26381,127.0.0.1:26382',
   REDIS_SENTINEL_NAME: 'mebmaster',
 };
-export const CLUSTER_ENV: Env = {
+export const CLUSTER_ENV: Record<string, string> = {
   REDIS_CLUSTER_NODES: '127.0.0.1:17001,127.0.0.1:17002,127.0.0.1:17003',
 };
 
