@@ -68,7 +68,8 @@ export function redisShown(config: AppConfig['redis']): { where: string; variabl
     };
   }
   const url = new URL(config.url);
-  return { where: `${url.hostname}:${url.port || 6379}`, variable: 'REDIS_URL' };
+  const db = url.pathname === '/' ? '' : url.pathname;
+  return { where: `${url.hostname}:${url.port || 6379}${db}`, variable: 'REDIS_URL' };
 }
 
 /**
