@@ -112,6 +112,15 @@ describe('Redis through Sentinel: the master killed mid-burst (docs/operations.m
       const first = await sendAll(t, uuids.slice(0, half));
       // SIGKILL: no goodbye to the replica or the Sentinels, as a lost machine.
       process.kill(pid, 'SIGKILL');
+      // Readiness through the failover, sampled until the Sentinels have promoted the replica.
+      const readiness: number[] = [];
+      let promoted = false;
+      const sampling = (async () => {
+        while (!promoted) {
+          readiness.push((await request(t.baseUrl, 'GET', '/health/ready')).status);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      })();
       const second = await sendAll(t, uuids.slice(half));
 
       const statuses = new Map([...first, ...second]);
@@ -132,6 +141,11 @@ describe('Redis through Sentinel: the master killed mid-burst (docs/operations.m
         },
         { timeoutMs: 60_000, what: 'the Sentinels to promote the replica' },
       );
+      promoted = true;
+      await sampling;
+      // 503 while the master was gone (a second at least: the Sentinels' down-after time).
+      expect(readiness).toContain(503);
+      expect(readiness.filter((s) => s !== 200 && s !== 503)).toEqual([]);
       expect(await waitDelivered(receiver, route.path, answered)).toEqual([]);
       await waitFor(async () => (await request(t.baseUrl, 'GET', '/health/ready')).status === 200, {
         timeoutMs: 60_000,
