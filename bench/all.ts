@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every performance target of docs/benchmarks.md in one run, each beside the
  * baseline measured in the same run, then the machine and one table (target, figure, baseline,
- * ratio, met). It runs bench/pipeline.ts (end to end, ingest, fan-out, tracing on and off) and
+ * ratio, met). It runs bench/pipeline.ts (end to end, ingest, fan-out, tracing on and off, one
+ * Redis beside a Redis Cluster) and
  * bench/deployed.ts (the deployed defaults: fast, slow, five, workers, history), then
  * bench/websocket.ts (the platform's socket beside its webhooks) and bench/reconcile.ts (a day
  * reconciled), bench/attendance.ts and bench/accounts.ts (1,000 installed accounts beside one)
@@ -71,7 +72,7 @@ const BENCHES: [string, string[]][] = [
   // events, concurrency, warm-up, rounds, phases
   [
     'pipeline.ts',
-    [String(scaled(5000)), '50', String(scaled(2000)), '3', 'e2e,ingest,fanout,tracing'],
+    [String(scaled(5000)), '50', String(scaled(2000)), '3', 'e2e,ingest,fanout,tracing,cluster'],
   ],
   ['deployed.ts', ['fast,slow,five,workers,history']],
   // events, rounds, connections

@@ -27,6 +27,11 @@
  *     minimal      bench/minimal-pipeline.ts ingest: verify, one batched INSERT, 200
  * - fanout: the app (APP_ROLE=all) with FAN_OUT webhooks subscribed: one event POSTed, time to
  *   its 200 and until every webhook has it; a few times, after one warm-up event.
+ * - cluster: the e2e burst on the app (APP_ROLE=all) over one Redis and over the three-master
+ *   Redis Cluster of test/support/redis-topologies.sh (REDIS_CLUSTER_NODES; started if it is
+ *   not up), which side goes first alternating round by round: the Cluster's deliveries/s
+ *   beside one Redis's. The Redis CPU per event printed is 6379's, so the Cluster side's says
+ *   nothing of the Cluster.
  * - tracing (not in the default phases): e2e (APP_ROLE=all) and ingest (APP_ROLE=api) with
  *   tracing off, then on (OTEL_EXPORTER_OTLP_ENDPOINT at a local OTLP/HTTP sink in a process of
  *   its own, the default http/protobuf, every trace sampled), alternating round by round; the
@@ -56,6 +61,8 @@ import { Client } from 'pg';
 import { SecretCipherService } from '../src/webhooks/secret-cipher.service';
 import type { AppConfig } from '../src/config/config.types';
 import { TEST_REDIS_URL } from '../test/support/test-app';
+import { deleteQueueKeys } from '../scripts/queue-keys';
+import { CLUSTER_ENV, redisConfigOf, startRedisTopologies } from '../test/support/redis-topologies';
 import { TestDatabase } from '../test/support/test-db';
 import {
   BENCH_CLIENT,
@@ -511,6 +518,37 @@ async function startSink(): Promise<{
   };
 }
 
+/** Per round: [one Redis, the Cluster]. */
+async function onCluster(subscriber: Subscriber): Promise<Figures[][]> {
+  const hook = `${subscriber.urls[0]}/hook`;
+  await startRedisTopologies();
+  const rounds: Figures[][] = [];
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      const sides = [
+        () => appSide('all', [hook], undefined, 'app, one Redis'),
+        () => appSide('all', [hook], undefined, 'app, Redis Cluster of 3 masters', CLUSTER_ENV),
+      ];
+      // The machine's load drifts within a round: each side goes first every other round.
+      const clusterFirst = round % 2 === 0;
+      console.log(
+        `cluster round ${round}: ${clusterFirst ? 'the Cluster, then one Redis' : 'one Redis, then the Cluster'}; ` +
+          `${WARMUP} warm-up events delivered, then ${EVENTS} at concurrency ${CONCURRENCY}`,
+      );
+      const figures = await measureEach(
+        clusterFirst ? [...sides].reverse() : sides,
+        subscriber,
+        true,
+      );
+      rounds.push(clusterFirst ? [...figures].reverse() : figures);
+    }
+  } finally {
+    // Each side's own close deletes its keys on one Redis only (bench/sides.ts).
+    await deleteQueueKeys(redisConfigOf(CLUSTER_ENV), 'mebbench');
+  }
+  return rounds;
+}
+
 /** Per round, of each phase: [off, on] and, with BENCH_BEFORE_ENTRY, [before, on] after them. */
 interface TracedRound {
   e2e: Figures[];
@@ -571,6 +609,7 @@ async function main(): Promise<void> {
     const fan = PHASES.includes('fanout') ? await fanOut() : [];
     const fanBefore = PHASES.includes('fanout') && BEFORE ? await fanOut(BEFORE, BEFORE_LABEL) : [];
     const traced = PHASES.includes('tracing') ? await tracingOnOff(subscriber) : [];
+    const clustered = PHASES.includes('cluster') ? await onCluster(subscriber) : [];
 
     console.log('\nsummary' + (ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''));
     const lines: string[] = [];
@@ -719,6 +758,26 @@ async function main(): Promise<void> {
             (BEFORE ? `, the build before on ${cpu(phase, 2)} ms` : ''),
         );
       }
+    }
+    if (clustered.length > 0) {
+      const one = median(clustered.map((r) => r[0].deliveriesPerSecond));
+      const cluster = median(clustered.map((r) => r[1].deliveriesPerSecond));
+      const perRound = clustered.map((r) => r[1].deliveriesPerSecond / r[0].deliveriesPerSecond);
+      const lost = clustered.reduce((n, r) => n + r[1].not200, 0);
+      lines.push(
+        `  on a Redis Cluster of 3 masters: ${f0(cluster)} deliveries/s, one Redis ${f0(one)}/s; ` +
+          `Cluster ÷ one per round ${perRound.map((r) => `${r.toFixed(2)}x`).join(', ')}, ` +
+          `median ${median(perRound).toFixed(2)}x; p50 ${f0(median(clustered.map((r) => r[1].arrivalP50)))} ms ` +
+          `(one Redis ${f0(median(clustered.map((r) => r[0].arrivalP50)))} ms)`,
+      );
+      recordTarget({
+        target:
+          'the 5,000-event burst on a three-master Redis Cluster: every event answered 200 and delivered',
+        figure: `${f0(cluster)} deliveries/s`,
+        baseline: `one Redis ${f0(one)}/s`,
+        ratio: `${median(perRound).toFixed(2)}x`,
+        met: lost === 0,
+      });
     }
     console.log(lines.join('\n'));
     console.log(

@@ -8,6 +8,7 @@ import { TEST_REDIS_URL, TestApp, deleteRedisKeys, startTestApp } from './suppor
 import { queryDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
+import { keyGroup } from '../src/redis/redis-keys';
 
 /** Most of the times (ms) within any `windowMs`. */
 function peakWithin(times: number[], windowMs: number): number {
@@ -169,7 +170,7 @@ describe('the limit across worker processes', () => {
 
   /** The holders (worker processes) of the webhook's slots now. */
   const slotHolders = async (webhookId: string): Promise<string[]> => {
-    const tokens = await redis.zrange(`${prefix}:slots:${webhookId}:slots`, 0, -1);
+    const tokens = await redis.zrange(`${keyGroup(prefix, 'slots')}:${webhookId}:slots`, 0, -1);
     // Reservations (r|…) for a waiting process aside: held slots are <holder>:<n>:<j>.
     return tokens.filter((token) => !token.startsWith('r|')).map((token) => token.split(':')[0]);
   };

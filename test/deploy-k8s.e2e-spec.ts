@@ -13,8 +13,11 @@ import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IProbe } from 'kubernetes-models/v1/Probe';
 import type { ISecret } from 'kubernetes-models/v1/Secret';
 import type { IService } from 'kubernetes-models/v1/Service';
+import { spawnSync } from 'node:child_process';
+import { parseAllDocuments } from 'yaml';
 import {
   APP_PORT,
+  K8S_DIR,
   DRAIN_LIMIT_SECONDS,
   MIGRATION_COMMAND,
   envExampleVariables,
@@ -64,6 +67,7 @@ const SECRET_ENV = [
   'ZOOM_APP_CLIENT_SECRET',
   'DATABASE_URL',
   'DESTINATION_BROKERS',
+  'REDIS_PASSWORD',
 ];
 const API = 'meeting-event-bridge-api';
 const WORKER = 'meeting-event-bridge-worker';
@@ -174,7 +178,9 @@ describe('docker/k8s manifests: Kubernetes schemas', () => {
         'apps/v1/Deployment',
         'apps/v1/Deployment',
         'autoscaling/v2/HorizontalPodAutoscaler',
+        'autoscaling/v2/HorizontalPodAutoscaler',
         'batch/v1/Job',
+        'policy/v1/PodDisruptionBudget',
         'policy/v1/PodDisruptionBudget',
         'v1/ConfigMap',
         'v1/Secret',
@@ -410,15 +416,54 @@ describe('docker/k8s manifests: policies', () => {
     expect(resolvePort(appContainer(podSpec(API)), port.targetPort)).toBe(APP_PORT);
   });
 
-  it('PodDisruptionBudget keeps one API pod and selects API pods only', () => {
-    const [pdb] = findAll<IPodDisruptionBudget>('policy/v1', 'PodDisruptionBudget');
+  it.each([
+    [API, WORKER],
+    [WORKER, API],
+  ])('a PodDisruptionBudget keeps one %s pod and selects those pods only', (own, other) => {
+    const pdb = findOne<IPodDisruptionBudget>('policy/v1', 'PodDisruptionBudget', own);
     expect(pdb.spec?.minAvailable).toBe(1);
-    expect(selects(pdb.spec?.selector?.matchLabels, podLabels(API))).toBe(true);
-    expect(selects(pdb.spec?.selector?.matchLabels, podLabels(WORKER))).toBe(false);
+    expect(selects(pdb.spec?.selector?.matchLabels, podLabels(own))).toBe(true);
+    expect(selects(pdb.spec?.selector?.matchLabels, podLabels(other))).toBe(false);
+  });
+
+  it('worker Deployment leaves the replica count to its HorizontalPodAutoscaler', () => {
+    expect(findOne<IDeployment>('apps/v1', 'Deployment', WORKER).spec?.replicas).toBeUndefined();
+  });
+
+  it('a HorizontalPodAutoscaler scales the workers on the depth of the deliveries and inbound queues', () => {
+    const hpa = findOne<IHorizontalPodAutoscaler>(
+      'autoscaling/v2',
+      'HorizontalPodAutoscaler',
+      WORKER,
+    );
+    expect(hpa.spec?.scaleTargetRef).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: WORKER,
+    });
+    // Two at least: with one, the worker PodDisruptionBudget would block every node drain.
+    expect(hpa.spec?.minReplicas).toBeGreaterThanOrEqual(2);
+    const watched = (hpa.spec?.metrics ?? []).map((m) => ({
+      type: m.type,
+      name: m.external?.metric.name,
+      labels: m.external?.metric.selector?.matchLabels,
+    }));
+    // The gauge of src/metrics/metrics.service.ts, per queue and state.
+    expect(watched).toEqual([
+      { type: 'External', name: 'queue_jobs', labels: { queue: 'deliveries', state: 'waiting' } },
+      { type: 'External', name: 'queue_jobs', labels: { queue: 'inbound', state: 'waiting' } },
+    ]);
+  });
+
+  it('the ConfigMap shows the Sentinel and Cluster settings, unset', () => {
+    const [config] = configMaps();
+    for (const name of ['REDIS_SENTINELS', 'REDIS_SENTINEL_NAME', 'REDIS_CLUSTER_NODES']) {
+      expect(config.data?.[name]).toBe('');
+    }
   });
 
   it('HorizontalPodAutoscaler scales the API Deployment on CPU, from at least two pods', () => {
-    const [hpa] = findAll<IHorizontalPodAutoscaler>('autoscaling/v2', 'HorizontalPodAutoscaler');
+    const hpa = findOne<IHorizontalPodAutoscaler>('autoscaling/v2', 'HorizontalPodAutoscaler', API);
     expect(hpa.spec?.scaleTargetRef).toEqual({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -478,4 +523,20 @@ describe('docker/k8s manifests: policies', () => {
       .sort();
     expect(resources).toEqual(expected);
   });
+
+  // kubectl is no prerequisite of the suite: where it is installed, the build itself is run.
+  const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+  (kubectl.status === 0 ? it : it.skip)(
+    '`kubectl kustomize docker/k8s` builds every listed object',
+    () => {
+      const built = spawnSync('kubectl', ['kustomize', K8S_DIR], { encoding: 'utf8' });
+      expect(built.stderr).toBe('');
+      expect(built.status).toBe(0);
+      const kinds = parseAllDocuments(built.stdout).map((d) => kindKey(d.toJS() as Manifest));
+      const listed = apiObjects
+        .filter(({ doc }) => !['Secret', 'Job'].includes(String(doc.kind)))
+        .map(({ doc }) => kindKey(doc));
+      expect(kinds.sort()).toEqual(listed.sort());
+    },
+  );
 });

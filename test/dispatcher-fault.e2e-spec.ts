@@ -29,7 +29,11 @@ const CONCURRENCY = 4;
 async function redisKeyCount(prefix: string): Promise<number> {
   const redis = new Redis(TEST_REDIS_URL);
   try {
-    return (await redis.keys(`${prefix}:*`)).length;
+    const [plain, grouped] = await Promise.all([
+      redis.keys(`${prefix}:*`),
+      redis.keys(`{${prefix}:*`),
+    ]);
+    return plain.length + grouped.length;
   } finally {
     redis.disconnect();
   }

@@ -1,8 +1,8 @@
 /**
  * Every fenced code block of README.md and docs/*.md, taken from the documents as they stand.
  * The convention (docs/development.md#code-blocks-in-the-docs): each block names its language,
- * one of BLOCK_LANGUAGES; `text` is an output sample or a diagram and is not run; `json` must
- * parse; `js` must compile under node, `python` under python3, `sh` under bash -n. Then they
+ * one of BLOCK_LANGUAGES; `text` is an output sample or a diagram and is not run; `json` and
+ * `yaml` must parse; `js` must compile under node, `python` under python3, `sh` under bash -n. Then they
  * run: the `sh` blocks against a real service started here (those marked `checked-by=<path>`
  * or `by-hand` in the fence excepted), and the Express and Flask receivers of
  * docs/receiving.md, sent signed, repeated, forged and replayed deliveries. The consumers of the
@@ -10,6 +10,7 @@
  * destination-docs and receiving-docs.
  */
 import { ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
+import { parseDocument } from 'yaml';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import {
@@ -40,7 +41,7 @@ import { FLASK, Prerequisite, have } from './support/prerequisites';
 const execFileAsync = promisify(execFile);
 
 const ROOT = join(__dirname, '..');
-const BLOCK_LANGUAGES = ['sh', 'js', 'python', 'json', 'text'] as const;
+const BLOCK_LANGUAGES = ['sh', 'js', 'python', 'json', 'yaml', 'text'] as const;
 
 interface Block {
   where: string;
@@ -110,6 +111,10 @@ describe('the code blocks of README.md and docs/', () => {
 
   it.each(of('json'))('%s is JSON', (_where, block) => {
     expect(() => JSON.parse(block.body) as unknown).not.toThrow();
+  });
+
+  it.each(of('yaml'))('%s is YAML', (_where, block) => {
+    expect(parseDocument(block.body).errors).toEqual([]);
   });
 
   it.each(of('js'))('%s compiles under node', (_where, block) => {

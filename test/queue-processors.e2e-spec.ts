@@ -28,6 +28,7 @@ describe('queue processors that cannot start', () => {
       'on',
       `>${password}`,
       `~${prefix}:*`,
+      `~{${prefix}:*`,
       'resetchannels',
       '+@all',
     );

@@ -1,13 +1,10 @@
-import { InjectQueue } from '@nestjs/bull';
 import { HttpStatus, Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import type { Queue } from 'bull';
-import type { Redis } from 'ioredis';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError } from '../common/api-error';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { OperationalEventsService } from '../dispatcher/operational-events/operational-events.service';
-import { QUEUES } from '../queue/queue.constants';
+import { RedisConnection, closeRedis, createRedis } from '../redis/redis-connection';
 import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { ZoomApiError } from '../zoom/zoom-error';
 import { TOKEN_RENEW_MARGIN_MS, ZoomToken } from '../zoom/zoom-token.provider';
@@ -66,7 +63,7 @@ export class AccountTokens implements OnModuleDestroy {
   private readonly pending = new Map<string, Promise<AccountToken>>();
   /** Per account, the access token the platform last refused (a 401): never handed out again. */
   private readonly refused = new Map<string, string>();
-  private readonly redis: Redis;
+  private readonly redis: RedisConnection;
   private readonly lock: RenewalLock;
   private readonly waitMs: number;
 
@@ -76,9 +73,8 @@ export class AccountTokens implements OnModuleDestroy {
     private readonly cipher: SecretCipherService,
     private readonly oauth: PlatformOAuthClient,
     private readonly operational: OperationalEventsService,
-    @InjectQueue(QUEUES.inbound) queue: Queue,
   ) {
-    this.redis = queue.client.duplicate();
+    this.redis = createRedis(config.redis);
     this.redis.on('error', (error: Error) => this.logger.warn(`redis: ${error.message}`));
     const ttlMs = config.zoom.timeoutMs + LOCK_MARGIN_MS;
     this.lock = new RenewalLock(this.redis, config.redis.prefix, ttlMs);
@@ -86,7 +82,7 @@ export class AccountTokens implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await closeRedis(this.redis);
   }
 
   /** A usable access token of the account; 409 when it is not installed or not active. */

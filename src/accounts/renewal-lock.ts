@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/redis-connection';
 import { randomUUID } from 'node:crypto';
 
 // Only the holder may give the lock back: one that expired and was taken by another process
@@ -9,9 +9,9 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
-interface LockRedis extends Redis {
+type LockRedis = RedisConnection & {
   renewalLockRelease(key: string, holder: string): Promise<number>;
-}
+};
 
 /** A held lock: give it back once the renewed tokens are stored. */
 export interface HeldLock {
@@ -28,7 +28,7 @@ export class RenewalLock {
   private readonly redis: LockRedis;
 
   constructor(
-    redis: Redis,
+    redis: RedisConnection,
     private readonly prefix: string,
     private readonly ttlMs: number,
   ) {

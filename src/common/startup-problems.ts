@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { AppConfig } from '../config/config.types';
 import { START_RETRY_ATTEMPTS, START_RETRY_DELAY_MS } from '../database/start-retries';
+import { redisShown } from '../redis/redis-connection';
 
 /** What an error that stopped the start carries, from Node's sockets and from pg. */
 interface StartError {
@@ -27,6 +28,14 @@ function where(url: string, defaultPort: number): { host: string; port: number; 
   }
 }
 
+/** The Redis servers the start reaches first: REDIS_URL's, or the Sentinels, or the Cluster's nodes. */
+function redisTargets(config: AppConfig): { host: string; port: number }[] {
+  const nodes = config.redis.cluster?.nodes ?? config.redis.sentinel?.nodes;
+  if (nodes) return nodes;
+  const { host, port } = where(config.redis.url, 6379);
+  return host ? [{ host, port }] : [];
+}
+
 const NETWORK_REASONS: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
   ENOTFOUND: 'host not found',
@@ -47,7 +56,7 @@ const POSTGRES_REASONS: Record<string, string> = {
 
 /**
  * One line that says why the process could not start and what to check, naming the variable
- * (PORT, DATABASE_URL, REDIS_URL); undefined when the error is none of those (then its own
+ * (PORT, DATABASE_URL, REDIS_URL or its Sentinel or Cluster variables); undefined when the error is none of those (then its own
  * message and stack are all there is).
  */
 export function startupProblem(error: unknown, config: AppConfig): string | undefined {
@@ -64,16 +73,20 @@ export function startupProblem(error: unknown, config: AppConfig): string | unde
       return `PORT ${config.port} needs privileges to listen on: set PORT to 1024 or above`;
   }
   const database = where(config.database.url, 5432);
-  const redis = where(config.redis.url, 6379);
+  const redis = redisShown(config.redis);
   const network = NETWORK_REASONS[code];
   const host = e.hostname ?? e.address;
   const matches = (target: { host: string; port: number }) =>
     (e.port === undefined || e.port === target.port) &&
     (host === undefined || host === target.host || target.host === 'localhost');
-  if (network && matches(redis) && !(e.port === database.port && matches(database))) {
+  if (
+    network &&
+    redisTargets(config).some(matches) &&
+    !(e.port === database.port && matches(database))
+  ) {
     return (
-      `Redis at ${redis.shown} (REDIS_URL) cannot be reached: ${network}. ` +
-      'Check REDIS_URL and that Redis is running and accepts connections'
+      `Redis at ${redis.where} (${redis.variable}) cannot be reached: ${network}. ` +
+      `Check ${redis.variable} and that Redis is running and accepts connections`
     );
   }
   if (network && matches(database)) {
@@ -126,11 +139,13 @@ export interface DependencyWarnings {
  */
 export async function dependencyWarnings(config: AppConfig): Promise<DependencyWarnings> {
   const database = where(config.database.url, 5432);
-  const redis = where(config.redis.url, 6379);
-  const [postgresDown, redisDown] = await Promise.all([
+  const redis = redisShown(config.redis);
+  const [postgresDown, redisReasons] = await Promise.all([
     database.host ? unreachable(database.host, database.port) : undefined,
-    redis.host ? unreachable(redis.host, redis.port) : undefined,
+    Promise.all(redisTargets(config).map(({ host, port }) => unreachable(host, port))),
   ]);
+  // Down only when none of the listed servers answers: a Sentinel or node away is theirs to handle.
+  const redisDown = redisReasons.every(Boolean) ? redisReasons[0] : undefined;
   const seconds = ((START_RETRY_ATTEMPTS * START_RETRY_DELAY_MS) / 1000).toFixed(0);
   return {
     postgres:
@@ -140,8 +155,8 @@ export async function dependencyWarnings(config: AppConfig): Promise<DependencyW
         `${seconds} s), then the start fails. Check DATABASE_URL and that PostgreSQL is running`,
     redis:
       redisDown &&
-      `Redis at ${redis.shown} (REDIS_URL) does not answer: ${redisDown}. Starting without it: ` +
-        'until it answers, /health/ready answers 503 and queued work waits (its client keeps ' +
-        'trying). Check REDIS_URL and that Redis is running',
+      `Redis at ${redis.where} (${redis.variable}) does not answer: ${redisDown}. Starting ` +
+        'without it: until it answers, /health/ready answers 503 and queued work waits (its ' +
+        `client keeps trying). Check ${redis.variable} and that Redis is running`,
   };
 }

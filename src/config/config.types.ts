@@ -96,6 +96,12 @@ export interface ApiClientConfig {
   accounts: '*' | string[];
 }
 
+/** One `host:port` of REDIS_SENTINELS or REDIS_CLUSTER_NODES. */
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
 export interface AppConfig {
   nodeEnv: string;
   production: boolean;
@@ -108,7 +114,18 @@ export interface AppConfig {
   /** Express `trust proxy`: false, or how many proxy hops to trust for the client address. */
   trustProxy: false | number;
   database: { url: string; migrationsRun: boolean };
-  redis: { url: string; prefix: string };
+  /**
+   * Redis: `url` unless `sentinel` or `cluster` is set (docs/configuration.md#redis). `prefix`
+   * (QUEUE_PREFIX) starts every key the service writes.
+   */
+  redis: {
+    url: string;
+    prefix: string;
+    sentinel: { nodes: RedisNode[]; name: string } | null;
+    cluster: { nodes: RedisNode[] } | null;
+    /** REDIS_PASSWORD: the Sentinel group's or Cluster's password (a URL carries its own). */
+    password: string | null;
+  };
   auth: { tokenSecret: string; tokenTtlSeconds: number; clients: ApiClientConfig[] };
   /** 32-byte key for AES-256-GCM encryption of subscription secrets. */
   secretsEncryptionKey: Buffer;

@@ -14,6 +14,37 @@ function problemsOf(env: Record<string, string>): string[] {
 }
 
 describe('loadConfig', () => {
+  it('reads Redis through Sentinel or as a Cluster instead of REDIS_URL', () => {
+    const sentinel = loadConfig({
+      REDIS_SENTINELS: 'sentinel-0:26379, [::1]:26380',
+      REDIS_SENTINEL_NAME: 'mymaster',
+      REDIS_PASSWORD: 'pw',
+    }).redis;
+    expect(sentinel).toMatchObject({
+      sentinel: {
+        nodes: [
+          { host: 'sentinel-0', port: 26379 },
+          { host: '::1', port: 26380 },
+        ],
+        name: 'mymaster',
+      },
+      cluster: null,
+      password: 'pw',
+    });
+    const cluster = loadConfig({ REDIS_CLUSTER_NODES: 'redis-0:6379,redis-1:6379' }).redis;
+    expect(cluster).toMatchObject({
+      sentinel: null,
+      cluster: {
+        nodes: [
+          { host: 'redis-0', port: 6379 },
+          { host: 'redis-1', port: 6379 },
+        ],
+      },
+      password: null,
+    });
+    expect(loadConfig({}).redis).toMatchObject({ sentinel: null, cluster: null, password: null });
+  });
+
   it('applies the documented defaults (docs/configuration.md) to an empty environment', () => {
     const config = loadConfig({});
     expect(config.port).toBe(3000);
@@ -122,6 +153,16 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'nonsense' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'mysql://localhost/db' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
+    [{ REDIS_SENTINELS: 'a:26379,b', REDIS_SENTINEL_NAME: 'm' }, 'REDIS_SENTINELS'],
+    [{ REDIS_SENTINELS: 'a:26379' }, 'REDIS_SENTINEL_NAME'],
+    [{ REDIS_SENTINEL_NAME: 'm' }, 'REDIS_SENTINELS'],
+    [{ REDIS_CLUSTER_NODES: 'a:70000' }, 'REDIS_CLUSTER_NODES'],
+    [
+      { REDIS_CLUSTER_NODES: 'a:7000', REDIS_SENTINELS: 'b:26379', REDIS_SENTINEL_NAME: 'm' },
+      'REDIS_CLUSTER_NODES',
+    ],
+    [{ REDIS_PASSWORD: 'secret' }, 'REDIS_PASSWORD'],
+    [{ QUEUE_PREFIX: 'meb{x}' }, 'QUEUE_PREFIX'],
     [{ APP_ROLE: 'both' }, 'APP_ROLE'],
     [{ DATABASE_MIGRATIONS_RUN: 'maybe' }, 'DATABASE_MIGRATIONS_RUN'],
     [{ AUTH_CLIENTS: '{not json' }, 'AUTH_CLIENTS'],

@@ -11,6 +11,7 @@ import {
   BrokerTypeName,
   DEFAULT_BROKER_PREFIX,
   OTLP_PROTOCOLS,
+  RedisNode,
   SCOPES,
   Scope,
   TRACE_SAMPLERS,
@@ -39,6 +40,7 @@ const DEV_ENCRYPTION_KEY = createHash('sha256').update('dev-only-secrets-encrypt
 export const SECRET_VARIABLES = [
   'DATABASE_URL',
   'REDIS_URL',
+  'REDIS_PASSWORD',
   'AUTH_TOKEN_SECRET',
   'AUTH_CLIENTS',
   'SECRETS_ENCRYPTION_KEY',
@@ -443,6 +445,61 @@ function parseTelemetry(reader: Reader): TelemetryConfig {
   };
 }
 
+/** `host:port,…` of REDIS_SENTINELS or REDIS_CLUSTER_NODES; null when unset or malformed. */
+function parseRedisNodes(reader: Reader, name: string): RedisNode[] | null {
+  const value = reader.raw(name);
+  if (value === undefined) return null;
+  const nodes: RedisNode[] = [];
+  for (const entry of value.split(',').map((e) => e.trim())) {
+    const found = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/.exec(entry);
+    const port = found ? Number(found[2]) : 0;
+    if (!found || port < 1 || port > 65535) {
+      reader.problems.push(`${name} must be comma-separated host:port entries, got "${entry}"`);
+      return null;
+    }
+    nodes.push({ host: found[1].replace(/^\[|\]$/g, ''), port });
+  }
+  return nodes;
+}
+
+/**
+ * Redis by URL, through Sentinel, or as a Cluster (docs/configuration.md#redis): Sentinel or
+ * Cluster when set, in place of REDIS_URL (which keeps its default in .env files); never both.
+ */
+function parseRedis(r: Reader): AppConfig['redis'] {
+  const url = r.url('REDIS_URL', 'redis://localhost:6379', ['redis:', 'rediss:']);
+  const sentinels = parseRedisNodes(r, 'REDIS_SENTINELS');
+  const sentinelName = r.optional('REDIS_SENTINEL_NAME');
+  const clusterNodes = parseRedisNodes(r, 'REDIS_CLUSTER_NODES');
+  const password = r.optional('REDIS_PASSWORD');
+  const prefix = r.string('QUEUE_PREFIX', 'meb');
+  // The service puts hash tags ({…}) in its keys itself (docs/operations.md#redis-keys).
+  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(prefix)) {
+    r.problems.push(`QUEUE_PREFIX must be 1-64 characters of letters, digits, . _ : -`);
+  }
+  if (r.raw('REDIS_SENTINELS') !== undefined && r.raw('REDIS_CLUSTER_NODES') !== undefined) {
+    r.problems.push('REDIS_CLUSTER_NODES cannot be set with REDIS_SENTINELS: set one of them');
+  }
+  if (r.raw('REDIS_SENTINELS') !== undefined && sentinelName === null) {
+    r.problems.push('REDIS_SENTINEL_NAME must be set with REDIS_SENTINELS');
+  }
+  if (r.raw('REDIS_SENTINELS') === undefined && sentinelName !== null) {
+    r.problems.push('REDIS_SENTINELS must be set with REDIS_SENTINEL_NAME');
+  }
+  if (password !== null && sentinels === null && clusterNodes === null) {
+    r.problems.push(
+      'REDIS_PASSWORD is for REDIS_SENTINELS or REDIS_CLUSTER_NODES: put the password in REDIS_URL',
+    );
+  }
+  return {
+    url,
+    prefix,
+    sentinel: sentinels && sentinelName ? { nodes: sentinels, name: sentinelName } : null,
+    cluster: clusterNodes ? { nodes: clusterNodes } : null,
+    password,
+  };
+}
+
 /** Reads and validates every variable of docs/configuration.md from the given environment. */
 export function loadConfig(env: Env): AppConfig {
   const r = new Reader(env);
@@ -482,10 +539,7 @@ export function loadConfig(env: Env): AppConfig {
       ]),
       migrationsRun: r.bool('DATABASE_MIGRATIONS_RUN', true),
     },
-    redis: {
-      url: r.url('REDIS_URL', 'redis://localhost:6379', ['redis:', 'rediss:']),
-      prefix: r.string('QUEUE_PREFIX', 'meb'),
-    },
+    redis: parseRedis(r),
     auth: {
       tokenSecret: tokenSecret ?? DEV_AUTH_TOKEN_SECRET,
       tokenTtlSeconds: r.int('AUTH_TOKEN_TTL_SECONDS', 3600, 60, 86400),

@@ -15,6 +15,7 @@ import { DestinationSenders } from '../destinations/destination-senders';
 import type { BrokerStatus } from '../destinations/destination-provider';
 import { QUEUES } from '../queue/queue.constants';
 import { QueueProcessors } from '../queue/queue-processors';
+import { pingRedis } from '../redis/redis-connection';
 import { SocketState, SocketStateName } from '../inbound/sources/websocket/socket-state';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
@@ -147,7 +148,7 @@ export class HealthController {
     if (client.status !== 'ready')
       return check.down({ message: `redis connection is ${client.status}` });
     try {
-      await withTimeout(client.ping(), CHECK_TIMEOUT_MS, 'redis ping timed out');
+      await withTimeout(pingRedis(client), CHECK_TIMEOUT_MS, 'redis ping timed out');
       return check.up();
     } catch (error) {
       return check.down({ message: (error as Error).message });

@@ -3,6 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { AppConfig } from '../config/config.types';
 import { QUEUES } from '../queue/queue.constants';
+import { pingRedis, redisShown } from '../redis/redis-connection';
 
 /** How long the start waits for Redis to answer before warning that it does not. */
 const REDIS_WAIT_MS = 2000;
@@ -19,7 +20,7 @@ async function redisReason(queue: Queue): Promise<string | undefined> {
   });
   try {
     return await Promise.race([
-      client.ping().then(
+      pingRedis(client).then(
         () => undefined,
         (error: Error) => error.message,
       ),
@@ -29,16 +30,6 @@ async function redisReason(queue: Queue): Promise<string | undefined> {
     clearTimeout(timer);
   }
 }
-
-/** host:port of a URL without its credentials. */
-const hostOf = (url: string): string => {
-  try {
-    const u = new URL(url);
-    return `${u.hostname}:${u.port || '6379'}`;
-  } catch {
-    return '(unparsable URL)';
-  }
-};
 
 /**
  * What a newcomer should hear at start rather than find out later, known from the
@@ -70,8 +61,9 @@ export function configWarnings(config: AppConfig): string[] {
 export async function redisWarnings(app: INestApplication, config: AppConfig): Promise<string[]> {
   const reason = await redisReason(app.get<Queue>(getQueueToken(QUEUES.deliveries)));
   if (reason === undefined) return [];
+  const { where, variable } = redisShown(config.redis);
   return [
-    `Redis at ${hostOf(config.redis.url)} (REDIS_URL) does not answer: ${reason}. Check REDIS_URL ` +
-      'and that Redis is running; until it answers, /health/ready answers 503 and queued work waits',
+    `Redis at ${where} (${variable}) does not answer: ${reason}. Check ${variable} and that ` +
+      'Redis is running; until it answers, /health/ready answers 503 and queued work waits',
   ];
 }

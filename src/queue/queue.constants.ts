@@ -1,5 +1,6 @@
 import type { JobOptions, QueueOptions } from 'bull';
 import { AppConfig } from '../config/config.types';
+import { keyGroup } from '../redis/redis-keys';
 
 /**
  * Every queue and job of the service, and the one place for their retry policy and default
@@ -109,10 +110,16 @@ export function defaultJobOptions(config: AppConfig): Record<QueueName, JobOptio
   };
 }
 
-/** Bull's options for queue `name`: its default job options and the custom backoff. */
+/**
+ * Bull's options for queue `name`: its keys' prefix, its default job options and the custom
+ * backoff. Bull's scripts touch many keys of one queue, so each queue's keys share a hash tag
+ * of their own (`{meb:deliveries}:deliveries:wait`): on a Cluster a queue lives on one node,
+ * and the queues spread over the nodes (docs/operations.md#redis-keys).
+ */
 export function queueOptions(config: AppConfig, name: QueueName): QueueOptions {
   const delivery = deliveryRetry(config);
   return {
+    prefix: keyGroup(config.redis.prefix, name),
     defaultJobOptions: defaultJobOptions(config)[name],
     settings: {
       backoffStrategies: {

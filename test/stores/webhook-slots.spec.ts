@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Queue } from 'bull';
-import Redis from 'ioredis';
 import type { AppConfig } from '../../src/config/config.types';
+import { createRedis } from '../../src/redis/redis-connection';
 import {
   RedisWebhookSlots,
   SlotRequest,
@@ -9,7 +9,9 @@ import {
   slotLeaseMs,
 } from '../../src/dispatcher/engine/webhook-slots';
 import { MemoryWebhookSlots } from '../fakes/memory-slots';
-import { TEST_REDIS_URL, deleteRedisKeys } from '../support/test-app';
+import { deleteQueueKeys } from '../../scripts/queue-keys';
+import { TEST_REDIS_URL } from '../support/test-app';
+import { CLUSTER_ENV, redisConfigOf, startRedisTopologies } from '../support/redis-topologies';
 import { waitFor } from '../support/wait-for';
 
 const TIMEOUT_MS = 10_000;
@@ -21,17 +23,20 @@ interface SlotsBackend {
   close(): Promise<void>;
 }
 
-/** The Lua script in Redis, each process on a connection of its own, under a fresh prefix. */
-function redisBackend(): SlotsBackend {
+/**
+ * The Lua script in Redis (one server, or the Cluster of test/support/redis-topologies.sh),
+ * each process on a connection of its own, under a fresh prefix.
+ */
+const redisBackend = (redis: AppConfig['redis']) => (): SlotsBackend => {
   const prefix = `mebtest:slots${randomBytes(4).toString('hex')}`;
   const config = {
-    redis: { prefix },
+    redis: { ...redis, prefix },
     delivery: { timeoutMs: TIMEOUT_MS },
   } as AppConfig;
-  const made: { client: Redis; slots: RedisWebhookSlots }[] = [];
+  const made: { client: ReturnType<typeof createRedis>; slots: RedisWebhookSlots }[] = [];
   return {
     process() {
-      const client = new Redis(TEST_REDIS_URL);
+      const client = createRedis(redis);
       const slots = new RedisWebhookSlots(config, { client } as unknown as Queue);
       made.push({ client, slots });
       return slots;
@@ -41,10 +46,10 @@ function redisBackend(): SlotsBackend {
         await slots.onModuleDestroy();
         client.disconnect();
       }
-      await deleteRedisKeys(prefix);
+      await deleteQueueKeys(redis, prefix);
     },
   };
-}
+};
 
 function memoryBackend(): SlotsBackend {
   const slots = new MemoryWebhookSlots(LEASE_MS);
@@ -68,8 +73,11 @@ const ask = (
  * webhook-slots.ts and test/fakes/memory-slots.ts, which the scheduler's unit specs run on,
  * held to the same cases so that the fake cannot drift from the script.
  */
+beforeAll(() => startRedisTopologies(), 60_000);
+
 describe.each([
-  ['redis', redisBackend],
+  ['redis', redisBackend(redisConfigOf({ REDIS_URL: TEST_REDIS_URL }))],
+  ['redis cluster', redisBackend(redisConfigOf(CLUSTER_ENV))],
   ['memory', memoryBackend],
 ] as const)('WebhookSlots (%s)', (_name, make) => {
   let backend: SlotsBackend;
@@ -98,6 +106,23 @@ describe.each([
     expect(second.grants[0].retryInMs).toBeGreaterThan(0);
     expect(second.grants[0].retryInMs).toBeLessThanOrEqual(LEASE_MS);
     expect(second.contended).toEqual([]);
+  });
+
+  it('serves many webhooks in one round (on a Cluster: one script, one node)', async () => {
+    const slots = backend.process();
+    const webhooks = Array.from({ length: 20 }, () => randomUUID());
+    const first = await slots.exchange({
+      released: [],
+      renewed: [],
+      requests: webhooks.map((w) => ask(w, 1, 1, 5)),
+    });
+    expect(first.grants.map((g) => g.tokens.length)).toEqual(webhooks.map(() => 1));
+    const second = await slots.exchange({
+      released: webhooks.map((w, i) => ({ webhookId: w, token: first.grants[i].tokens[0] })),
+      renewed: [],
+      requests: webhooks.map((w) => ask(w, 1, 1, 5)),
+    });
+    expect(second.grants.map((g) => g.tokens.length)).toEqual(webhooks.map(() => 1));
   });
 
   it('grants what it can of more than max_in_flight, with nothing held to wait for', async () => {

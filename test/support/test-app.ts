@@ -129,7 +129,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       await app.close();
       if (!options.database) await database.drop();
-      if (!options.queuePrefix) await deleteRedisKeys(prefix);
+      // The app's own Redis: a spec may run it on the Sentinel group or the Cluster.
+      if (!options.queuePrefix) await deleteQueueKeys(config.redis, prefix);
     },
   };
 }

@@ -2,10 +2,11 @@ import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG } from '../../config/config.module';
 import { AppConfig } from '../../config/config.types';
 import { QUEUES } from '../../queue/queue.constants';
+import type { RedisConnection } from '../../redis/redis-connection';
+import { keyGroup } from '../../redis/redis-keys';
 
 /** A slot this process holds: given back once its attempt's request is over. */
 export interface SlotToken {
@@ -185,12 +186,12 @@ type ExchangeAnswer = [
   contended: string[],
 ];
 
-interface SlotsRedis extends Redis {
+type SlotsRedis = RedisConnection & {
   webhookSlotsExchange(...args: (string | number)[]): Promise<ExchangeAnswer>;
-}
+};
 
 /**
- * The slots in Redis, beside the queues (REDIS_URL, QUEUE_PREFIX): every worker already
+ * The slots in Redis, beside the queues (the same Redis, QUEUE_PREFIX): every worker already
  * reaches it, and one script call per scheduling round serves every webhook at once. Redis
  * losing its data frees every slot at once: for at most one attempt's length a webhook may
  * then have up to twice its limit in flight.
@@ -205,16 +206,16 @@ export class RedisWebhookSlots extends WebhookSlots implements OnModuleDestroy {
   private readonly prefix: string;
   private readonly channel: string;
   private readonly redis: SlotsRedis;
-  private subscriber: Redis | null = null;
+  private subscriber: RedisConnection | null = null;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @InjectQueue(QUEUES.deliveries) queue: Queue) {
     super();
     this.leaseMs = slotLeaseMs(config);
-    this.prefix = `${config.redis.prefix}:slots`;
+    this.prefix = keyGroup(config.redis.prefix, 'slots');
     this.channel = `${this.prefix}:freed`;
     // The deliveries queue's own connection: commands on it keep their order, so a slot given
     // back before a request is taken is free for it.
-    this.redis = queue.client as SlotsRedis;
+    this.redis = queue.client as unknown as SlotsRedis;
     if (!this.redis.webhookSlotsExchange) {
       this.redis.defineCommand('webhookSlotsExchange', { lua: EXCHANGE_LUA });
     }
@@ -295,7 +296,8 @@ export class RedisWebhookSlots extends WebhookSlots implements OnModuleDestroy {
     else this.subscriber.disconnect();
   }
 
-  // One round touches many webhooks' keys: a single Redis (or primary) serves them, not a Cluster.
+  // One round touches many webhooks' keys: all of them share the slots' hash tag, so on a
+  // Cluster every slot lives on one node and the script never meets CROSSSLOT.
   private key(webhookId: string, what: string): string {
     return `${this.prefix}:${webhookId}:${what}`;
   }

@@ -1,11 +1,12 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
-import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG } from '../../../config/config.module';
 import { AppConfig } from '../../../config/config.types';
 import { QUEUES } from '../../../queue/queue.constants';
+import type { RedisConnection } from '../../../redis/redis-connection';
+import { keyGroup } from '../../../redis/redis-keys';
 
 /**
  * Takes one request from reconciliation's budget (RECONCILE_MAX_RPS across every process): a
@@ -47,7 +48,7 @@ return 0
 /** See TAKE_LUA. */
 export const WINDOW_MARGIN_MS = 150;
 
-interface ScriptedRedis extends Redis {
+type ScriptedRedis = RedisConnection & {
   reconcileTake(
     budget: string,
     pause: string,
@@ -57,7 +58,7 @@ interface ScriptedRedis extends Redis {
   ): Promise<number>;
   reconcileRenew(lease: string, holder: string, ms: number): Promise<number>;
   reconcileRelease(lease: string, holder: string): Promise<number>;
-}
+};
 
 /**
  * What reconciliation coordinates through Redis across processes: its request budgets and the
@@ -76,8 +77,9 @@ export class ReconcileRedis {
   private sequence = 0;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @InjectQueue(QUEUES.inbound) queue: Queue) {
-    this.prefix = `${config.redis.prefix}:reconcile`;
-    this.redis = queue.client as ScriptedRedis;
+    // TAKE_LUA's budget and pause share a hash tag (one Cluster node; no CROSSSLOT).
+    this.prefix = keyGroup(config.redis.prefix, 'reconcile');
+    this.redis = queue.client as unknown as ScriptedRedis;
     if (!this.redis.reconcileTake) {
       this.redis.defineCommand('reconcileTake', { numberOfKeys: 2, lua: TAKE_LUA });
       this.redis.defineCommand('reconcileRenew', { numberOfKeys: 1, lua: RENEW_LUA });

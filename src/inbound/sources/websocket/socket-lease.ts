@@ -1,11 +1,8 @@
-import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import type { Queue } from 'bull';
-import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG } from '../../../config/config.module';
 import { AppConfig } from '../../../config/config.types';
-import { QUEUES } from '../../../queue/queue.constants';
+import { RedisConnection, createRedis } from '../../../redis/redis-connection';
 
 /**
  * How long the lease lasts unless renewed, and how often its holder renews it: a holder that
@@ -31,16 +28,16 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
-interface LeaseRedis extends Redis {
+type LeaseRedis = RedisConnection & {
   socketLeaseRenew(key: string, holder: string, ms: number): Promise<number>;
   socketLeaseRelease(key: string, holder: string): Promise<number>;
-}
+};
 
 /**
  * The deployment's one holder of the platform socket (docs/inbound-sources.md#one-socket):
  * a Redis key set NX PX with this process's id, renewed by a script that checks the id.
  *
- * Its own connection (a duplicate of the queues', same REDIS_URL) with no offline queue, so a
+ * Its own connection (to the queues' Redis, docs/operations.md#redis) with no offline queue, so a
  * command fails at once instead of waiting for Redis to come back, and its `close` tells the
  * holder at once that it can no longer prove it holds the lease. `validUntil` is counted from
  * when a renewal was sent, never from its answer, so this process always believes it holds the
@@ -57,13 +54,13 @@ export class SocketLease implements OnModuleDestroy {
   private validUntil = 0;
   private expiry: NodeJS.Timeout | undefined;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, @InjectQueue(QUEUES.inbound) queue: Queue) {
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.key = `${config.redis.prefix}:websocket:lease`;
-    this.redis = queue.client.duplicate({
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      lazyConnect: false,
-    }) as LeaseRedis;
+    this.redis = createRedis(
+      config.redis,
+      { enableOfflineQueue: false, maxRetriesPerRequest: 0 },
+      { enableOfflineQueue: false },
+    ) as LeaseRedis;
     this.redis.defineCommand('socketLeaseRenew', { numberOfKeys: 1, lua: RENEW_LUA });
     this.redis.defineCommand('socketLeaseRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
     // Errors come again as `close`; logged there, not once per retry.
