@@ -23,6 +23,7 @@ import { ChatTemplates1767000048417 } from './migrations/1767000048417-chat-temp
 import { PlatformInstallations1767000490349 } from './migrations/1767000490349-platform-installations';
 import { Attendance1767000500731 } from './migrations/1767000500731-attendance';
 import { ReconciliationAnnounced1767046133417 } from './migrations/1767046133417-reconciliation-announced';
+import { HistoryPartitions1768000000000 } from './migrations/1768000000000-history-partitions';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   PlatformInstallations1767000490349,
   Attendance1767000500731,
   ReconciliationAnnounced1767046133417,
+  HistoryPartitions1768000000000,
 ];

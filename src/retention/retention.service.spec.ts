@@ -27,6 +27,21 @@ class FakeRetentionStore extends RetentionStore {
     });
   }
 
+  readonly made: { until: Date; days: number }[] = [];
+
+  makePartitions(until: Date, days: number): Promise<number> {
+    this.made.push({ until, days });
+    return Promise.resolve(0);
+  }
+
+  dropPartitions(): Promise<DeletedRows> {
+    return Promise.resolve({ deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0 });
+  }
+
+  deleteKeysBatch(): Promise<number> {
+    return Promise.resolve(0);
+  }
+
   purgeAccounts(): Promise<DeletedRows> {
     return Promise.resolve({ deliveries: 0, deliveryAttempts: 0, events: 0, inboundEvents: 0 });
   }
@@ -73,6 +88,15 @@ describe('RetentionService', () => {
       cutoff: new Date('2026-02-19T00:00:00Z'),
       limit: RETENTION_BATCH,
     });
+  });
+
+  it('makes the partitions PARTITION_DAYS wide, a week ahead or two partitions when wider', async () => {
+    const store = new FakeRetentionStore({ deliveries: 0, events: 0, inbound_events: 0 });
+    await service(store).run(now);
+    expect(store.made).toEqual([{ until: new Date('2026-03-08T00:00:00Z'), days: 1 }]);
+    const wide = new FakeRetentionStore({ deliveries: 0, events: 0, inbound_events: 0 });
+    await new RetentionService(loadConfig({ PARTITION_DAYS: '7' }), wide, metrics()).run(now);
+    expect(wide.made).toEqual([{ until: new Date('2026-03-15T00:00:00Z'), days: 7 }]);
   });
 
   it('does nothing while another process runs it', async () => {

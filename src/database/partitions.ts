@@ -1,0 +1,94 @@
+import { DataSource } from 'typeorm';
+import { query } from './query';
+
+/**
+ * The time partitions of the history tables (docs/operations.md#partitions), for the module
+ * that owns each table: it names its tables, these helpers run the catalog and DDL statements.
+ */
+
+/** One partition: its name and range; `from` null for the first one (MINVALUE). */
+export interface Partition {
+  name: string;
+  from: Date | null;
+  to: Date;
+}
+
+const PARTITIONS_SQL = `
+  SELECT c.relname AS name,
+    (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz AS "from",
+    (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz AS "to",
+    i.inhdetachpending AS pending
+  FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+  WHERE i.inhparent = $1::regclass
+  ORDER BY 3`;
+
+/** The partitions of `table`, oldest first (a detach left half done is finished first). */
+export async function partitionsOf(db: DataSource, table: string): Promise<Partition[]> {
+  const rows = await query<Partition & { pending: boolean }>(db, PARTITIONS_SQL, [table]);
+  for (const row of rows.filter((r) => r.pending)) {
+    // A DETACH ... CONCURRENTLY interrupted (a crash, a cancel) must be finalized before any other.
+    await query(db, `ALTER TABLE ${table} DETACH PARTITION ${row.name} FINALIZE`, []);
+  }
+  return rows.map(({ name, from, to }) => ({ name, from, to }));
+}
+
+/**
+ * Makes the partitions each of `tables` lacks up to `until`, `days` wide after its last one,
+ * through the function the migration made (history_partitions_make). One process at a time
+ * (a transaction lock), each table briefly locked while a partition is added; a lock wait
+ * longer than a second gives up until the next run rather than hold up ingest behind it.
+ */
+export async function makePartitions(
+  db: DataSource,
+  tables: string[],
+  until: Date,
+  days: number,
+): Promise<number> {
+  return db.transaction(async (tx) => {
+    const runner = tx.queryRunner!;
+    await query(runner, `SET LOCAL lock_timeout = '1s'`, []);
+    await query(
+      runner,
+      `SELECT pg_advisory_xact_lock(hashtext('meeting-event-bridge:partitions'))`,
+      [],
+    );
+    let made = 0;
+    for (const table of tables) {
+      const [row] = await query<{ made: number }>(
+        runner,
+        `SELECT history_partitions_make($1::regclass, $2, make_interval(days => $3)) AS made`,
+        [table, until, days],
+      );
+      made += row.made;
+    }
+    return made;
+  });
+}
+
+/**
+ * Takes a partition out of its table without a lock that stops inserts or reads of the other
+ * partitions (DETACH ... CONCURRENTLY: possible only with no default partition), after which
+ * it is a table of its own.
+ */
+export async function detachPartition(db: DataSource, table: string, name: string): Promise<void> {
+  await query(db, `ALTER TABLE ${table} DETACH PARTITION ${name} CONCURRENTLY`, []);
+}
+
+/** Puts back a detached partition (its CHECK from the detach spares the scan). */
+export async function attachPartition(
+  db: DataSource,
+  table: string,
+  partition: Partition,
+): Promise<void> {
+  const from = partition.from ? `'${partition.from.toISOString()}'` : 'MINVALUE';
+  await query(
+    db,
+    `ALTER TABLE ${table} ATTACH PARTITION ${partition.name} FOR VALUES FROM (${from}) TO ('${partition.to.toISOString()}')`,
+    [],
+  );
+}
+
+/** Drops a detached partition: no lock on its former table. */
+export async function dropDetached(db: DataSource, name: string): Promise<void> {
+  await query(db, `DROP TABLE ${name}`, []);
+}
