@@ -165,5 +165,13 @@ describe('receiver health, limits and retention', () => {
     const inbound = (await db.query(`SELECT identity_key FROM inbound_events`)) as Json[];
     expect(inbound.map((r) => r.identity_key)).toContain('retention-new');
     expect(inbound.map((r) => r.identity_key)).not.toContain('retention-old');
+    // Whole partitions went (docs/operations.md#partitions): the migration's oldest one of the
+    // attempts and inbound events; the deliveries' and events' stay for the pending delivery.
+    const exists = async (name: string) =>
+      ((await db.query(`SELECT to_regclass($1) IS NOT NULL AS e`, [name])) as Json[])[0].e;
+    expect(await exists('delivery_attempts_before')).toBe(false);
+    expect(await exists('inbound_events_before')).toBe(false);
+    expect(await exists('deliveries_before')).toBe(true);
+    expect(await exists('events_before')).toBe(true);
   });
 });
