@@ -13,6 +13,9 @@ export interface Partition {
   to: Date;
 }
 
+/** A partition's name as an SQL identifier (the names hold capitals: 20261207T0000). */
+export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
 const PARTITIONS_SQL = `
   SELECT c.relname AS name,
     (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz AS "from",
@@ -27,7 +30,7 @@ export async function partitionsOf(db: DataSource, table: string): Promise<Parti
   const rows = await query<Partition & { pending: boolean }>(db, PARTITIONS_SQL, [table]);
   for (const row of rows.filter((r) => r.pending)) {
     // A DETACH ... CONCURRENTLY interrupted (a crash, a cancel) must be finalized before any other.
-    await query(db, `ALTER TABLE ${table} DETACH PARTITION ${row.name} FINALIZE`, []);
+    await query(db, `ALTER TABLE ${table} DETACH PARTITION ${ident(row.name)} FINALIZE`, []);
   }
   return rows.map(({ name, from, to }) => ({ name, from, to }));
 }
@@ -71,7 +74,7 @@ export async function makePartitions(
  * it is a table of its own.
  */
 export async function detachPartition(db: DataSource, table: string, name: string): Promise<void> {
-  await query(db, `ALTER TABLE ${table} DETACH PARTITION ${name} CONCURRENTLY`, []);
+  await query(db, `ALTER TABLE ${table} DETACH PARTITION ${ident(name)} CONCURRENTLY`, []);
 }
 
 /** Puts back a detached partition (its CHECK from the detach spares the scan). */
@@ -83,12 +86,62 @@ export async function attachPartition(
   const from = partition.from ? `'${partition.from.toISOString()}'` : 'MINVALUE';
   await query(
     db,
-    `ALTER TABLE ${table} ATTACH PARTITION ${partition.name} FOR VALUES FROM (${from}) TO ('${partition.to.toISOString()}')`,
+    `ALTER TABLE ${table} ATTACH PARTITION ${ident(partition.name)} FOR VALUES FROM (${from}) TO ('${partition.to.toISOString()}')`,
     [],
   );
 }
 
 /** Drops a detached partition: no lock on its former table. */
 export async function dropDetached(db: DataSource, name: string): Promise<void> {
-  await query(db, `DROP TABLE ${name}`, []);
+  await query(db, `DROP TABLE ${ident(name)}`, []);
+}
+
+/** What keeps a detached partition's rows: a statement selecting `kept`, or null for none. */
+export type KeptCheck = (partition: Partition) => [sql: string, values: unknown[]] | null;
+
+/**
+ * Drops the partitions of `table` wholly older than `cutoff`, each detached concurrently (ingest
+ * goes on), checked once out of the table (`kept`: then it is put back), counted and dropped;
+ * resolves to the rows dropped. The first partition (from MINVALUE) is never dropped: it is
+ * widened over the days dropped, so that the table still takes a row of any past time (none is
+ * lost for want of a partition, and retention deletes it row by row as before).
+ */
+export async function dropExpired(
+  db: DataSource,
+  table: string,
+  cutoff: Date,
+  kept: KeptCheck,
+): Promise<number> {
+  const partitions = await partitionsOf(db, table);
+  let rows = 0;
+  let dropped = false;
+  for (const partition of partitions) {
+    if (partition.from === null) continue;
+    if (partition.to.getTime() > cutoff.getTime()) break;
+    await detachPartition(db, table, partition.name);
+    const check = kept(partition);
+    if (check) {
+      const [row] = await query<{ kept: boolean }>(db, check[0], check[1]);
+      if (row.kept) {
+        await attachPartition(db, table, partition);
+        continue;
+      }
+    }
+    const [{ n }] = await query<{ n: number }>(
+      db,
+      `SELECT count(*)::int AS n FROM ${ident(partition.name)}`,
+      [],
+    );
+    await dropDetached(db, partition.name);
+    rows += n;
+    dropped = true;
+  }
+  const first = partitions.find((p) => p.from === null);
+  const next = (await partitionsOf(db, table)).find((p) => p.from !== null);
+  if (dropped && first && next && next.from!.getTime() > first.to.getTime()) {
+    // The CHECK that DETACH ... CONCURRENTLY leaves implies the wider bound: no scan.
+    await detachPartition(db, table, first.name);
+    await attachPartition(db, table, { ...first, to: next.from! });
+  }
+  return rows;
 }

@@ -1,14 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import {
-  Partition,
-  attachPartition,
-  detachPartition,
-  dropDetached,
-  makePartitions,
-  partitionsOf,
-} from '../database/partitions';
+import { dropExpired, ident, makePartitions } from '../database/partitions';
 import { query } from '../database/query';
 import { Statement } from './statement';
 
@@ -86,7 +79,6 @@ const EVENTS_KEPT_SQL = (partition: string) => `
   SELECT EXISTS (
     SELECT 1 FROM deliveries d JOIN ${partition} e ON e.id = d.event_id WHERE d.status = 'pending'
   ) AS kept`;
-const COUNT_SQL = (partition: string) => `SELECT count(*)::int AS n FROM ${partition}`;
 // Publish idempotency keys (event_keys) older than the cutoff, a batch at a time.
 const KEYS_BATCH_SQL = `
   WITH k AS (
@@ -107,7 +99,6 @@ export const RECORD_RETENTION_STATEMENTS: Statement[] = [
     sql: DELIVERIES_KEPT_SQL('<partition>'),
   },
   { method: 'RecordRetentionStore.dropPartitions (events)', sql: EVENTS_KEPT_SQL('<partition>') },
-  { method: 'RecordRetentionStore.dropPartitions (count)', sql: COUNT_SQL('<partition>') },
   { method: 'RecordRetentionStore.deleteKeysBatch', sql: KEYS_BATCH_SQL },
 ];
 
@@ -142,32 +133,17 @@ export class RecordRetentionStore {
    * Each partition is detached concurrently (ingest goes on), checked once out, then dropped.
    */
   async dropPartitions(cutoff: Date): Promise<DeletedRecords> {
-    const total: DeletedRecords = { deliveries: 0, deliveryAttempts: 0, events: 0 };
-    const expired = async (table: string) =>
-      (await partitionsOf(this.db, table)).filter((p) => p.to.getTime() <= cutoff.getTime());
-    const drop = async (table: string, partition: Partition, kept: [string, unknown[]] | null) => {
-      await detachPartition(this.db, table, partition.name);
-      if (kept) {
-        const [row] = await query<{ kept: boolean }>(this.db, kept[0], kept[1]);
-        if (row.kept) {
-          await attachPartition(this.db, table, partition);
-          return 0;
-        }
-      }
-      const [{ n }] = await query<{ n: number }>(this.db, COUNT_SQL(partition.name), []);
-      await dropDetached(this.db, partition.name);
-      return n;
+    return {
+      deliveryAttempts: await dropExpired(this.db, 'delivery_attempts', cutoff, () => null),
+      deliveries: await dropExpired(this.db, 'deliveries', cutoff, (p) => [
+        DELIVERIES_KEPT_SQL(ident(p.name)),
+        [cutoff],
+      ]),
+      events: await dropExpired(this.db, 'events', cutoff, (p) => [
+        EVENTS_KEPT_SQL(ident(p.name)),
+        [],
+      ]),
     };
-    for (const p of await expired('delivery_attempts')) {
-      total.deliveryAttempts += await drop('delivery_attempts', p, null);
-    }
-    for (const p of await expired('deliveries')) {
-      total.deliveries += await drop('deliveries', p, [DELIVERIES_KEPT_SQL(p.name), [cutoff]]);
-    }
-    for (const p of await expired('events')) {
-      total.events += await drop('events', p, [EVENTS_KEPT_SQL(p.name), []]);
-    }
-    return total;
   }
 
   /** Deletes one batch of publish idempotency keys older than `cutoff`; how many. */

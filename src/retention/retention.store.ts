@@ -1,12 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import {
-  detachPartition,
-  dropDetached,
-  makePartitions,
-  partitionsOf,
-} from '../database/partitions';
+import { dropExpired, makePartitions } from '../database/partitions';
 import { query } from '../database/query';
 import { RecordRetentionStore, RecordTable } from '../delivery-record/record-retention.store';
 
@@ -49,7 +44,6 @@ const INBOUND_KEYS_BATCH_SQL = `
     RETURNING 1
   )
   SELECT count(*)::int AS n FROM k`;
-const COUNT_SQL = (partition: string) => `SELECT count(*)::int AS n FROM ${partition}`;
 
 const LOCK_KEY = 'meeting-event-bridge:retention';
 
@@ -107,15 +101,8 @@ export class PgRetentionStore extends RetentionStore {
 
   async dropPartitions(cutoff: Date): Promise<DeletedRows> {
     const record = await this.record.dropPartitions(cutoff);
-    let inboundEvents = 0;
     // Inbound events go by time alone: a partition wholly older than the cutoff is all expired.
-    for (const p of await partitionsOf(this.db, 'inbound_events')) {
-      if (p.to.getTime() > cutoff.getTime()) break;
-      await detachPartition(this.db, 'inbound_events', p.name);
-      const [{ n }] = await query<{ n: number }>(this.db, COUNT_SQL(p.name), []);
-      await dropDetached(this.db, p.name);
-      inboundEvents += n;
-    }
+    const inboundEvents = await dropExpired(this.db, 'inbound_events', cutoff, () => null);
     return { ...record, inboundEvents };
   }
 

@@ -49,9 +49,6 @@ SELECT EXISTS (
   SELECT 1 FROM deliveries d JOIN <partition> e ON e.id = d.event_id WHERE d.status = 'pending'
 ) AS kept;
 
--- RecordRetentionStore.dropPartitions (count)
-SELECT count(*)::int AS n FROM <partition>;
-
 -- RecordRetentionStore.deleteKeysBatch
 WITH k AS (
   DELETE FROM event_keys WHERE idempotency_key IN (
