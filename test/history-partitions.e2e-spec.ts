@@ -1,7 +1,10 @@
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../src/database/migrations';
 import { HistoryPartitions1768000000000 } from '../src/database/migrations/1768000000000-history-partitions';
+import { Partition, dropExpired, partitionsOf } from '../src/database/partitions';
 import { TestDatabase, createTestDatabase } from './support/test-db';
+
+type Json = Record<string, unknown>;
 
 const HISTORY = ['events', 'deliveries', 'delivery_attempts', 'inbound_events'];
 const BEFORE = MIGRATIONS.slice(0, MIGRATIONS.indexOf(HistoryPartitions1768000000000));
@@ -157,5 +160,72 @@ describe('migration 1768000000000: history tables into time partitions', () => {
     } finally {
       await partitioned.destroy();
     }
+  });
+});
+
+/** Retention's drop of whole partitions (docs/operations.md#partitions), on the partitioned tables. */
+describe('dropping expired partitions', () => {
+  let database: TestDatabase;
+  let db: DataSource;
+  const DAY_MS = 86_400_000;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = new DataSource({
+      type: 'postgres',
+      url: database.url,
+      migrations: MIGRATIONS,
+      migrationsTransactionMode: 'each',
+      logging: false,
+    });
+    await db.initialize();
+    await db.runMigrations({ transaction: 'each' });
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  it('drops the days wholly older than the cutoff, widens the first partition over them, and keeps what a check keeps', async () => {
+    const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    const day = (n: number) => new Date(today - n * DAY_MS + 3_600_000).toISOString();
+    for (const n of [31, 30, 29]) {
+      await db.query(
+        `INSERT INTO inbound_events (event, identity_key, payload, received_at)
+         VALUES ('meeting.started', $1, '{}', $2)`,
+        [`day-${n}`, day(n)],
+      );
+    }
+    const cutoff = new Date(today - 29 * DAY_MS);
+    const keepDay30 = (p: Partition): [string, unknown[]] | null =>
+      p.from && p.from.getTime() === today - 30 * DAY_MS ? [`SELECT true AS kept`, []] : null;
+
+    expect(await dropExpired(db, 'inbound_events', cutoff, keepDay30)).toBe(1); // the day 31 ago
+    const left = async () =>
+      ((await db.query(`SELECT identity_key FROM inbound_events ORDER BY 1`)) as Json[]).map(
+        (r) => r.identity_key,
+      );
+    expect(await left()).toEqual(['day-29', 'day-30']);
+
+    const partitions = await partitionsOf(db, 'inbound_events');
+    expect(partitions[0]).toEqual({
+      name: 'inbound_events_before',
+      from: null,
+      to: new Date(today - 30 * DAY_MS),
+    });
+    expect(partitions[1].from).toEqual(new Date(today - 30 * DAY_MS));
+    // A row of a dropped day still has a partition: the widened first one takes it.
+    await db.query(
+      `INSERT INTO inbound_events (event, identity_key, payload, received_at)
+       VALUES ('meeting.started', 'late', '{}', $1)`,
+      [day(31)],
+    );
+    // The day put back takes rows as before.
+    await db.query(
+      `INSERT INTO inbound_events (event, identity_key, payload, received_at)
+       VALUES ('meeting.started', 'day-30-again', '{}', $1)`,
+      [day(30)],
+    );
+    expect(await left()).toEqual(['day-29', 'day-30', 'day-30-again', 'late']);
   });
 });

@@ -77,7 +77,10 @@ export async function detachPartition(db: DataSource, table: string, name: strin
   await query(db, `ALTER TABLE ${table} DETACH PARTITION ${ident(name)} CONCURRENTLY`, []);
 }
 
-/** Puts back a detached partition (its CHECK from the detach spares the scan). */
+/**
+ * Puts back a detached partition: the CHECK that the detach left spares the scan, and goes
+ * once it is attached (kept, it would refuse the rows of a range widened past it).
+ */
 export async function attachPartition(
   db: DataSource,
   table: string,
@@ -89,6 +92,15 @@ export async function attachPartition(
     `ALTER TABLE ${table} ATTACH PARTITION ${ident(partition.name)} FOR VALUES FROM (${from}) TO ('${partition.to.toISOString()}')`,
     [],
   );
+  const checks = await query<{ name: string }>(
+    db,
+    `SELECT conname AS name FROM pg_constraint
+     WHERE conrelid = $1::regclass AND contype = 'c' AND coninhcount = 0`,
+    [ident(partition.name)],
+  );
+  for (const { name } of checks) {
+    await query(db, `ALTER TABLE ${ident(partition.name)} DROP CONSTRAINT ${ident(name)}`, []);
+  }
 }
 
 /** Drops a detached partition: no lock on its former table. */

@@ -100,9 +100,11 @@ export class PgRetentionStore extends RetentionStore {
   }
 
   async dropPartitions(cutoff: Date): Promise<DeletedRows> {
-    const record = await this.record.dropPartitions(cutoff);
     // Inbound events go by time alone: a partition wholly older than the cutoff is all expired.
-    const inboundEvents = await dropExpired(this.db, 'inbound_events', cutoff, () => null);
+    const [record, inboundEvents] = await Promise.all([
+      this.record.dropPartitions(cutoff),
+      dropExpired(this.db, 'inbound_events', cutoff, () => null),
+    ]);
     return { ...record, inboundEvents };
   }
 
