@@ -126,7 +126,7 @@ const KEYED_EVENT_SQL = `
       '{}'::text[]) AS webhook_ids
   FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
   WHERE e.idempotency_key = $1
-  GROUP BY e.id`;
+  GROUP BY e.id, e.created_at`;
 
 interface KeyedEventRow {
   id: string;

@@ -48,7 +48,7 @@ SELECT e.id, e.kind, e.data,
     '{}'::text[]) AS webhook_ids
 FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
 WHERE e.idempotency_key = $1
-GROUP BY e.id;
+GROUP BY e.id, e.created_at;
 
 -- PgEventStore.insertTest
 WITH w AS (SELECT id FROM webhooks WHERE id = $1 AND active),
