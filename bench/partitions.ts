@@ -1,9 +1,9 @@
 /**
- * Time-partitioned history (docs/operations.md#partitions): a burst of published events on
- * empty tables (the baseline, same run, same app), then with `deliveries` historical
- * deliveries (their events, an attempt each, and inbound events) spread over 30 days of
- * partitions; then the drop of the day that retention expires, with the publish → arrival
- * latency of a load running while it drops.
+ * Time-partitioned history (docs/operations.md#partitions): bursts of published events on
+ * empty tables (the baseline: a second app on a database of its own, same run) alternating
+ * with the same bursts on an app holding `deliveries` historical deliveries (their events, an
+ * attempt each, and inbound events) spread over 30 days of partitions; then the drop of the
+ * oldest day, with the publish → arrival latency of a load running while it drops.
  *
  *   npx ts-node --transpile-only bench/partitions.ts [deliveries=20000000] [events=5000] [rate=100]
  *
