@@ -139,6 +139,19 @@ describe('migration 1768000000000: history tables into time partitions', () => {
          SELECT id, 3, now(), 1 FROM deliveries LIMIT 1 RETURNING id::int`,
       )) as { id: number }[];
       expect(id).toBe(2 * ages.length + 1);
+      // A row stored by a statement of its own, or re-keyed, keeps the keys in step.
+      await partitioned.query(
+        `UPDATE inbound_events SET identity_key = 'identity-0-rekeyed' WHERE identity_key = 'identity-0'`,
+      );
+      expect(
+        await partitioned.query(
+          `SELECT identity_key FROM inbound_event_keys
+           WHERE identity_key IN ('identity-0', 'identity-0-rekeyed', 'after-move') ORDER BY 1`,
+        ),
+      ).toEqual([{ identity_key: 'after-move' }, { identity_key: 'identity-0-rekeyed' }]);
+      await partitioned.query(
+        `UPDATE inbound_events SET identity_key = 'identity-0' WHERE identity_key = 'identity-0-rekeyed'`,
+      );
       await partitioned.query(`DELETE FROM delivery_attempts WHERE attempt = 3`);
       await partitioned.query(`DELETE FROM inbound_events WHERE identity_key = 'after-move'`);
 

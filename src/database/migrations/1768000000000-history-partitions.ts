@@ -150,6 +150,35 @@ export class HistoryPartitions1768000000000 implements MigrationInterface {
       `INSERT INTO inbound_event_keys (identity_key, received_at)
        SELECT identity_key, received_at FROM inbound_events`,
     );
+    // Whatever else writes inbound_events (a statement of its own, a later re-keying migration)
+    // keeps the keys in step: an insert adds its keys (ingest has claimed them already), a
+    // changed identity_key moves its key.
+    await runner.query(`
+      CREATE FUNCTION inbound_event_keys_stored() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO inbound_event_keys (identity_key, received_at)
+        SELECT identity_key, received_at FROM added
+        ON CONFLICT (identity_key) DO NOTHING;
+        RETURN NULL;
+      END $$`);
+    await runner.query(`
+      CREATE TRIGGER inbound_events_keys AFTER INSERT ON inbound_events
+      REFERENCING NEW TABLE AS added FOR EACH STATEMENT
+      EXECUTE FUNCTION inbound_event_keys_stored()`);
+    await runner.query(`
+      CREATE FUNCTION inbound_event_keys_rekeyed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.identity_key IS DISTINCT FROM OLD.identity_key THEN
+          DELETE FROM inbound_event_keys WHERE identity_key = OLD.identity_key;
+          INSERT INTO inbound_event_keys (identity_key, received_at)
+          VALUES (NEW.identity_key, NEW.received_at)
+          ON CONFLICT (identity_key) DO NOTHING;
+        END IF;
+        RETURN NULL;
+      END $$`);
+    await runner.query(`
+      CREATE TRIGGER inbound_events_rekeyed AFTER UPDATE OF identity_key ON inbound_events
+      FOR EACH ROW EXECUTE FUNCTION inbound_event_keys_rekeyed()`);
     await runner.query(`
       CREATE TABLE event_keys (
         idempotency_key text PRIMARY KEY,
@@ -168,6 +197,10 @@ export class HistoryPartitions1768000000000 implements MigrationInterface {
   }
 
   async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TRIGGER inbound_events_keys ON inbound_events`);
+    await runner.query(`DROP TRIGGER inbound_events_rekeyed ON inbound_events`);
+    await runner.query(`DROP FUNCTION inbound_event_keys_stored()`);
+    await runner.query(`DROP FUNCTION inbound_event_keys_rekeyed()`);
     for (const { table } of [...TABLES].reverse()) {
       const old = `${table}_partitioned`;
       const indexes = (await runner.query(
