@@ -165,5 +165,17 @@ describe('receiver health, limits and retention', () => {
     const inbound = (await db.query(`SELECT identity_key FROM inbound_events`)) as Json[];
     expect(inbound.map((r) => r.identity_key)).toContain('retention-new');
     expect(inbound.map((r) => r.identity_key)).not.toContain('retention-old');
+    // Whole partitions went (docs/operations.md#partitions): no day wholly older than
+    // RETENTION_DAYS is left, and the first partition (from MINVALUE) took their range.
+    for (const table of ['events', 'deliveries', 'delivery_attempts', 'inbound_events']) {
+      const expired = (await db.query(
+        `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+         WHERE i.inhparent = $1::regclass AND pg_get_expr(c.relpartbound, c.oid) NOT LIKE '%MINVALUE%'
+           AND (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz
+               <= now() - interval '30 days'`,
+        [table],
+      )) as Json[];
+      expect({ table, expired }).toEqual({ table, expired: [] });
+    }
   });
 });

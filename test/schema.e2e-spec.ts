@@ -30,18 +30,25 @@ const SQL_TABLES = [
   // The platform accounts' tables, written in SQL by src/accounts/installation.store.ts.
   'account_purges',
   'attendance',
+  // The dedupe and idempotency keys of the partitioned history (docs/operations.md#partitions).
+  'event_keys',
+  'inbound_event_keys',
   'inbound_socket_state',
   'install_states',
   'installations',
   'webhook_filters',
 ];
 
-/** Tables in the public schema of a database, sorted. */
+/** Tables in the public schema of a database, sorted; partitions aside (their parents count). */
 const tablesOf = async (url: string): Promise<string[]> =>
   (
     await queryDatabase<{ table_name: string }>(
       url,
-      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
+      `SELECT table_name FROM information_schema.tables t
+       WHERE table_schema = 'public' AND NOT EXISTS (
+         SELECT 1 FROM pg_class c WHERE c.oid = format('%I.%I', t.table_schema, t.table_name)::regclass
+           AND c.relispartition)
+       ORDER BY 1`,
     )
   ).map((r) => r.table_name);
 

@@ -180,7 +180,8 @@ export interface AppConfig {
     disableAfterFailures: number;
     perClient: number;
   };
-  retention: { days: number; intervalMs: number };
+  /** partitionDays: width of a history table's time partition (docs/operations.md#partitions). */
+  retention: { days: number; intervalMs: number; partitionDays: number };
   /** Upper-case recording file types to keep; null keeps all. */
   recordingFileTypes: string[] | null;
   /** Retries of the recording automation job and its first backoff (doubling). */

@@ -71,7 +71,7 @@ describe('loadConfig', () => {
       concurrencyPerWebhook: 10,
     });
     expect(config.webhooks).toEqual({ disableAfterFailures: 100, perClient: 100 });
-    expect(config.retention).toEqual({ days: 30, intervalMs: 3600000 });
+    expect(config.retention).toEqual({ days: 30, intervalMs: 3600000, partitionDays: 1 });
     expect(config.recordingFileTypes).toBeNull();
     expect(config.webhookAllowPrivateUrls).toBe(false);
     expect(config.webhookSecretGraceSeconds).toBe(86400);

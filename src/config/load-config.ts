@@ -595,6 +595,7 @@ export function loadConfig(env: Env): AppConfig {
     retention: {
       days: r.int('RETENTION_DAYS', 30, 1, 3650),
       intervalMs: r.int('RETENTION_INTERVAL_MS', 3600000, 1000, 86400000),
+      partitionDays: r.int('PARTITION_DAYS', 1, 1, 365),
     },
     recordingFileTypes: parseFileTypes(r, 'RECORDING_FILE_TYPES'),
     recordingAutomation: {

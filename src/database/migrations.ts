@@ -26,6 +26,7 @@ import { ReconciliationAnnounced1767046133417 } from './migrations/1767046133417
 import { AttendanceHistory1767100000000 } from './migrations/1767100000000-attendance-history';
 import { InstallationRenewAt1767100000100 } from './migrations/1767100000100-installation-renew-at';
 import { ReconciliationAccount1767100000101 } from './migrations/1767100000101-reconciliation-account';
+import { HistoryPartitions1768000000000 } from './migrations/1768000000000-history-partitions';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   AttendanceHistory1767100000000,
   InstallationRenewAt1767100000100,
   ReconciliationAccount1767100000101,
+  HistoryPartitions1768000000000,
 ];

@@ -1,7 +1,8 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { DeliveryEntity } from './delivery.entity';
+import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
-@Index('delivery_attempts_delivery_attempt_uq', ['deliveryId', 'attempt'], { unique: true })
+// Not unique: partitioned by started_at (docs/operations.md#partitions), a unique key would have
+// to hold it. Only the update that moves a delivery's attempt_count writes its attempt.
+@Index('delivery_attempts_delivery_attempt_idx', { synchronize: false })
 @Entity('delivery_attempts')
 export class DeliveryAttemptEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
@@ -10,17 +11,11 @@ export class DeliveryAttemptEntity {
   @Column({ name: 'delivery_id', type: 'uuid' })
   deliveryId: string;
 
-  @ManyToOne(() => DeliveryEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({
-    name: 'delivery_id',
-    foreignKeyConstraintName: 'delivery_attempts_delivery_id_fkey',
-  })
-  delivery?: DeliveryEntity;
-
   @Column({ type: 'integer' })
   attempt: number;
 
-  @Column({ name: 'started_at', type: 'timestamptz' })
+  // The partition key, so part of the primary key.
+  @PrimaryColumn({ name: 'started_at', type: 'timestamptz' })
   startedAt: Date;
 
   @Column({ name: 'duration_ms', type: 'integer' })

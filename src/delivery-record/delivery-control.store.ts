@@ -81,7 +81,8 @@ interface MissedEventRow {
   has_body: boolean;
 }
 
-// deliveries_event_webhook_uq: a replay racing another creates each missed delivery once. To
+// A replay racing another creates each missed delivery once: both take the webhook's lock
+// first (REPLAY_LOCK_SQL), as no unique key can span the partitions (docs/operations.md#partitions). To
 // a webhook with ordering 'meeting', they keep their events' ordering keys (docs/receiving.md#ordered-delivery-per-meeting).
 const INSERT_MISSED_SQL = `
   INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at, requeued_by,
@@ -90,8 +91,10 @@ const INSERT_MISSED_SQL = `
     ${deliveryOrderSql('w', 'e')}
   FROM unnest($2::uuid[], $3::text[], $4::text[]) AS i(event_id, kind, body)
   JOIN events e ON e.id = i.event_id JOIN webhooks w ON w.id = $1
-  ON CONFLICT (webhook_id, event_id) DO NOTHING
+  WHERE NOT EXISTS (SELECT 1 FROM deliveries x WHERE x.webhook_id = $1 AND x.event_id = i.event_id)
   RETURNING id`;
+
+const REPLAY_LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtext('replay:' || $1::text))`;
 
 const RECENT_TESTS_SQL = `
   SELECT created_at FROM deliveries
@@ -104,6 +107,7 @@ export const DELIVERY_CONTROL_STATEMENTS: Statement[] = [
   { method: 'PgDeliveryControlStore.redeliver (was it pending)', sql: EXISTS_SQL },
   { method: 'PgDeliveryControlStore.replay', sql: REPLAY_SQL },
   { method: 'PgDeliveryControlStore.createMissed (read)', sql: MISSED_SQL },
+  { method: 'PgDeliveryControlStore.createMissed (lock)', sql: REPLAY_LOCK_SQL },
   { method: 'PgDeliveryControlStore.createMissed (insert)', sql: INSERT_MISSED_SQL },
   { method: 'PgDeliveryControlStore.recentTests', sql: RECENT_TESTS_SQL },
 ];
@@ -180,12 +184,18 @@ export class PgDeliveryControlStore extends DeliveryControlStore {
       const bodies = events.map((e) =>
         e.has_body ? null : deliveryBody({ ...e, createdAt: e.created_at, source: e.source }),
       );
-      const rows = await query<{ id: string }>(this.db, INSERT_MISSED_SQL, [
-        webhook.id,
-        events.map((e) => e.id),
-        events.map((e) => e.kind),
-        bodies,
-      ]);
+      // The lock in a statement before the insert's, so that the insert's snapshot sees what
+      // a replay that held it committed.
+      const rows = await this.db.transaction(async (tx) => {
+        const runner = tx.queryRunner!;
+        await query(runner, REPLAY_LOCK_SQL, [webhook.id]);
+        return query<{ id: string }>(runner, INSERT_MISSED_SQL, [
+          webhook.id,
+          events.map((e) => e.id),
+          events.map((e) => e.kind),
+          bodies,
+        ]);
+      });
       created.push(...rows.map((r) => r.id));
       if (events.length < MISSED_BATCH) break;
       after = events[events.length - 1];

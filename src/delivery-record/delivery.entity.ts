@@ -11,7 +11,6 @@ import {
 } from 'typeorm';
 import { EventKind } from '../webhooks/subscription-events';
 import { WebhookEntity } from '../webhooks/webhook.entity';
-import { EventEntity } from './event.entity';
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -22,7 +21,7 @@ export type DeliveryRequeue = (typeof DELIVERY_REQUEUES)[number];
 @Check('deliveries_status_check', `status IN ('pending', 'succeeded', 'failed')`)
 @Index('deliveries_webhook_page_idx', { synchronize: false })
 @Index('deliveries_due_idx', { synchronize: false })
-@Index('deliveries_event_webhook_uq', { synchronize: false })
+@Index('deliveries_event_webhook_idx', { synchronize: false })
 @Index('deliveries_created_idx', { synchronize: false })
 @Index('deliveries_order_idx', { synchronize: false })
 @Check('deliveries_requeued_by_check', `requeued_by IN ('redeliver', 'replay', 'missed')`)
@@ -42,10 +41,6 @@ export class DeliveryEntity {
 
   @Column({ name: 'event_id', type: 'uuid' })
   eventId: string;
-
-  @ManyToOne(() => EventEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'event_id', foreignKeyConstraintName: 'deliveries_event_id_fkey' })
-  eventRow?: EventEntity;
 
   @Column({ type: 'text' })
   event: EventKind;
@@ -91,7 +86,9 @@ export class DeliveryEntity {
   @Column({ name: 'requeued_at', type: 'timestamptz', nullable: true })
   requeuedAt: Date | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  // The partition key (docs/operations.md#partitions), so part of the primary key; no foreign
+  // key to events, whose key would have to hold the event's partition key too.
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3, primary: true })
   createdAt: Date;
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })

@@ -81,7 +81,7 @@ const toEvent = (r: EventRow): LookedUpEvent => ({
 const EVENT_COLUMNS = `e.id, e.kind, e.created_at, e.body,
   CASE WHEN e.body IS NULL THEN e.data::text END AS data_text, e.source`;
 
-// The event by its key, its deliveries by deliveries_event_webhook_uq, each webhook by its key.
+// The event by its key, its deliveries by deliveries_event_webhook_idx, each webhook by its key.
 const OWNED_SQL = `
   SELECT ${EVENT_COLUMNS}, d.id AS delivery_id, d.webhook_id,
     d.status, d.attempt_count, d.last_status_code, d.completed_at
@@ -91,7 +91,7 @@ const OWNED_SQL = `
   WHERE e.id = $1
   ORDER BY d.created_at, d.id`;
 
-// "The caller's": the event has a delivery to one of its webhooks (deliveries_event_webhook_uq
+// "The caller's": the event has a delivery to one of its webhooks (deliveries_event_webhook_idx
 // leads with event_id). Newest first along events_created_idx, or, given a tracking id, along
 // events_tracking_id_idx.
 const OWNS = `EXISTS (SELECT 1 FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id

@@ -1,8 +1,10 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 import { EventKind } from '../webhooks/subscription-events';
 
 /** A subscription event (job.started, …) as published, before fan-out. */
-@Unique('events_idempotency_key_uq', ['idempotencyKey'])
+// Partitioned by created_at (docs/operations.md#partitions): a unique key would have to hold it,
+// so the idempotency keys' uniqueness lives in event_keys; this index finds an event by its key.
+@Index('events_idempotency_key_idx', { synchronize: false })
 // Made by a migration; the retention job reads it.
 @Index('events_created_idx', { synchronize: false })
 // Made by a migration: the event lookup by tracking id (GET /api/events).
@@ -26,7 +28,8 @@ export class EventEntity {
   @Column({ name: 'idempotency_key', type: 'text', nullable: true })
   idempotencyKey: string | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  // The partition key, so part of the primary key.
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3, primary: true })
   createdAt: Date;
 
   /**

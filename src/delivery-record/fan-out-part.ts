@@ -26,7 +26,13 @@ export interface FanOutPartTerms {
  * which the claim checks (docs/receiving.md#ordered-delivery-per-meeting); the others are
  * leased for lease_ms, to the worker of the process that stored them.
  */
-export const fanOutPart = ({ from, where, rows, clients }: FanOutPartTerms): string => `ev AS (
+export const fanOutPart = ({ from, where, rows, clients }: FanOutPartTerms): string => `ek AS (
+    INSERT INTO event_keys (idempotency_key, created_at)
+    SELECT i.idempotency_key, i.created_at
+    FROM ${from}
+    WHERE ${where} AND i.idempotency_key IS NOT NULL
+  ),
+  ev AS (
     INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,
                         order_ts)
     SELECT i.event_id, i.kind, i.data, i.source, i.idempotency_key, i.created_at, i.body,

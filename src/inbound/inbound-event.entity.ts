@@ -1,8 +1,12 @@
-import { Check, Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { INBOUND_VIAS, VIA, type InboundVia } from '../common/inbound-via';
 
-/** A platform webhook as received; identity_key is unique so redeliveries collapse. */
-@Unique('inbound_events_identity_key_uq', ['identityKey'])
+/**
+ * A platform webhook as received. Redeliveries collapse on identity_key, kept unique by
+ * inbound_event_keys: partitioned by received_at (docs/operations.md#partitions), this table's
+ * unique keys would have to hold it.
+ */
+@Index('inbound_events_identity_key_idx', { synchronize: false })
 @Index('inbound_events_unprocessed_idx', { synchronize: false })
 @Index('inbound_events_received_idx', { synchronize: false })
 // Participant and ended events by occurrence, for attendance (src/attendance, its migration).
@@ -52,7 +56,8 @@ export class InboundEventEntity {
   @Column({ name: 'download_token_encrypted', type: 'text', nullable: true })
   downloadTokenEncrypted: string | null;
 
-  @Column({ name: 'received_at', type: 'timestamptz', default: () => 'now()' })
+  // The partition key, so part of the primary key.
+  @PrimaryColumn({ name: 'received_at', type: 'timestamptz', default: () => 'now()' })
   receivedAt: Date;
 
   @Column({ name: 'processed_at', type: 'timestamptz', nullable: true })

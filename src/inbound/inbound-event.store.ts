@@ -140,6 +140,12 @@ const INGEST_SQL = `
       (i.plan = 'done' OR (i.plan = 'publish' AND r.webhooks <= $2)) AND wa.as_is IS NULL AS done
     FROM input i LEFT JOIN reach r ON r.kind = i.kind LEFT JOIN watched wa ON wa.as_is = i.as_is
   ),
+  claimed AS (
+    INSERT INTO inbound_event_keys (identity_key, received_at)
+    SELECT identity_key, now() FROM input
+    ON CONFLICT (identity_key) DO NOTHING
+    RETURNING identity_key
+  ),
   stored AS (
     INSERT INTO inbound_events (id, event, identity_key, event_ts, account_id, payload,
                                 tracking_id, download_token_encrypted, processed_at, raw_body,
@@ -148,7 +154,8 @@ const INGEST_SQL = `
       CASE WHEN p.done THEN NULL ELSE i.download_token_encrypted END,
       CASE WHEN p.done THEN now() END, decode(i.raw_body, 'base64'), i.trace_context, i.via
     FROM input i JOIN planned p ON p.id = i.id
-    ON CONFLICT (identity_key) DO NOTHING
+    WHERE i.id IN (SELECT DISTINCT ON (c.identity_key) n.id FROM claimed c
+                   JOIN input n ON n.identity_key = c.identity_key ORDER BY c.identity_key, n.id)
     RETURNING id, processed_at
   ),
   ${fanOutPart({
@@ -465,7 +472,7 @@ export class PgInboundEventStore extends InboundEventStore {
     );
   }
 
-  /** Served by the unique index on identity_key. */
+  /** Served by the index on identity_key in each partition. */
   async anyUnprocessed(identityKeys: string[]): Promise<boolean> {
     const rows = await query<{ id: string }>(this.db, ANY_UNPROCESSED_SQL, [identityKeys]);
     return rows.length > 0;

@@ -90,6 +90,15 @@ describe('RetentionService', () => {
     });
   });
 
+  it('makes the partitions PARTITION_DAYS wide, a week ahead or two partitions when wider', async () => {
+    const store = storeWith({ deliveries: 0, events: 0, inbound_events: 0, attendance: 0 });
+    await service(store).run(now);
+    expect(store.made).toEqual([{ until: new Date('2026-03-08T00:00:00Z'), days: 1 }]);
+    const wide = storeWith({ deliveries: 0, events: 0, inbound_events: 0, attendance: 0 });
+    await new RetentionService(loadConfig({ PARTITION_DAYS: '7' }), wide, metrics()).run(now);
+    expect(wide.made).toEqual([{ until: new Date('2026-03-15T00:00:00Z'), days: 7 }]);
+  });
+
   it('does nothing while another process runs it', async () => {
     const store = storeWith({ deliveries: 5, events: 5, inbound_events: 5, attendance: 5 });
     // Another process holds the lock (PostgreSQL's advisory lock, shared by every process).

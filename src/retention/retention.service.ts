@@ -11,6 +11,8 @@ import { MetricsService } from '../metrics/metrics.service';
 import { DeletedRows, RetentionStore, RetentionTable } from './retention.store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Partitions are made this far ahead, or two partitions ahead when they are wider. */
+export const PARTITIONS_AHEAD_DAYS = 7;
 /** Rows per delete: small enough that a batch holds its row locks for milliseconds. */
 export const RETENTION_BATCH = 1000;
 /**
@@ -66,6 +68,9 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
     const ran = await this.store.exclusively(async () => {
       this.count(await this.store.purgeAccounts(), total);
       this.lastFullRun = now.getTime();
+      await this.makePartitions(now);
+      // Whole partitions first; the batches then take what they kept and the straddling ones.
+      this.count(await this.store.dropPartitions(cutoff), total);
       for (const table of TABLES) {
         for (;;) {
           if (this.stopped) return;
@@ -76,8 +81,23 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
           if (rows < RETENTION_BATCH) break;
         }
       }
+      while (
+        !this.stopped &&
+        (await this.store.deleteKeysBatch(cutoff, RETENTION_BATCH)) >= RETENTION_BATCH
+      );
     });
     return ran ? total : null;
+  }
+
+  /**
+   * Makes the history tables' partitions (PARTITION_DAYS wide) up to PARTITIONS_AHEAD_DAYS
+   * ahead of `now` (docs/operations.md#partitions); there is no default partition to catch a
+   * row past the last one.
+   */
+  async makePartitions(now = new Date()): Promise<number> {
+    const days = this.config.retention.partitionDays;
+    const until = new Date(now.getTime() + Math.max(PARTITIONS_AHEAD_DAYS, 2 * days) * DAY_MS);
+    return this.store.makePartitions(until, days);
   }
 
   private count(deleted: DeletedRows, total: DeletedRows): void {
@@ -117,6 +137,7 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
 
   private async purgeAndReport(): Promise<void> {
     try {
+      await this.makePartitions();
       const deleted = await this.purgeAccounts();
       if (deleted && deleted.events + deleted.inboundEvents + deleted.attendance > 0) {
         this.logger.log(

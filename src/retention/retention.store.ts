@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AttendanceStore } from '../attendance/attendance.store';
+import { dropExpired, makePartitions } from '../database/partitions';
 import { query } from '../database/query';
 import { RecordRetentionStore, RecordTable } from '../delivery-record/record-retention.store';
 
@@ -38,12 +39,30 @@ const INBOUND_PURGE_SQL = `
   SELECT (SELECT count(*) FROM i)::int AS inbound_events`;
 const PURGED_SQL = `DELETE FROM account_purges WHERE account_id = $1 AND requested_at = $2`;
 
+// The dedupe keys of platform events (inbound_event_keys) older than the cutoff, a batch at a time.
+const INBOUND_KEYS_BATCH_SQL = `
+  WITH k AS (
+    DELETE FROM inbound_event_keys WHERE identity_key IN (
+      SELECT identity_key FROM inbound_event_keys WHERE received_at < $1 LIMIT $2)
+    RETURNING 1
+  )
+  SELECT count(*)::int AS n FROM k`;
+
 const LOCK_KEY = 'meeting-event-bridge:retention';
 
 /** The retention job's deletes (PgRetentionStore is the real one). */
 export abstract class RetentionStore {
   /** Deletes one batch of at most `limit` rows of `table` older than `cutoff`. */
   abstract deleteBatch(table: RetentionTable, cutoff: Date, limit: number): Promise<DeletedRows>;
+
+  /** Makes the history tables' partitions up to `until`, `days` wide; how many it made. */
+  abstract makePartitions(until: Date, days: number): Promise<number>;
+
+  /** Drops the partitions wholly older than `cutoff` (what they held may stay: see the stores). */
+  abstract dropPartitions(cutoff: Date): Promise<DeletedRows>;
+
+  /** Deletes one batch of at most `limit` dedupe and idempotency keys older than `cutoff`. */
+  abstract deleteKeysBatch(cutoff: Date, limit: number): Promise<number>;
 
   /** Deletes the stored data of every platform account that left; what it deleted. */
   abstract purgeAccounts(): Promise<DeletedRows>;
@@ -86,6 +105,27 @@ export class PgRetentionStore extends RetentionStore {
       inboundEvents: row.inbound_events,
       attendance: 0,
     };
+  }
+
+  async makePartitions(until: Date, days: number): Promise<number> {
+    return (
+      (await this.record.makePartitions(until, days)) +
+      (await makePartitions(this.db, ['inbound_events'], until, days))
+    );
+  }
+
+  async dropPartitions(cutoff: Date): Promise<DeletedRows> {
+    // Inbound events go by time alone: a partition wholly older than the cutoff is all expired.
+    const [record, inboundEvents] = await Promise.all([
+      this.record.dropPartitions(cutoff),
+      dropExpired(this.db, 'inbound_events', cutoff, () => null),
+    ]);
+    return { ...record, inboundEvents, attendance: 0 };
+  }
+
+  async deleteKeysBatch(cutoff: Date, limit: number): Promise<number> {
+    const [row] = await query<{ n: number }>(this.db, INBOUND_KEYS_BATCH_SQL, [cutoff, limit]);
+    return row.n + (await this.record.deleteKeysBatch(cutoff, limit));
   }
 
   async purgeAccounts(): Promise<DeletedRows> {

@@ -36,6 +36,9 @@ WHERE (w.active AND w.owner_client_id = ANY($2::text[]) AND w.events && CASE WHE
 ORDER BY e.created_at, e.id
 LIMIT $8;
 
+-- PgDeliveryControlStore.createMissed (lock)
+SELECT pg_advisory_xact_lock(hashtext('replay:' || $1::text));
+
 -- PgDeliveryControlStore.createMissed (insert)
 INSERT INTO deliveries (webhook_id, event_id, event, body, next_attempt_at, requeued_by,
                         requeued_at, order_key, order_ts)
@@ -44,7 +47,7 @@ SELECT $1, i.event_id, i.kind, i.body, now(), 'missed', now(),
   CASE WHEN (w.ordering = 'meeting' AND e.order_key IS NOT NULL) THEN e.order_ts END
 FROM unnest($2::uuid[], $3::text[], $4::text[]) AS i(event_id, kind, body)
 JOIN events e ON e.id = i.event_id JOIN webhooks w ON w.id = $1
-ON CONFLICT (webhook_id, event_id) DO NOTHING
+WHERE NOT EXISTS (SELECT 1 FROM deliveries x WHERE x.webhook_id = $1 AND x.event_id = i.event_id)
 RETURNING id;
 
 -- PgDeliveryControlStore.recentTests

@@ -8,12 +8,21 @@ WITH input AS (
     AS i(id, kind, data, source, idempotency_key, created_at, body, trace_context, order_key,
          order_ts)
 ),
+ek AS (
+  INSERT INTO event_keys (idempotency_key, created_at)
+  SELECT idempotency_key, created_at FROM input WHERE idempotency_key IS NOT NULL
+  ON CONFLICT (idempotency_key) DO NOTHING
+  RETURNING idempotency_key
+),
 ev AS (
   INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,
                       order_ts)
   SELECT id, kind, data, source, idempotency_key, created_at, body, order_key, order_ts
   FROM input
-  ON CONFLICT (idempotency_key) DO NOTHING
+  WHERE idempotency_key IS NULL
+     OR id IN (SELECT DISTINCT ON (k.idempotency_key) n.id FROM ek k
+               JOIN input n ON n.idempotency_key = k.idempotency_key
+               ORDER BY k.idempotency_key, n.id)
   RETURNING id
 ),
 d AS (
@@ -39,7 +48,7 @@ SELECT e.id, e.kind, e.data,
     '{}'::text[]) AS webhook_ids
 FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
 WHERE e.idempotency_key = $1
-GROUP BY e.id;
+GROUP BY e.id, e.created_at;
 
 -- PgEventStore.insertTest
 WITH w AS (SELECT id FROM webhooks WHERE id = $1 AND active),

@@ -38,3 +38,21 @@ e AS (DELETE FROM events WHERE id IN (SELECT id FROM ev) RETURNING 1)
 SELECT (SELECT count(*) FROM d)::int AS deliveries,
        (SELECT count(*) FROM a)::int AS delivery_attempts,
        (SELECT count(*) FROM e)::int AS events;
+
+-- RecordRetentionStore.dropPartitions (deliveries)
+SELECT EXISTS (
+  SELECT 1 FROM <partition> WHERE status = 'pending' OR completed_at >= $1
+) AS kept;
+
+-- RecordRetentionStore.dropPartitions (events)
+SELECT EXISTS (
+  SELECT 1 FROM deliveries d JOIN <partition> e ON e.id = d.event_id WHERE d.status = 'pending'
+) AS kept;
+
+-- RecordRetentionStore.deleteKeysBatch
+WITH k AS (
+  DELETE FROM event_keys WHERE idempotency_key IN (
+    SELECT idempotency_key FROM event_keys WHERE created_at < $1 LIMIT $2)
+  RETURNING 1
+)
+SELECT count(*)::int AS n FROM k;

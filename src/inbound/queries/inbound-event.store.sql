@@ -31,6 +31,12 @@ planned AS (
     (i.plan = 'done' OR (i.plan = 'publish' AND r.webhooks <= $2)) AND wa.as_is IS NULL AS done
   FROM input i LEFT JOIN reach r ON r.kind = i.kind LEFT JOIN watched wa ON wa.as_is = i.as_is
 ),
+claimed AS (
+  INSERT INTO inbound_event_keys (identity_key, received_at)
+  SELECT identity_key, now() FROM input
+  ON CONFLICT (identity_key) DO NOTHING
+  RETURNING identity_key
+),
 stored AS (
   INSERT INTO inbound_events (id, event, identity_key, event_ts, account_id, payload,
                               tracking_id, download_token_encrypted, processed_at, raw_body,
@@ -39,8 +45,15 @@ stored AS (
     CASE WHEN p.done THEN NULL ELSE i.download_token_encrypted END,
     CASE WHEN p.done THEN now() END, decode(i.raw_body, 'base64'), i.trace_context, i.via
   FROM input i JOIN planned p ON p.id = i.id
-  ON CONFLICT (identity_key) DO NOTHING
+  WHERE i.id IN (SELECT DISTINCT ON (c.identity_key) n.id FROM claimed c
+                 JOIN input n ON n.identity_key = c.identity_key ORDER BY c.identity_key, n.id)
   RETURNING id, processed_at
+),
+ek AS (
+  INSERT INTO event_keys (idempotency_key, created_at)
+  SELECT i.idempotency_key, i.created_at
+  FROM stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id
+  WHERE p.publish AND i.idempotency_key IS NOT NULL
 ),
 ev AS (
   INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,
