@@ -20,7 +20,12 @@ const deleted = (rows: Partial<DeletedRows>): DeletedRows => ({
 
 /** Deletes what earlier cases left that retention may delete, so that counts are a case's own. */
 async function drain(b: StoreBackend): Promise<void> {
-  for (const table of ['deliveries', 'events', 'inbound_events', 'attendance'] as RetentionTable[]) {
+  for (const table of [
+    'deliveries',
+    'events',
+    'inbound_events',
+    'attendance',
+  ] as RetentionTable[]) {
     for (;;) {
       const rows = await b.stores.retention.deleteBatch(table, later(), 1000);
       if (Object.values(rows).every((n) => n === 0)) break;
