@@ -17,7 +17,8 @@ import { startReceiver } from '../test/support/receiver';
 import { startTestApp } from '../test/support/test-app';
 import { waitFor } from '../test/support/wait-for';
 import { createWebhook } from '../test/support/webhooks';
-import { helpIfAsked } from './support';
+import { latenciesUntil, reportLatencies } from './publish-load';
+import { helpIfAsked, percentile } from './support';
 
 helpIfAsked(__filename, '[deliveries=20000000] [events=5000] [rate=100]');
 
@@ -29,9 +30,6 @@ const DAYS = 30;
 const CONCURRENCY = 50;
 const ROUNDS = 3;
 const DAY_MS = 86_400_000;
-
-const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 
 /** One app with its receiver and a webhook of its own: the bursts go to it. */
 async function side() {
@@ -138,41 +136,13 @@ async function main(): Promise<void> {
         `alternating rounds (target >= 0.9: ${ratio >= 0.9 ? 'met' : 'MISSED'})`,
     );
 
-    /** Publishes RATE events a second until `until` settles; resolves to their latencies. */
-    const latenciesUntil = async (until: Promise<unknown>): Promise<number[]> => {
-      const sentAt = new Map<string, number>();
-      let done = false;
-      void until.finally(() => (done = true));
-      const startIndex = receiver.requests(route.path).length;
-      while (!done) {
-        const at = Date.now();
-        const { eventId } = await dispatcher.publish({ kind: 'job.completed', data: {} });
-        sentAt.set(eventId, at);
-        await new Promise((resolve) =>
-          setTimeout(resolve, Math.max(0, 1000 / RATE - (Date.now() - at))),
-        );
-      }
-      await waitFor(() => receiver.requests(route.path).length - startIndex >= sentAt.size, {
-        timeoutMs: 60_000,
-        what: 'every delivery of the load',
-      });
-      return receiver
-        .requests(route.path)
-        .slice(startIndex)
-        .map(
-          (r) => r.receivedAt - sentAt.get((JSON.parse(r.body.toString()) as { id: string }).id)!,
-        );
-    };
-    const report = (label: string, latencies: number[]) =>
-      console.log(
-        `${label.padEnd(24)} deliveries ${String(latencies.length).padStart(5)}  ` +
-          `p50 ${percentile(latencies, 0.5)} ms  p99 ${percentile(latencies, 0.99)} ms  ` +
-          `max ${Math.max(...latencies)} ms`,
-      );
+    const loadUntil = (until: Promise<unknown>) =>
+      latenciesUntil(dispatcher, receiver, route.path, RATE, until);
+    const report = reportLatencies;
 
     report(
       'without retention',
-      await latenciesUntil(new Promise((resolve) => setTimeout(resolve, 10_000))),
+      await loadUntil(new Promise((resolve) => setTimeout(resolve, 10_000))),
     );
     // The cutoff that expires exactly the oldest day of the history: the end of that day.
     const oldestEnd = Math.floor(Date.now() / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS;
@@ -184,7 +154,7 @@ async function main(): Promise<void> {
       const dropped = await store.dropPartitions(new Date(oldestEnd));
       return { dropped, ms: Date.now() - at };
     });
-    const during = await latenciesUntil(drop.then(() => new Promise((r) => setTimeout(r, 1000))));
+    const during = await loadUntil(drop.then(() => new Promise((r) => setTimeout(r, 1000))));
     const { dropped, ms } = await drop;
     report('while a day is dropped', during);
     console.log(

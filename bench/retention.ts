@@ -10,8 +10,8 @@ import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service'
 import { RetentionService } from '../src/retention/retention.service';
 import { startReceiver } from '../test/support/receiver';
 import { startTestApp } from '../test/support/test-app';
-import { waitFor } from '../test/support/wait-for';
 import { createWebhook } from '../test/support/webhooks';
+import { latenciesUntil, reportLatencies } from './publish-load';
 import { helpIfAsked } from './support';
 
 helpIfAsked(__filename, '[deliveries=1000000] [rate=100]');
@@ -21,9 +21,6 @@ const DELIVERIES = Math.min(Number(process.argv[2] ?? 1_000_000), 5_000_000);
 const RATE = Math.min(Number(process.argv[3] ?? 100), 1000);
 const PER_EVENT = 10;
 const BASELINE_MS = 20_000;
-
-const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 
 async function main(): Promise<void> {
   // The run at start finds nothing: the old rows are inserted after it.
@@ -77,37 +74,9 @@ async function main(): Promise<void> {
         `${events} inbound events, 40 days old, in ${((Date.now() - loadStart) / 1000).toFixed(0)} s`,
     );
 
-    /** Publishes RATE events a second until `until` settles; resolves to their latencies. */
-    const deliveriesUntil = async (until: Promise<unknown>): Promise<number[]> => {
-      const sentAt = new Map<string, number>();
-      let done = false;
-      void until.finally(() => (done = true));
-      const startIndex = receiver.requests(route.path).length;
-      while (!done) {
-        const at = Date.now();
-        const { eventId } = await dispatcher.publish({ kind: 'job.completed', data: {} });
-        sentAt.set(eventId, at);
-        await new Promise((resolve) =>
-          setTimeout(resolve, Math.max(0, 1000 / RATE - (Date.now() - at))),
-        );
-      }
-      await waitFor(() => receiver.requests(route.path).length - startIndex >= sentAt.size, {
-        timeoutMs: 60_000,
-        what: 'every delivery of the load',
-      });
-      return receiver
-        .requests(route.path)
-        .slice(startIndex)
-        .map(
-          (r) => r.receivedAt - sentAt.get((JSON.parse(r.body.toString()) as { id: string }).id)!,
-        );
-    };
-    const report = (label: string, latencies: number[]) =>
-      console.log(
-        `${label.padEnd(26)} deliveries ${String(latencies.length).padStart(5)}  ` +
-          `p50 ${percentile(latencies, 0.5)} ms  p99 ${percentile(latencies, 0.99)} ms  ` +
-          `max ${Math.max(...latencies)} ms`,
-      );
+    const deliveriesUntil = (until: Promise<unknown>) =>
+      latenciesUntil(dispatcher, receiver, route.path, RATE, until);
+    const report = reportLatencies;
 
     report(
       'without retention',
