@@ -1,4 +1,3 @@
-import { DataSource } from 'typeorm';
 import {
   ACCOUNT_ID,
   ZoomEvent,
@@ -13,7 +12,12 @@ import { RetentionService } from '../src/retention/retention.service';
 import { Json, request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
 import { TestApp, startTestApp } from './support/test-app';
-import { TestDatabase, createTestDatabase, queryDatabase } from './support/test-db';
+import {
+  TestDatabase,
+  createTestDatabase,
+  migratedDataSource,
+  queryDatabase,
+} from './support/test-db';
 import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
 import { sendZoomEvent } from './support/zoom-sender';
@@ -60,14 +64,10 @@ describe('attendance of occurrences before it existed, and its retention', () =>
   beforeAll(async () => {
     // A database as the version before attendance left it, holding a finished meeting.
     db = await createTestDatabase();
-    const before = new DataSource({
-      type: 'postgres',
-      url: db.url,
-      migrations: MIGRATIONS.slice(0, MIGRATIONS.indexOf(Attendance1767000500731)),
-      migrationsTransactionMode: 'each',
-    });
-    await before.initialize();
-    await before.runMigrations();
+    const before = await migratedDataSource(
+      db.url,
+      MIGRATIONS.slice(0, MIGRATIONS.indexOf(Attendance1767000500731)),
+    );
     await before.destroy();
     await stored(db.url, [
       participantJoined(BEFORE, 1, '2025-01-01T10:01:00Z'),

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 
 export const ADMIN_DATABASE_URL =
   process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -47,4 +48,24 @@ export async function queryDatabase<T = Record<string, unknown>>(
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A data source on `url` with `migrations` run, each in its own transaction as the service runs
+ * them: a database as an earlier version left it, for a migration's own spec.
+ */
+export async function migratedDataSource(
+  url: string,
+  migrations: DataSourceOptions['migrations'],
+): Promise<DataSource> {
+  const db = new DataSource({
+    type: 'postgres',
+    url,
+    migrations,
+    migrationsTransactionMode: 'each',
+    logging: false,
+  });
+  await db.initialize();
+  await db.runMigrations({ transaction: 'each' });
+  return db;
 }
