@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Satisfies } from '../common/field-rule';
+import { SchemaRules } from '../common/openapi-exact';
 import { DESTINATIONS } from '../destinations/registry';
 import { EVENT_TYPES } from '../webhooks/event-catalog';
 import { TEMPLATE_MAX_BYTES, templateProblem } from '../webhooks/template-rules';
@@ -13,6 +14,8 @@ const KIND_PATTERN = new RegExp(
 );
 
 /** Body of POST /api/templates/render (docs/templates.md#trying-a-template). */
+// The document states the rule the handler enforces: an example body of `event`, or `body`.
+@SchemaRules({ anyOf: [{ required: ['event'] }, { required: ['body'] }] })
 export class RenderTemplateDto {
   @ApiProperty({
     type: String,

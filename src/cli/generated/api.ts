@@ -1903,7 +1903,7 @@ export interface components {
              * @enum {string}
              */
             type?: "http" | "slack" | "teams" | "discord";
-        };
+        } | unknown | unknown;
         RenderTemplateResponse: {
             /** @description Its size as sent, in bytes of JSON */
             bytes: number;
