@@ -619,15 +619,30 @@ describe('reconciliation: a run whose process dies, and the passthrough beside a
       );
       // Delivered at least once each (a delivery the dead process was sending may come twice,
       // under the same notification id), and never as two notifications.
-      await waitFor(
-        () => {
-          const got = new Set(
-            bodies(s, s.platformPath).map((b) => occurrence(b.event.slice(5), b.data)),
-          );
-          return expected.every((o) => got.has(o));
-        },
-        { timeoutMs: 60_000, what: 'every occurrence of the day delivered' },
-      );
+      const missing = () => {
+        const got = new Set(
+          bodies(s, s.platformPath).map((b) => occurrence(b.event.slice(5), b.data)),
+        );
+        return expected.filter((o) => !got.has(o));
+      };
+      try {
+        await waitFor(() => missing().length === 0, {
+          timeoutMs: 60_000,
+          what: 'every occurrence of the day delivered',
+        });
+      } catch (error) {
+        // Tells a lost occurrence from one never published: the record's state beside it.
+        const [state] = await queryDatabase<Record<string, string>>(
+          s.t.database.url,
+          `SELECT (SELECT count(*) FROM inbound_events WHERE processed_at IS NULL) AS unprocessed,
+                  (SELECT count(*) FROM deliveries) AS deliveries,
+                  (SELECT count(*) FROM deliveries WHERE status <> 'succeeded') AS not_succeeded`,
+        );
+        throw new Error(
+          `${(error as Error).message}; missing ${missing().length} of ${expected.length} ` +
+            `(${missing().slice(0, 5).join(', ')}); the record: ${JSON.stringify(state)}`,
+        );
+      }
       const idsOf = new Map<string, Set<string>>();
       for (const b of bodies(s, s.platformPath)) {
         const key = occurrence(b.event.slice(5), b.data);
