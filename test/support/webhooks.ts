@@ -32,7 +32,13 @@ function tokenOf(t: TestApp, client: ClientName): Promise<string> {
 
 async function call(t: TestApp, client: ClientName, method: string, path: string, body?: unknown) {
   const res = await request(t.baseUrl, method, path, { token: await tokenOf(t, client), body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  if (res.status >= 300) {
+    // A 500 says only "Internal server error": the app's own error lines say why.
+    const why = res.status >= 500 ? t.logs.filter((l) => /error/i.test(l)).slice(-5) : [];
+    throw new Error(
+      `${method} ${path}: ${res.status} ${res.text}${why.map((l) => `\n${l}`).join('')}`,
+    );
+  }
   return res;
 }
 
