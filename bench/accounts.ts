@@ -16,9 +16,6 @@
  *   npx ts-node --transpile-only bench/accounts.ts [events=5000] [accounts=1000] [rounds=3]
  */
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { IncomingMessage, Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { Client } from 'pg';
 import { Pool } from 'undici';
@@ -29,6 +26,7 @@ import { ZOOM_SECRET_TOKEN, deleteRedisKeys } from '../test/support/test-app';
 import { createTestDatabase } from '../test/support/test-db';
 import { recordTarget, scaled } from './results';
 import { ENCRYPTION_KEY, SUBSCRIBER_SECRET, build, spawnDeployed } from './sides';
+import { Subscriber } from './subscriber';
 import { helpIfAsked, now, stopChild, zoomHeaders } from './support';
 
 helpIfAsked(__filename, '[events=5000] [accounts=1000] [rounds=3]');
@@ -53,51 +51,8 @@ const CLIENT_LIST = Array.from({ length: ACCOUNTS }, (_, i) => ({
   accounts: [],
 }));
 
-/** Local receivers: each arrival's time by `<uuid> <path>`. */
-class Receivers {
-  readonly arrivals = new Map<string, number>();
-  readonly urls: string[] = [];
-  private readonly servers: Server[] = [];
-
-  async start(): Promise<void> {
-    for (let i = 0; i < RECEIVERS; i++) {
-      const server = createServer((req, res) => this.take(req, () => res.writeHead(200).end()));
-      server.keepAliveTimeout = 60_000;
-      server.listen(0, '127.0.0.1');
-      await once(server, 'listening');
-      this.servers.push(server);
-      this.urls.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    }
-  }
-
-  private take(req: IncomingMessage, done: () => void): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { uuid: string } };
-      this.arrivals.set(`${body.data.uuid} ${req.url}`, now());
-      done();
-    });
-  }
-
-  async waitFor(keys: string[], what: string): Promise<void> {
-    const deadline = Date.now() + ARRIVAL_TIMEOUT_MS;
-    let missing = keys;
-    while (Date.now() < deadline) {
-      missing = missing.filter((k) => !this.arrivals.has(k));
-      if (missing.length === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    throw new Error(`${what}: ${missing.length} of ${keys.length} never arrived`);
-  }
-
-  close(): void {
-    for (const server of this.servers) server.close();
-  }
-}
-
 /** The path of account `i`'s webhook, on receiver i % RECEIVERS. */
-const hookOf = (receivers: Receivers, i: number) => ({
+const hookOf = (receivers: Subscriber, i: number) => ({
   path: `/tenant/${i}`,
   url: `${receivers.urls[i % RECEIVERS]}/tenant/${i}`,
 });
@@ -111,7 +66,7 @@ interface Sent {
 /** `count` meeting.started events, event k of account `accountIndex(k)`, CONCURRENCY at a time. */
 async function burst(
   pool: Pool,
-  receivers: Receivers,
+  receivers: Subscriber,
   tag: string,
   count: number,
   accountIndex: (k: number) => number,
@@ -148,7 +103,7 @@ async function burst(
  * One side: `installed` accounts installed, each by its client with one webhook; events spread
  * over them round-robin. Resolves to deliveries/s of the measured burst.
  */
-async function side(receivers: Receivers, installed: number): Promise<number> {
+async function side(receivers: Subscriber, installed: number): Promise<number> {
   const database = await createTestDatabase();
   const prefix = `mebbench:accounts:${randomBytes(4).toString('hex')}`;
   const { child, url } = await spawnDeployed(database.url, prefix, {
@@ -186,6 +141,7 @@ async function side(receivers: Receivers, installed: number): Promise<number> {
     await receivers.waitFor(
       warm.map((s) => `${s.uuid} ${s.path}`),
       'warm-up',
+      ARRIVAL_TIMEOUT_MS,
     );
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const start = now();
@@ -194,6 +150,7 @@ async function side(receivers: Receivers, installed: number): Promise<number> {
     await receivers.waitFor(
       sent.map((s) => `${s.uuid} ${s.path}`),
       'burst',
+      ARRIVAL_TIMEOUT_MS,
     );
     const last = Math.max(...sent.map((s) => receivers.arrivals.get(`${s.uuid} ${s.path}`)!));
     // Where the time goes: the POSTs all answered (the ingest, fan-out included), then the rest.
@@ -225,8 +182,8 @@ async function main(): Promise<void> {
       `${EVENTS} events at concurrency ${CONCURRENCY} after ${WARMUP} warm-up events, ` +
       `${ROUNDS} rounds; DELIVERY_CONCURRENCY 50, DELIVERY_CONCURRENCY_PER_WEBHOOK 50`,
   );
-  const receivers = new Receivers();
-  await receivers.start();
+  const receivers = new Subscriber();
+  await receivers.start(RECEIVERS);
   const single: number[] = [];
   const many: number[] = [];
   try {

@@ -53,9 +53,7 @@
  * heap or GC); figures taken with it are not the deployed app's.
  */
 import Redis from 'ioredis';
-import { IncomingMessage, Server, createServer } from 'node:http';
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { Client } from 'pg';
 import { SecretCipherService } from '../src/webhooks/secret-cipher.service';
@@ -74,6 +72,7 @@ import {
   startApp,
   startMinimal,
 } from './sides';
+import { Subscriber } from './subscriber';
 import { cpuSecondsOf, helpIfAsked, now, percentile, sampleRss, spawnNode } from './support';
 import { recordTarget, scaled } from './results';
 
@@ -90,66 +89,6 @@ const PHASES = (process.argv[6] ?? 'e2e,ingest,fanout').split(',');
 const FAN_OUT = scaled(1000);
 const FAN_OUT_RECEIVERS = 4;
 const FAN_OUT_TRIES = 3;
-/** Longest wait for one burst's arrivals. */
-const ARRIVAL_TIMEOUT_MS = 180_000;
-
-// ---------------------------------------------------------------- the subscriber
-
-/** Local receivers: each notification's arrival time, by the meeting uuid it carries. */
-class Subscriber {
-  readonly arrivals = new Map<string, number>();
-  duplicates = 0;
-  total = 0;
-  private servers: Server[] = [];
-  urls: string[] = [];
-
-  async start(count: number): Promise<void> {
-    for (let i = 0; i < count; i++) {
-      const server = createServer((req, res) => this.take(req, () => res.writeHead(200).end()));
-      server.keepAliveTimeout = 60_000;
-      server.listen(0, '127.0.0.1');
-      await once(server, 'listening');
-      this.servers.push(server);
-      this.urls.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    }
-  }
-
-  private take(req: IncomingMessage, done: () => void): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const at = now();
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        data: { uuid: string };
-      };
-      // One key per (event, webhook): fan-out deliveries of one event arrive on distinct paths.
-      const key = `${body.data.uuid} ${req.url}`;
-      this.total++;
-      if (this.arrivals.has(key)) this.duplicates++;
-      else this.arrivals.set(key, at);
-      done();
-    });
-  }
-
-  arrivalOf(uuid: string, path = '/hook'): number | undefined {
-    return this.arrivals.get(`${uuid} ${path}`);
-  }
-
-  async waitFor(keys: string[], what: string): Promise<void> {
-    const deadline = Date.now() + ARRIVAL_TIMEOUT_MS;
-    let missing = keys;
-    while (Date.now() < deadline) {
-      missing = missing.filter((k) => !this.arrivals.has(k));
-      if (missing.length === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    throw new Error(`${what}: ${missing.length} of ${keys.length} never arrived`);
-  }
-
-  close(): void {
-    for (const server of this.servers) server.close();
-  }
-}
 
 /** BENCH_BEFORE_ENTRY=<file>: an earlier build of the app, measured as one more side. */
 const BEFORE = process.env.BENCH_BEFORE_ENTRY;
