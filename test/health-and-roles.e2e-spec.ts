@@ -6,7 +6,11 @@ import { TestApp, startTestApp } from './support/test-app';
 
 describe('readiness when a dependency is down', () => {
   it('answers 503 naming redis when REDIS_URL points at a closed port', async () => {
-    const t = await startTestApp({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    // A prefix of its own: the app's Redis is a closed port, with no keys there to delete.
+    const t = await startTestApp({
+      env: { REDIS_URL: 'redis://127.0.0.1:1' },
+      queuePrefix: 'mebtest:closed-port',
+    });
     try {
       const live = await fetch(`${t.baseUrl}/health/live`);
       expect(live.status).toBe(200);
