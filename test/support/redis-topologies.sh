@@ -17,7 +17,7 @@ CLUSTER_PORTS=(17001 17002 17003)
 answers() { redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null | grep -q PONG; }
 
 wait_for() {
-  for _ in $(seq 1 100); do "$@" && return 0; sleep 0.1; done
+  for _ in $(seq 1 "${WAIT_TRIES:-100}"); do "$@" && return 0; sleep 0.1; done
   echo "redis-topologies: gave up waiting for: $*" >&2
   return 1
 }
@@ -72,6 +72,22 @@ EOF
   for port in "${DATA_PORTS[@]}" "${SENTINEL_PORTS[@]}"; do wait_for answers "$port"; done
   # A replica is there to be promoted once it has the master's data.
   wait_for sh -c "redis-cli -p $(current_master_port) info replication | grep -q '^connected_slaves:1'"
+  # A failover needs every Sentinel to know the replica (found in the master's INFO, asked
+  # every 10 s) and the other Sentinels (their hellos, every 2 s): a master killed before
+  # that is never replaced.
+  for port in "${SENTINEL_PORTS[@]}"; do WAIT_TRIES=300 wait_for sentinel_ready "$port"; done
+}
+
+# `sentinel master` answers field, value, field, value... on lines of their own.
+sentinel_field() {
+  redis-cli -p "$1" sentinel master "$SENTINEL_NAME" 2>/dev/null | sed -n "/^$2\$/{n;p;}"
+}
+
+sentinel_ready() {
+  [ "$(sentinel_field "$1" num-slaves)" -ge 1 ] 2>/dev/null &&
+    [ "$(sentinel_field "$1" num-other-sentinels)" -ge 2 ] 2>/dev/null &&
+    # Every replica it knows up: flags exactly "slave" (not s_down, disconnected).
+    ! redis-cli -p "$1" sentinel replicas "$SENTINEL_NAME" | sed -n '/^flags$/{n;p;}' | grep -qvx slave
 }
 
 cluster_ok() { redis-cli -p "${CLUSTER_PORTS[0]}" cluster info 2>/dev/null | grep -q 'cluster_state:ok'; }

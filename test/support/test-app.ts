@@ -59,6 +59,9 @@ export const scopesOfBut = (client: ClientName, scope: string): string =>
 
 export const ZOOM_SECRET_TOKEN = 'test_secret_token';
 
+/** The line src/common/all-exceptions.filter.ts logs for an answer of 5xx. */
+const ANSWERED_500 = /"level":50,.*"context":"Errors"/;
+
 export interface TestApp {
   app: NestExpressApplication;
   config: AppConfig;
@@ -103,7 +106,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      const lines = chunk.toString('utf8').split('\n').filter(Boolean);
+      logs.push(...lines);
+      // A 500 answers only "Internal server error": its stack goes where a failing run shows it.
+      for (const line of lines) if (ANSWERED_500.test(line)) process.stderr.write(`${line}\n`);
       callback();
     },
   });
