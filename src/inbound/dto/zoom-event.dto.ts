@@ -3,7 +3,6 @@ import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec
 import { toOpenApi30 } from '../../common/json-schema';
 import { EVENT_TYPES } from '../../webhooks/event-catalog';
 import { notificationSchemaName } from '../../webhooks/notification-callbacks';
-import { catalogExample } from './zoom-event.examples';
 
 /** The platform's webhook envelope (documentation only: the body is verified raw, then parsed). */
 export class ZoomEventDto {
@@ -61,7 +60,7 @@ export function addNotificationSchemas(document: OpenAPIObject): void {
   for (const type of EVENT_TYPES) {
     schemas[notificationSchemaName(type.name)] = {
       ...toOpenApi30(type.schema),
-      example: catalogExample(type.name),
+      example: type.example,
     } as SchemaObject;
   }
   document.components.schemas = schemas;

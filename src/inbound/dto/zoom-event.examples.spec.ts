@@ -2,16 +2,12 @@ import { catalogChecker } from '../../../test/support/event-schemas';
 import { deliveryBody } from '../../delivery-record/delivery-body';
 import { EVENT_TYPES } from '../../webhooks/event-catalog';
 import { mappingRuleOf } from '../event-mapping';
-import { PLATFORM_EVENT_EXAMPLES, catalogExample } from './zoom-event.examples';
+import { PLATFORM_EVENT_EXAMPLES } from './zoom-event.examples';
 
 const check = catalogChecker([...EVENT_TYPES]);
 
 // The catalog (GET /api/event-types) and what Swagger and the mapping show must not drift apart.
 describe('notification examples and the event catalog', () => {
-  it.each(EVENT_TYPES.map((type) => type.name))('the Swagger example of %s validates', (name) => {
-    expect(check(JSON.stringify(catalogExample(name)))).toEqual([]);
-  });
-
   const mapped = Object.entries(PLATFORM_EVENT_EXAMPLES).flatMap(([event, example]) => {
     const rule = mappingRuleOf(event);
     return rule && 'kind' in rule ? [[event, rule, example] as const] : [];
