@@ -516,6 +516,31 @@ describe('many platform accounts', () => {
     expect(after.status).toBe(403);
   });
 
+  it('installing an account again replaces its tokens and its installer', async () => {
+    await install('north', 'acct-again');
+    const before = fake.currentRefreshToken('acct-again');
+    await install('south', 'acct-again');
+    expect(fake.currentRefreshToken('acct-again')).not.toBe(before);
+    const held = (who: Installer) =>
+      api(who, 'GET', '/api/users', { headers: { 'x-platform-account': 'acct-again' } });
+    const south = await held('south');
+    expect(south.status).toBe(200);
+    expect(south.body.account_id).toBe('acct-again');
+    expect((await held('north')).status).toBe(403);
+    const listed = await api('south', 'GET', '/api/platform/accounts');
+    expect(listed.body.data).toContainEqual(
+      expect.objectContaining({
+        account_id: 'acct-again',
+        installed_by: 'south',
+        status: 'active',
+      }),
+    );
+    const rows = await t.app
+      .get(DataSource)
+      .query(`SELECT refresh_token_encrypted FROM installations WHERE account_id = 'acct-again'`);
+    expect(rows).toHaveLength(1);
+  });
+
   it('lets an account leave once, however many workers see it leave at the same time', async () => {
     await install('north', 'acct-twice');
     const accounts = t.app.get(AccountsService);
