@@ -1,8 +1,14 @@
 import { DataSource } from 'typeorm';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { clientToken } from '../scripts/client-token';
 import { AccountsService } from '../src/accounts/accounts.service';
 import { DeauthorizationWatcher } from '../src/accounts/deauthorization.watcher';
 import { stateHash } from '../src/accounts/install-flow.service';
+import { EXIT } from '../src/cli/exit-codes';
+import { ProfileStore } from '../src/cli/profiles';
+import { runCli } from '../src/cli/program';
 import { FakeZoomOAuth } from './support/fake-zoom-oauth';
 import { request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
@@ -539,6 +545,39 @@ describe('many platform accounts', () => {
       .get(DataSource)
       .query(`SELECT refresh_token_encrypted FROM installations WHERE account_id = 'acct-again'`);
     expect(rows).toHaveLength(1);
+  });
+
+  it('meb accounts: list, install and remove, as the API', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'meb-accounts-'));
+    const store = ProfileStore.forUser(home);
+    const meb = async (...args: string[]) => {
+      let out = '';
+      let err = '';
+      const code = await runCli(['--url', t.baseUrl, ...args], {
+        store,
+        output: { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) },
+      });
+      return { code, out, err };
+    };
+    try {
+      const { client_id, client_secret } = INSTALLERS.south;
+      expect(
+        (await meb('login', '--client-id', client_id, '--client-secret', client_secret)).code,
+      ).toBe(EXIT.ok);
+      const installing = await meb('accounts', 'install');
+      expect(installing.code).toBe(EXIT.ok);
+      expect(installing.out).toContain(`${fake.baseUrl}/oauth/authorize?response_type=code`);
+      const table = await meb('accounts', 'list');
+      expect(table.out).toMatch(/acct-again\W+active\W+south/);
+      expect((await meb('accounts', 'remove', 'acct-again')).code).toBe(EXIT.ok);
+      const listed = JSON.parse((await meb('--json', 'accounts', 'list')).out);
+      expect(listed.data).toContainEqual(
+        expect.objectContaining({ account_id: 'acct-again', status: 'revoked' }),
+      );
+      expect((await meb('accounts', 'remove', 'acct-again')).code).not.toBe(EXIT.ok);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('lets an account leave once, however many workers see it leave at the same time', async () => {
