@@ -1,5 +1,14 @@
 import { DataSource } from 'typeorm';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { clientToken } from '../scripts/client-token';
+import { AccountsService } from '../src/accounts/accounts.service';
+import { DeauthorizationWatcher } from '../src/accounts/deauthorization.watcher';
+import { stateHash } from '../src/accounts/install-flow.service';
+import { EXIT } from '../src/cli/exit-codes';
+import { ProfileStore } from '../src/cli/profiles';
+import { runCli } from '../src/cli/program';
 import { FakeZoomOAuth } from './support/fake-zoom-oauth';
 import { request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
@@ -65,6 +74,8 @@ describe('many platform accounts', () => {
   let env: Record<string, string>;
   const spawned: SpawnedApp[] = [];
   const tokens = new Map<string, string>();
+  /** The webhook of north's that subscribes to the bridge.account.* events. */
+  let northOpsPath = '';
 
   const tokenOf = async (who: Installer | 'alpha'): Promise<string> => {
     let found = tokens.get(who);
@@ -83,10 +94,24 @@ describe('many platform accounts', () => {
   async function install(who: Installer, accountId: string): Promise<void> {
     const started = await api(who, 'POST', '/api/platform/installs');
     expect(started.status).toBe(201);
-    const page = await fetch(callbackOf(await fake.authorize(started.body.install_url, accountId)));
+    const callback = callbackOf(await fake.authorize(started.body.install_url, accountId));
+    const page = await fetch(callback);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain(accountId);
+    expect(t.logs.join('\n')).not.toContain(new URL(callback).searchParams.get('code'));
   }
+
+  /** The rows stored of `accountId`'s installation (none after a refused callback). */
+  const installationsOf = (accountId: string): Promise<unknown[]> =>
+    t.app.get(DataSource).query(`SELECT 1 FROM installations WHERE account_id = $1`, [accountId]);
+
+  /** The installation events `route` received, as bodies. */
+  const bodiesAt = (path: string) =>
+    receiver.received
+      .filter((r) => r.path === path)
+      .map(
+        (r) => JSON.parse(r.body.toString()) as { event: string; data: Record<string, unknown> },
+      );
 
   /** Time passes until the account's token is due: its renew point is behind us. */
   async function makeDue(accountId: string): Promise<void> {
@@ -127,13 +152,23 @@ describe('many platform accounts', () => {
     const listed = await api('north', 'GET', '/api/platform/accounts');
     expect(listed.status).toBe(200);
     expect(listed.body.data).toEqual([
-      expect.objectContaining({
+      {
         account_id: 'acct-north',
         status: 'active',
         installed_by: 'north',
-      }),
+        installed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
+        scopes: expect.any(String),
+      },
     ]);
     expect(listed.text).not.toContain('refresh');
+    // The operator (bridge:admin) sees every installation; a client with neither scope none.
+    expect((await api('alpha', 'GET', '/api/platform/accounts')).status).toBe(403);
+    const admin = await request(t.baseUrl, 'GET', '/api/platform/accounts', {
+      token: await t.token('admin'),
+    });
+    expect(admin.body.data.map((a: { account_id: string }) => a.account_id)).toContain(
+      'acct-north',
+    );
     const [row] = await t.app
       .get(DataSource)
       .query(`SELECT refresh_token_encrypted FROM installations WHERE account_id = 'acct-north'`);
@@ -141,11 +176,45 @@ describe('many platform accounts', () => {
     expect(t.logs.join('\n')).not.toContain(fake.currentRefreshToken('acct-north'));
   });
 
+  it('gives an install URL with PKCE S256 whose state works once, for 10 minutes', async () => {
+    const before = Date.now();
+    const started = await api('south', 'POST', '/api/platform/installs');
+    const after = Date.now();
+    expect(started.status).toBe(201);
+    const url = new URL(started.body.install_url);
+    expect(`${url.origin}${url.pathname}`).toBe(`${fake.baseUrl}/oauth/authorize`);
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      response_type: 'code',
+      client_id: fake.clientId,
+      redirect_uri: REDIRECT_URL,
+      state: expect.any(String),
+      code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      code_challenge_method: 'S256',
+    });
+    const expiresAt = Date.parse(started.body.expires_at);
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 10 * 60_000);
+    expect(expiresAt).toBeLessThanOrEqual(after + 10 * 60_000);
+    // Ten minutes pass.
+    await t.app
+      .get(DataSource)
+      .query(
+        `UPDATE install_states SET expires_at = now() - interval '1 s' WHERE state_hash = $1`,
+        [stateHash(url.searchParams.get('state') as string)],
+      );
+    const late = await fetch(callbackOf(await fake.authorize(url.href, 'acct-late')));
+    expect(late.status).toBe(400);
+    expect(await late.text()).toContain('expired');
+    expect(await installationsOf('acct-late')).toHaveLength(0);
+  });
+
   it('answers every bad callback with a 400 page naming the problem, storing nothing', async () => {
     const started = await api('south', 'POST', '/api/platform/installs');
     const callback = callbackOf(await fake.authorize(started.body.install_url, 'acct-bad'));
     const state = new URL(callback).searchParams.get('state') as string;
     const cb = (query: string) => fetch(`${t.baseUrl}/zoom/oauth/callback?${query}`);
+    const stateless = await cb('code=x');
+    expect(stateless.status).toBe(400);
+    expect(await stateless.text()).toContain('no state');
     const unknown = await cb('state=nope&code=x');
     expect(unknown.status).toBe(400);
     expect(await unknown.text()).toContain('unknown');
@@ -166,10 +235,7 @@ describe('many platform accounts', () => {
     );
     expect(denied.status).toBe(400);
     expect(await denied.text()).toContain('access_denied');
-    const rows = await t.app
-      .get(DataSource)
-      .query(`SELECT 1 FROM installations WHERE account_id = 'acct-bad'`);
-    expect(rows).toHaveLength(0);
+    expect(await installationsOf('acct-bad')).toHaveLength(0);
   });
 
   it('passes through with the account token for a holder only (403 otherwise, 409 not installed)', async () => {
@@ -221,6 +287,13 @@ describe('many platform accounts', () => {
     expect(meetingIds('north')).toEqual(['101']);
     expect(meetingIds('south')).toEqual(['202']);
     expect(meetingIds('listed')).toEqual(['202']);
+    // Event lookup follows the same rule: north finds its own account's events only.
+    const looked = await api('north', 'GET', '/api/events?limit=100');
+    expect(looked.status).toBe(200);
+    const accountsSeen = (looked.body.data as { source: { account_id?: string } | null }[])
+      .filter((e) => e.source !== null)
+      .map((e) => e.source?.account_id);
+    expect(new Set(accountsSeen)).toEqual(new Set(['acct-north']));
   });
 
   it(
@@ -304,6 +377,7 @@ describe('many platform accounts', () => {
 
   it('marks a refused renewal needs_reinstall and tells the installing client', async () => {
     const route = receiver.route({}, 'north-ops');
+    northOpsPath = route.path;
     await api('north', 'POST', '/api/webhooks', {
       body: {
         url: route.url,
@@ -330,14 +404,9 @@ describe('many platform accounts', () => {
     expect(res.status).toBe(409);
     expect(res.body.message).toContain('needs_reinstall');
     const event = await waitFor(() =>
-      receiver.received
-        .filter((r) => r.path === route.path)
-        .map(
-          (r) => JSON.parse(r.body.toString()) as { event: string; data: { account_id: string } },
-        )
-        .find((b) => b.event === 'bridge.account.disconnected'),
+      bodiesAt(route.path).find((b) => b.event === 'bridge.account.disconnected'),
     );
-    expect(event.data.account_id).toBe('acct-refused');
+    expect(event.data).toEqual({ account_id: 'acct-refused', reason: expect.any(String) });
   });
 
   it('app_deauthorized revokes at once and deletes the account data by the next retention run', async () => {
@@ -357,18 +426,36 @@ describe('many platform accounts', () => {
       what: 'attendance of the ended meeting',
     });
     expect((await count()).events).toBeGreaterThan(0);
-    const webhooksBefore = (await db.query(`SELECT count(*)::int AS n FROM webhooks`))[0].n;
-    const res = await sendZoomEvent(t.baseUrl, {
-      event: 'app_deauthorized',
-      event_ts: Date.now(),
-      payload: {
-        account_id: 'acct-south',
-        user_id: 'user-of-acct-south',
-        signature: 'sig',
-        deauthorization_time: new Date().toISOString(),
-        client_id: fake.clientId,
+    const southOps = receiver.route({}, 'south-ops');
+    await api('south', 'POST', '/api/webhooks', {
+      body: {
+        url: southOps.url,
+        events: ['bridge.account.deauthorized'],
+        secret: 'whsec-south-ops-0123456789',
       },
     });
+    // A holder of every account passes through with the account's token until it leaves.
+    const asAlpha = () =>
+      api('alpha', 'GET', '/api/users', { headers: { 'x-platform-account': 'acct-south' } });
+    expect((await asAlpha()).status).toBe(200);
+    const webhooksBefore = (await db.query(`SELECT count(*)::int AS n FROM webhooks`))[0].n;
+    const deauthorized = (clientId: string, at: string) =>
+      sendZoomEvent(t.baseUrl, {
+        event: 'app_deauthorized',
+        event_ts: Date.now(),
+        payload: {
+          account_id: 'acct-south',
+          user_id: 'user-of-acct-south',
+          signature: 'sig',
+          deauthorization_time: at,
+          client_id: clientId,
+        },
+      });
+    // Another app of the same account uninstalled: not ours, nothing leaves.
+    expect((await deauthorized('another-app', '2026-01-01T09:00:00.000Z')).status).toBe(200);
+    expect(await t.app.get(DeauthorizationWatcher).check()).not.toContain('acct-south');
+    const leftAt = new Date(Date.now() - 5_000).toISOString();
+    const res = await deauthorized(fake.clientId, leftAt);
     expect(res.status).toBe(200);
     await waitFor(
       async () => {
@@ -384,6 +471,20 @@ describe('many platform accounts', () => {
       `SELECT refresh_token_encrypted FROM installations WHERE account_id = 'acct-south'`,
     );
     expect(tokensLeft.refresh_token_encrypted).toBeNull();
+    // Its tokens are gone for every holder at once, the one this process held too.
+    const calls = fake.calls.length;
+    const after = await asAlpha();
+    expect(after.status).toBe(409);
+    expect(after.body.message).toContain('revoked');
+    expect(fake.calls.slice(calls)).toEqual([]);
+    const told = await waitFor(() =>
+      bodiesAt(southOps.path).find((b) => b.event === 'bridge.account.deauthorized'),
+    );
+    expect(told.data).toEqual({
+      account_id: 'acct-south',
+      reason: 'app_deauthorized',
+      deauthorized_at: leftAt,
+    });
     await waitFor(
       async () => {
         const left = await count();
@@ -399,10 +500,98 @@ describe('many platform accounts', () => {
     const res = await api('north', 'DELETE', '/api/platform/accounts/acct-north');
     expect(res.status).toBe(204);
     expect(fake.revokedTokens).toContain(refresh);
+    const told = await waitFor(() =>
+      bodiesAt(northOpsPath).find(
+        (b) => b.event === 'bridge.account.deauthorized' && b.data.account_id === 'acct-north',
+      ),
+    );
+    expect(told.data).toEqual({
+      account_id: 'acct-north',
+      reason: 'removed',
+      deauthorized_at: expect.stringMatching(/Z$/),
+    });
+    const held = await api('alpha', 'GET', '/api/users', {
+      headers: { 'x-platform-account': 'acct-north' },
+    });
+    expect(held.status).toBe(409);
+    expect(held.body.message).toContain('revoked');
     expect((await api('south', 'DELETE', '/api/platform/accounts/acct-due')).status).toBe(404);
     const after = await api('north', 'GET', '/api/users', {
       headers: { 'x-platform-account': 'acct-north' },
     });
     expect(after.status).toBe(403);
+  });
+
+  it('installing an account again replaces its tokens and its installer', async () => {
+    await install('north', 'acct-again');
+    const before = fake.currentRefreshToken('acct-again');
+    await install('south', 'acct-again');
+    expect(fake.currentRefreshToken('acct-again')).not.toBe(before);
+    const held = (who: Installer) =>
+      api(who, 'GET', '/api/users', { headers: { 'x-platform-account': 'acct-again' } });
+    const south = await held('south');
+    expect(south.status).toBe(200);
+    expect(south.body.account_id).toBe('acct-again');
+    expect((await held('north')).status).toBe(403);
+    const listed = await api('south', 'GET', '/api/platform/accounts');
+    expect(listed.body.data).toContainEqual(
+      expect.objectContaining({
+        account_id: 'acct-again',
+        installed_by: 'south',
+        status: 'active',
+      }),
+    );
+    const rows = await t.app
+      .get(DataSource)
+      .query(`SELECT refresh_token_encrypted FROM installations WHERE account_id = 'acct-again'`);
+    expect(rows).toHaveLength(1);
+  });
+
+  it('meb accounts: list, install and remove, as the API', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'meb-accounts-'));
+    const store = ProfileStore.forUser(home);
+    const meb = async (...args: string[]) => {
+      let out = '';
+      let err = '';
+      const code = await runCli(['--url', t.baseUrl, ...args], {
+        store,
+        output: { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) },
+      });
+      return { code, out, err };
+    };
+    try {
+      const { client_id, client_secret } = INSTALLERS.south;
+      expect(
+        (await meb('login', '--client-id', client_id, '--client-secret', client_secret)).code,
+      ).toBe(EXIT.ok);
+      const installing = await meb('accounts', 'install');
+      expect(installing.code).toBe(EXIT.ok);
+      expect(installing.out).toContain(`${fake.baseUrl}/oauth/authorize?response_type=code`);
+      const table = await meb('accounts', 'list');
+      expect(table.out).toMatch(/acct-again\W+active\W+south/);
+      expect((await meb('accounts', 'remove', 'acct-again')).code).toBe(EXIT.ok);
+      const listed = JSON.parse((await meb('--json', 'accounts', 'list')).out);
+      expect(listed.data).toContainEqual(
+        expect.objectContaining({ account_id: 'acct-again', status: 'revoked' }),
+      );
+      expect((await meb('accounts', 'remove', 'acct-again')).code).not.toBe(EXIT.ok);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('lets an account leave once, however many workers see it leave at the same time', async () => {
+    await install('north', 'acct-twice');
+    const accounts = t.app.get(AccountsService);
+    const at = new Date();
+    await Promise.all([
+      accounts.deauthorized('acct-twice', at),
+      accounts.deauthorized('acct-twice', at),
+    ]);
+    const [told] = await t.app.get(DataSource).query(
+      `SELECT count(*)::int AS n FROM events
+       WHERE kind = 'bridge.account.deauthorized' AND data->>'account_id' = 'acct-twice'`,
+    );
+    expect(told.n).toBe(1);
   });
 });

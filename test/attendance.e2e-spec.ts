@@ -256,6 +256,18 @@ describe('meeting attendance (webhooks, socket, reconciliation)', () => {
     expect(first.data.participants[0]).toMatchObject({ duration_seconds: 600 });
   });
 
+  it('sends a webinar occurrence its attendance too, its source the webinar.ended', async () => {
+    const uuid = 'Web+in/ar==';
+    await send(asWebinar(participantJoined(uuid, 1, '2025-01-01T10:02:00Z')));
+    await send(asWebinar(participantLeft(uuid, 1, '2025-01-01T10:07:00Z')));
+    await send(asWebinar(ended(uuid)));
+    const first = await revision(uuid, 1);
+    expect(check(JSON.stringify(first))).toEqual([]);
+    expect(first.source).toMatchObject({ event: 'webinar.ended' });
+    expect(first.data).toMatchObject({ uuid, participants_count: 1 });
+    expect(first.data.participants[0]).toMatchObject({ duration_seconds: 300 });
+  });
+
   it('adds what reconciliation finds to the attendance as its next revision', async () => {
     const start = new Date(Date.now() - 3 * HOUR).toISOString().replace(/\.\d+Z$/, 'Z');
     const [m] = reports.addDay({
@@ -315,6 +327,20 @@ describe('meeting attendance (webhooks, socket, reconciliation)', () => {
     }
     const bad = await request(t.baseUrl, 'GET', '/api/attendance?cursor=nope', { token: reader });
     expect(bad.status).toBe(400);
+    // `since` (inclusive) and `until` (exclusive) bound the occurrence's end.
+    const newest = ends[0];
+    const within = async (query: string) =>
+      (
+        (await request(t.baseUrl, 'GET', `/api/attendance?${query}`, { token: reader })).body
+          .data as Json[]
+      ).map((a) => a.end_time as string);
+    const at = (end: string) => Date.parse(end);
+    expect(await within(`since=${encodeURIComponent(newest)}`)).toEqual(
+      ends.filter((end) => at(end) >= at(newest)),
+    );
+    expect(await within(`until=${encodeURIComponent(newest)}`)).toEqual(
+      ends.filter((end) => at(end) < at(newest)),
+    );
   });
 
   it('shows a client only the attendance of the platform accounts it holds', async () => {

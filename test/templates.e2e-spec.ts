@@ -177,6 +177,7 @@ describe('templates: what a webhook is sent, signed and logged (http and NATS)',
     ['yields too much', '{"a": $pad("", 300000, "x")}', /262144|ran longer/],
     ['calls what is not there', '{"a": $require("fs")}', /template: /],
     ['yields a string', 'data.topic', /not a JSON object or array/],
+    ['yields nothing', 'data.nothing', /yielded nothing/],
   ])(
     'fails at once, without retries, a template that %s, and holds up no other delivery',
     async (_what, template, error) => {

@@ -88,7 +88,14 @@ export class AccountTokens implements OnModuleDestroy {
   /** A usable access token of the account; 409 when it is not installed or not active. */
   async get(accountId: string): Promise<ZoomToken> {
     const cached = this.cache.get(accountId);
-    if (cached && this.usable(accountId, cached)) return cached;
+    if (cached && this.usable(accountId, cached)) {
+      // The cache spares a decryption, never a look at the stored row: an account revoked,
+      // disconnected, renewed or installed again by any process has a new token_version, and
+      // its deleted tokens must not be used once more (docs/accounts.md#leaving).
+      const row = await this.store.find(accountId);
+      if (row?.status === 'active' && row.tokenVersion === cached.version) return cached;
+      this.cache.delete(accountId);
+    }
     let shared = this.pending.get(accountId);
     if (!shared) {
       shared = this.obtain(accountId).finally(() => this.pending.delete(accountId));
@@ -101,12 +108,6 @@ export class AccountTokens implements OnModuleDestroy {
   invalidate(accountId: string, token: ZoomToken): void {
     this.refused.set(accountId, token.accessToken);
     if (this.cache.get(accountId) === token) this.cache.delete(accountId);
-  }
-
-  /** Forgets what this process holds of the account (after a revocation). */
-  forget(accountId: string): void {
-    this.cache.delete(accountId);
-    this.refused.delete(accountId);
   }
 
   private usable(accountId: string, token: AccountToken): boolean {

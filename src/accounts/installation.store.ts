@@ -92,16 +92,18 @@ const STATUS_SQL = `
   RETURNING ${COLUMNS}`;
 
 // Revoked: the tokens go at once, and the account's data is queued for the retention job.
+// Once: of two workers that saw the same app_deauthorized (or a DELETE beside it), one revokes
+// and tells the client, the other finds nothing to do.
 const REVOKE_SQL = `
   WITH r AS (
     UPDATE installations SET status = 'revoked', status_reason = $2, updated_at = now(),
       token_version = token_version + 1, access_token_encrypted = NULL,
       refresh_token_encrypted = NULL, access_expires_at = NULL, access_renew_at = NULL
-    WHERE account_id = $1
+    WHERE account_id = $1 AND status <> 'revoked'
     RETURNING ${COLUMNS}
   ),
   p AS (
-    INSERT INTO account_purges (account_id) VALUES ($1)
+    INSERT INTO account_purges (account_id) SELECT $1 WHERE EXISTS (SELECT 1 FROM r)
     ON CONFLICT (account_id) DO UPDATE SET requested_at = now()
   )
   SELECT * FROM r`;
@@ -126,12 +128,12 @@ const STATE_SWEEP_SQL = `DELETE FROM install_states WHERE expires_at < now() - i
 // The platform's app_deauthorized events (stored like every inbound event) of accounts still
 // installed, received after they were installed; another app's ($1, when set) are not ours.
 const DEAUTHORIZED_SQL = `
-  SELECT DISTINCT ON (ie.account_id) ie.account_id, ie.payload->>'deauthorization_time' AS at,
-    ie.received_at
+  SELECT DISTINCT ON (ie.account_id) ie.account_id,
+    ie.payload #>> '{payload,deauthorization_time}' AS at, ie.received_at
   FROM inbound_events ie JOIN installations i ON i.account_id = ie.account_id
   WHERE ie.event = 'app_deauthorized' AND i.status <> 'revoked'
     AND ie.received_at > i.installed_at
-    AND ($1::text IS NULL OR coalesce(ie.payload->>'client_id', $1) = $1)
+    AND ($1::text IS NULL OR coalesce(ie.payload #>> '{payload,client_id}', $1) = $1)
   ORDER BY ie.account_id, ie.received_at DESC`;
 
 export const INSTALLATION_STATEMENTS = [

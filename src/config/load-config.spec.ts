@@ -77,6 +77,9 @@ describe('loadConfig', () => {
     expect(config.webhookSecretGraceSeconds).toBe(86400);
     expect(config.chat).toEqual({ extraHosts: [] });
     expect(config.templateTimeoutMs).toBe(50);
+    expect(config.zoom.app).toEqual({ clientId: null, clientSecret: null, redirectUrl: null });
+    expect(config.attendance.settleMs).toBe(600000);
+    expect(config.reconcile.runTimeoutMs).toBe(1800000);
     expect(config.trustProxy).toBe(false);
     expect(config.http).toEqual({
       headersTimeoutMs: 10000,

@@ -33,6 +33,25 @@ describe('chat text', () => {
   });
 });
 
+/**
+ * What a built-in message names of each kind (docs/destinations.md#chat-tools): the meeting's
+ * topic and start time, the participant, the failed operation's reason, the operational
+ * event's webhook or account, the platform event and its object.
+ */
+const SAYS: Record<string, string[]> = {
+  'job.started': ['Quarterly all', '2026-01-01T10:00:00Z'],
+  'job.completed': ['Quarterly all', '2026-01-01T10:00:00Z'],
+  'follower.gained': ['Jill Chill', 'Quarterly all'],
+  'follower.lost': ['Jill Chill', 'Quarterly all'],
+  'operation.failed': ['Quarterly all', 'the platform answered 404 for every file'],
+  'meeting.attendance': ['Onboarding training', 'Jill Chill'],
+  'zoom.*': ['meeting.created', 'Quarterly all'],
+  'bridge.webhook.disabled': ['9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d'],
+  'bridge.delivery.failed': ['9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d', 'job.started'],
+  'bridge.account.disconnected': ['AbCdEfGhIjKlMnOp'],
+  'bridge.account.deauthorized': ['AbCdEfGhIjKlMnOp'],
+};
+
 describe.each(TOOLS)('the %s built-in messages', (_type, tool) => {
   it.each(Object.keys(EVENT_EXAMPLES))(
     'says what happened for %s, in a message the tool takes',
@@ -44,6 +63,9 @@ describe.each(TOOLS)('the %s built-in messages', (_type, tool) => {
       if (kind === 'operation.complete') expect(text).toContain('/f1a2b3c4/download');
       if (kind.startsWith('job.')) expect(text).toContain('Quarterly all');
       if (kind === 'webhook.test') expect(text).toMatch(/test/i);
+      // As a reader sees it: Discord's and Teams' Markdown escapes taken away.
+      const shown = text.replace(/\\(.)/g, '$1');
+      for (const promised of SAYS[kind] ?? []) expect(shown).toContain(promised);
     },
   );
 
@@ -132,5 +154,34 @@ describe('what the tools refuse', () => {
       gone: 'Teams answered 410 Gone',
       retryAfter: null,
     });
+  });
+});
+
+describe('the addresses each tool takes', () => {
+  const problem = (tool: ChatTool, url: string) => tool.urlProblem(new URL(url));
+
+  it.each([
+    [slackTool, 'https://hooks.slack.com/services/T0/B0/x'],
+    [discordTool, 'https://discord.com/api/webhooks/1/x'],
+    [discordTool, 'https://discordapp.com/api/webhooks/1/x'],
+    [teamsTool, 'https://prod-01.westeurope.logic.azure.com/workflows/a/triggers/manual'],
+    [teamsTool, 'https://default1.environment.api.powerplatform.com/powerautomate/x'],
+    [teamsTool, 'https://flow.eu.powerautomate.com/x'],
+    [teamsTool, 'https://contoso.webhook.office.com/webhookb2/x'],
+  ])('%#: takes the tool’s own host', (tool, url) => {
+    expect(problem(tool, url)).toBeNull();
+  });
+
+  it.each([
+    [slackTool, 'http://hooks.slack.com/services/T0/B0/x'],
+    [slackTool, 'https://hooks.slack.com.example.com/services/x'],
+    [slackTool, 'https://discord.com/api/webhooks/1/x'],
+    [discordTool, 'https://discord.com/channels/1/2'],
+    [discordTool, 'https://notdiscord.com/api/webhooks/1/x'],
+    [teamsTool, 'https://logic.azure.com/x'],
+    [teamsTool, 'https://evil-powerautomate.com/x'],
+    [teamsTool, 'https://hooks.slack.com/services/x'],
+  ])('%#: refuses any other address, naming url', (tool, url) => {
+    expect(problem(tool, url)).toMatch(/^url must be/);
   });
 });
