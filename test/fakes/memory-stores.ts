@@ -558,7 +558,10 @@ export class MemoryInboundEventStore extends InboundEventStore {
     return this.findById(id);
   }
 
-  markProcessed(id: string, error: string | null = null): Promise<void> {
+  markProcessed(
+    { id }: Pick<InboundEventEntity, 'id'>,
+    error: string | null = null,
+  ): Promise<void> {
     const row = this.tables.inboundEvents.get(id);
     if (row && row.processedAt === null) {
       Object.assign(row, {
