@@ -5,7 +5,8 @@
  * Redis beside a Redis Cluster) and
  * bench/deployed.ts (the deployed defaults: fast, slow, five, workers, history), then
  * bench/websocket.ts (the platform's socket beside its webhooks) and bench/reconcile.ts (a day
- * reconciled), bench/attendance.ts and bench/accounts.ts (1,000 installed accounts beside one)
+ * reconciled), bench/attendance.ts, bench/accounts.ts (1,000 installed accounts beside one) and
+ * bench/partitions.ts (a burst on a partitioned history beside empty tables, a day dropped)
  * one after the other, each printing its own detail as it goes; their rows come
  * back through BENCH_RESULTS.
  *
@@ -83,6 +84,9 @@ const BENCHES: [string, string[]][] = [
   ['attendance.ts', [String(scaled(10_000))]],
   // events, installed accounts (each its client's one webhook), rounds
   ['accounts.ts', [String(scaled(5000)), '1000', '3']],
+  // historical deliveries (a million, not the 20 million of docs/benchmarks.md: generating
+  // those alone takes longer than the rest of this run), events, rate during the drop
+  ['partitions.ts', [String(scaled(1_000_000)), String(scaled(5000)), '100']],
 ];
 const NAMES = BENCHES.map(([script]) => script.replace(/\.ts$/, ''));
 

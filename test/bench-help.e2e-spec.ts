@@ -12,7 +12,7 @@ describe('npm run bench -- --help', () => {
     const help = runNpmScript('bench', ['--help']);
     expect(await help.exit).toBe(0);
     expect(help.output()).toMatch(
-      /^Usage: npm run bench \[-- <name>\[,<name>…\]\] +\(names: pipeline, deployed, websocket, reconcile, attendance, accounts\)/,
+      /^Usage: npm run bench \[-- <name>\[,<name>…\]\] +\(names: pipeline, deployed, websocket, reconcile, attendance, accounts, partitions\)/,
     );
     expect(help.output()).not.toMatch(/Error|at .*\.ts:\d+/);
   });

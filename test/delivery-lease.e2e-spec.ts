@@ -105,9 +105,9 @@ describe('DeliveryStore leases on PostgreSQL', () => {
       expect(after).not.toBe(lease);
 
       // The old value no longer names the lease: nothing is given up.
-      await store.release([id], [lease]);
+      await store.release([id], [lease], [renewed.createdAt]);
       expect((await leaseOf(t, id)).lease_until).toBe(after);
-      await store.release([id], [after]);
+      await store.release([id], [after], [renewed.createdAt]);
       expect((await leaseOf(t, id)).lease_until).toBeNull();
     } finally {
       await receiver.close();

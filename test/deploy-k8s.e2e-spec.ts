@@ -18,6 +18,7 @@ import { parseAllDocuments } from 'yaml';
 import {
   APP_PORT,
   K8S_DIR,
+  K8S_KEDA_DIR,
   DRAIN_LIMIT_SECONDS,
   MIGRATION_COMMAND,
   envExampleVariables,
@@ -537,6 +538,53 @@ describe('docker/k8s manifests: policies', () => {
         .filter(({ doc }) => !['Secret', 'Job'].includes(String(doc.kind)))
         .map(({ doc }) => kindKey(doc));
       expect(kinds.sort()).toEqual(listed.sort());
+    },
+  );
+
+  (kubectl.status === 0 ? it : it.skip)(
+    '`kubectl kustomize docker/k8s-keda` builds the same with a KEDA ScaledObject in place of the worker HPA',
+    () => {
+      const built = spawnSync('kubectl', ['kustomize', K8S_KEDA_DIR], { encoding: 'utf8' });
+      expect(built.stderr).toBe('');
+      expect(built.status).toBe(0);
+      const objects = parseAllDocuments(built.stdout).map((d) => d.toJS() as Manifest);
+      const named = (doc: Manifest) => `${kindKey(doc)} ${doc.metadata?.name}`;
+      const base = apiObjects
+        .filter(({ doc }) => !['Secret', 'Job'].includes(String(doc.kind)))
+        .map(({ doc }) => named(doc))
+        .filter((name) => name !== `autoscaling/v2/HorizontalPodAutoscaler ${WORKER}`);
+      expect(objects.map(named).sort()).toEqual(
+        [...base, `keda.sh/v1alpha1/ScaledObject ${WORKER}`].sort(),
+      );
+      // What the worker HPA watches and how far it goes, as KEDA reads it from Prometheus.
+      const hpa = findOne<IHorizontalPodAutoscaler>(
+        'autoscaling/v2',
+        'HorizontalPodAutoscaler',
+        WORKER,
+      );
+      const scaled = objects.find((doc) => doc.kind === 'ScaledObject')!.spec as {
+        scaleTargetRef: unknown;
+        minReplicaCount: number;
+        maxReplicaCount: number;
+        triggers: { type: string; metadata: { query: string; threshold: string } }[];
+        advanced: { horizontalPodAutoscalerConfig: { behavior: unknown } };
+      };
+      expect(scaled.scaleTargetRef).toEqual(hpa.spec?.scaleTargetRef);
+      expect([scaled.minReplicaCount, scaled.maxReplicaCount]).toEqual([
+        hpa.spec?.minReplicas,
+        hpa.spec?.maxReplicas,
+      ]);
+      expect(scaled.advanced.horizontalPodAutoscalerConfig.behavior).toEqual(hpa.spec?.behavior);
+      expect(scaled.triggers.map((t) => [t.type, t.metadata.query, t.metadata.threshold])).toEqual(
+        (hpa.spec?.metrics ?? []).map((m) => {
+          const { queue, state } = m.external?.metric.selector?.matchLabels ?? {};
+          return [
+            'prometheus',
+            `max(queue_jobs{queue="${queue}",state="${state}"})`,
+            m.external?.target.averageValue,
+          ];
+        }),
+      );
     },
   );
 });

@@ -26,6 +26,12 @@ export function deliveryRefsOf(row: {
 /** A delivery with what an attempt needs of its webhook. */
 export interface DeliveryTarget {
   id: string;
+  /**
+   * Its created_at as PostgreSQL's text (exact, as a lease is): the key of its partition
+   * (docs/operations.md#partitions). What updates the delivery later names it beside the id, so
+   * that PostgreSQL reads the one partition that holds it, not each of them.
+   */
+  createdAt: string;
   event: EventKind;
   body: string;
   status: DeliveryStatus;
@@ -111,14 +117,16 @@ export const targetWebhookColumns = (w: string): string =>
 
 /**
  * A leased delivery (aliased `d`, its webhook `w`) as one JSON array, for a statement that
- * aggregates them per event: id, webhook id, lease, then the webhook's columns.
+ * aggregates them per event: id, webhook id, lease, created_at, then the webhook's columns.
  */
 export const leasedTargetJson = (d: string, w: string): string =>
-  `json_build_array(${d}.id, ${d}.webhook_id, ${d}.lease_until::text, ${targetWebhookColumns(w)})`;
+  `json_build_array(${d}.id, ${d}.webhook_id, ${d}.lease_until::text, ${d}.created_at::text, ` +
+  `${targetWebhookColumns(w)})`;
 export type LeasedTargetJson = [
   id: string,
   webhookId: string,
   lease: string,
+  createdAt: string,
   ...webhook: unknown[],
 ];
 
@@ -141,7 +149,7 @@ function webhookPartOf(row: TargetWebhookRow) {
 
 /** A delivery leased as its event was stored (leasedTargetJson): fresh, at its first attempt. */
 export function freshLeasedDelivery(
-  [id, webhookId, lease, ...webhook]: LeasedTargetJson,
+  [id, webhookId, lease, createdAt, ...webhook]: LeasedTargetJson,
   event: { kind: EventKind; body: string; traceContext: string | null },
 ): LeasedDelivery {
   const row = Object.fromEntries(
@@ -151,6 +159,7 @@ export function freshLeasedDelivery(
     lease,
     target: {
       id,
+      createdAt,
       event: event.kind,
       body: event.body,
       status: 'pending',
@@ -166,6 +175,7 @@ export function freshLeasedDelivery(
 
 interface DeliveryTargetRow extends TargetWebhookRow {
   id: string;
+  created_at: string;
   event: EventKind;
   body: string;
   status: DeliveryStatus;
@@ -181,6 +191,7 @@ interface DeliveryTargetRow extends TargetWebhookRow {
 function toTarget(row: DeliveryTargetRow): DeliveryTarget {
   return {
     id: row.id,
+    createdAt: row.created_at,
     event: row.event,
     body: row.body,
     status: row.status,
@@ -212,8 +223,8 @@ const CLAIM_SQL = `
     AND (d.lease_until IS NULL OR d.lease_until <= now()
          OR d.lease_until = ANY($3::timestamptz[]))
     AND ${orderAllows('d', 'w')}
-  RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
-    d.series_start, d.webhook_id, ${targetWebhookColumns('w')},
+  RETURNING d.id, d.created_at::text AS created_at, d.event, coalesce(d.body, e.body) AS body,
+    d.status, d.attempt_count, d.series_start, d.webhook_id, ${targetWebhookColumns('w')},
     d.trace_context, d.sent_body,
     CASE WHEN w.ordering = 'meeting' THEN d.order_key END AS order_key,
     ${orderLate('d', 'w')} AS late`;
@@ -221,13 +232,16 @@ const CLAIM_SQL = `
 // The attempt rows and the deliveries' new states, for a batch of attempts, in one statement.
 // An update only applies while its delivery is pending at the attempt count the worker started
 // from, and an attempt is inserted only if its update applied: a worker that lost the delivery
-// (webhook deleted, or another worker recorded this attempt first) records nothing.
+// (webhook deleted, or another worker recorded this attempt first) records nothing. Each
+// delivery is found by its id and created_at; the list of those ($11) is what lets the planner
+// read only their partitions (a join's pairs prune nothing).
 const RECORD_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[],
-                         $6::timestamptz[], $7::timestamptz[], $8::int[], $9::text[], $10::text[])
+                         $6::timestamptz[], $7::timestamptz[], $8::int[], $9::text[], $10::text[],
+                         $11::timestamptz[])
       AS i(id, attempt, status, status_code, error, next_attempt_at, started_at, duration_ms,
-           response_body, sent_body)
+           response_body, sent_body, created_at)
   ),
   updated AS (
     UPDATE deliveries d SET
@@ -241,7 +255,8 @@ const RECORD_SQL = `
       sent_body = coalesce(i.sent_body, d.sent_body),
       updated_at = now()
     FROM input i
-    WHERE d.id = i.id AND d.status = 'pending' AND d.attempt_count = i.attempt - 1
+    WHERE d.id = i.id AND d.created_at = i.created_at AND d.created_at = ANY($11::timestamptz[])
+      AND d.status = 'pending' AND d.attempt_count = i.attempt - 1
     RETURNING d.id
   )
   INSERT INTO delivery_attempts
@@ -252,14 +267,16 @@ const RECORD_SQL = `
 
 // Gives up leases taken when the deliveries were stored and not used (a worker that stops, or
 // a lane with no room): another worker may claim them at once instead of when they lapse.
+// Their created_at ($3) keeps the statement to their partitions.
 const RELEASE_SQL = `
   UPDATE deliveries SET lease_until = NULL
-  WHERE id = ANY($1::uuid[]) AND lease_until = ANY($2::timestamptz[]) AND status = 'pending'`;
+  WHERE id = ANY($1::uuid[]) AND created_at = ANY($3::timestamptz[])
+    AND lease_until = ANY($2::timestamptz[]) AND status = 'pending'`;
 
 const CANCEL_SQL = `
   UPDATE deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL,
     lease_until = NULL, completed_at = now(), updated_at = now()
-  WHERE id = $1 AND status = 'pending'
+  WHERE id = $1 AND created_at = $3 AND status = 'pending'
   RETURNING id`;
 
 // The limits of docs/api.md#receiver-health of the given webhooks; max_in_flight null is the
@@ -301,6 +318,8 @@ export interface WebhookLimit {
 
 export interface AttemptRecord {
   deliveryId: string;
+  /** The delivery's created_at (DeliveryTarget.createdAt): its partition. */
+  createdAt: string;
   attempt: number;
   result: AttemptOutcome;
   status: DeliveryStatus;
@@ -332,8 +351,11 @@ export abstract class DeliveryStore {
     ownLeases?: string[],
   ): Promise<DeliveryTarget[]>;
 
-  /** Ends the given leases (as the ingest statement returned them) of pending deliveries. */
-  abstract release(deliveryIds: string[], leases: string[]): Promise<void>;
+  /**
+   * Ends the given leases (as the ingest statement returned them) of pending deliveries;
+   * `createdAts` are theirs (DeliveryTarget.createdAt), in any order.
+   */
+  abstract release(deliveryIds: string[], leases: string[], createdAts: string[]): Promise<void>;
 
   /**
    * Records an attempt and the delivery's resulting state, only while the delivery is pending
@@ -342,7 +364,10 @@ export abstract class DeliveryStore {
   abstract recordAttempt(record: AttemptRecord): Promise<boolean>;
 
   /** Ends a pending delivery as failed without sending it; false when it was not pending. */
-  abstract cancel(deliveryId: string, reason: string): Promise<boolean>;
+  abstract cancel(
+    delivery: Pick<DeliveryTarget, 'id' | 'createdAt'>,
+    reason: string,
+  ): Promise<boolean>;
 
   /** The webhooks' limits (docs/api.md#receiver-health), max_in_flight unset being `defaultMaxInFlight`. */
   abstract limits(
@@ -384,8 +409,8 @@ export class PgDeliveryStore extends DeliveryStore {
     return rows.map(toTarget);
   }
 
-  async release(deliveryIds: string[], leases: string[]): Promise<void> {
-    await query(this.db, RELEASE_SQL, [deliveryIds, leases]);
+  async release(deliveryIds: string[], leases: string[], createdAts: string[]): Promise<void> {
+    await query(this.db, RELEASE_SQL, [deliveryIds, leases, createdAts]);
   }
 
   recordAttempt(record: AttemptRecord): Promise<boolean> {
@@ -409,14 +434,22 @@ export class PgDeliveryStore extends DeliveryStore {
         column((r) => r.result.durationMs),
         column((r) => r.result.responseBody),
         column((r) => r.sentBody ?? null),
+        column((r) => r.createdAt),
       ],
     );
     const written = new Set(rows.map((r) => r.delivery_id));
     return records.map((r) => written.has(r.deliveryId));
   }
 
-  async cancel(deliveryId: string, reason: string): Promise<boolean> {
-    const rows = await query<{ id: string }>(this.db, CANCEL_SQL, [deliveryId, reason]);
+  async cancel(
+    delivery: Pick<DeliveryTarget, 'id' | 'createdAt'>,
+    reason: string,
+  ): Promise<boolean> {
+    const rows = await query<{ id: string }>(this.db, CANCEL_SQL, [
+      delivery.id,
+      reason,
+      delivery.createdAt,
+    ]);
     return rows.length > 0;
   }
 

@@ -20,8 +20,8 @@ export interface FanOutPartTerms {
 /**
  * The fan-out insert as a part of a larger statement (docs/architecture.md): the CTEs `ev`
  * (the events stored: id) and `d` (a delivery per webhook the fan-out rule selects: id,
- * event_id, webhook_id, lease_until), for the statement that stores inbound events to publish
- * in the same round trip. A delivery to a webhook with ordering 'meeting' of an event with an
+ * event_id, webhook_id, lease_until, created_at), for the statement that stores inbound events
+ * to publish in the same round trip. A delivery to a webhook with ordering 'meeting' of an event with an
  * ordering key carries the key and is never leased here: it goes only when its turn comes,
  * which the claim checks (docs/receiving.md#ordered-delivery-per-meeting); the others are
  * leased for lease_ms, to the worker of the process that stored them.
@@ -57,5 +57,5 @@ export const fanOutPart = ({ from, where, rows, clients }: FanOutPartTerms): str
       event: 'i',
     })}
     CROSS JOIN LATERAL (SELECT ${orderedSql('w', 'i')} AS ordered) o
-    RETURNING id, event_id, webhook_id, lease_until
+    RETURNING id, event_id, webhook_id, lease_until, created_at
   )`;

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, IsNull, LessThan, Repository } from 'typeorm';
+import { Between, DataSource, IsNull, LessThan, Repository } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batch';
 import { parsePrecise, stringifyPrecise } from '../common/precise-json';
 import { storableText } from '../common/unicode';
@@ -317,7 +317,7 @@ function payloadOf(payloadText: string, rawBody: Buffer | null): Record<string, 
 /** What names an inbound event in a log line, and where its processing stands. */
 export type InboundEventSummary = Pick<
   InboundEventEntity,
-  'id' | 'event' | 'trackingId' | 'processedAt' | 'processError'
+  'id' | 'event' | 'trackingId' | 'processedAt' | 'processError' | 'receivedAt'
 >;
 
 /**
@@ -340,8 +340,12 @@ export abstract class InboundEventStore {
   /**
    * Marks the event done, unless it is already; `error` records why it was done without a
    * notification. The event's download token is dropped then: what still needs it has a copy.
+   * Its receivedAt, as it was read, keeps the update to the event's partition.
    */
-  abstract markProcessed(id: string, error?: string | null): Promise<void>;
+  abstract markProcessed(
+    event: Pick<InboundEventEntity, 'id' | 'receivedAt'>,
+    error?: string | null,
+  ): Promise<void>;
 
   /** Whether any of the events stored under these identity keys is still unprocessed. */
   abstract anyUnprocessed(identityKeys: string[]): Promise<boolean>;
@@ -455,14 +459,27 @@ export class PgInboundEventStore extends InboundEventStore {
 
   findSummary(id: string): Promise<InboundEventSummary | null> {
     return this.repo.findOne({
-      select: { id: true, event: true, trackingId: true, processedAt: true, processError: true },
+      select: {
+        id: true,
+        event: true,
+        trackingId: true,
+        processedAt: true,
+        processError: true,
+        receivedAt: true,
+      },
       where: { id },
     });
   }
 
-  async markProcessed(id: string, error: string | null = null): Promise<void> {
+  async markProcessed(
+    { id, receivedAt }: Pick<InboundEventEntity, 'id' | 'receivedAt'>,
+    error: string | null = null,
+  ): Promise<void> {
+    // received_at holds microseconds and a Date milliseconds: the row's lies within one of the
+    // Date read, which is all PostgreSQL needs to read one partition.
+    const at = receivedAt.getTime();
     await this.repo.update(
-      { id, processedAt: IsNull() },
+      { id, receivedAt: Between(new Date(at - 1), new Date(at + 1)), processedAt: IsNull() },
       {
         processedAt: new Date(),
         // The reason may quote the event's own text.

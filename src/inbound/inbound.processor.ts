@@ -127,7 +127,7 @@ export class InboundProcessor {
       (row.processError ? ` (last error: ${row.processError})` : '');
     this.metrics.inboundEventsAbandoned.inc({ event: row.event });
     this.logger.error(`${describe(row)} ${reason}: kept, and no longer retried`);
-    await this.store.markProcessed(id, reason);
+    await this.store.markProcessed(row, reason);
   }
 
   private async work(worked: Worked): Promise<void> {
@@ -155,7 +155,7 @@ export class InboundProcessor {
       rule && !unmappable && !('automation' in rule) ? this.map(worked, rule) : null,
     ]);
     const error = unmappable ? `cannot be mapped: ${unmappable}` : failure;
-    await this.store.markProcessed(row.id, error ?? null);
+    await this.store.markProcessed(row, error ?? null);
   }
 
   /** `zoom.<event>` with the platform's payload (the download_token was never stored in it). */

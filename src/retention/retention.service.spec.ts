@@ -27,6 +27,7 @@ function storeWith(rows: Record<RetentionTable, number>): MemoryRetentionStore {
       const result = { ok: false, startedAt: old, durationMs: 1, statusCode: 500 };
       tables.attempts.push({
         deliveryId: id,
+        createdAt: old.toISOString(),
         attempt,
         result: { ...result, error: 'HTTP 500', responseBody: '' },
         status: 'failed',

@@ -171,6 +171,7 @@ const leaseOf = (until: Date): string => until.toISOString();
 function targetOf(delivery: DeliveryEntity, webhook: WebhookEntity): DeliveryTarget {
   return {
     id: delivery.id,
+    createdAt: delivery.createdAt.toISOString(),
     event: delivery.event,
     // In memory every delivery keeps its body; the SQL reads it off the event.
     body: delivery.body ?? '',
@@ -303,8 +304,8 @@ export class MemoryDeliveryStore extends DeliveryStore {
     return Promise.resolve(true);
   }
 
-  cancel(deliveryId: string, reason: string): Promise<boolean> {
-    const delivery = this.tables.deliveries.get(deliveryId);
+  cancel({ id }: Pick<DeliveryTarget, 'id'>, reason: string): Promise<boolean> {
+    const delivery = this.tables.deliveries.get(id);
     if (!delivery || delivery.status !== 'pending') return Promise.resolve(false);
     Object.assign(delivery, {
       status: 'failed',
@@ -557,7 +558,10 @@ export class MemoryInboundEventStore extends InboundEventStore {
     return this.findById(id);
   }
 
-  markProcessed(id: string, error: string | null = null): Promise<void> {
+  markProcessed(
+    { id }: Pick<InboundEventEntity, 'id'>,
+    error: string | null = null,
+  ): Promise<void> {
     const row = this.tables.inboundEvents.get(id);
     if (row && row.processedAt === null) {
       Object.assign(row, {

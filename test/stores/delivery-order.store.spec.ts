@@ -105,11 +105,13 @@ describeContract('DeliveryOrderStore', (backend) => {
     const { publish } = await setUp(b);
     const key = randomUUID();
     const newer = await publish(key, 2000);
-    expect(await b.stores.deliveries.claim([newer.ordered.id], 60_000, [])).toHaveLength(1);
+    const claimed = await b.stores.deliveries.claim([newer.ordered.id], 60_000, []);
+    expect(claimed).toHaveLength(1);
     const older = await publish(key, 1000);
     if (retryInMs !== null) {
       await b.stores.deliveries.recordAttempt({
         deliveryId: newer.ordered.id,
+        createdAt: claimed[0].createdAt,
         attempt: 1,
         result: attemptResult(),
         status: 'pending',

@@ -22,9 +22,10 @@ describeContract('DeliveryStore', (backend) => {
   it('records an attempt only at the attempt count it started from', async () => {
     const b = backend();
     const route = await oneDelivery(b);
-    await b.stores.deliveries.claim([route.id], 60_000);
+    const [target] = await b.stores.deliveries.claim([route.id], 60_000);
     const record = {
       deliveryId: route.id,
+      createdAt: target.createdAt,
       attempt: 1,
       result: attemptResult(),
       status: 'pending' as const,
@@ -44,8 +45,10 @@ describeContract('DeliveryStore', (backend) => {
   it('cancels a pending delivery once: it ends failed, unsent', async () => {
     const b = backend();
     const route = await oneDelivery(b);
-    expect(await b.stores.deliveries.cancel(route.id, 'webhook is inactive')).toBe(true);
-    expect(await b.stores.deliveries.cancel(route.id, 'again')).toBe(false);
+    // As a worker cancels it: the claim's target (id and created_at) of an inactive webhook.
+    const [target] = await b.stores.deliveries.claim([route.id], 60_000);
+    expect(await b.stores.deliveries.cancel(target, 'webhook is inactive')).toBe(true);
+    expect(await b.stores.deliveries.cancel(target, 'again')).toBe(false);
     expect(await b.delivery(route.id)).toEqual({
       status: 'failed',
       attemptCount: 0,

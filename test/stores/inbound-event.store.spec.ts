@@ -63,7 +63,7 @@ describeContract('InboundEventStore', (backend) => {
       processError: 'platform down',
       downloadTokenEncrypted: 'sealed-token',
     });
-    await store.markProcessed(row.id);
+    await store.markProcessed((await store.findById(row.id))!);
     expect(await store.anyUnprocessed([row.identityKey])).toBe(false);
     expect(await store.findUnprocessed(new Date(Date.now() + 60_000), 1000)).not.toContain(row.id);
     expect(await store.findById(row.id)).toMatchObject({ downloadTokenEncrypted: null });

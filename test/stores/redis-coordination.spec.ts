@@ -1,11 +1,17 @@
-import { randomBytes } from 'node:crypto';
-import type { Queue } from 'bull';
+import { randomBytes, randomUUID } from 'node:crypto';
+import Bull, { type Queue } from 'bull';
+import { Cluster } from 'ioredis';
 import { deleteQueueKeys } from '../../scripts/queue-keys';
 import { RenewalLock } from '../../src/accounts/renewal-lock';
 import type { AppConfig } from '../../src/config/config.types';
+import { loadConfig } from '../../src/config/load-config';
+import { InboundJobData, recordingJob } from '../../src/inbound/inbound-job';
 import { ReconcileRedis } from '../../src/inbound/sources/reconciliation/reconcile-redis';
 import { SocketLease } from '../../src/inbound/sources/websocket/socket-lease';
+import { ensureJobs } from '../../src/queue/ensure-job';
+import { QUEUES, queueOptions } from '../../src/queue/queue.constants';
 import { RedisConnection, closeRedis, createRedis } from '../../src/redis/redis-connection';
+import { keyPatterns } from '../../src/redis/redis-keys';
 import {
   CLUSTER_ENV,
   SENTINEL_ENV,
@@ -16,6 +22,23 @@ import { TEST_REDIS_URL } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
 beforeAll(() => startRedisTopologies(), 60_000);
+
+/** The keys of `prefix` (both of keyPatterns' forms), on every master of a Cluster. */
+async function keysOf(client: RedisConnection, prefix: string): Promise<string[]> {
+  const servers = client instanceof Cluster ? client.nodes('master') : [client];
+  const keys: string[] = [];
+  for (const server of servers) {
+    for (const pattern of keyPatterns(prefix)) {
+      let cursor = '0';
+      do {
+        const [next, found] = await server.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        keys.push(...found);
+      } while (cursor !== '0');
+    }
+  }
+  return keys;
+}
 
 /**
  * The service's Redis coordination besides the slots (webhook-slots.spec.ts): reconciliation's
@@ -80,5 +103,41 @@ describe.each([
       await one.onModuleDestroy();
       await two.onModuleDestroy();
     }
+  });
+
+  it("keeps the recordings queue's jobs under its hash tag, where a sweep finds them and the prefix's deletion reaches them", async () => {
+    // The queue as the app makes it (queueOptions, a createRedis connection per Bull client).
+    const made: RedisConnection[] = [];
+    const recordings = new Bull<InboundJobData>(QUEUES.recordings, {
+      ...queueOptions({ ...loadConfig(env), redis }, QUEUES.recordings),
+      createClient: (type) => {
+        const connection =
+          type === 'client'
+            ? createRedis(redis)
+            : createRedis(redis, { maxRetriesPerRequest: null, enableReadyCheck: false });
+        made.push(connection);
+        return connection;
+      },
+    });
+    const id = randomUUID();
+    try {
+      expect(await ensureJobs(recordings, [recordingJob(id)])).toEqual({
+        queued: [id],
+        notRemoved: [],
+      });
+      // The next sweep finds the job where the first left it: nothing queued twice.
+      expect(await ensureJobs(recordings, [recordingJob(id)])).toEqual({
+        queued: [],
+        notRemoved: [],
+      });
+      expect(await keysOf(client, redis.prefix)).toContain(
+        `{${redis.prefix}:recordings}:recordings:${id}`,
+      );
+    } finally {
+      await recordings.close();
+      for (const connection of made) connection.disconnect();
+    }
+    await deleteQueueKeys(redis, redis.prefix);
+    expect(await keysOf(client, redis.prefix)).toEqual([]);
   });
 });

@@ -8,6 +8,8 @@ import * as path from 'path';
 export const ROOT = path.join(__dirname, '..', '..');
 export const DOCKER_DIR = path.join(ROOT, 'docker');
 export const K8S_DIR = path.join(DOCKER_DIR, 'k8s');
+/** The optional overlay: docker/k8s with the workers scaled by a KEDA ScaledObject. */
+export const K8S_KEDA_DIR = path.join(DOCKER_DIR, 'k8s-keda');
 
 // The compiled data source, run by the TypeORM CLI: the compose `migrate` service and the
 // Kubernetes Job run exactly this.

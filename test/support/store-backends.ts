@@ -310,9 +310,11 @@ export async function endDelivery(
   deliveryId: string,
   status: 'failed' | 'succeeded',
 ): Promise<void> {
-  await backend.stores.deliveries.claim([deliveryId], 60_000);
+  const [target] = await backend.stores.deliveries.claim([deliveryId], 60_000);
+  if (!target) throw new Error(`delivery ${deliveryId} was not pending`);
   const recorded = await backend.stores.deliveries.recordAttempt({
     deliveryId,
+    createdAt: target.createdAt,
     attempt: 1,
     result: attemptResult(status === 'succeeded'),
     status,

@@ -15,8 +15,8 @@ WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id AND e.id = d.event_id
   ORDER BY (h.attempt_count > h.series_start OR coalesce(h.lease_until > now(), false))
 DESC, h.order_ts, h.id
   LIMIT 1))
-RETURNING d.id, d.event, coalesce(d.body, e.body) AS body, d.status, d.attempt_count,
-  d.series_start, d.webhook_id, w.owner_client_id, w.destination, w.url, w.url_encrypted, w.template, w.secret_encrypted, w.headers_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures,
+RETURNING d.id, d.created_at::text AS created_at, d.event, coalesce(d.body, e.body) AS body,
+  d.status, d.attempt_count, d.series_start, d.webhook_id, w.owner_client_id, w.destination, w.url, w.url_encrypted, w.template, w.secret_encrypted, w.headers_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures,
   d.trace_context, d.sent_body,
   CASE WHEN w.ordering = 'meeting' THEN d.order_key END AS order_key,
   CASE
@@ -30,9 +30,10 @@ END AS late;
 -- PgDeliveryStore.recordAttempt (prepared as delivery_record)
 WITH input AS (
   SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[],
-                       $6::timestamptz[], $7::timestamptz[], $8::int[], $9::text[], $10::text[])
+                       $6::timestamptz[], $7::timestamptz[], $8::int[], $9::text[], $10::text[],
+                       $11::timestamptz[])
     AS i(id, attempt, status, status_code, error, next_attempt_at, started_at, duration_ms,
-         response_body, sent_body)
+         response_body, sent_body, created_at)
 ),
 updated AS (
   UPDATE deliveries d SET
@@ -46,7 +47,8 @@ updated AS (
     sent_body = coalesce(i.sent_body, d.sent_body),
     updated_at = now()
   FROM input i
-  WHERE d.id = i.id AND d.status = 'pending' AND d.attempt_count = i.attempt - 1
+  WHERE d.id = i.id AND d.created_at = i.created_at AND d.created_at = ANY($11::timestamptz[])
+    AND d.status = 'pending' AND d.attempt_count = i.attempt - 1
   RETURNING d.id
 )
 INSERT INTO delivery_attempts
@@ -57,12 +59,13 @@ RETURNING delivery_id;
 
 -- PgDeliveryStore.release
 UPDATE deliveries SET lease_until = NULL
-WHERE id = ANY($1::uuid[]) AND lease_until = ANY($2::timestamptz[]) AND status = 'pending';
+WHERE id = ANY($1::uuid[]) AND created_at = ANY($3::timestamptz[])
+  AND lease_until = ANY($2::timestamptz[]) AND status = 'pending';
 
 -- PgDeliveryStore.cancel
 UPDATE deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL,
   lease_until = NULL, completed_at = now(), updated_at = now()
-WHERE id = $1 AND status = 'pending'
+WHERE id = $1 AND created_at = $3 AND status = 'pending'
 RETURNING id;
 
 -- PgDeliveryStore.limits

@@ -95,6 +95,7 @@ describe('DeliveriesProcessor', () => {
         lease: delivery.leaseUntil!.toISOString(),
         target: {
           id: delivery.id,
+          createdAt: delivery.createdAt.toISOString(),
           event: delivery.event,
           body: delivery.body!,
           status: 'pending',

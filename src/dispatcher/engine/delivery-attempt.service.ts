@@ -112,6 +112,7 @@ export class DeliveryAttemptService {
     this.tracing.attemptResult(span, result, status);
     const recorded = await this.store.recordAttempt({
       deliveryId,
+      createdAt: target.createdAt,
       attempt,
       result,
       status,
@@ -197,7 +198,7 @@ export class DeliveryAttemptService {
   }
 
   private async cancel(target: DeliveryTarget): Promise<void> {
-    if (await this.store.cancel(target.id, INACTIVE_WEBHOOK_ERROR)) {
+    if (await this.store.cancel(target, INACTIVE_WEBHOOK_ERROR)) {
       this.metrics.deliveries.inc({ outcome: 'failed', destination: target.destination.type });
       this.logger.log(
         `delivery ${target.id}: webhook ${target.webhookId} is inactive: final, not sent`,

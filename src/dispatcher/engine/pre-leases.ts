@@ -101,6 +101,7 @@ export class PreLeases {
     return this.store.release(
       leased.map((l) => l.target.id),
       leased.map((l) => l.lease),
+      leased.map((l) => l.target.createdAt),
     );
   }
 

@@ -74,12 +74,12 @@ d AS (
   FROM ev JOIN input i ON i.event_id = ev.id
   JOIN webhooks w ON (w.active AND w.owner_client_id = ANY($3::text[]) AND w.events && CASE WHEN i.kind LIKE 'zoom.%' THEN ARRAY[i.kind, 'zoom.*'] ELSE ARRAY[i.kind] END AND (i.source IS NULL OR w.owner_client_id || E'\t*' = ANY($3::text[]) OR (coalesce(i.source->>'account_id', '') <> '' AND (w.owner_client_id || E'\t' || coalesce(i.source->>'account_id', '') = ANY($3::text[]) OR (coalesce(i.source->>'account_id', ''), w.owner_client_id) IN (SELECT ins.account_id, ins.installed_by FROM installations ins WHERE ins.status <> 'revoked')))) AND (w.filter_path IS NULL OR jsonb_path_match(jsonb_build_object('id', i.event_id, 'event', i.kind, 'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', i.data, 'source', i.source), w.filter_path, w.filter_vars)))
   CROSS JOIN LATERAL (SELECT (w.ordering = 'meeting' AND i.order_key IS NOT NULL) AS ordered) o
-  RETURNING id, event_id, webhook_id, lease_until
+  RETURNING id, event_id, webhook_id, lease_until, created_at
 )
 SELECT s.id, s.processed_at IS NOT NULL AS processed,
   coalesce(array_agg(d.id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS delivery_ids,
   coalesce(array_agg(d.webhook_id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS webhook_ids,
-  json_agg(json_build_array(d.id, d.webhook_id, d.lease_until::text, w.owner_client_id, w.destination, w.url, w.url_encrypted, w.template, w.secret_encrypted, w.headers_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures))
+  json_agg(json_build_array(d.id, d.webhook_id, d.lease_until::text, d.created_at::text, w.owner_client_id, w.destination, w.url, w.url_encrypted, w.template, w.secret_encrypted, w.headers_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at, w.active, w.consecutive_failures))
     FILTER (WHERE d.lease_until IS NOT NULL) AS leased
 FROM stored s JOIN input i ON i.id = s.id LEFT JOIN d ON d.event_id = i.event_id
 LEFT JOIN webhooks w ON w.id = d.webhook_id AND d.lease_until IS NOT NULL

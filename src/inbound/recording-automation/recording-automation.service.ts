@@ -84,7 +84,7 @@ export class RecordingAutomationService {
     // A run of the same event may have published in between: whichever came first stands.
     const kept = earlier ?? (await this.dispatcher.published(key)) ?? outcome;
     const error = kept.kind === 'operation.failed' ? String(kept.data.error) : null;
-    await this.store.markProcessed(row.id, error);
+    await this.store.markProcessed(row, error);
   }
 
   /** operation.complete with the files, or on the last attempt operation.failed. */
