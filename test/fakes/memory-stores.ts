@@ -76,9 +76,14 @@ export class MemoryTables {
     const row = this.webhooks.get(webhook.id);
     return (
       !!row &&
-      receives({ ...row, filter: null }, kind, this.clientIds ?? holdingEveryAccount(row.ownerClientId), {
-        source,
-      })
+      receives(
+        { ...row, filter: null },
+        kind,
+        this.clientIds ?? holdingEveryAccount(row.ownerClientId),
+        {
+          source,
+        },
+      )
     );
   }
 
