@@ -260,7 +260,8 @@ describe('many platform accounts', () => {
         what: "the account holder's webhook notified",
       });
     } finally {
-      await db.query(`UPDATE webhooks SET active = false WHERE id = ANY($1::uuid[])`, [
+      // Deleted, not switched off: an inactive webhook still counts against its client's 100.
+      await db.query(`DELETE FROM webhooks WHERE id = ANY($1::uuid[])`, [
         others.map((o) => o.id).concat(holder.body.id as string),
       ]);
       await db.query(`UPDATE webhooks SET active = true WHERE id = ANY($1::uuid[])`, [
