@@ -104,10 +104,12 @@ export const INLINE_FANOUT_MAX = 100;
 // One statement (one round trip, one commit) for a batch of events: the inbound rows and, for
 // those published here, their events and a delivery per webhook the record's fan-out rule
 // (delivery-record/fan-out-rule.ts) selects, all from one snapshot. A redelivery (taken identity) inserts nothing
-// at all. `reach` counts the webhooks of each kind and account (filters aside) only up to the cap:
-// with many platform accounts a kind may have thousands of webhooks while an event of one
-// account reaches a few, and counting by kind alone sent every such event through the inbound
-// queue (docs/benchmarks.md#many-platform-accounts). `watched` holds the platform kinds
+// at all. `matched` holds each event's webhooks by the rule, filters aside, only up to the cap,
+// and `reach` counts them: by the event's account, since with many platform accounts a kind may
+// have thousands of webhooks while an event of one account reaches a few (counting by kind
+// alone sent every such event through the inbound queue); the fan-out part then applies only
+// the filters to those pairs, rather than reading every webhook of the kind a second time
+// (docs/benchmarks.md#many-platform-accounts). `watched` holds the platform kinds
 // (zoom.<event>) some active webhook whose owner holds the account takes as they are, directly or
 // through zoom.*: such an event stays unprocessed for the inbound job, which publishes it as it is. The event's
 // idempotency key (inboundEventKey, in the input) is the one the inbound job would publish under,
@@ -123,16 +125,17 @@ const INGEST_SQL = `
            lease_ms int, raw_body text, trace_context text, order_key text, order_ts bigint,
            via text)
   ),
+  matched AS (
+    SELECT n.event_id, m.id AS webhook_id
+    FROM input n CROSS JOIN LATERAL (
+      SELECT w.id FROM webhooks w
+      WHERE ${receivesSql({ webhook: 'w', kind: 'n.kind', clients: '$3::text[]', event: 'n' })}
+      LIMIT $2 + 1
+    ) m
+    WHERE n.plan = 'publish'
+  ),
   reach AS (
-    SELECT k.kind, k.source, (
-      SELECT count(*) FROM (
-        SELECT 1 FROM webhooks w
-        WHERE ${receivesSql({ webhook: 'w', kind: 'k.kind', clients: '$3::text[]', event: 'k' })}
-        LIMIT $2 + 1
-      ) capped
-    ) AS webhooks
-    FROM (SELECT DISTINCT n.kind, ${ruleSourceSql('n')} AS source FROM input n
-          WHERE n.plan = 'publish') k
+    SELECT event_id, count(*) AS webhooks FROM matched GROUP BY event_id
   ),
   watched AS (
     SELECT a.as_is, a.source
@@ -143,10 +146,11 @@ const INGEST_SQL = `
       WHERE ${receivesSql({ webhook: 'w', kind: 'a.as_is', clients: '$3::text[]', event: 'a' })})
   ),
   planned AS (
-    SELECT i.id, i.plan = 'publish' AND r.webhooks <= $2 AS publish,
-      (i.plan = 'done' OR (i.plan = 'publish' AND r.webhooks <= $2)) AND wa.as_is IS NULL AS done
+    SELECT i.id, i.plan = 'publish' AND coalesce(r.webhooks, 0) <= $2 AS publish,
+      (i.plan = 'done' OR (i.plan = 'publish' AND coalesce(r.webhooks, 0) <= $2))
+        AND wa.as_is IS NULL AS done
     FROM input i
-    LEFT JOIN reach r ON r.kind = i.kind AND r.source IS NOT DISTINCT FROM ${ruleSourceSql('i')}
+    LEFT JOIN reach r ON r.event_id = i.event_id
     LEFT JOIN watched wa
       ON wa.as_is = i.as_is AND wa.source IS NOT DISTINCT FROM ${ruleSourceSql('i')}
   ),
@@ -173,6 +177,7 @@ const INGEST_SQL = `
     where: 'p.publish',
     rows: 'input',
     clients: '$3::text[]',
+    matched: 'matched',
   })}
   SELECT s.id, s.processed_at IS NOT NULL AS processed,
     coalesce(array_agg(d.id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS delivery_ids,
