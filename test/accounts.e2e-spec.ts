@@ -9,6 +9,8 @@ import { stateHash } from '../src/accounts/install-flow.service';
 import { EXIT } from '../src/cli/exit-codes';
 import { ProfileStore } from '../src/cli/profiles';
 import { runCli } from '../src/cli/program';
+import { INLINE_FANOUT_MAX } from '../src/inbound/inbound-event.store';
+import { SecretCipherService } from '../src/webhooks/secret-cipher.service';
 import { FakeZoomOAuth } from './support/fake-zoom-oauth';
 import { request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
@@ -294,6 +296,51 @@ describe('many platform accounts', () => {
       .filter((e) => e.source !== null)
       .map((e) => e.source?.account_id);
     expect(new Set(accountsSeen)).toEqual(new Set(['acct-north']));
+  });
+
+  it(`publishes an event in its own request when its kind has more than ${INLINE_FANOUT_MAX} webhooks but few whose owners hold its account`, async () => {
+    const db = t.app.get(DataSource);
+    // Webhooks that take platform events as they are leave every event to the inbound job:
+    // those of the tests before are off meanwhile.
+    const asIs = (await db.query(
+      `UPDATE webhooks SET active = false WHERE active AND events && ARRAY['zoom.*'] RETURNING id`,
+    )) as [{ id: string }[], number];
+    // Clients that hold no account of the event's: their webhooks take none of its events.
+    const others = (await db.query(
+      `INSERT INTO webhooks (owner_client_id, url, events, secret_encrypted, secret_hint)
+       SELECT 'north', 'http://127.0.0.1:9/never-called', ARRAY['job.started'], $1, 'x'
+       FROM generate_series(1, $2) RETURNING id`,
+      [new SecretCipherService(t.config).encrypt('whsec-others-0123456789'), INLINE_FANOUT_MAX],
+    )) as { id: string }[];
+    const route = receiver.route({}, 'wide-kind-listed');
+    const holder = await api('listed', 'POST', '/api/webhooks', {
+      body: { url: route.url, events: ['job.started'], secret: 'whsec-wide-listed-0123456789' },
+    });
+    expect(holder.status).toBe(201);
+    try {
+      const sent = await sendZoomEvent(t.baseUrl, meetingEvent('acct-south', '404'));
+      expect(sent.status).toBe(200);
+      // Published by the statement that stored it: the inbound job (which counts a run) never
+      // took it, and its one delivery arrives.
+      const rows = (await db.query(
+        `SELECT i.processed_at IS NOT NULL AS processed, i.process_attempts AS runs,
+           (SELECT count(*)::int FROM deliveries d JOIN events e ON e.id = d.event_id
+            WHERE e.idempotency_key LIKE 'inbound:' || i.id || ':%') AS deliveries
+         FROM inbound_events i WHERE i.payload->'payload'->'object'->>'id' = '404'`,
+      )) as { processed: boolean; runs: number; deliveries: number }[];
+      expect(rows).toEqual([{ processed: true, runs: 0, deliveries: 1 }]);
+      await waitFor(() => receiver.received.some((r) => r.path === route.path), {
+        what: "the account holder's webhook notified",
+      });
+    } finally {
+      // Deleted, not switched off: an inactive webhook still counts against its client's 100.
+      await db.query(`DELETE FROM webhooks WHERE id = ANY($1::uuid[])`, [
+        others.map((o) => o.id).concat(holder.body.id as string),
+      ]);
+      await db.query(`UPDATE webhooks SET active = true WHERE id = ANY($1::uuid[])`, [
+        asIs[0].map((o) => o.id),
+      ]);
+    }
   });
 
   it(

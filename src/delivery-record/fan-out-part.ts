@@ -1,5 +1,5 @@
 import { orderedSql } from './order-sql';
-import { eventBodyJsonb } from './fan-out-filter';
+import { eventBodyJsonb, filterMatches } from './fan-out-filter';
 import { receivesSql } from './fan-out-rule';
 
 /** What the statement composing the fan-out part names for it (SQL text, not values). */
@@ -15,6 +15,14 @@ export interface FanOutPartTerms {
   rows: string;
   /** SQL expression of the text[] of API client ids whose webhooks take events. */
   clients: string;
+  /**
+   * A relation of (event_id, webhook_id) pairs the fan-out rule selected already, filters
+   * aside, every pair of each row published: the part then applies only the webhooks' filters
+   * to them, not the whole rule again (the ingest counts an event's webhooks before it decides
+   * to publish it, and with many platform accounts each pass of the rule reads every webhook
+   * of the kind). Absent: the rule selects the webhooks.
+   */
+  matched?: string;
 }
 
 /**
@@ -26,7 +34,13 @@ export interface FanOutPartTerms {
  * which the claim checks (docs/receiving.md#ordered-delivery-per-meeting); the others are
  * leased for lease_ms, to the worker of the process that stored them.
  */
-export const fanOutPart = ({ from, where, rows, clients }: FanOutPartTerms): string => `ek AS (
+export const fanOutPart = ({
+  from,
+  where,
+  rows,
+  clients,
+  matched,
+}: FanOutPartTerms): string => `ek AS (
     INSERT INTO event_keys (idempotency_key, created_at)
     SELECT i.idempotency_key, i.created_at
     FROM ${from}
@@ -49,13 +63,18 @@ export const fanOutPart = ({ from, where, rows, clients }: FanOutPartTerms): str
       i.trace_context, CASE WHEN o.ordered THEN i.order_key END,
       CASE WHEN o.ordered THEN i.order_ts END
     FROM ev JOIN ${rows} i ON i.event_id = ev.id
-    JOIN webhooks w ON ${receivesSql({
-      webhook: 'w',
-      kind: 'i.kind',
-      clients,
-      body: eventBodyJsonb('i', { id: 'event_id' }),
-      event: 'i',
-    })}
+    ${
+      matched === undefined
+        ? `JOIN webhooks w ON ${receivesSql({
+            webhook: 'w',
+            kind: 'i.kind',
+            clients,
+            body: eventBodyJsonb('i', { id: 'event_id' }),
+            event: 'i',
+          })}`
+        : `JOIN ${matched} m ON m.event_id = i.event_id
+    JOIN webhooks w ON w.id = m.webhook_id AND ${filterMatches('w', eventBodyJsonb('i', { id: 'event_id' }))}`
+    }
     CROSS JOIN LATERAL (SELECT ${orderedSql('w', 'i')} AS ordered) o
     RETURNING id, event_id, webhook_id, lease_until, created_at
   )`;

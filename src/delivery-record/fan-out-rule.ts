@@ -50,12 +50,23 @@ export interface FanOutTerms {
 }
 
 /**
+ * `expr` is one of the entries of the text[] `clients`, as a test PostgreSQL hashes. The rule's
+ * statements are prepared, and in their generic plans `= ANY($n)` walks the whole array for
+ * every webhook row it tests (PostgreSQL hashes `= ANY` only over a constant array), so with
+ * many clients configured and many webhooks of a kind that was most of a fan-out's time; an
+ * uncorrelated `IN (SELECT unnest(…))` is hashed once per statement
+ * (figures in docs/benchmarks.md#many-platform-accounts).
+ */
+const amongClients = (expr: string, clients: string): string =>
+  `${expr} IN (SELECT unnest(${clients}))`;
+
+/**
  * The rule as a SQL condition. `events && …` is served by the partial GIN index
  * webhooks_active_events_idx (`WHERE active`), for one kind or a whole batch's.
  */
 export function receivesSql({ webhook: w, kind, clients, body, event }: FanOutTerms): string {
   return (
-    `(${w}.active AND ${w}.owner_client_id = ANY(${clients}) AND ${w}.events && ` +
+    `(${w}.active AND ${amongClients(`${w}.owner_client_id`, clients)} AND ${w}.events && ` +
     `CASE WHEN ${kind} LIKE 'zoom.%' THEN ARRAY[${kind}, '${ALL_PLATFORM_EVENTS}'] ` +
     `ELSE ARRAY[${kind}] END` +
     (event === undefined ? '' : ` AND ${holdsSql(w, event, clients)}`) +
@@ -76,12 +87,21 @@ export function receivesSql({ webhook: w, kind, clients, body, event }: FanOutTe
 function holdsSql(w: string, e: string, clients: string): string {
   const account = `coalesce(${e}.source->>'account_id', '')`;
   return (
-    `(${e}.source IS NULL OR ${w}.owner_client_id || E'${HOLDS_SQL}${ALL_ACCOUNTS}' = ANY(${clients}) ` +
-    `OR (${account} <> '' AND (${w}.owner_client_id || E'${HOLDS_SQL}' || ${account} = ANY(${clients}) ` +
+    `(${e}.source IS NULL OR ${amongClients(`${w}.owner_client_id || E'${HOLDS_SQL}${ALL_ACCOUNTS}'`, clients)} ` +
+    `OR (${account} <> '' AND (${amongClients(`${w}.owner_client_id || E'${HOLDS_SQL}' || ${account}`, clients)} ` +
     `OR (${account}, ${w}.owner_client_id) IN (SELECT ins.account_id, ins.installed_by ` +
     `FROM installations ins WHERE ins.status <> 'revoked'))))`
   );
 }
+
+/**
+ * Of an event's source (jsonb, at alias `e`), what the rule reads: whether there is one, and its
+ * account. Events of one kind whose sources agree on this reach the same webhooks (filters
+ * aside), so a statement can count each pair's webhooks once (the ingest's `reach`).
+ */
+export const ruleSourceSql = (e: string): string =>
+  `CASE WHEN ${e}.source IS NULL THEN NULL ` +
+  `ELSE jsonb_build_object('account_id', ${e}.source->'account_id') END`;
 
 /** What the rule reads of a webhook. */
 export interface FanOutWebhook {

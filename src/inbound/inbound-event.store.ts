@@ -16,7 +16,7 @@ import {
   freshLeasedDelivery,
   leasedTargetJson,
 } from '../delivery-record/delivery.store';
-import { receivesSql, receivingClients } from '../delivery-record/fan-out-rule';
+import { receivesSql, receivingClients, ruleSourceSql } from '../delivery-record/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
 import type { Statement } from '../delivery-record/statement';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
@@ -40,9 +40,9 @@ export interface InlineEvent {
  * What the statement that stores an inbound event does with it: `done`, nothing more (no
  * route: it is the record only); `queue`, leave it unprocessed for the inbound queue (the
  * recording automation, the approval rules); `publish`, publish `event` with its deliveries as
- * well, unless its kind reaches more than INLINE_FANOUT_MAX active webhooks (then as `queue`).
- * Whatever the plan, an event some active webhook subscribes to as it is (`zoom.<event>` or
- * `zoom.*`) is left unprocessed too: the inbound job publishes it as it is.
+ * well, unless it reaches more than INLINE_FANOUT_MAX active webhooks (then as `queue`).
+ * Whatever the plan, an event some active webhook that may take it subscribes to as it is
+ * (`zoom.<event>` or `zoom.*`) is left unprocessed too: the inbound job publishes it as it is.
  */
 export type IngestPlan =
   { then: 'done' } | { then: 'queue' } | { then: 'publish'; event: InlineEvent };
@@ -96,16 +96,22 @@ export interface StoredInboundEvent {
 /**
  * Most webhooks an event is fanned out to in the request that brought it. The platform wants
  * its answer within 3 s and a statement that writes thousands of rows would hold it; an event
- * whose kind reaches more is stored unprocessed and published from the inbound queue.
+ * that reaches more (its kind's webhooks whose owners hold its account, filters aside) is stored
+ * unprocessed and published from the inbound queue.
  */
 export const INLINE_FANOUT_MAX = 100;
 
 // One statement (one round trip, one commit) for a batch of events: the inbound rows and, for
 // those published here, their events and a delivery per webhook the record's fan-out rule
 // (delivery-record/fan-out-rule.ts) selects, all from one snapshot. A redelivery (taken identity) inserts nothing
-// at all. `reach` counts each kind's webhooks only up to the cap; `watched` holds the platform
-// kinds (zoom.<event>) some active webhook takes as they are, directly or through zoom.*: such an
-// event stays unprocessed for the inbound job, which publishes it as it is. The event's
+// at all. `matched` holds each event's webhooks by the rule, filters aside, only up to the cap,
+// and `reach` counts them: by the event's account, since with many platform accounts a kind may
+// have thousands of webhooks while an event of one account reaches a few (counting by kind
+// alone sent every such event through the inbound queue); the fan-out part then applies only
+// the filters to those pairs, rather than reading every webhook of the kind a second time
+// (docs/benchmarks.md#many-platform-accounts). `watched` holds the platform kinds
+// (zoom.<event>) some active webhook whose owner holds the account takes as they are, directly or
+// through zoom.*: such an event stays unprocessed for the inbound job, which publishes it as it is. The event's
 // idempotency key (inboundEventKey, in the input) is the one the inbound job would publish under,
 // so a later run of the job adds nothing. The download token is kept only on an event left
 // unprocessed. $3: the API clients (AUTH_CLIENTS) whose webhooks count.
@@ -119,26 +125,34 @@ const INGEST_SQL = `
            lease_ms int, raw_body text, trace_context text, order_key text, order_ts bigint,
            via text)
   ),
+  matched AS (
+    SELECT n.event_id, m.id AS webhook_id
+    FROM input n CROSS JOIN LATERAL (
+      SELECT w.id FROM webhooks w
+      WHERE ${receivesSql({ webhook: 'w', kind: 'n.kind', clients: '$3::text[]', event: 'n' })}
+      LIMIT $2 + 1
+    ) m
+    WHERE n.plan = 'publish'
+  ),
   reach AS (
-    SELECT k.kind, (
-      SELECT count(*) FROM (
-        SELECT 1 FROM webhooks w
-        WHERE ${receivesSql({ webhook: 'w', kind: 'k.kind', clients: '$3::text[]' })}
-        LIMIT $2 + 1
-      ) capped
-    ) AS webhooks
-    FROM (SELECT DISTINCT kind FROM input WHERE plan = 'publish') k
+    SELECT event_id, count(*) AS webhooks FROM matched GROUP BY event_id
   ),
   watched AS (
-    SELECT a.as_is FROM (SELECT DISTINCT as_is FROM input WHERE as_is IS NOT NULL) a
+    SELECT a.as_is, a.source
+    FROM (SELECT DISTINCT n.as_is, ${ruleSourceSql('n')} AS source FROM input n
+          WHERE n.as_is IS NOT NULL) a
     WHERE EXISTS (
       SELECT 1 FROM webhooks w
-      WHERE ${receivesSql({ webhook: 'w', kind: 'a.as_is', clients: '$3::text[]' })})
+      WHERE ${receivesSql({ webhook: 'w', kind: 'a.as_is', clients: '$3::text[]', event: 'a' })})
   ),
   planned AS (
-    SELECT i.id, i.plan = 'publish' AND r.webhooks <= $2 AS publish,
-      (i.plan = 'done' OR (i.plan = 'publish' AND r.webhooks <= $2)) AND wa.as_is IS NULL AS done
-    FROM input i LEFT JOIN reach r ON r.kind = i.kind LEFT JOIN watched wa ON wa.as_is = i.as_is
+    SELECT i.id, i.plan = 'publish' AND coalesce(r.webhooks, 0) <= $2 AS publish,
+      (i.plan = 'done' OR (i.plan = 'publish' AND coalesce(r.webhooks, 0) <= $2))
+        AND wa.as_is IS NULL AS done
+    FROM input i
+    LEFT JOIN reach r ON r.event_id = i.event_id
+    LEFT JOIN watched wa
+      ON wa.as_is = i.as_is AND wa.source IS NOT DISTINCT FROM ${ruleSourceSql('i')}
   ),
   claimed AS (
     INSERT INTO inbound_event_keys (identity_key, received_at)
@@ -163,6 +177,7 @@ const INGEST_SQL = `
     where: 'p.publish',
     rows: 'input',
     clients: '$3::text[]',
+    matched: 'matched',
   })}
   SELECT s.id, s.processed_at IS NOT NULL AS processed,
     coalesce(array_agg(d.id::text) FILTER (WHERE d.id IS NOT NULL), '{}') AS delivery_ids,

@@ -68,6 +68,25 @@ export class MemoryTables {
     );
   }
 
+  /**
+   * Whether the webhook may take an event of `kind` from `source`, its filter aside: what the
+   * ingest counts against INLINE_FANOUT_MAX (its `reach`).
+   */
+  reaches(webhook: WebhookEntity, kind: string, source: unknown): boolean {
+    const row = this.webhooks.get(webhook.id);
+    return (
+      !!row &&
+      receives(
+        { ...row, filter: null },
+        kind,
+        this.clientIds ?? holdingEveryAccount(row.ownerClientId),
+        {
+          source,
+        },
+      )
+    );
+  }
+
   addWebhook(fields: Partial<WebhookEntity> = {}): WebhookEntity {
     // Distinct creation times, as the keyset order assumes nothing about ties.
     const createdAt = new Date(Date.now() + this.webhooks.size);
@@ -505,11 +524,19 @@ export class MemoryInboundEventStore extends InboundEventStore {
     const reach = inline
       ? webhooks.filter((webhook) => this.tables.receives(webhook, inline.kind))
       : [];
-    const publish = inline !== null && reach.length <= INLINE_FANOUT_MAX;
+    const publish =
+      inline !== null &&
+      reach.filter((webhook) => this.tables.reaches(webhook, inline.kind, inline.source)).length <=
+        INLINE_FANOUT_MAX;
     // As the SQL does: an event a webhook takes as it is is left to the inbound job.
     const asIs = platformEventKind(row.event);
     const watched =
-      asIs !== null && webhooks.some((webhook) => this.tables.receives(webhook, asIs));
+      asIs !== null &&
+      webhooks.some((webhook) =>
+        inline
+          ? this.tables.reaches(webhook, asIs, inline.source)
+          : this.tables.receives(webhook, asIs),
+      );
     const processed = (plan.then === 'done' || publish) && !watched;
     const stored = this.tables.addInboundEvent({
       ...fields,

@@ -23,7 +23,7 @@ RETURNING id;
 -- PgDeliveryControlStore.createMissed (read)
 SELECT e.id, e.kind, e.data, e.source, e.created_at, e.body IS NOT NULL AS has_body
 FROM events e JOIN webhooks w ON w.id = $1
-WHERE (w.active AND w.owner_client_id = ANY($2::text[]) AND w.events && CASE WHEN e.kind LIKE 'zoom.%' THEN ARRAY[e.kind, 'zoom.*'] ELSE ARRAY[e.kind] END AND (e.source IS NULL OR w.owner_client_id || E'\t*' = ANY($2::text[]) OR (coalesce(e.source->>'account_id', '') <> '' AND (w.owner_client_id || E'\t' || coalesce(e.source->>'account_id', '') = ANY($2::text[]) OR (coalesce(e.source->>'account_id', ''), w.owner_client_id) IN (SELECT ins.account_id, ins.installed_by FROM installations ins WHERE ins.status <> 'revoked')))))
+WHERE (w.active AND w.owner_client_id IN (SELECT unnest($2::text[])) AND w.events && CASE WHEN e.kind LIKE 'zoom.%' THEN ARRAY[e.kind, 'zoom.*'] ELSE ARRAY[e.kind] END AND (e.source IS NULL OR w.owner_client_id || E'\t*' IN (SELECT unnest($2::text[])) OR (coalesce(e.source->>'account_id', '') <> '' AND (w.owner_client_id || E'\t' || coalesce(e.source->>'account_id', '') IN (SELECT unnest($2::text[])) OR (coalesce(e.source->>'account_id', ''), w.owner_client_id) IN (SELECT ins.account_id, ins.installed_by FROM installations ins WHERE ins.status <> 'revoked')))))
   AND coalesce(
     (SELECT (f.filter_path IS NULL OR jsonb_path_match(jsonb_build_object('id', e.id, 'event', e.kind, 'created_at', to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', e.data, 'source', e.source), f.filter_path, f.filter_vars)) FROM webhook_filters f
      WHERE f.webhook_id = w.id AND f.valid_from <= e.created_at

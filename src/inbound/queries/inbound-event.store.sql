@@ -10,26 +10,34 @@ WITH input AS (
          lease_ms int, raw_body text, trace_context text, order_key text, order_ts bigint,
          via text)
 ),
+matched AS (
+  SELECT n.event_id, m.id AS webhook_id
+  FROM input n CROSS JOIN LATERAL (
+    SELECT w.id FROM webhooks w
+    WHERE (w.active AND w.owner_client_id IN (SELECT unnest($3::text[])) AND w.events && CASE WHEN n.kind LIKE 'zoom.%' THEN ARRAY[n.kind, 'zoom.*'] ELSE ARRAY[n.kind] END AND (n.source IS NULL OR w.owner_client_id || E'\t*' IN (SELECT unnest($3::text[])) OR (coalesce(n.source->>'account_id', '') <> '' AND (w.owner_client_id || E'\t' || coalesce(n.source->>'account_id', '') IN (SELECT unnest($3::text[])) OR (coalesce(n.source->>'account_id', ''), w.owner_client_id) IN (SELECT ins.account_id, ins.installed_by FROM installations ins WHERE ins.status <> 'revoked')))))
+    LIMIT $2 + 1
+  ) m
+  WHERE n.plan = 'publish'
+),
 reach AS (
-  SELECT k.kind, (
-    SELECT count(*) FROM (
-      SELECT 1 FROM webhooks w
-      WHERE (w.active AND w.owner_client_id = ANY($3::text[]) AND w.events && CASE WHEN k.kind LIKE 'zoom.%' THEN ARRAY[k.kind, 'zoom.*'] ELSE ARRAY[k.kind] END)
-      LIMIT $2 + 1
-    ) capped
-  ) AS webhooks
-  FROM (SELECT DISTINCT kind FROM input WHERE plan = 'publish') k
+  SELECT event_id, count(*) AS webhooks FROM matched GROUP BY event_id
 ),
 watched AS (
-  SELECT a.as_is FROM (SELECT DISTINCT as_is FROM input WHERE as_is IS NOT NULL) a
+  SELECT a.as_is, a.source
+  FROM (SELECT DISTINCT n.as_is, CASE WHEN n.source IS NULL THEN NULL ELSE jsonb_build_object('account_id', n.source->'account_id') END AS source FROM input n
+        WHERE n.as_is IS NOT NULL) a
   WHERE EXISTS (
     SELECT 1 FROM webhooks w
-    WHERE (w.active AND w.owner_client_id = ANY($3::text[]) AND w.events && CASE WHEN a.as_is LIKE 'zoom.%' THEN ARRAY[a.as_is, 'zoom.*'] ELSE ARRAY[a.as_is] END))
+    WHERE (w.active AND w.owner_client_id IN (SELECT unnest($3::text[])) AND w.events && CASE WHEN a.as_is LIKE 'zoom.%' THEN ARRAY[a.as_is, 'zoom.*'] ELSE ARRAY[a.as_is] END AND (a.source IS NULL OR w.owner_client_id || E'\t*' IN (SELECT unnest($3::text[])) OR (coalesce(a.source->>'account_id', '') <> '' AND (w.owner_client_id || E'\t' || coalesce(a.source->>'account_id', '') IN (SELECT unnest($3::text[])) OR (coalesce(a.source->>'account_id', ''), w.owner_client_id) IN (SELECT ins.account_id, ins.installed_by FROM installations ins WHERE ins.status <> 'revoked'))))))
 ),
 planned AS (
-  SELECT i.id, i.plan = 'publish' AND r.webhooks <= $2 AS publish,
-    (i.plan = 'done' OR (i.plan = 'publish' AND r.webhooks <= $2)) AND wa.as_is IS NULL AS done
-  FROM input i LEFT JOIN reach r ON r.kind = i.kind LEFT JOIN watched wa ON wa.as_is = i.as_is
+  SELECT i.id, i.plan = 'publish' AND coalesce(r.webhooks, 0) <= $2 AS publish,
+    (i.plan = 'done' OR (i.plan = 'publish' AND coalesce(r.webhooks, 0) <= $2))
+      AND wa.as_is IS NULL AS done
+  FROM input i
+  LEFT JOIN reach r ON r.event_id = i.event_id
+  LEFT JOIN watched wa
+    ON wa.as_is = i.as_is AND wa.source IS NOT DISTINCT FROM CASE WHEN i.source IS NULL THEN NULL ELSE jsonb_build_object('account_id', i.source->'account_id') END
 ),
 claimed AS (
   INSERT INTO inbound_event_keys (identity_key, received_at)
@@ -72,7 +80,8 @@ d AS (
     i.trace_context, CASE WHEN o.ordered THEN i.order_key END,
     CASE WHEN o.ordered THEN i.order_ts END
   FROM ev JOIN input i ON i.event_id = ev.id
-  JOIN webhooks w ON (w.active AND w.owner_client_id = ANY($3::text[]) AND w.events && CASE WHEN i.kind LIKE 'zoom.%' THEN ARRAY[i.kind, 'zoom.*'] ELSE ARRAY[i.kind] END AND (i.source IS NULL OR w.owner_client_id || E'\t*' = ANY($3::text[]) OR (coalesce(i.source->>'account_id', '') <> '' AND (w.owner_client_id || E'\t' || coalesce(i.source->>'account_id', '') = ANY($3::text[]) OR (coalesce(i.source->>'account_id', ''), w.owner_client_id) IN (SELECT ins.account_id, ins.installed_by FROM installations ins WHERE ins.status <> 'revoked')))) AND (w.filter_path IS NULL OR jsonb_path_match(jsonb_build_object('id', i.event_id, 'event', i.kind, 'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', i.data, 'source', i.source), w.filter_path, w.filter_vars)))
+  JOIN matched m ON m.event_id = i.event_id
+  JOIN webhooks w ON w.id = m.webhook_id AND (w.filter_path IS NULL OR jsonb_path_match(jsonb_build_object('id', i.event_id, 'event', i.kind, 'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', i.data, 'source', i.source), w.filter_path, w.filter_vars))
   CROSS JOIN LATERAL (SELECT (w.ordering = 'meeting' AND i.order_key IS NOT NULL) AS ordered) o
   RETURNING id, event_id, webhook_id, lease_until, created_at
 )
