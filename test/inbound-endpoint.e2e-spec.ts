@@ -1,3 +1,4 @@
+import { EVENT_EXAMPLES } from '../src/webhooks/event-examples';
 import fc from 'fast-check';
 import { gzipSync } from 'node:zlib';
 import { EVENT_MAPPING } from '../src/inbound/event-mapping';
@@ -639,10 +640,11 @@ describe('POST /zoom/events: verification, URL validation, storage (role api)', 
       'operation.failed',
       'zoom.*',
     ]);
+    // Swagger shows the catalog's own example of each kind (GET /api/event-types serves it).
     const model = doc.components.schemas.OperationCompleteNotification;
+    expect(model.example).toEqual(EVENT_EXAMPLES['operation.complete']);
     expect(model.example.data.files[0]).toEqual(
       expect.objectContaining({
-        id: 'a1b2c3d4-0001',
         file_type: 'MP4',
         download_url: expect.stringContaining('/download'),
       }),
