@@ -6,7 +6,7 @@ import { parsePrecise, stringifyPrecise } from '../common/precise-json';
 import { storableText } from '../common/unicode';
 import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
-import { EventSource, bodyOfSerialised, jsonbOfSerialised } from '../delivery-record/delivery-body';
+import { bodyOfSerialised, jsonbOfSerialised } from '../delivery-record/delivery-body';
 import { fanOutPart } from '../delivery-record/fan-out-part';
 import {
   DeliveryRef,
@@ -20,32 +20,9 @@ import { receivesSql, receivingClients, ruleSourceSql } from '../delivery-record
 import { preparedQuery, query } from '../database/query';
 import type { Statement } from '../delivery-record/statement';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
-import { EventData } from './event-mapping';
 import { InboundEventEntity } from './inbound-event.entity';
-import { inboundEventKey } from './inbound-job';
+import { IngestPlan, inboundEventKey } from './inbound-job';
 import type { InboundVia } from '../common/inbound-via';
-
-/** A notification published in the statement that stores its inbound event. */
-export interface InlineEvent {
-  id: string;
-  kind: SubscriptionEvent;
-  createdAt: Date;
-  data: EventData;
-  source: EventSource;
-  /** The platform object's uuid: its deliveries to ordered webhooks keep its order (docs/receiving.md#ordered-delivery-per-meeting). */
-  orderKey?: string | null;
-}
-
-/**
- * What the statement that stores an inbound event does with it: `done`, nothing more (no
- * route: it is the record only); `queue`, leave it unprocessed for the inbound queue (the
- * recording automation, the approval rules); `publish`, publish `event` with its deliveries as
- * well, unless it reaches more than INLINE_FANOUT_MAX active webhooks (then as `queue`).
- * Whatever the plan, an event some active webhook that may take it subscribes to as it is
- * (`zoom.<event>` or `zoom.*`) is left unprocessed too: the inbound job publishes it as it is.
- */
-export type IngestPlan =
-  { then: 'done' } | { then: 'queue' } | { then: 'publish'; event: InlineEvent };
 
 export interface NewInboundEvent {
   id: string;

@@ -1,9 +1,12 @@
+import { newRowId } from '../database/row-id';
 import type { EventSource } from '../delivery-record/delivery-body';
+import { orderKeyOf } from '../dispatcher/publish/order-key';
 import { JOBS, JobSpec, recordJob } from '../queue/queue.constants';
 import { SubscriptionEvent } from '../webhooks/subscription-events';
 import { InboundEventEntity } from './inbound-event.entity';
 import { VIA, type InboundVia } from '../common/inbound-via';
-import { PlatformObject, asRecord } from './event-mapping';
+import { EventData, PlatformObject, asRecord, mappingRuleOf } from './event-mapping';
+import type { PlatformEnvelope } from './platform-envelope';
 
 /** Job data on the inbound and recordings queues: the stored event is read back from PostgreSQL. */
 export interface InboundJobData {
@@ -66,6 +69,60 @@ export function sourceOf(row: InboundEventEntity): EventSource {
     // Rows stored before `via` existed came by webhook.
     via: row.via ?? VIA.webhook,
   });
+}
+
+/** A notification published in the statement that stores its inbound event. */
+export interface InlineEvent {
+  id: string;
+  kind: SubscriptionEvent;
+  createdAt: Date;
+  data: EventData;
+  source: EventSource;
+  /** The platform object's uuid: its deliveries to ordered webhooks keep its order (docs/receiving.md#ordered-delivery-per-meeting). */
+  orderKey?: string | null;
+}
+
+/**
+ * What the statement that stores an inbound event does with it: `done`, nothing more (no
+ * route: it is the record only); `queue`, leave it unprocessed for the inbound queue (the
+ * recording automation, the approval rules); `publish`, publish `event` with its deliveries as
+ * well, unless it reaches more than INLINE_FANOUT_MAX active webhooks (then as `queue`).
+ * Whatever the plan, an event some active webhook subscribes to as it is (`zoom.<event>` or
+ * `zoom.*`) is left unprocessed too: the inbound job publishes it as it is.
+ */
+export type IngestPlan =
+  { then: 'done' } | { then: 'queue' } | { then: 'publish'; event: InlineEvent };
+
+/**
+ * The plan of an event being stored (IngestPlan): a mapped event is published with it, its
+ * notification built here; a recording event, and a registration event (the approval rules
+ * look at what was published before), is left to the job; any other is the record only (the
+ * statement still leaves it to the job when a webhook takes it as it is). `arrival`: what the
+ * notification's `source` says of it besides its name.
+ */
+export function ingestPlan(
+  envelope: PlatformEnvelope,
+  unmappable: string | null,
+  arrival: Omit<SourceFacts, 'event' | 'receivedAt'>,
+): IngestPlan {
+  const rule = mappingRuleOf(envelope.event);
+  // Nothing to map (or nothing that can be): the record, and the as-it-came delivery.
+  if (!rule || unmappable !== null) return { then: 'done' };
+  if ('automation' in rule || rule.approval) return { then: 'queue' };
+  const createdAt = new Date();
+  const source = notificationSource({ event: envelope.event, receivedAt: createdAt, ...arrival });
+  const object = asRecord(asRecord(envelope.payload).object);
+  return {
+    then: 'publish',
+    event: {
+      id: newRowId(),
+      kind: rule.kind,
+      createdAt,
+      data: rule.data(object),
+      orderKey: orderKeyOf(object),
+      source,
+    },
+  };
 }
 
 /**

@@ -12,17 +12,15 @@ import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { dedupeKey } from './dedupe-key';
 import { isUtf8 } from 'node:buffer';
 import { DispatcherService } from '../dispatcher/publish/dispatcher.service';
-import { orderKeyOf } from '../dispatcher/publish/order-key';
-import { asRecord, mappingRuleOf, unmappableEventReason } from './event-mapping';
+import { asRecord, unmappableEventReason } from './event-mapping';
 import { asString } from './platform-reader';
 import {
   InboundEventStore,
-  IngestPlan,
   NewInboundEvent,
   StoredInboundEvent,
   isDataException,
 } from './inbound-event.store';
-import { InboundJobData, inboundJob, notificationSource } from './inbound-job';
+import { InboundJobData, inboundJob, ingestPlan } from './inbound-job';
 import type { InboundVia } from '../common/inbound-via';
 import { PlatformEnvelope, parseEnvelope } from './platform-envelope';
 import { SPAN_ATTRIBUTES, Tracing, traceparentOf } from '../telemetry/tracing';
@@ -80,45 +78,6 @@ function storedForm(envelope: Record<string, unknown>, rawBody: Buffer): StoredF
   return {
     payload: value as Record<string, unknown>,
     rawBody: faithful ? null : hasToken ? Buffer.from(stringifyPrecise(kept), 'utf8') : rawBody,
-  };
-}
-
-/**
- * What the statement that stores the event does next (IngestPlan): a mapped event is
- * published with it, its notification built here; a recording event, and a registration event
- * (the approval rules look at what was published before), is left to the queue; any other is
- * the record only (the statement still leaves it to the queue when a webhook takes it as it is).
- */
-function ingestPlan(
-  envelope: PlatformEnvelope,
-  unmappable: string | null,
-  eventTs: number | null,
-  accountId: string | null,
-  origin: InboundOrigin,
-): IngestPlan {
-  const rule = mappingRuleOf(envelope.event);
-  // Nothing to map (or nothing that can be): the record, and the as-it-came delivery.
-  if (!rule || unmappable !== null) return { then: 'done' };
-  if ('automation' in rule || rule.approval) return { then: 'queue' };
-  const createdAt = new Date();
-  const object = asRecord(asRecord(envelope.payload).object);
-  return {
-    then: 'publish',
-    event: {
-      id: newRowId(),
-      kind: rule.kind,
-      createdAt,
-      data: rule.data(object),
-      orderKey: orderKeyOf(object),
-      source: notificationSource({
-        event: envelope.event,
-        eventTs,
-        accountId,
-        trackingId: origin.trackingId,
-        receivedAt: createdAt,
-        via: origin.via,
-      }),
-    },
   };
 }
 
@@ -194,7 +153,7 @@ export class InboundService {
     const mapping = this.tracing.child(span, 'bridge.map', {
       [SPAN_ATTRIBUTES.zoomEvent]: envelope.event,
     });
-    const plan = ingestPlan(envelope, unmappable, eventTs, accountId, origin);
+    const plan = ingestPlan(envelope, unmappable, { eventTs, accountId, trackingId, via });
     // The deliveries' attempts continue the publish span; an event left to the inbound job, the
     // request's.
     const publishing =
@@ -255,18 +214,18 @@ export class InboundService {
     }
     publishing?.setAttribute(SPAN_ATTRIBUTES.deliveries, stored?.deliveries.length ?? 0);
     publishing?.end();
-    if (stored === null) {
-      this.count(envelope.event, 'duplicate', span, via);
-      return { status: 'duplicate' };
-    }
+    this.count(
+      envelope.event,
+      stored === null ? 'duplicate' : unmappable ? 'unmappable' : 'accepted',
+      span,
+      via,
+    );
+    if (stored === null) return { status: 'duplicate' };
     if (unmappable) {
-      this.count(envelope.event, 'unmappable', span, via);
       this.logger.warn(
         `inbound ${envelope.event} ${id} (tracking id ${trackingId}) cannot be mapped ` +
           `(${unmappable}): kept, and delivered only as it came`,
       );
-    } else {
-      this.count(envelope.event, 'accepted', span, via);
     }
     // An event left unprocessed may have published its notification already: both go on.
     if (stored.deliveries.length > 0) {

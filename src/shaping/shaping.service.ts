@@ -15,6 +15,17 @@ export interface ShapingRules {
   template?: string | null;
 }
 
+/** A delivery as shaping sees it: its notification body, and the bytes it was first sent if any. */
+export interface DeliveryToShape extends ShapingRules {
+  body: string;
+  /** What its first shaped attempt sent (null or absent: none yet). */
+  sentBody?: string | null;
+}
+
+/** The bytes an attempt sends (`stored`: to be kept with its record), or why it sends none. */
+export type AttemptBytes =
+  { ok: true; body: string; stored: boolean } | { ok: false; error: string };
+
 /**
  * Payload shaping: the one step between a notification body (docs/api.md#notifications) and the
  * bytes that are signed and sent. Today its rules are a webhook's template (docs/templates.md)
@@ -45,6 +56,19 @@ export class ShapingService implements OnApplicationShutdown {
   async shape(rules: ShapingRules, body: string): Promise<Shaped> {
     const output = await this.output(rules, body);
     return output.ok ? { ok: true, body: output.json } : output;
+  }
+
+  /**
+   * The bytes an attempt of `delivery` sends: those it was first sent when it was shaped before
+   * (a redelivery sends them again), else its body shaped now, to be kept (`stored`) with the
+   * attempt's record; a delivery that is not shaped sends its body.
+   */
+  async attemptBytes(delivery: DeliveryToShape): Promise<AttemptBytes> {
+    if (delivery.sentBody) return { ok: true, body: delivery.sentBody, stored: false };
+    if (!ShapingService.shapes(delivery)) return { ok: true, body: delivery.body, stored: false };
+    const shaped = await this.shape(delivery, delivery.body);
+    if (!shaped.ok) return shaped;
+    return { ok: true, body: shaped.body ?? delivery.body, stored: shaped.body !== null };
   }
 
   /**

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { IngestPlan } from '../../src/inbound/inbound-event.store';
-import { inboundEventKey, notificationSource } from '../../src/inbound/inbound-job';
+import { IngestPlan, inboundEventKey, notificationSource } from '../../src/inbound/inbound-job';
 import { SubscriptionEvent } from '../../src/webhooks/subscription-events';
 import {
   addWebhook,

@@ -34,10 +34,10 @@ import {
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
 import {
   InboundEventStore,
-  IngestPlan,
   NewInboundEvent,
   PgInboundEventStore,
 } from '../../src/inbound/inbound-event.store';
+import type { IngestPlan } from '../../src/inbound/inbound-job';
 import { AttendanceStore } from '../../src/attendance/attendance.store';
 import { RecordRetentionStore } from '../../src/delivery-record/record-retention.store';
 import { PgRetentionStore, RetentionStore } from '../../src/retention/retention.store';

@@ -53,31 +53,43 @@ export class DeliveryAttemptService {
    * cannot be written: nothing was recorded then, and the lease lapses for the sweeper.
    * Each attempt is a span of the trace its delivery was published in (docs/operations.md).
    */
-  attempt(target: DeliveryTarget, sent: () => void = () => undefined): Promise<AttemptOutcome> {
-    if (!target.active || !this.tracing.enabled) return this.attemptIn(null, target, sent);
-    const span = this.tracing.startAttempt(target, target.attemptCount + 1);
-    return this.attemptIn(span, target, sent)
-      .catch((error: unknown) => {
-        this.tracing.failed(span, error);
-        throw error;
-      })
-      .finally(() => span?.end());
-  }
-
-  private async attemptIn(
-    span: Span | null,
+  async attempt(
     target: DeliveryTarget,
-    sent: () => void,
+    sent: () => void = () => undefined,
   ): Promise<AttemptOutcome> {
-    const deliveryId = target.id;
     if (!target.active) {
       sent();
       await this.cancel(target);
       return DONE;
     }
-
     const attempt = target.attemptCount + 1;
-    const shaped = await this.shape(target);
+    const span = this.tracing.startAttempt(target, attempt);
+    const traceparent = traceparentOf(span);
+    try {
+      return await this.sendAndRecord(target, attempt, { span, traceparent }, sent);
+    } catch (error) {
+      this.tracing.failed(span, error);
+      throw error;
+    } finally {
+      span?.end();
+    }
+  }
+
+  /** The attempt itself: shaped, sent, its outcome decided and recorded, then its follow-ups. */
+  private async sendAndRecord(
+    target: DeliveryTarget,
+    attempt: number,
+    { span, traceparent }: { span: Span | null; traceparent: string | null },
+    sent: () => void,
+  ): Promise<AttemptOutcome> {
+    const deliveryId = target.id;
+    const destination = target.destination.type;
+    const shaped = await this.shaping.attemptBytes({
+      destinationType: destination,
+      template: target.template,
+      body: target.body,
+      sentBody: target.sentBody,
+    });
     let result: AttemptResult;
     try {
       if (!shaped.ok) {
@@ -96,20 +108,44 @@ export class DeliveryAttemptService {
           previousSecretEncrypted: previousSecretInGrace(target, new Date()),
           attempt,
           late: target.late,
-          traceparent: traceparentOf(span),
+          traceparent,
         });
       }
     } finally {
       sent();
     }
-    // A redelivery or replay starts a fresh series: the retry budget counts from its start.
+
+    // The outcome. A redelivery or replay starts a fresh series: the retry budget counts from
+    // its start. A template that failed fails the same way on the same body: no retries
+    // (docs/templates.md). A retry waits the backoff, or the receiver's Retry-After on 429/503
+    // when that is longer (docs/api.md#receiver-health).
     const inSeries = attempt - target.seriesStart;
-    // A template that failed fails the same way on the same body: no retries (docs/templates.md).
     const gone = result.statusCode === 410 || result.gone === true;
     const final = result.ok || gone || !shaped.ok || inSeries >= this.retry.attempts;
-    const delayMs = final ? null : this.retryDelayMs(inSeries, result);
+    const delayMs = final
+      ? null
+      : Math.max(
+          this.retry.delayMs(inSeries),
+          retryAfterMs(result.statusCode, result.retryAfter) ?? 0,
+        );
     const status = result.ok ? 'succeeded' : final ? 'failed' : 'pending';
+    const ended = status === 'failed';
+
+    // Traced once: on the attempt's span, and in the log line a failure writes in it.
     this.tracing.attemptResult(span, result, status);
+    const what =
+      `delivery ${deliveryId} to webhook ${target.webhookId}, attempt ${attempt}` +
+      (target.seriesStart > 0
+        ? ` (${inSeries}/${this.retry.attempts} of this series)`
+        : `/${this.retry.attempts}`);
+    const told = result.ok
+      ? null
+      : inSpan(
+          span,
+          `${what} failed: ${result.error}; ` +
+            (ended ? 'final, delivery marked failed' : `will retry in ${delayMs} ms`),
+        );
+
     const recorded = await this.store.recordAttempt({
       deliveryId,
       createdAt: target.createdAt,
@@ -127,7 +163,9 @@ export class DeliveryAttemptService {
       return DONE;
     }
 
-    await this.health
+    // The follow-ups, each once: receiver health, the metrics, the log line, then the
+    // operational events (the webhook disabled, the delivery failed).
+    const disabled = await this.health
       .afterAttempt({
         webhookId: target.webhookId,
         event: target.event,
@@ -136,65 +174,32 @@ export class DeliveryAttemptService {
         gone,
         goneSaid: result.gone === true ? result.error : null,
         consecutiveFailures: target.consecutiveFailures,
-        destination: target.destination.type,
+        destination,
       })
-      .catch((error: Error) =>
+      .catch((error: Error) => {
         // The attempt is recorded; the next delivery's outcome applies the rules again.
         this.logger.error(
           `delivery ${deliveryId}: receiver health of webhook ${target.webhookId} not updated: ` +
             error.message,
-        ),
-      );
-
+        );
+        return null;
+      });
     const outcome = result.ok ? 'success' : 'failure';
-    const destination = target.destination.type;
     this.metrics.deliveryAttempts.observe({ outcome, destination }, result.durationMs / 1000);
-    if (result.ok) {
-      this.metrics.deliveries.inc({ outcome: 'succeeded', destination });
-      return DONE;
-    }
-    const what =
-      `delivery ${deliveryId} to webhook ${target.webhookId}, attempt ${attempt}` +
-      (target.seriesStart > 0
-        ? ` (${inSeries}/${this.retry.attempts} of this series)`
-        : `/${this.retry.attempts}`);
-    if (delayMs === null) {
-      this.metrics.deliveries.inc({ outcome: 'failed', destination });
-      this.logger.warn(
-        inSpan(span, `${what} failed: ${result.error}; final, delivery marked failed`),
-      );
-      await this.operational?.deliveryFailed({
+    if (result.ok) this.metrics.deliveries.inc({ outcome: 'succeeded', destination });
+    if (ended) this.metrics.deliveries.inc({ outcome: 'failed', destination });
+    if (told !== null) this.logger.warn(told);
+    if (disabled !== null || ended) {
+      await this.operational?.attemptEnded({
         deliveryId,
         webhookId: target.webhookId,
         event: target.event,
-        traceContext: traceparentOf(span),
+        disabled,
+        failed: ended,
+        traceContext: traceparent,
       });
-      return DONE;
     }
-    this.logger.warn(inSpan(span, `${what} failed: ${result.error}; will retry in ${delayMs} ms`));
-    return { next: 'retry', delayMs };
-  }
-
-  /**
-   * The bytes this attempt sends (shaping.service.ts): those the delivery was first sent when
-   * it was shaped before (a redelivery sends them again), else its body shaped now, to be kept
-   * (`stored`) with the attempt's record; a delivery that is not shaped sends its body.
-   */
-  private async shape(
-    target: DeliveryTarget,
-  ): Promise<{ ok: true; body: string; stored: boolean } | { ok: false; error: string }> {
-    if (target.sentBody) return { ok: true, body: target.sentBody, stored: false };
-    const rules = { destinationType: target.destination.type, template: target.template };
-    if (!ShapingService.shapes(rules)) return { ok: true, body: target.body, stored: false };
-    const shaped = await this.shaping.shape(rules, target.body);
-    if (!shaped.ok) return shaped;
-    return { ok: true, body: shaped.body ?? target.body, stored: shaped.body !== null };
-  }
-
-  /** The backoff, or the receiver's Retry-After on 429/503 when that is longer (docs/api.md#receiver-health). */
-  private retryDelayMs(retry: number, result: AttemptResult): number {
-    const backoff = this.retry.delayMs(retry);
-    return Math.max(backoff, retryAfterMs(result.statusCode, result.retryAfter) ?? 0);
+    return delayMs === null ? DONE : { next: 'retry', delayMs };
   }
 
   private async cancel(target: DeliveryTarget): Promise<void> {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import { AppConfig } from '../../config/config.types';
 import { MetricsService } from '../../metrics/metrics.service';
@@ -6,7 +6,6 @@ import type { DestinationType } from '../../destinations/registry';
 import { TEST_EVENT } from '../../webhooks/subscription-events';
 import { WebhookDisabledReason } from '../../webhooks/webhook.entity';
 import { DeliveryStatus } from '../../delivery-record/delivery.entity';
-import { OperationalEventsService } from '../operational-events/operational-events.service';
 import { ReceiverHealthStore } from '../../delivery-record/receiver-health.store';
 
 /** What the health rules need of a delivery whose attempt was just recorded. */
@@ -46,7 +45,8 @@ export const disabledError = (
 /**
  * Receiver health (docs/api.md#receiver-health): a 410 Gone disables the webhook at once; a run of
  * WEBHOOK_DISABLE_AFTER_FAILURES deliveries that ended failed (test deliveries aside)
- * disables it as failing. Disabling ends its pending deliveries, is logged and is counted.
+ * disables it as failing. Disabling ends its pending deliveries, is logged and is counted; the
+ * attempt's follow-ups report it (bridge.webhook.disabled).
  */
 @Injectable()
 export class ReceiverHealthService {
@@ -57,60 +57,43 @@ export class ReceiverHealthService {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly store: ReceiverHealthStore,
     private readonly metrics: MetricsService,
-    @Optional() private readonly operational?: OperationalEventsService,
   ) {
     this.disableAfter = config.webhooks.disableAfterFailures;
   }
 
-  /** Applies the rules after one recorded attempt. */
-  async afterAttempt(delivery: AttemptedDelivery): Promise<void> {
-    if (delivery.statusCode === 410 || delivery.gone === true) {
-      await this.disable(
-        delivery.webhookId,
-        'gone',
-        0,
-        delivery.event,
-        delivery.destination,
-        delivery.goneSaid ?? null,
-      );
-      return;
+  /**
+   * Applies the rules after one recorded attempt; resolves to why it disabled the webhook, or
+   * null when it did not (or another worker had disabled it already).
+   */
+  async afterAttempt(delivery: AttemptedDelivery): Promise<WebhookDisabledReason | null> {
+    const gone = delivery.statusCode === 410 || delivery.gone === true;
+    const failures = gone ? 0 : await this.failureRun(delivery);
+    if (!gone && !(this.disableAfter > 0 && failures >= this.disableAfter)) return null;
+    const reason: WebhookDisabledReason = gone ? 'gone' : 'failing';
+    const error = disabledError(reason, failures, delivery.goneSaid ?? null);
+    const ended = await this.store.disable(delivery.webhookId, reason, error);
+    if (ended === null) return null;
+    this.metrics.webhooksDisabled.inc({ reason });
+    if (ended > 0) {
+      const destination = delivery.destination ?? 'http';
+      this.metrics.deliveries.inc({ outcome: 'failed', destination }, ended);
     }
-    // A test is the owner checking the receiver, not the receiver's record.
-    if (delivery.event === TEST_EVENT) return;
-    if (delivery.status === 'succeeded') {
-      if (delivery.consecutiveFailures > 0) await this.store.resetFailures(delivery.webhookId);
-      return;
-    }
-    if (delivery.status !== 'failed') return;
-    const failures = await this.store.countFailure(delivery.webhookId);
-    if (this.disableAfter > 0 && failures >= this.disableAfter) {
-      await this.disable(
-        delivery.webhookId,
-        'failing',
-        failures,
-        delivery.event,
-        delivery.destination,
-      );
-    }
+    this.logger.warn(
+      `webhook ${delivery.webhookId} disabled (${reason}): ${error}; ${ended} pending deliveries ` +
+        'ended failed (PATCH active: true enables it, a replay recovers them)',
+    );
+    return reason;
   }
 
-  private async disable(
-    webhookId: string,
-    reason: WebhookDisabledReason,
-    failures: number,
-    cause: string,
-    destination: DestinationType = 'http',
-    said: string | null = null,
-  ): Promise<void> {
-    const error = disabledError(reason, failures, said);
-    const ended = await this.store.disable(webhookId, reason, error);
-    if (ended === null) return;
-    this.metrics.webhooksDisabled.inc({ reason });
-    if (ended > 0) this.metrics.deliveries.inc({ outcome: 'failed', destination }, ended);
-    this.logger.warn(
-      `webhook ${webhookId} disabled (${reason}): ${error}; ${ended} pending deliveries ended ` +
-        'failed (PATCH active: true enables it, a replay recovers them)',
-    );
-    await this.operational?.webhookDisabled(webhookId, reason, cause);
+  /** The webhook's run of failed deliveries after this one: counted, started afresh, or as it was (0). */
+  private async failureRun(delivery: AttemptedDelivery): Promise<number> {
+    // A test is the owner checking the receiver, not the receiver's record.
+    if (delivery.event === TEST_EVENT) return 0;
+    if (delivery.status === 'succeeded') {
+      if (delivery.consecutiveFailures > 0) await this.store.resetFailures(delivery.webhookId);
+      return 0;
+    }
+    if (delivery.status !== 'failed') return 0;
+    return this.store.countFailure(delivery.webhookId);
   }
 }

@@ -2,7 +2,7 @@ import { MemoryOperationalEventStore } from '../../../test/fakes/operational-eve
 import { MemoryTables } from '../../../test/fakes/memory-stores';
 import type { DeliveryRef } from '../../delivery-record/delivery.store';
 import type { DispatcherService } from '../publish/dispatcher.service';
-import { OperationalEventsService } from './operational-events.service';
+import { EndedAttempt, OperationalEventsService } from './operational-events.service';
 
 function service(store = new MemoryOperationalEventStore(new MemoryTables(), ['admin'])) {
   const queued: DeliveryRef[] = [];
@@ -14,6 +14,15 @@ function service(store = new MemoryOperationalEventStore(new MemoryTables(), ['a
   } as unknown as DispatcherService;
   return { store, queued, operational: new OperationalEventsService(store, dispatcher) };
 }
+
+/** An attempt that ended its delivery failed (and disabled nothing). */
+const failed = (deliveryId: string, webhookId: string, event: string): EndedAttempt => ({
+  deliveryId,
+  webhookId,
+  event,
+  disabled: null,
+  failed: true,
+});
 
 describe('OperationalEventsService', () => {
   it('publishes bridge.delivery.failed from the record to the subscribers, and queues them', async () => {
@@ -29,7 +38,7 @@ describe('OperationalEventsService', () => {
       lastStatusCode: null,
       lastError: 'timed out after 10000 ms',
     });
-    await operational.deliveryFailed({ deliveryId: d1.id, webhookId: w1.id, event: 'job.started' });
+    await operational.attemptEnded(failed(d1.id, w1.id, 'job.started'));
     const [event] = store.published;
     expect(event).toMatchObject({ kind: 'bridge.delivery.failed', aboutWebhookId: w1.id });
     expect(JSON.parse(event.body)).toEqual({
@@ -60,7 +69,11 @@ describe('OperationalEventsService', () => {
       disabledReason: 'gone',
     });
     store.tables.addWebhook({ events: ['bridge.webhook.disabled'] });
-    await operational.webhookDisabled(w1.id, 'gone', 'job.started');
+    await operational.attemptEnded({
+      ...failed('d0', w1.id, 'job.started'),
+      disabled: 'gone',
+      failed: false,
+    });
     expect(store.published[0].data).toEqual({
       webhook_id: w1.id,
       url: 'https://hooks.example.com/x',
@@ -69,17 +82,34 @@ describe('OperationalEventsService', () => {
     });
   });
 
+  it('publishes the disabling first, then the failed delivery, when an attempt did both', async () => {
+    const { store, queued, operational } = service();
+    const w1 = store.tables.addWebhook({ active: false, disabledAt: new Date() });
+    const w2 = store.tables.addWebhook({
+      events: ['bridge.delivery.failed', 'bridge.webhook.disabled'],
+    });
+    const d1 = store.tables.addDelivery(w1.id, { status: 'failed', attemptCount: 1 });
+    await operational.attemptEnded({ ...failed(d1.id, w1.id, 'job.started'), disabled: 'gone' });
+    expect(store.published.map((e) => e.kind)).toEqual([
+      'bridge.webhook.disabled',
+      'bridge.delivery.failed',
+    ]);
+    expect(queued.map((d) => d.webhookId)).toEqual([w2.id, w2.id]);
+  });
+
   it('reports nothing about a delivery of a bridge.* event, nor a disabling it caused', async () => {
     const { store, queued, operational } = service();
     const w1 = store.tables.addWebhook({ active: false, disabledAt: new Date() });
     store.tables.addWebhook({ events: ['bridge.delivery.failed', 'bridge.webhook.disabled'] });
     const d1 = store.tables.addDelivery(w1.id, { status: 'failed', attemptCount: 2 });
-    await operational.deliveryFailed({
-      deliveryId: d1.id,
-      webhookId: w1.id,
-      event: 'bridge.delivery.failed',
+    await operational.attemptEnded({
+      ...failed(d1.id, w1.id, 'bridge.delivery.failed'),
+      disabled: 'failing',
     });
-    await operational.webhookDisabled(w1.id, 'failing', 'bridge.webhook.disabled');
+    await operational.attemptEnded({
+      ...failed(d1.id, w1.id, 'bridge.webhook.disabled'),
+      disabled: 'failing',
+    });
     expect(store.published).toEqual([]);
     expect(queued).toEqual([]);
   });
@@ -90,7 +120,7 @@ describe('OperationalEventsService', () => {
     const d1 = store.tables.addDelivery(w1.id, { status: 'failed', attemptCount: 2 });
     store.fanOut = () => Promise.reject(new Error('database down'));
     await expect(
-      operational.deliveryFailed({ deliveryId: d1.id, webhookId: w1.id, event: 'job.started' }),
+      operational.attemptEnded(failed(d1.id, w1.id, 'job.started')),
     ).resolves.toBeUndefined();
   });
 

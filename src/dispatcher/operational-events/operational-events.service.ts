@@ -10,12 +10,19 @@ import {
 } from '../../delivery-record/operational-events.store';
 import { DeliveryRef } from '../../delivery-record/delivery.store';
 
-/** A delivery that just ended failed after its retries. */
-export interface FailedDelivery {
+/**
+ * An attempt whose follow-ups are told (docs/operations.md): it disabled its webhook, ended its
+ * delivery failed after its retries, or both.
+ */
+export interface EndedAttempt {
   deliveryId: string;
   webhookId: string;
   event: string;
-  /** The attempt span's traceparent: the event's deliveries continue that trace. */
+  /** Why the attempt disabled its webhook; null: it did not. */
+  disabled: WebhookDisabledReason | null;
+  /** Its delivery ended failed. */
+  failed: boolean;
+  /** The attempt span's traceparent: a bridge.delivery.failed's deliveries continue that trace. */
   traceContext?: string | null;
 }
 
@@ -27,6 +34,21 @@ export interface ReconciliationCompleted {
   until: string;
   status: string;
   created: Record<string, number>;
+}
+
+/** An operational event about a webhook, as read from the record. */
+interface Told {
+  kind: OperationalEvent;
+  data: Record<string, unknown>;
+  /** The traceparent its deliveries continue; null: none. */
+  traceContext: string | null;
+}
+
+/** One operational event to publish: `what` it is about (for the log), and its reading. */
+interface Report {
+  what: string;
+  /** Reads it from the record; null when there is nothing to report. */
+  read: () => Promise<Told | null>;
 }
 
 /** Events about the service's own events are never reported again: no loop can start. */
@@ -47,41 +69,57 @@ export class OperationalEventsService {
     private readonly dispatcher: DispatcherService,
   ) {}
 
-  /** After a delivery ended `failed` after its retries. */
-  async deliveryFailed(delivery: FailedDelivery): Promise<void> {
-    if (isOperational(delivery.event)) return;
-    await this.guarded(`delivery ${delivery.deliveryId}`, async () => {
-      const facts = await this.store.failedDelivery(delivery.deliveryId);
-      if (facts === null) return;
-      await this.publish('bridge.delivery.failed', delivery.webhookId, delivery.traceContext, {
-        delivery_id: delivery.deliveryId,
-        webhook_id: delivery.webhookId,
-        event: delivery.event,
-        event_id: facts.eventId,
-        attempt_count: facts.attemptCount,
-        last_status_code: facts.lastStatusCode,
-        last_error: facts.lastError,
+  /**
+   * After an attempt that disabled its webhook or ended its delivery failed: first
+   * bridge.webhook.disabled, then bridge.delivery.failed, to the webhook owner's other webhooks,
+   * each read from the record as the attempt left it. An attempt at a bridge.* event reports
+   * nothing.
+   */
+  async attemptEnded(attempt: EndedAttempt): Promise<void> {
+    if (isOperational(attempt.event)) return;
+    const reports: Report[] = [];
+    if (attempt.disabled !== null) {
+      const reason = attempt.disabled;
+      reports.push({
+        what: `webhook ${attempt.webhookId}`,
+        read: async () => {
+          const facts = await this.store.disabledWebhook(attempt.webhookId);
+          if (facts === null) return null;
+          const data = {
+            webhook_id: attempt.webhookId,
+            url: facts.url,
+            reason,
+            disabled_at: facts.disabledAt.toISOString(),
+          };
+          return { kind: 'bridge.webhook.disabled', data, traceContext: null };
+        },
       });
-    });
-  }
-
-  /** After the service disabled a webhook; `cause` is the event of the delivery that did it. */
-  async webhookDisabled(
-    webhookId: string,
-    reason: WebhookDisabledReason,
-    cause: string,
-  ): Promise<void> {
-    if (isOperational(cause)) return;
-    await this.guarded(`webhook ${webhookId}`, async () => {
-      const facts = await this.store.disabledWebhook(webhookId);
-      if (facts === null) return;
-      await this.publish('bridge.webhook.disabled', webhookId, null, {
-        webhook_id: webhookId,
-        url: facts.url,
-        reason,
-        disabled_at: facts.disabledAt.toISOString(),
+    }
+    if (attempt.failed) {
+      reports.push({
+        what: `delivery ${attempt.deliveryId}`,
+        read: async () => {
+          const facts = await this.store.failedDelivery(attempt.deliveryId);
+          if (facts === null) return null;
+          const data = {
+            delivery_id: attempt.deliveryId,
+            webhook_id: attempt.webhookId,
+            event: attempt.event,
+            event_id: facts.eventId,
+            attempt_count: facts.attemptCount,
+            last_status_code: facts.lastStatusCode,
+            last_error: facts.lastError,
+          };
+          // Its deliveries join the trace of the attempt that caused it, when known.
+          return {
+            kind: 'bridge.delivery.failed',
+            data,
+            traceContext: attempt.traceContext ?? null,
+          };
+        },
       });
-    });
+    }
+    await this.publish(attempt.webhookId, reports);
   }
 
   /** After a reconciliation run ended (docs/reconciliation.md): to bridge:admin clients. */
@@ -107,6 +145,29 @@ export class OperationalEventsService {
     );
   }
 
+  /**
+   * Publishes the reports about webhook `aboutWebhookId` in turn, each on its own: what it reads
+   * (nothing when that is null) stored with one delivery per other webhook of its owner that
+   * receives it, which are then queued.
+   */
+  private async publish(aboutWebhookId: string, reports: Report[]): Promise<void> {
+    for (const report of reports) {
+      await this.guarded(report.what, async () => {
+        const told = await report.read();
+        if (told === null) return;
+        const { kind, data, traceContext } = told;
+        const event = { id: newRowId(), kind, createdAt: new Date(), data, source: null };
+        const deliveries = await this.store.fanOut({
+          ...event,
+          body: deliveryBody(event),
+          aboutWebhookId,
+          traceContext,
+        });
+        if (deliveries.length > 0) await this.dispatcher.queueDeliveries(deliveries);
+      });
+    }
+  }
+
   private async publishTo(
     kind: OperationalEvent,
     data: Record<string, unknown>,
@@ -117,23 +178,7 @@ export class OperationalEventsService {
     if (deliveries.length > 0) await this.dispatcher.queueDeliveries(deliveries);
   }
 
-  private async publish(
-    kind: OperationalEvent,
-    aboutWebhookId: string,
-    traceContext: string | null | undefined,
-    data: Record<string, unknown>,
-  ): Promise<void> {
-    const event = { id: newRowId(), kind, createdAt: new Date(), data, source: null };
-    const deliveries = await this.store.fanOut({
-      ...event,
-      body: deliveryBody(event),
-      aboutWebhookId,
-      // Its deliveries join the trace of the attempt that caused it, when known.
-      traceContext: traceContext ?? null,
-    });
-    if (deliveries.length > 0) await this.dispatcher.queueDeliveries(deliveries);
-  }
-
+  /** Best effort: a failure to publish is logged, never thrown. */
   private async guarded(what: string, work: () => Promise<void>): Promise<void> {
     try {
       await work();
