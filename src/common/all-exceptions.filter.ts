@@ -49,6 +49,19 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
+    if (
+      response.headersSent &&
+      (exception as { code?: unknown }).code === 'ERR_HTTP_HEADERS_SENT'
+    ) {
+      // The server answered first (src/common/http-server.ts: broken bytes after a request
+      // in flight are answered through its response), so the handler's own answer had nowhere
+      // to go: what was said is already logged there, and this is no failure of the handler.
+      logger.warn(
+        `the handler's answer came after the server had answered ${response.statusCode}; dropped`,
+      );
+      response.destroy();
+      return;
+    }
     const { body, headers } = errorAnswer(methodNotAllowed(exception, http.getRequest<Request>()));
     if (response.headersSent) {
       response.destroy();
