@@ -1,14 +1,10 @@
 import { DataSource } from 'typeorm';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { clientToken } from '../scripts/client-token';
 import { AccountsService } from '../src/accounts/accounts.service';
 import { DeauthorizationWatcher } from '../src/accounts/deauthorization.watcher';
 import { stateHash } from '../src/accounts/install-flow.service';
 import { EXIT } from '../src/cli/exit-codes';
-import { ProfileStore } from '../src/cli/profiles';
-import { runCli } from '../src/cli/program';
+import { withCli } from './support/cli';
 import { INLINE_FANOUT_MAX } from '../src/inbound/inbound-event.store';
 import { SecretCipherService } from '../src/webhooks/secret-cipher.service';
 import { FakeZoomOAuth } from './support/fake-zoom-oauth';
@@ -595,18 +591,7 @@ describe('many platform accounts', () => {
   });
 
   it('meb accounts: list, install and remove, as the API', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'meb-accounts-'));
-    const store = ProfileStore.forUser(home);
-    const meb = async (...args: string[]) => {
-      let out = '';
-      let err = '';
-      const code = await runCli(['--url', t.baseUrl, ...args], {
-        store,
-        output: { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) },
-      });
-      return { code, out, err };
-    };
-    try {
+    await withCli(t.baseUrl, async (meb) => {
       const { client_id, client_secret } = INSTALLERS.south;
       expect(
         (await meb('login', '--client-id', client_id, '--client-secret', client_secret)).code,
@@ -622,9 +607,7 @@ describe('many platform accounts', () => {
         expect.objectContaining({ account_id: 'acct-again', status: 'revoked' }),
       );
       expect((await meb('accounts', 'remove', 'acct-again')).code).not.toBe(EXIT.ok);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   it('lets an account leave once, however many workers see it leave at the same time', async () => {

@@ -18,12 +18,8 @@ import { queryDatabase } from './support/test-db';
 import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
 import { sendZoomEvent } from './support/zoom-sender';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { EXIT } from '../src/cli/exit-codes';
-import { ProfileStore } from '../src/cli/profiles';
-import { runCli } from '../src/cli/program';
+import { withCli } from './support/cli';
 import { EVENT_TYPES } from '../src/webhooks/event-catalog';
 import { CLIENTS } from './support/test-app';
 
@@ -197,18 +193,7 @@ describe('meeting attendance (webhooks, socket, reconciliation)', () => {
   });
 
   it('shows attendance through the CLI: meb attendance list and get <uuid>', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'meb-attendance-'));
-    const store = ProfileStore.forUser(home);
-    const meb = async (...args: string[]) => {
-      let out = '';
-      let err = '';
-      const code = await runCli(['--url', t.baseUrl, ...args], {
-        store,
-        output: { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) },
-      });
-      return { code, out, err };
-    };
-    try {
+    await withCli(t.baseUrl, async (meb) => {
       const { client_id, client_secret } = CLIENTS.admin;
       expect(
         (await meb('login', '--client-id', client_id, '--client-secret', client_secret)).code,
@@ -224,9 +209,7 @@ describe('meeting attendance (webhooks, socket, reconciliation)', () => {
       const missing = await meb('attendance', 'get', 'never+ended==');
       expect(missing.code).not.toBe(EXIT.ok);
       expect(missing.err).toContain('Attendance not found');
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   it('counts participant events that came over the socket', async () => {
