@@ -99,10 +99,12 @@ export function dedupeKey(envelope: PlatformEnvelope): string {
   const own = objectParts(object);
   const parts = [envelope.event, ...own, ...occurrenceParts(route?.identity ?? 'object', object)];
   const eventTs = asText(envelope.event_ts) ?? '';
-  // A payload left out is hashed as nothing at all (JSON has no text for it).
-  const payload = envelope.payload === undefined ? '' : stringifyPrecise(envelope.payload);
-  if (own.length === 0) parts.push('ts', eventTs, 'payload', sha256(payload));
-  else if (!route) parts.push('ts', eventTs);
+  if (own.length === 0) {
+    // Written out only here, where it is hashed. A payload left out is hashed as nothing at
+    // all (JSON has no text for it).
+    const payload = envelope.payload === undefined ? '' : stringifyPrecise(envelope.payload);
+    parts.push('ts', eventTs, 'payload', sha256(payload));
+  } else if (!route) parts.push('ts', eventTs);
   const key = JSON.stringify(parts);
   return key.length <= MAX_READABLE_KEY ? key : `sha256:${sha256(key)}`;
 }

@@ -11,6 +11,7 @@ import { QUEUES } from '../queue/queue.constants';
 import { SecretCipherService } from '../webhooks/secret-cipher.service';
 import { dedupeKey } from './dedupe-key';
 import { isUtf8 } from 'node:buffer';
+import { performance } from 'node:perf_hooks';
 import { DispatcherService } from '../dispatcher/publish/dispatcher.service';
 import { asRecord, unmappableEventReason } from './event-mapping';
 import { asString } from './platform-reader';
@@ -150,23 +151,17 @@ export class InboundService {
     const identityKey = origin.identityKey ?? dedupeKey(envelope);
     const id = newRowId();
     span?.setAttribute(SPAN_ATTRIBUTES.inboundId, id);
-    const mapping = this.tracing.child(span, 'bridge.map', {
-      [SPAN_ATTRIBUTES.zoomEvent]: envelope.event,
-    });
+    // bridge.map covers making the plan; its spans are started once the plan says what it maps to.
+    const mappingFrom = performance.now();
     const plan = ingestPlan(envelope, unmappable, { eventTs, accountId, trackingId, via });
     // The deliveries' attempts continue the publish span; an event left to the inbound job, the
     // request's.
-    const publishing =
-      plan.then === 'publish'
-        ? this.tracing.child(span, 'bridge.publish', {
-            [SPAN_ATTRIBUTES.event]: plan.event.kind,
-            [SPAN_ATTRIBUTES.eventId]: plan.event.id,
-          })
-        : null;
-    if (mapping !== null) {
-      if (plan.then === 'publish') mapping.setAttribute(SPAN_ATTRIBUTES.event, plan.event.kind);
-      mapping.end();
-    }
+    const publishing = this.tracing.ingestSpans(
+      span,
+      envelope.event,
+      mappingFrom,
+      plan.then === 'publish' ? plan.event : null,
+    );
     let row: NewInboundEvent;
     let stored: StoredInboundEvent | null;
     try {

@@ -10,6 +10,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { parseTraceParent } from '@opentelemetry/core';
+import { performance } from 'node:perf_hooks';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -139,8 +140,14 @@ export class Tracing {
    * Starts a span and then gives it its attributes: given to startSpan, the SDK would copy and
    * check them twice more for the sampler, and none of the configurable samplers reads them.
    */
-  private start(name: string, kind: SpanKind, parent: Context, attributes?: Attributes): Span {
-    const span = this.tracer!.startSpan(name, { kind }, parent);
+  private start(
+    name: string,
+    kind: SpanKind,
+    parent: Context,
+    attributes?: Attributes,
+    startTime?: number,
+  ): Span {
+    const span = this.tracer!.startSpan(name, { kind, startTime }, parent);
     if (attributes !== undefined) span.setAttributes(attributes);
     return span;
   }
@@ -167,10 +174,40 @@ export class Tracing {
     span.end();
   }
 
-  /** An internal span under `parent` (mapping, publishing); null when there is no parent. */
-  child(parent: Span | null, name: string, attributes?: Attributes): Span | null {
+  /**
+   * The ingest's spans under the request's: `bridge.map`, from `mappingFrom` (performance.now()
+   * as the mapping began) until now, and, for an event published in the statement that stores
+   * it, `bridge.publish`, returned open for its caller to end once that statement has run.
+   * Null when nothing is published inline (or there is no parent).
+   */
+  ingestSpans(
+    parent: Span | null,
+    zoomEvent: string,
+    mappingFrom: number,
+    published: { kind: string; id: string } | null,
+  ): Span | null {
     if (this.tracer === null || parent === null) return null;
-    return this.start(name, SpanKind.INTERNAL, trace.setSpan(ROOT_CONTEXT, parent), attributes);
+    const under = trace.setSpan(ROOT_CONTEXT, parent);
+    const mapping = this.start(
+      'bridge.map',
+      SpanKind.INTERNAL,
+      under,
+      published === null
+        ? { [SPAN_ATTRIBUTES.zoomEvent]: zoomEvent }
+        : { [SPAN_ATTRIBUTES.zoomEvent]: zoomEvent, [SPAN_ATTRIBUTES.event]: published.kind },
+      mappingFrom,
+    );
+    const publishing =
+      published === null
+        ? null
+        : this.start('bridge.publish', SpanKind.INTERNAL, under, {
+            [SPAN_ATTRIBUTES.event]: published.kind,
+            [SPAN_ATTRIBUTES.eventId]: published.id,
+          });
+    // Given a start time, the SDK ends a span on the wall clock unless told when: the same
+    // clock as its start keeps its duration true.
+    mapping.end(performance.now());
+    return publishing;
   }
 
   /** A span under a stored traceparent (a new trace when there is none). */
