@@ -1,8 +1,15 @@
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../src/database/migrations';
 import { HistoryPartitions1768000000000 } from '../src/database/migrations/1768000000000-history-partitions';
-import { Partition, dropExpired, partitionsOf } from '../src/database/partitions';
+import {
+  Partition,
+  attachPartition,
+  detachPartition,
+  dropExpired,
+  partitionsOf,
+} from '../src/database/partitions';
 import { TestDatabase, createTestDatabase, migratedDataSource } from './support/test-db';
+import { waitFor } from './support/wait-for';
 
 type Json = Record<string, unknown>;
 
@@ -224,5 +231,35 @@ describe('dropping expired partitions', () => {
       [day(30)],
     );
     expect(await left()).toEqual(['day-29', 'day-30', 'day-30-again', 'late']);
+  });
+
+  it('puts back a partition of deliveries while a transaction that read webhooks writes them: no deadlock', async () => {
+    const [first] = await partitionsOf(db, 'deliveries');
+    await detachPartition(db, 'deliveries', first.name);
+    // Creating a webhook reads webhooks (the owner's count), then writes them.
+    const writer = db.createQueryRunner();
+    await writer.connect();
+    try {
+      await writer.startTransaction();
+      await writer.query(`SELECT count(*) FROM webhooks`);
+      const attaching = attachPartition(db, 'deliveries', first);
+      await waitFor(
+        async () =>
+          (
+            await db.query(
+              `SELECT 1 FROM pg_locks WHERE relation = 'webhooks'::regclass AND NOT granted`,
+            )
+          ).length > 0,
+        { what: 'the attach waiting for webhooks' },
+      );
+      // Before: the attach held a weaker lock on webhooks while it waited for the strongest,
+      // and this write, waiting for it, made a deadlock that PostgreSQL broke by failing one.
+      await writer.query(`UPDATE webhooks SET active = active WHERE false`);
+      await writer.commitTransaction();
+      await attaching;
+    } finally {
+      await writer.release();
+    }
+    expect((await partitionsOf(db, 'deliveries'))[0]).toEqual(first);
   });
 });

@@ -6,6 +6,9 @@ import { query } from './query';
  * that owns each table: it names its tables, these helpers run the catalog and DDL statements.
  */
 
+/** PostgreSQL's deadlock_detected. */
+const DEADLOCK = '40P01';
+
 /** One partition: its name and range; `from` null for the first one (MINVALUE). */
 export interface Partition {
   name: string;
@@ -77,9 +80,25 @@ export async function detachPartition(db: DataSource, table: string, name: strin
   await query(db, `ALTER TABLE ${table} DETACH PARTITION ${ident(name)} CONCURRENTLY`, []);
 }
 
+/** The tables `table`'s foreign keys refer to (webhooks, for deliveries). */
+const REFERENCED_SQL = `
+  SELECT DISTINCT confrelid::regclass::text AS name FROM pg_constraint
+  WHERE conrelid = $1::regclass AND contype = 'f' ORDER BY 1`;
+
+/** How many times an attach the database chose as a deadlock's victim is tried again. */
+const ATTACH_TRIES = 5;
+
 /**
  * Puts back a detached partition: the CHECK that the detach left spares the scan, and goes
  * once it is attached (kept, it would refuse the rows of a range widened past it).
+ *
+ * Attaching a partition whose foreign keys refer to another table (deliveries → webhooks) ends
+ * by dropping the detached copy's triggers on that table, which takes it ACCESS EXCLUSIVE
+ * after a weaker lock: an upgrade in the middle of the statement, which deadlocks with a
+ * transaction that read the table and then writes it (creating a webhook). So the referenced
+ * tables are locked first, in one order, in the attach's transaction; a writer already holding
+ * a lock on them goes ahead of the waiting attach, and a deadlock that still happens (with some
+ * other order of locks) is retried: a partition left detached would hide its rows.
  */
 export async function attachPartition(
   db: DataSource,
@@ -87,11 +106,25 @@ export async function attachPartition(
   partition: Partition,
 ): Promise<void> {
   const from = partition.from ? `'${partition.from.toISOString()}'` : 'MINVALUE';
-  await query(
-    db,
-    `ALTER TABLE ${table} ATTACH PARTITION ${ident(partition.name)} FOR VALUES FROM (${from}) TO ('${partition.to.toISOString()}')`,
-    [],
-  );
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.transaction(async (tx) => {
+        const runner = tx.queryRunner!;
+        const referenced = await query<{ name: string }>(runner, REFERENCED_SQL, [table]);
+        for (const { name } of referenced) {
+          await query(runner, `LOCK TABLE ${name} IN ACCESS EXCLUSIVE MODE`, []);
+        }
+        await query(
+          runner,
+          `ALTER TABLE ${table} ATTACH PARTITION ${ident(partition.name)} FOR VALUES FROM (${from}) TO ('${partition.to.toISOString()}')`,
+          [],
+        );
+      });
+      break;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== DEADLOCK || attempt >= ATTACH_TRIES) throw error;
+    }
+  }
   const checks = await query<{ name: string }>(
     db,
     `SELECT conname AS name FROM pg_constraint
