@@ -44,6 +44,10 @@ export function createRedis(
 ): RedisConnection {
   if (config.cluster) {
     return new Cluster(config.cluster.nodes, {
+      // ioredis refreshes the slot map only when a command meets MOVED or a lost node unless
+      // told to: a client quiet on a failed master's slots would never learn the promoted
+      // replica, and readiness (pingRedis) would stay 503 (docs/operations.md#redis).
+      slotsRefreshInterval: SLOTS_REFRESH_MS,
       ...cluster,
       redisOptions: {
         password: config.password ?? undefined,
@@ -55,6 +59,9 @@ export function createRedis(
   if (config.sentinel) return new Redis(serverOptions(config, extra));
   return new Redis(config.url, serverOptions(config, extra));
 }
+
+/** How often a Cluster client asks for the slot map: one CLUSTER SLOTS a client. */
+const SLOTS_REFRESH_MS = 2000;
 
 /** Where the configured Redis is, as the logs and start messages name it (no password). */
 export function redisShown(config: AppConfig['redis']): { where: string; variable: string } {
