@@ -88,8 +88,11 @@ function appOn(env: Env): { t: TestApp; receiver: Receiver } {
     on.t = await startTestApp({ env: { ...env, ...SWEEPS } });
   });
   afterAll(async () => {
-    await on.t?.close();
-    await on.receiver?.close();
+    try {
+      await on.t?.close();
+    } finally {
+      await on.receiver?.close();
+    }
   });
   return on;
 }
