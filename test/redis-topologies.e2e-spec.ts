@@ -1,17 +1,23 @@
 import Redis from 'ioredis';
+import type { Env } from '../src/config/load-config';
 import { randomBytes } from 'node:crypto';
 import { meetingStarted } from '../scripts/platform/zoom-events';
 import { QUEUES } from '../src/queue/queue.constants';
 import { keyGroup } from '../src/redis/redis-keys';
 import { request } from './support/http';
 import { Receiver, startReceiver } from './support/receiver';
-import { CLUSTER_ENV, SENTINEL_ENV, startRedisTopologies } from './support/redis-topologies';
+import {
+  CLUSTER_ENV,
+  CLUSTER_PORTS,
+  SENTINEL_ENV,
+  startRedisTopologies,
+} from './support/redis-topologies';
 import { TestApp, startTestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
 import { createWebhook } from './support/webhooks';
 import { sendZoomEvent } from './support/zoom-sender';
 
-/** Platform events of one burst; the Sentinel test kills the master after the first half. */
+/** Platform events of one burst; the failover tests kill a master after the first half. */
 const BURST = 120;
 /** Events in flight at once. */
 const PARALLEL = 10;
@@ -74,104 +80,161 @@ beforeAll(() => startRedisTopologies(), 60_000);
 // A master a test killed comes back, a replica of the new one, for the next run.
 afterAll(() => startRedisTopologies(), 60_000);
 
-describe('Redis through Sentinel: the master killed mid-burst (docs/operations.md#redis)', () => {
-  let t: TestApp;
-  let receiver: Receiver;
-  let sentinel: Redis;
-
+/** The app on `env` (with the short sweeps) and a receiver, for the describe it is called in. */
+function appOn(env: Env): { t: TestApp; receiver: Receiver } {
+  const on = {} as { t: TestApp; receiver: Receiver };
   beforeAll(async () => {
-    sentinel = new Redis({ host: '127.0.0.1', port: 26380 });
-    receiver = await startReceiver();
-    t = await startTestApp({ env: { ...SENTINEL_ENV, ...SWEEPS } });
+    on.receiver = await startReceiver();
+    on.t = await startTestApp({ env: { ...env, ...SWEEPS } });
   });
   afterAll(async () => {
-    await t?.close();
-    await receiver?.close();
-    sentinel?.disconnect();
+    try {
+      await on.t?.close();
+    } finally {
+      await on.receiver?.close();
+    }
   });
+  return on;
+}
+
+/** A one-off connection to one server, failing at once rather than retrying when it is down. */
+async function onServer<T>(port: number, ask: (server: Redis) => Promise<T>): Promise<T> {
+  const server = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+  });
+  try {
+    await server.connect();
+    return await ask(server);
+  } finally {
+    server.disconnect();
+  }
+}
+
+/** Kills the server on `port` with SIGKILL: no goodbye to its replica, as a lost machine. */
+async function killServer(port: number): Promise<void> {
+  const info = await onServer(port, (server) => server.info('server'));
+  const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+  expect(pid).toBeGreaterThan(0);
+  process.kill(pid, 'SIGKILL');
+}
+
+/**
+ * A burst with a master killed after its first half: events are answered 200 or 503 meanwhile,
+ * /health/ready 503 while the master is gone and 200 after, and every event answered 200 is
+ * delivered. `killMaster` kills the master and returns a probe saying when a replica serves
+ * in its place (docs/operations.md#redis).
+ */
+async function burstThroughFailover(
+  { t, receiver }: { t: TestApp; receiver: Receiver },
+  tag: string,
+  killMaster: () => Promise<{ promoted: () => Promise<boolean>; what: string }>,
+): Promise<void> {
+  const route = receiver.route({});
+  await createWebhook(t, { url: route.url, events: ['job.started'] });
+  const uuids = freshUuids(tag);
+  const half = uuids.length / 2;
+  const first = await sendAll(t, uuids.slice(0, half));
+  const failover = await killMaster();
+  // Readiness through the failover, sampled until a replica serves in the master's place.
+  const readiness: number[] = [];
+  let promoted = false;
+  const sampling = (async () => {
+    while (!promoted) {
+      readiness.push((await request(t.baseUrl, 'GET', '/health/ready')).status);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  const second = await sendAll(t, uuids.slice(half));
+
+  const statuses = new Map([...first, ...second]);
+  const others = [...statuses.values()].filter((s) => s !== 200 && s !== 503);
+  expect(others).toEqual([]);
+  const answered = answered200(statuses);
+  expect(answered.length).toBeGreaterThan(half - 1);
+
+  await waitFor(failover.promoted, { timeoutMs: 60_000, what: failover.what });
+  promoted = true;
+  await sampling;
+  // 503 while the master was gone (a second at least: the Sentinels' down-after time, the
+  // Cluster's node timeout).
+  expect(readiness).toContain(503);
+  expect(readiness.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+  expect(await waitDelivered(receiver, route.path, answered)).toEqual([]);
+  await waitFor(async () => (await request(t.baseUrl, 'GET', '/health/ready')).status === 200, {
+    timeoutMs: 60_000,
+    what: '/health/ready 200 on the new master',
+  });
+}
+
+describe('Redis through Sentinel: the master killed mid-burst (docs/operations.md#redis)', () => {
+  const on = appOn(SENTINEL_ENV);
+  let sentinel: Redis;
+
+  beforeAll(() => {
+    sentinel = new Redis({ host: '127.0.0.1', port: 26380 });
+  });
+  afterAll(() => sentinel?.disconnect());
+
+  const masterPort = async () => {
+    const [, port] = (await sentinel.call(
+      'SENTINEL',
+      'GET-MASTER-ADDR-BY-NAME',
+      SENTINEL_ENV.REDIS_SENTINEL_NAME,
+    )) as [string, string];
+    return Number(port);
+  };
 
   it(
     'goes on without a restart: every event answered 200 is delivered, the others 503',
-    async () => {
-      const route = receiver.route({});
-      await createWebhook(t, { url: route.url, events: ['job.started'] });
-      const [host, port] = (await sentinel.call(
-        'SENTINEL',
-        'GET-MASTER-ADDR-BY-NAME',
-        SENTINEL_ENV.REDIS_SENTINEL_NAME,
-      )) as [string, string];
-      const master = new Redis({ host, port: Number(port), lazyConnect: true });
-      await master.connect();
-      const info = await master.info('server');
-      const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
-      master.disconnect();
-      expect(pid).toBeGreaterThan(0);
-
-      const uuids = freshUuids('sentinel');
-      const half = uuids.length / 2;
-      const first = await sendAll(t, uuids.slice(0, half));
-      // SIGKILL: no goodbye to the replica or the Sentinels, as a lost machine.
-      process.kill(pid, 'SIGKILL');
-      // Readiness through the failover, sampled until the Sentinels have promoted the replica.
-      const readiness: number[] = [];
-      let promoted = false;
-      const sampling = (async () => {
-        while (!promoted) {
-          readiness.push((await request(t.baseUrl, 'GET', '/health/ready')).status);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      })();
-      const second = await sendAll(t, uuids.slice(half));
-
-      const statuses = new Map([...first, ...second]);
-      const others = [...statuses.values()].filter((s) => s !== 200 && s !== 503);
-      expect(others).toEqual([]);
-      const answered = answered200(statuses);
-      expect(answered.length).toBeGreaterThan(half - 1);
-
-      // The Sentinels promoted the replica: another master than the one killed.
-      await waitFor(
-        async () => {
-          const [, now] = (await sentinel.call(
-            'SENTINEL',
-            'GET-MASTER-ADDR-BY-NAME',
-            SENTINEL_ENV.REDIS_SENTINEL_NAME,
-          )) as [string, string];
-          return now !== port;
-        },
-        { timeoutMs: 60_000, what: 'the Sentinels to promote the replica' },
-      );
-      promoted = true;
-      await sampling;
-      // 503 while the master was gone (a second at least: the Sentinels' down-after time).
-      expect(readiness).toContain(503);
-      expect(readiness.filter((s) => s !== 200 && s !== 503)).toEqual([]);
-      expect(await waitDelivered(receiver, route.path, answered)).toEqual([]);
-      await waitFor(async () => (await request(t.baseUrl, 'GET', '/health/ready')).status === 200, {
-        timeoutMs: 60_000,
-        what: '/health/ready 200 on the new master',
-      });
-    },
+    () =>
+      burstThroughFailover(on, 'sentinel', async () => {
+        const killed = await masterPort();
+        await killServer(killed);
+        return {
+          promoted: async () => (await masterPort()) !== killed,
+          what: 'the Sentinels to promote the replica',
+        };
+      }),
     DELIVERED_WITHIN_MS + 120_000,
   );
 });
 
-describe('Redis as a Cluster of three masters (docs/operations.md#redis-keys)', () => {
-  let t: TestApp;
-  let receiver: Receiver;
+/** The `[start, end, [host, port, id], ...replicas]` of CLUSTER SLOTS. */
+type SlotRange = [number, number, [string, number, string], ...unknown[]];
 
-  beforeAll(async () => {
-    receiver = await startReceiver();
-    t = await startTestApp({ env: { ...CLUSTER_ENV, ...SWEEPS } });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await receiver?.close();
-  });
+/**
+ * The port of the master serving `slot` and whether the Cluster is ok, as the first node
+ * answering (other than `except`) sees them.
+ */
+async function slotServer(slot: number, except?: number): Promise<{ port: number; ok: boolean }> {
+  let last: unknown = new Error('no Cluster node answers');
+  for (const port of CLUSTER_PORTS.filter((p) => p !== except)) {
+    try {
+      return await onServer(port, async (node) => {
+        const ranges = (await node.call('CLUSTER', 'SLOTS')) as SlotRange[];
+        const range = ranges.find(([start, end]) => start <= slot && slot <= end);
+        if (range === undefined) throw new Error(`slot ${slot} is not served`);
+        const info = await node.cluster('INFO');
+        return { port: Number(range[2][1]), ok: info.includes('cluster_state:ok') };
+      });
+    } catch (error) {
+      last = error;
+    }
+  }
+  throw last;
+}
+
+describe('Redis as a Cluster of three masters (docs/operations.md#redis-keys)', () => {
+  const on = appOn(CLUSTER_ENV);
 
   it(
     'delivers a burst, with no CROSSSLOT anywhere',
     async () => {
+      const { t, receiver } = on;
       const route = receiver.route({});
       await createWebhook(t, { url: route.url, events: ['job.started'] });
       const uuids = freshUuids('cluster');
@@ -185,18 +248,42 @@ describe('Redis as a Cluster of three masters (docs/operations.md#redis-keys)', 
   );
 
   it("puts the default prefix's two busy queues on different nodes of a three-master Cluster", async () => {
-    const node = new Redis({ host: '127.0.0.1', port: 17001 });
-    try {
-      const slotOf = async (group: string) =>
-        Number(await node.call('CLUSTER', 'KEYSLOT', `${keyGroup('meb', group)}:x`));
-      // Slots as `redis-cli --cluster create` splits them over three masters.
-      const nodeOf = (slot: number) => (slot <= 5460 ? 0 : slot <= 10922 ? 1 : 2);
-      const [deliveries, inbound] = await Promise.all(
-        [QUEUES.deliveries, QUEUES.inbound].map(slotOf),
-      );
-      expect(nodeOf(deliveries)).not.toBe(nodeOf(inbound));
-    } finally {
-      node.disconnect();
-    }
+    const [deliveries, inbound] = await Promise.all(
+      [QUEUES.deliveries, QUEUES.inbound].map((group) =>
+        onServer(CLUSTER_PORTS[0], async (node) =>
+          Number(await node.call('CLUSTER', 'KEYSLOT', `${keyGroup('meb', group)}:x`)),
+        ),
+      ),
+    );
+    // Slots as `redis-cli --cluster create` splits them over three masters.
+    const nodeOf = (slot: number) => (slot <= 5460 ? 0 : slot <= 10922 ? 1 : 2);
+    expect(nodeOf(deliveries)).not.toBe(nodeOf(inbound));
   });
+});
+
+describe('Redis as a Cluster: the master of the inbound queue killed mid-burst (docs/operations.md#redis)', () => {
+  const on = appOn(CLUSTER_ENV);
+
+  it(
+    'goes on without a restart: every event answered 200 is delivered, the others 503',
+    () =>
+      burstThroughFailover(on, 'cluster-failover', async () => {
+        // The master of the inbound queue's slot (every event's first write), under this
+        // app's own prefix.
+        const key = `${keyGroup(on.t.config.redis.prefix, QUEUES.inbound)}:x`;
+        const slot = Number(
+          await onServer(CLUSTER_PORTS[0], (node) => node.call('CLUSTER', 'KEYSLOT', key)),
+        );
+        const killed = (await slotServer(slot)).port;
+        await killServer(killed);
+        return {
+          promoted: async () => {
+            const now = await slotServer(slot, killed);
+            return now.ok && now.port !== killed;
+          },
+          what: "the Cluster to promote the killed master's replica",
+        };
+      }),
+    DELIVERED_WITHIN_MS + 120_000,
+  );
 });

@@ -44,6 +44,10 @@ export function createRedis(
 ): RedisConnection {
   if (config.cluster) {
     return new Cluster(config.cluster.nodes, {
+      // ioredis refreshes the slot map only when a command meets MOVED or a lost node unless
+      // told to: a client quiet on a failed master's slots would never learn the promoted
+      // replica, and readiness (pingRedis) would stay 503 (docs/operations.md#redis).
+      slotsRefreshInterval: SLOTS_REFRESH_MS,
       ...cluster,
       redisOptions: {
         password: config.password ?? undefined,
@@ -55,6 +59,9 @@ export function createRedis(
   if (config.sentinel) return new Redis(serverOptions(config, extra));
   return new Redis(config.url, serverOptions(config, extra));
 }
+
+/** How often a Cluster client asks for the slot map: one CLUSTER SLOTS a client. */
+const SLOTS_REFRESH_MS = 2000;
 
 /** Where the configured Redis is, as the logs and start messages name it (no password). */
 export function redisShown(config: AppConfig['redis']): { where: string; variable: string } {
@@ -83,15 +90,26 @@ export async function closeRedis(client: RedisConnection): Promise<void> {
 }
 
 /**
- * PING on one server, or on every master of a Cluster: a Cluster with one master away has
- * the queues or scripts of that master's slots stopped, so it is not all there.
+ * PING on one server; on a Cluster, CLUSTER INFO on every master the client knows, each to say
+ * the Cluster is ok and all of its masters known. A Cluster with one master away has the
+ * queues or scripts of that master's slots stopped, so it is not all there: until its nodes
+ * mark the master failed (the node timeout) they still say ok, but the client has dropped the
+ * dead master's connection, and after that they say fail until a replica is promoted and the
+ * client has learned it (docs/operations.md#redis).
  */
 export async function pingRedis(client: RedisConnection): Promise<void> {
-  if (client instanceof Cluster) {
-    const masters = client.nodes('master');
-    if (masters.length === 0) throw new Error('no Cluster master is known');
-    await Promise.all(masters.map((node) => node.ping()));
-  } else {
+  if (!(client instanceof Cluster)) {
     await client.ping();
+    return;
+  }
+  const masters = client.nodes('master');
+  if (masters.length === 0) throw new Error('no Cluster master is known');
+  const infos = await Promise.all(masters.map((node) => node.cluster('INFO')));
+  const field = (info: string, name: string) => new RegExp(`^${name}:(\\S+)`, 'm').exec(info)?.[1];
+  const down = infos.find((info) => field(info, 'cluster_state') !== 'ok');
+  if (down !== undefined) throw new Error(`cluster_state:${field(down, 'cluster_state')}`);
+  const size = Math.max(...infos.map((info) => Number(field(info, 'cluster_size'))));
+  if (masters.length < size) {
+    throw new Error(`${masters.length} of the Cluster's ${size} masters reachable`);
   }
 }

@@ -2,17 +2,20 @@
 # The Redis topologies the Sentinel and Cluster tests run on (docs/development.md), made of
 # Debian's redis-server on local ports beside the 6379 of the other tests:
 #   Sentinel: master 16380 and replica 16381 of "mebmaster", Sentinels 26380-26382;
-#   Cluster: three masters 17001-17003 (bus ports 27001-27003), every slot assigned.
+#   Cluster: six nodes 17001-17006 (bus ports 27001-27006), three masters holding every slot,
+#   each with a replica to promote.
 # `start` (the default) starts what does not answer and leaves the rest: idempotent, and it
-# brings back a server a failover test shut down (Sentinel makes it a replica of the new
-# master). `stop` shuts everything down. Data lives under REDIS_TOPOLOGY_DIR.
+# brings back a server a failover test killed (Sentinel, or the Cluster itself, makes it a
+# replica of the promoted one), then waits until a next failover is possible. `stop` shuts
+# everything down. Data lives under REDIS_TOPOLOGY_DIR.
 set -euo pipefail
 
 DIR="${REDIS_TOPOLOGY_DIR:-${TMPDIR:-/tmp}/meb-redis-topologies}"
 SENTINEL_NAME=mebmaster
 DATA_PORTS=(16380 16381)
 SENTINEL_PORTS=(26380 26381 26382)
-CLUSTER_PORTS=(17001 17002 17003)
+CLUSTER_PORTS=(17001 17002 17003 17004 17005 17006)
+CLUSTER_MASTERS=3
 
 answers() { redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null | grep -q PONG; }
 
@@ -90,26 +93,65 @@ sentinel_ready() {
     ! redis-cli -p "$1" sentinel replicas "$SENTINEL_NAME" | sed -n '/^flags$/{n;p;}' | grep -qvx slave
 }
 
-cluster_ok() { redis-cli -p "${CLUSTER_PORTS[0]}" cluster info 2>/dev/null | grep -q 'cluster_state:ok'; }
+# One field of a node's CLUSTER INFO (lines end in CR).
+cluster_info() { redis-cli -p "$1" cluster info 2>/dev/null | tr -d '\r' | sed -n "s/^$2://p"; }
+
+# Every node is one of the same six-node Cluster with every slot assigned (what a start
+# finds after a failover test: the killed node comes back with its nodes.conf).
+cluster_formed() {
+  local port
+  for port in "${CLUSTER_PORTS[@]}"; do
+    [ "$(cluster_info "$port" cluster_known_nodes)" = "${#CLUSTER_PORTS[@]}" ] || return 1
+    [ "$(cluster_info "$port" cluster_slots_assigned)" = 16384 ] || return 1
+  done
+}
+
+# A next failover is possible: every node sees the Cluster ok, every node it knows connected
+# and none failing, and each of the three masters has a replica in sync to promote.
+cluster_sound() {
+  local port masters=0 repl
+  for port in "${CLUSTER_PORTS[@]}"; do
+    [ "$(cluster_info "$port" cluster_state)" = ok ] || return 1
+    # `cluster nodes`: id addr flags master ping pong epoch link slots...
+    redis-cli -p "$port" cluster nodes | awk '$3 ~ /fail|handshake|noaddr/ || $8 != "connected" { bad = 1 } END { exit bad }' ||
+      return 1
+    repl=$(redis-cli -p "$port" info replication | tr -d '\r')
+    case "$repl" in
+      *role:master*)
+        masters=$((masters + 1))
+        grep -q '^slave0:.*state=online' <<<"$repl" || return 1
+        ;;
+      *) grep -q '^master_link_status:up' <<<"$repl" || return 1 ;;
+    esac
+  done
+  [ "$masters" = "$CLUSTER_MASTERS" ]
+}
 
 start_cluster() {
   local port
   for port in "${CLUSTER_PORTS[@]}"; do
     answers "$port" && continue
+    # A short node timeout makes a failover take seconds; validity factor 0 lets a replica be
+    # promoted however long it was cut off from its master.
     server "$port" --cluster-enabled yes --cluster-config-file "$DIR/$port/nodes.conf" \
-      --cluster-node-timeout 2000
+      --cluster-node-timeout 2000 --cluster-replica-validity-factor 0
   done
   for port in "${CLUSTER_PORTS[@]}"; do wait_for answers "$port"; done
-  cluster_ok && return 0
-  # Slots not (all) assigned: a cluster made anew from empty nodes.
-  for port in "${CLUSTER_PORTS[@]}"; do
-    redis-cli -p "$port" flushall >/dev/null
-    redis-cli -p "$port" cluster reset hard >/dev/null
-  done
-  local nodes=()
-  for port in "${CLUSTER_PORTS[@]}"; do nodes+=("127.0.0.1:$port"); done
-  redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes >/dev/null
-  wait_for cluster_ok
+  if ! cluster_formed; then
+    # Empty nodes, or another Cluster (an earlier three-master one): made anew.
+    for port in "${CLUSTER_PORTS[@]}"; do
+      # A master holding keys refuses a reset, and a replica a FLUSHALL (it resets empty).
+      redis-cli -p "$port" flushall >/dev/null 2>&1 || true
+      redis-cli -p "$port" cluster reset hard >/dev/null
+    done
+    local nodes=()
+    for port in "${CLUSTER_PORTS[@]}"; do nodes+=("127.0.0.1:$port"); done
+    # The first three given are the masters; all on one host, each replica is another's port.
+    redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes >/dev/null
+  fi
+  # A replica comes back with a full sync from its master, and the Cluster's gossip clears a
+  # returned node's failure flag within a node timeout or two.
+  WAIT_TRIES=600 wait_for cluster_sound
 }
 
 stop_all() {

@@ -12,9 +12,12 @@ export const SENTINEL_ENV: Record<string, string> = {
   REDIS_SENTINELS: '127.0.0.1:26380,127.0.0.1:26381,127.0.0.1:26382',
   REDIS_SENTINEL_NAME: 'mebmaster',
 };
+/** Three of the Cluster's nodes are enough for the client, which finds the others itself. */
 export const CLUSTER_ENV: Record<string, string> = {
   REDIS_CLUSTER_NODES: '127.0.0.1:17001,127.0.0.1:17002,127.0.0.1:17003',
 };
+/** Every node of the Cluster: three masters and a replica of each, whichever is which now. */
+export const CLUSTER_PORTS = [17001, 17002, 17003, 17004, 17005, 17006];
 
 /** The Redis part of the configuration of `env` (one of the above, or a REDIS_URL). */
 export const redisConfigOf = (env: Env): AppConfig['redis'] => loadConfig(env).redis;
