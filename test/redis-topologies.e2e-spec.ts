@@ -89,11 +89,15 @@ function appOn(env: Env): { t: TestApp; receiver: Receiver } {
   });
   afterAll(async () => {
     try {
+      // The killed server back and the topology whole again first: an app (and the keys'
+      // clean-up) closing while a Cluster still settles after a failover can find none of its
+      // startup nodes, or be left connecting.
+      await startRedisTopologies();
       await on.t?.close();
     } finally {
       await on.receiver?.close();
     }
-  });
+  }, 120_000);
   return on;
 }
 
