@@ -29,6 +29,8 @@ const logger = new Logger('Health');
 export class HealthController {
   /** The last readiness answered: 'ready', or why not. Logged when it changes, not per probe. */
   private lastState = 'ready';
+  /** What was logged of lastState, its details with it. */
+  private lastSaid = 'ready';
 
   constructor(
     private readonly health: HealthCheckService,
@@ -109,7 +111,11 @@ export class HealthController {
           message: info.message ?? `${field} is down`,
         }));
         const message = `Not ready: ${reasons.join('; ') || 'unknown'}`;
-        this.changedTo(`${message} (${details.map((d) => `${d.field}: ${d.message}`).join('; ')})`);
+        // A change is in what is down, not in how a client says it (connecting, reconnecting).
+        this.changedTo(
+          message,
+          `${message} (${details.map((d) => `${d.field}: ${d.message}`).join('; ')})`,
+        );
         // Logged above once per change; a probe every few seconds must not log a stack each time.
         throw new ApiError(HttpStatus.SERVICE_UNAVAILABLE, message, { details, quiet: true });
       });
@@ -128,11 +134,12 @@ export class HealthController {
     };
   }
 
-  private changedTo(state: string): void {
+  private changedTo(state: string, said = state): void {
     if (state === this.lastState) return;
-    if (state === 'ready') logger.log(`Ready again (was: ${this.lastState})`);
-    else logger.warn(state);
+    if (state === 'ready') logger.log(`Ready again (was: ${this.lastSaid})`);
+    else logger.warn(said);
     this.lastState = state;
+    this.lastSaid = said;
   }
 
   /** A worker whose processor stopped takes no jobs: it must not look ready. */
