@@ -16,22 +16,21 @@
  * rows are generated once. A smaller count shows the same shape (the drop's cost does not grow
  * with the other days' rows).
  */
-import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
-import { meetingStarted } from '../scripts/platform/zoom-events';
 import { DispatcherService } from '../src/dispatcher/publish/dispatcher.service';
 import { RetentionStore } from '../src/retention/retention.store';
 import { startReceiver } from '../test/support/receiver';
-import { ZOOM_SECRET_TOKEN, startTestApp } from '../test/support/test-app';
+import { startTestApp } from '../test/support/test-app';
 import { ADMIN_DATABASE_URL, TestDatabase } from '../test/support/test-db';
 import { waitFor } from '../test/support/wait-for';
 import { createWebhook } from '../test/support/webhooks';
 import { makeHistory } from './partitioned-history';
 import { latenciesUntil, reportLatencies } from './publish-load';
 import { recordTarget } from './results';
-import { helpIfAsked, percentile, zoomHeaders } from './support';
+import { Sent, httpBurst } from './sides';
+import { helpIfAsked, percentile } from './support';
 
 helpIfAsked(__filename, '[deliveries=20000000] [events=5000] [rate=100] [--reuse <database>]');
 
@@ -89,32 +88,17 @@ async function side(database?: TestDatabase) {
   await createWebhook(t, { url: loadRoute.url, events: ['job.completed'] });
   const dispatcher = t.app.get(DispatcherService);
   const pool = new Pool(t.baseUrl, { connections: CONCURRENCY });
-  /** POSTs one signed meeting.started of a meeting never seen; its answer's status. */
-  const post = async (): Promise<number> => {
-    const body = JSON.stringify(meetingStarted(`bench-${randomBytes(9).toString('base64url')}`));
-    const res = await pool.request({
-      path: '/zoom/events',
-      method: 'POST',
-      headers: zoomHeaders(body, ZOOM_SECRET_TOKEN),
-      body,
-    });
-    await res.body.dump();
-    return res.statusCode;
+  /** Each POST answered 200, or the bench stops: a refused event would not be delivered. */
+  const allAnswered = (sent: Sent[]): Sent[] => {
+    const refused = sent.find((s) => s.status !== 200);
+    if (refused) throw new Error(`POST /zoom/events answered ${refused.status}`);
+    return sent;
   };
   /** POSTs `count` events, CONCURRENCY at a time; events/s from the first POST to the last arrival. */
   const burst = async (count: number): Promise<number> => {
     const startIndex = receiver.requests(route.path).length;
     const started = Date.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < count) {
-          next++;
-          const status = await post();
-          if (status !== 200) throw new Error(`POST /zoom/events answered ${status}`);
-        }
-      }),
-    );
+    allAnswered(await httpBurst(pool, 'burst', count, CONCURRENCY));
     await waitFor(() => receiver.requests(route.path).length - startIndex >= count, {
       timeoutMs: 300_000,
       what: 'every delivery of the burst',
@@ -125,20 +109,14 @@ async function side(database?: TestDatabase) {
   const ingestUntil = async (rate: number, until: Promise<unknown>): Promise<number[]> => {
     let done = false;
     void until.finally(() => (done = true));
-    const times: number[] = [];
-    const pending: Promise<void>[] = [];
+    const pending: Promise<Sent[]>[] = [];
     while (!done) {
-      const at = Date.now();
-      pending.push(
-        post().then((status) => {
-          if (status !== 200) throw new Error(`POST /zoom/events answered ${status}`);
-          times.push(Date.now() - at);
-        }),
-      );
+      pending.push(httpBurst(pool, 'ingest', 1, 1));
       await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
     }
-    await Promise.all(pending);
-    return times;
+    return allAnswered((await Promise.all(pending)).flat()).map((s) =>
+      Math.round(s.answeredAt - s.sentAt),
+    );
   };
   const close = async () => {
     await pool.close();
