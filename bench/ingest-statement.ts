@@ -114,7 +114,10 @@ async function main(): Promise<void> {
     for (const ddl of (process.env.BENCH_DDL ?? '').split(';').filter((s) => s.trim())) {
       await app.query(ddl);
     }
-    const config = { auth: { clients: [{ clientId: CLIENTS.alpha.client_id }] } } as AppConfig;
+    // The client holds every platform account, as AUTH_CLIENTS' `accounts: "*"` (docs/accounts.md).
+    const config = {
+      auth: { clients: [{ clientId: CLIENTS.alpha.client_id, accounts: '*' }] },
+    } as AppConfig;
     const store = new PgInboundEventStore(app, app.getRepository(InboundEventEntity), config);
     // Submitted in one turn, a batch shares one statement (the store's micro-batcher).
     const appSide = await measure(app, () =>

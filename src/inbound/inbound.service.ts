@@ -23,7 +23,7 @@ import {
 } from './inbound-event.store';
 import { InboundJobData, inboundJob, ingestPlan } from './inbound-job';
 import type { InboundVia } from '../common/inbound-via';
-import { PlatformEnvelope, parseEnvelope } from './platform-envelope';
+import { MALFORMED, PlatformEnvelope, parseEnvelope } from './platform-envelope';
 import { SPAN_ATTRIBUTES, Tracing, traceparentOf } from '../telemetry/tracing';
 
 export interface InboundAck {
@@ -113,24 +113,11 @@ export class InboundService {
     origin: InboundOrigin,
     span: Span | null = null,
   ): Promise<InboundAck> {
-    return this.ingestParsed(this.parse(rawBody, span, origin.via), rawBody, origin, span);
-  }
-
-  /** The envelope, or the 400 of malformed JSON (counted). */
-  parse(
-    rawBody: Buffer,
-    span: Span | null,
-    via: InboundVia,
-  ): PlatformEnvelope & Record<string, unknown> {
-    let envelope: PlatformEnvelope & Record<string, unknown>;
-    try {
-      envelope = parseEnvelope(rawBody);
-    } catch (error) {
-      this.count('(malformed)', 'rejected', span, via);
-      throw error;
-    }
+    const envelope = parseEnvelope(rawBody, () =>
+      this.count(MALFORMED, 'rejected', span, origin.via),
+    );
     span?.setAttribute(SPAN_ATTRIBUTES.zoomEvent, envelope.event);
-    return envelope;
+    return this.ingestParsed(envelope, rawBody, origin, span);
   }
 
   /** ingest() of an envelope its source has parsed already (to answer it first, if need be). */

@@ -32,3 +32,24 @@ describe('parseEnvelope on deep bodies (a 1 MiB body nested all the way)', () =>
     expect(refusal(body)).toEqual({ status: HttpStatus.BAD_REQUEST, message: TOO_DEEP_MESSAGE });
   });
 });
+
+describe('parseEnvelope telling its caller of a refusal (to count it)', () => {
+  it.each([
+    ['not JSON', '{"event":'],
+    ['not an object', '[1]'],
+    ['no event', '{"payload":{}}'],
+    ['a URL validation without plainToken', '{"event":"endpoint.url_validation","payload":{}}'],
+  ])('calls refused once before its 400 for %s', (_what, body) => {
+    const refused = jest.fn();
+    expect(() => parseEnvelope(Buffer.from(body), refused)).toThrow(ApiError);
+    expect(refused).toHaveBeenCalledTimes(1);
+  });
+
+  it('does not call refused for an event it accepts, payload or none', () => {
+    const refused = jest.fn();
+    expect(parseEnvelope(Buffer.from('{"event":"meeting.started"}'), refused).event).toBe(
+      'meeting.started',
+    );
+    expect(refused).not.toHaveBeenCalled();
+  });
+});

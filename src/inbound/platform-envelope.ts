@@ -16,14 +16,30 @@ export interface PlatformEnvelope {
 
 export const URL_VALIDATION_EVENT = 'endpoint.url_validation';
 
+/** The event label of a body refused by parseEnvelope (its event name cannot be read). */
+export const MALFORMED = '(malformed)';
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * Parses a verified body into the platform's envelope, or a 400 naming what is wrong. Only
- * called once the signature holds, so these answers never reach a forger.
+ * Parses a verified body into the platform's envelope, or a 400 naming what is wrong, after
+ * `refused` (where the caller counts it). Only called once the signature holds, so these
+ * answers never reach a forger.
  */
-export function parseEnvelope(rawBody: Buffer): PlatformEnvelope & Record<string, unknown> {
+export function parseEnvelope(
+  rawBody: Buffer,
+  refused: () => void = () => undefined,
+): PlatformEnvelope & Record<string, unknown> {
+  try {
+    return readEnvelope(rawBody);
+  } catch (error) {
+    refused();
+    throw error;
+  }
+}
+
+function readEnvelope(rawBody: Buffer): PlatformEnvelope & Record<string, unknown> {
   let body: unknown;
   try {
     // Numbers a JavaScript number would change (2^63, 1e400) are kept exact (PreciseNumber).

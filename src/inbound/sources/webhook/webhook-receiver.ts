@@ -14,7 +14,7 @@ import {
 } from '../../../zoom/webhook-signature';
 import { asRecord } from '../../event-mapping';
 import { InboundAck, InboundService } from '../../inbound.service';
-import { URL_VALIDATION_EVENT } from '../../platform-envelope';
+import { MALFORMED, URL_VALIDATION_EVENT, parseEnvelope } from '../../platform-envelope';
 import { CrcAnswer, answerCrcChallenge } from './crc-challenge';
 
 // Label for requests whose event name cannot be trusted: unverified bodies must not mint labels.
@@ -72,7 +72,10 @@ export class WebhookReceiver {
       this.logger.warn(`inbound event refused: ${check.message} (tracking id ${trackingId})`);
       throw new ApiError(HttpStatus.UNAUTHORIZED, check.message);
     }
-    const envelope = this.inbound.parse(rawBody, span, VIA.webhook);
+    const envelope = parseEnvelope(rawBody, () =>
+      this.inbound.count(MALFORMED, 'rejected', span, VIA.webhook),
+    );
+    span?.setAttribute(SPAN_ATTRIBUTES.zoomEvent, envelope.event);
     if (envelope.event === URL_VALIDATION_EVENT) {
       this.inbound.count(envelope.event, 'accepted', span, VIA.webhook);
       // parseEnvelope checked it is a string.
