@@ -15,6 +15,7 @@ type Json = Record<string, unknown>;
 
 const HISTORY = ['events', 'deliveries', 'delivery_attempts', 'inbound_events'];
 const BEFORE = MIGRATIONS.slice(0, MIGRATIONS.indexOf(HistoryPartitions1768000000000));
+const THROUGH = MIGRATIONS.slice(0, MIGRATIONS.indexOf(HistoryPartitions1768000000000) + 1);
 
 /** Every row of a history table, as text, in one order: what must survive the move. */
 const rowsOf = async (db: DataSource, table: string): Promise<string[]> =>
@@ -87,7 +88,7 @@ describe('migration 1768000000000: history tables into time partitions', () => {
     const partitioned = new DataSource({
       type: 'postgres',
       url: database.url,
-      migrations: MIGRATIONS,
+      migrations: THROUGH,
       migrationsTransactionMode: 'each',
       logging: false,
     });
@@ -261,5 +262,39 @@ describe('dropping expired partitions', () => {
       await writer.release();
     }
     expect((await partitionsOf(db, 'deliveries'))[0]).toEqual(first);
+  });
+});
+
+/** The ingest statement claims each event's key itself (src/inbound/inbound-event.store.ts). */
+describe('the inbound keys after the last migration', () => {
+  let database: TestDatabase;
+  let db: DataSource;
+  const triggers = async (): Promise<string[]> =>
+    (
+      (await db.query(
+        `SELECT tgname FROM pg_trigger WHERE tgrelid = 'inbound_events'::regclass AND NOT tgisinternal
+         ORDER BY tgname`,
+      )) as { tgname: string }[]
+    ).map((t) => t.tgname);
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = await migratedDataSource(database.url, MIGRATIONS);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  it('has no insert trigger adding keys again, and keeps the re-keying and attendance ones; down() puts it back', async () => {
+    expect(await triggers()).toEqual(['inbound_events_attendance', 'inbound_events_rekeyed']);
+    await db.undoLastMigration({ transaction: 'each' });
+    expect(await triggers()).toEqual([
+      'inbound_events_attendance',
+      'inbound_events_keys',
+      'inbound_events_rekeyed',
+    ]);
+    await db.runMigrations({ transaction: 'each' });
+    expect(await triggers()).toEqual(['inbound_events_attendance', 'inbound_events_rekeyed']);
   });
 });

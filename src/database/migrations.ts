@@ -27,6 +27,7 @@ import { AttendanceHistory1767100000000 } from './migrations/1767100000000-atten
 import { InstallationRenewAt1767100000100 } from './migrations/1767100000100-installation-renew-at';
 import { ReconciliationAccount1767100000101 } from './migrations/1767100000101-reconciliation-account';
 import { HistoryPartitions1768000000000 } from './migrations/1768000000000-history-partitions';
+import { IngestClaimsKeys1768000000100 } from './migrations/1768000000100-ingest-claims-keys';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   InstallationRenewAt1767100000100,
   ReconciliationAccount1767100000101,
   HistoryPartitions1768000000000,
+  IngestClaimsKeys1768000000100,
 ];

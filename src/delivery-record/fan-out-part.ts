@@ -23,6 +23,13 @@ export interface FanOutPartTerms {
    * of the kind). Absent: the rule selects the webhooks.
    */
   matched?: string;
+  /**
+   * The condition a published row meets to claim its idempotency key in event_keys (default:
+   * every published row). A key only another publisher of the same key could race for needs
+   * the claim; the ingest's inline events that leave their inbound event processed have no
+   * such publisher (their key names an inbound event no job will take again).
+   */
+  claims?: string;
 }
 
 /**
@@ -40,11 +47,12 @@ export const fanOutPart = ({
   rows,
   clients,
   matched,
+  claims = where,
 }: FanOutPartTerms): string => `ek AS (
     INSERT INTO event_keys (idempotency_key, created_at)
     SELECT i.idempotency_key, i.created_at
     FROM ${from}
-    WHERE ${where} AND i.idempotency_key IS NOT NULL
+    WHERE ${claims} AND i.idempotency_key IS NOT NULL
   ),
   ev AS (
     INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,

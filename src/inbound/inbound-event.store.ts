@@ -152,6 +152,7 @@ const INGEST_SQL = `
   ${fanOutPart({
     from: 'stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id',
     where: 'p.publish',
+    claims: 'p.publish AND NOT p.done',
     rows: 'input',
     clients: '$3::text[]',
     matched: 'matched',

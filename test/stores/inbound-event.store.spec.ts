@@ -4,6 +4,7 @@ import { SubscriptionEvent } from '../../src/webhooks/subscription-events';
 import {
   addWebhook,
   describeContract,
+  newEvent,
   newInboundEvent,
   quietEarlierWebhooks,
 } from '../support/store-backends';
@@ -82,6 +83,18 @@ describeContract('InboundEventStore', (backend) => {
       inboundEventKey(row.id, 'job.started'),
     );
     expect(keyed).toMatchObject({ kind: 'job.started', deliveries: stored!.deliveries });
+  });
+
+  it('claims the key of an inline event left to the inbound job: publishing it again writes nothing', async () => {
+    const b = backend();
+    await addWebhook(b, { events: ['job.started', 'zoom.*'] });
+    const row = inbound('meeting.started', publish('job.started'));
+    const stored = await b.stores.inbound.insert(row);
+    expect(stored).toMatchObject({ processed: false });
+    expect(stored!.deliveries).toHaveLength(1);
+    // What the inbound job does with it: publish the mapped event under the same key.
+    const again = newEvent('job.started', inboundEventKey(row.id, 'job.started'));
+    expect(await b.stores.events.fanOut(again)).toBeNull();
   });
 
   it('leaves an event a webhook takes as it is to the inbound job', async () => {

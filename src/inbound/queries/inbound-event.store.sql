@@ -61,7 +61,7 @@ ek AS (
   INSERT INTO event_keys (idempotency_key, created_at)
   SELECT i.idempotency_key, i.created_at
   FROM stored s JOIN input i ON i.id = s.id JOIN planned p ON p.id = s.id
-  WHERE p.publish AND i.idempotency_key IS NOT NULL
+  WHERE p.publish AND NOT p.done AND i.idempotency_key IS NOT NULL
 ),
 ev AS (
   INSERT INTO events (id, kind, data, source, idempotency_key, created_at, body, order_key,
