@@ -191,6 +191,27 @@ describe('dropping expired partitions', () => {
     await database?.drop();
   });
 
+  // The ingest statement claims each event's key itself (src/inbound/inbound-event.store.ts).
+  it('has no insert trigger adding inbound keys again, keeps the re-keying and attendance ones; down() puts it back', async () => {
+    const triggers = async (): Promise<string[]> =>
+      (
+        (await db.query(
+          `SELECT tgname FROM pg_trigger WHERE tgrelid = 'inbound_events'::regclass AND NOT tgisinternal
+           ORDER BY tgname`,
+        )) as { tgname: string }[]
+      ).map((t) => t.tgname);
+    const after = ['inbound_events_attendance', 'inbound_events_rekeyed'];
+    expect(await triggers()).toEqual(after);
+    await db.undoLastMigration({ transaction: 'each' });
+    expect(await triggers()).toEqual([
+      'inbound_events_attendance',
+      'inbound_events_keys',
+      'inbound_events_rekeyed',
+    ]);
+    await db.runMigrations({ transaction: 'each' });
+    expect(await triggers()).toEqual(after);
+  });
+
   it('drops the days wholly older than the cutoff, widens the first partition over them, and keeps what a check keeps', async () => {
     const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
     const day = (n: number) => new Date(today - n * DAY_MS + 3_600_000).toISOString();
@@ -262,39 +283,5 @@ describe('dropping expired partitions', () => {
       await writer.release();
     }
     expect((await partitionsOf(db, 'deliveries'))[0]).toEqual(first);
-  });
-});
-
-/** The ingest statement claims each event's key itself (src/inbound/inbound-event.store.ts). */
-describe('the inbound keys after the last migration', () => {
-  let database: TestDatabase;
-  let db: DataSource;
-  const triggers = async (): Promise<string[]> =>
-    (
-      (await db.query(
-        `SELECT tgname FROM pg_trigger WHERE tgrelid = 'inbound_events'::regclass AND NOT tgisinternal
-         ORDER BY tgname`,
-      )) as { tgname: string }[]
-    ).map((t) => t.tgname);
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = await migratedDataSource(database.url, MIGRATIONS);
-  });
-  afterAll(async () => {
-    await db?.destroy();
-    await database?.drop();
-  });
-
-  it('has no insert trigger adding keys again, and keeps the re-keying and attendance ones; down() puts it back', async () => {
-    expect(await triggers()).toEqual(['inbound_events_attendance', 'inbound_events_rekeyed']);
-    await db.undoLastMigration({ transaction: 'each' });
-    expect(await triggers()).toEqual([
-      'inbound_events_attendance',
-      'inbound_events_keys',
-      'inbound_events_rekeyed',
-    ]);
-    await db.runMigrations({ transaction: 'each' });
-    expect(await triggers()).toEqual(['inbound_events_attendance', 'inbound_events_rekeyed']);
   });
 });
