@@ -16,7 +16,12 @@ import {
   freshLeasedDelivery,
   leasedTargetJson,
 } from '../delivery-record/delivery.store';
-import { receivesSql, receivingClients, ruleSourceSql } from '../delivery-record/fan-out-rule';
+import {
+  holdingSql,
+  receivingClients,
+  receivingWebhooksSql,
+  ruleSourceSql,
+} from '../delivery-record/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
 import type { Statement } from '../delivery-record/statement';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
@@ -84,9 +89,11 @@ export const INLINE_FANOUT_MAX = 100;
 // at all. `matched` holds each event's webhooks by the rule, filters aside, only up to the cap,
 // and `reach` counts them: by the event's account, since with many platform accounts a kind may
 // have thousands of webhooks while an event of one account reaches a few (counting by kind
-// alone sent every such event through the inbound queue); the fan-out part then applies only
-// the filters to those pairs, rather than reading every webhook of the kind a second time
-// (docs/benchmarks.md#many-platform-accounts). `watched` holds the platform kinds
+// alone sent every such event through the inbound queue). Both find the webhooks from the
+// clients holding the event's account (receivingWebhooksSql, over `holding`: the configured
+// holdings, read once per statement) rather than from every webhook of the kind; the fan-out
+// part then applies only the filters to those pairs (docs/benchmarks.md#many-platform-accounts).
+// `watched` holds the platform kinds
 // (zoom.<event>) some active webhook whose owner holds the account takes as they are, directly or
 // through zoom.*: such an event stays unprocessed for the inbound job, which publishes it as it is. The event's
 // idempotency key (inboundEventKey, in the input) is the one the inbound job would publish under,
@@ -102,11 +109,11 @@ const INGEST_SQL = `
            lease_ms int, raw_body text, trace_context text, order_key text, order_ts bigint,
            via text)
   ),
+  holding AS MATERIALIZED (${holdingSql('$3::text[]')}),
   matched AS (
     SELECT n.event_id, m.id AS webhook_id
     FROM input n CROSS JOIN LATERAL (
-      SELECT w.id FROM webhooks w
-      WHERE ${receivesSql({ webhook: 'w', kind: 'n.kind', clients: '$3::text[]', event: 'n' })}
+      ${receivingWebhooksSql({ kind: 'n.kind', clients: '$3::text[]', event: 'n', holding: 'holding' })}
       LIMIT $2 + 1
     ) m
     WHERE n.plan = 'publish'
@@ -119,8 +126,7 @@ const INGEST_SQL = `
     FROM (SELECT DISTINCT n.as_is, ${ruleSourceSql('n')} AS source FROM input n
           WHERE n.as_is IS NOT NULL) a
     WHERE EXISTS (
-      SELECT 1 FROM webhooks w
-      WHERE ${receivesSql({ webhook: 'w', kind: 'a.as_is', clients: '$3::text[]', event: 'a' })})
+      ${receivingWebhooksSql({ kind: 'a.as_is', clients: '$3::text[]', event: 'a', holding: 'holding' })})
   ),
   planned AS (
     SELECT i.id, i.plan = 'publish' AND coalesce(r.webhooks, 0) <= $2 AS publish,
