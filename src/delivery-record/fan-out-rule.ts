@@ -118,9 +118,10 @@ const ownerEventsSql = (w: string): string =>
 
 /**
  * Most clients holding every account by configuration for which receivingWebhooksSql looks up
- * each holder's webhooks. One lookup costs about as much as reading a few webhooks of the kind
- * (webhooks_active_events_idx), so past this many, as in a deployment whose many clients have no
- * `accounts` (each holding every account), the event's webhooks are read by kind instead.
+ * each holder's webhooks. One lookup costs about what reading a dozen webhook rows of the kind
+ * does (docs/benchmarks.md#many-platform-accounts), so past this many, as in a deployment whose
+ * many clients have no `accounts` (each holding every account), the event's webhooks are read
+ * by kind instead.
  */
 export const ALL_ACCOUNTS_HOLDERS_LOOKED_UP = 16;
 
