@@ -16,7 +16,10 @@ import { filterMatches } from './fan-out-filter';
  * has a source) reaches a webhook only when its owner holds the event's `account_id`: every
  * account (AUTH_CLIENTS `accounts` absent or "*"), the account listed, or an account the owner
  * installed and that is not revoked. An event without an account reaches only owners holding
- * every account. The service's own events (no source) are not an account's.
+ * every account. The service's own events (no source) are not an account's. The ingest
+ * statement selects the same webhooks starting from the account's holders
+ * (receivingWebhooksSql), and the store spec test/stores/inbound-tenancy.store.spec.ts holds
+ * the two forms to the same outcomes.
  */
 
 /** Separates a client id from an account in receivingClients' entries (never in either). */

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../../src/config/load-config';
 import { dataSourceOptions } from '../../src/database/data-source-options';
 import { ALL_ACCOUNTS_HOLDERS_LOOKED_UP } from '../../src/delivery-record/fan-out-rule';
 import { InboundEventEntity } from '../../src/inbound/inbound-event.entity';
@@ -10,8 +9,7 @@ import { Subscription } from '../../src/webhooks/subscription-events';
 import { WebhookEntity } from '../../src/webhooks/webhook.entity';
 import { PgWebhookStore } from '../../src/webhooks/webhook.store';
 import { TestDatabase, createTestDatabase } from '../support/test-db';
-import { TEST_REDIS_URL } from '../support/test-app';
-import { newInboundEvent } from '../support/store-backends';
+import { newInboundEvent, testConfig } from '../support/store-backends';
 
 /*
  * Tenancy by account in the ingest statement (docs/accounts.md#whose-events), PostgreSQL only:
@@ -97,10 +95,7 @@ describe.each([
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      DATABASE_URL: database.url,
-      REDIS_URL: TEST_REDIS_URL,
+    const config = testConfig(database.url, {
       AUTH_CLIENTS: JSON.stringify([
         ...everyOwners.map((id) => client(id)),
         client('listed', ['acct-listed', 'acct-both']),
