@@ -64,7 +64,7 @@ const amongClients = (expr: string, clients: string): string =>
   `${expr} IN (SELECT unnest(${clients}))`;
 
 /** The subscriptions that take an event of kind `kind` (subscriptionsFor), as a SQL text[]. */
-const subscriptionsSql = (kind: string): string =>
+export const subscriptionsSql = (kind: string): string =>
   `CASE WHEN ${kind} LIKE 'zoom.%' THEN ARRAY[${kind}, '${ALL_PLATFORM_EVENTS}'] ` +
   `ELSE ARRAY[${kind}] END`;
 

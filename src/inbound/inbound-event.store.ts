@@ -21,6 +21,7 @@ import {
   receivingClients,
   receivingWebhooksSql,
   ruleSourceSql,
+  subscriptionsSql,
 } from '../delivery-record/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
 import type { Statement } from '../delivery-record/statement';
@@ -95,7 +96,9 @@ export const INLINE_FANOUT_MAX = 100;
 // part then applies only the filters to those pairs (docs/benchmarks.md#many-platform-accounts).
 // `watched` holds the platform kinds
 // (zoom.<event>) some active webhook whose owner holds the account takes as they are, directly or
-// through zoom.*: such an event stays unprocessed for the inbound job, which publishes it as it is. The event's
+// through zoom.*: such an event stays unprocessed for the inbound job, which publishes it as it is.
+// It looks for holders only for the kinds some active webhook takes at all (`taken`, one probe
+// of the kind's index a kind): a batch of 50 accounts' events is 50 pairs of kind and account. The event's
 // idempotency key (inboundEventKey, in the input) is the one the inbound job would publish under,
 // so a later run of the job adds nothing. The download token is kept only on an event left
 // unprocessed. $3: the API clients (AUTH_CLIENTS) whose webhooks count.
@@ -121,10 +124,15 @@ const INGEST_SQL = `
   reach AS (
     SELECT event_id, count(*) AS webhooks FROM matched GROUP BY event_id
   ),
+  taken AS (
+    SELECT k.as_is FROM (SELECT DISTINCT as_is FROM input WHERE as_is IS NOT NULL) k
+    WHERE EXISTS (SELECT 1 FROM webhooks w
+                  WHERE w.active AND w.events && ${subscriptionsSql('k.as_is')})
+  ),
   watched AS (
     SELECT a.as_is, a.source
     FROM (SELECT DISTINCT n.as_is, ${ruleSourceSql('n')} AS source FROM input n
-          WHERE n.as_is IS NOT NULL) a
+          WHERE n.as_is IN (SELECT as_is FROM taken)) a
     WHERE EXISTS (
       ${receivingWebhooksSql({ kind: 'a.as_is', clients: '$3::text[]', event: 'a', holding: 'holding' })})
   ),

@@ -38,10 +38,15 @@ matched AS (
 reach AS (
   SELECT event_id, count(*) AS webhooks FROM matched GROUP BY event_id
 ),
+taken AS (
+  SELECT k.as_is FROM (SELECT DISTINCT as_is FROM input WHERE as_is IS NOT NULL) k
+  WHERE EXISTS (SELECT 1 FROM webhooks w
+                WHERE w.active AND w.events && CASE WHEN k.as_is LIKE 'zoom.%' THEN ARRAY[k.as_is, 'zoom.*'] ELSE ARRAY[k.as_is] END)
+),
 watched AS (
   SELECT a.as_is, a.source
   FROM (SELECT DISTINCT n.as_is, CASE WHEN n.source IS NULL THEN NULL ELSE jsonb_build_object('account_id', n.source->'account_id') END AS source FROM input n
-        WHERE n.as_is IS NOT NULL) a
+        WHERE n.as_is IN (SELECT as_is FROM taken)) a
   WHERE EXISTS (
     SELECT w.id FROM webhooks w
     WHERE (a.source IS NULL OR (SELECT count(*) FROM holding WHERE account = '*') > 16)
