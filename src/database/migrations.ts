@@ -28,6 +28,7 @@ import { InstallationRenewAt1767100000100 } from './migrations/1767100000100-ins
 import { ReconciliationAccount1767100000101 } from './migrations/1767100000101-reconciliation-account';
 import { HistoryPartitions1768000000000 } from './migrations/1768000000000-history-partitions';
 import { IngestClaimsKeys1768000000100 } from './migrations/1768000000100-ingest-claims-keys';
+import { WebhookOwnerEvents1768100000000 } from './migrations/1768100000000-webhook-owner-events';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   ReconciliationAccount1767100000101,
   HistoryPartitions1768000000000,
   IngestClaimsKeys1768000000100,
+  WebhookOwnerEvents1768100000000,
 ];

@@ -16,7 +16,10 @@ import { filterMatches } from './fan-out-filter';
  * has a source) reaches a webhook only when its owner holds the event's `account_id`: every
  * account (AUTH_CLIENTS `accounts` absent or "*"), the account listed, or an account the owner
  * installed and that is not revoked. An event without an account reaches only owners holding
- * every account. The service's own events (no source) are not an account's.
+ * every account. The service's own events (no source) are not an account's. The ingest
+ * statement selects the same webhooks starting from the account's holders
+ * (receivingWebhooksSql), and the store spec test/stores/inbound-tenancy.store.spec.ts holds
+ * the two forms to the same outcomes.
  */
 
 /** Separates a client id from an account in receivingClients' entries (never in either). */
@@ -60,6 +63,11 @@ export interface FanOutTerms {
 const amongClients = (expr: string, clients: string): string =>
   `${expr} IN (SELECT unnest(${clients}))`;
 
+/** The subscriptions that take an event of kind `kind` (subscriptionsFor), as a SQL text[]. */
+export const subscriptionsSql = (kind: string): string =>
+  `CASE WHEN ${kind} LIKE 'zoom.%' THEN ARRAY[${kind}, '${ALL_PLATFORM_EVENTS}'] ` +
+  `ELSE ARRAY[${kind}] END`;
+
 /**
  * The rule as a SQL condition. `events && …` is served by the partial GIN index
  * webhooks_active_events_idx (`WHERE active`), for one kind or a whole batch's.
@@ -67,8 +75,7 @@ const amongClients = (expr: string, clients: string): string =>
 export function receivesSql({ webhook: w, kind, clients, body, event }: FanOutTerms): string {
   return (
     `(${w}.active AND ${amongClients(`${w}.owner_client_id`, clients)} AND ${w}.events && ` +
-    `CASE WHEN ${kind} LIKE 'zoom.%' THEN ARRAY[${kind}, '${ALL_PLATFORM_EVENTS}'] ` +
-    `ELSE ARRAY[${kind}] END` +
+    subscriptionsSql(kind) +
     (event === undefined ? '' : ` AND ${holdsSql(w, event, clients)}`) +
     (body === undefined ? ')' : ` AND ${filterMatches(w, body)})`)
   );
@@ -92,6 +99,82 @@ function holdsSql(w: string, e: string, clients: string): string {
     `OR (${account}, ${w}.owner_client_id) IN (SELECT ins.account_id, ins.installed_by ` +
     `FROM installations ins WHERE ins.status <> 'revoked'))))`
   );
+}
+
+/**
+ * The relation `holding(client, account)` of receivingClients' entries that hold accounts by
+ * configuration (`<client>\t*`, `<client>\t<account>`), for receivingWebhooksSql: a CTE of the
+ * statement, so the array is read once per statement rather than once per event.
+ */
+export const holdingSql = (clients: string): string =>
+  `SELECT split_part(c, E'${HOLDS_SQL}', 1) AS client, split_part(c, E'${HOLDS_SQL}', 2) AS account ` +
+  `FROM unnest(${clients}) c WHERE strpos(c, E'${HOLDS_SQL}') > 0`;
+
+/**
+ * A webhook's kinds and its owner (a tab, then the client id; no kind has a tab) in one array:
+ * the expression of the GIN index webhooks_active_owner_events_idx (`WHERE active`), which
+ * finds one owner's webhooks of a kind without reading the kind's other webhooks. Spelled as the
+ * migration 1768100000000-webhook-owner-events spells it, or the index is not used.
+ */
+const ownerEventsSql = (w: string): string =>
+  `array_append(${w}.events, E'${HOLDS_SQL}' || ${w}.owner_client_id)`;
+
+/**
+ * Most clients holding every account by configuration for which receivingWebhooksSql looks up
+ * each holder's webhooks. One lookup costs about what reading a dozen webhook rows of the kind
+ * does (docs/benchmarks.md#many-platform-accounts), so past this many, as in a deployment whose
+ * many clients have no `accounts` (each holding every account), the event's webhooks are read
+ * by kind instead.
+ */
+export const ALL_ACCOUNTS_HOLDERS_LOOKED_UP = 16;
+
+/** What receivingWebhooksSql names: FanOutTerms' without a webhook alias, and the holdings. */
+export interface ReceivingTerms extends Required<Pick<FanOutTerms, 'kind' | 'clients' | 'event'>> {
+  /** Name of the statement's relation of holdingSql(clients). */
+  holding: string;
+}
+
+/**
+ * The ids (`id`) of the webhooks that receive an event by the rule, filters aside: a SELECT
+ * for a LATERAL or EXISTS, correlated on the event's kind and row, that selects what
+ * receivesSql with the event selects. Found the other way round: the clients that hold the
+ * event's account first (configured with it or with `*`, and its installer when configured and
+ * not revoked), then each one's active webhooks of the kind, both keys looked up together in
+ * webhooks_active_owner_events_idx, so an event of one of 1,000 accounts reads its holders'
+ * webhooks, not the 1,000 of its kind (docs/benchmarks.md#many-platform-accounts). The owner is
+ * matched through that index only, in a subquery PostgreSQL cannot flatten (OFFSET 0): with an
+ * equality on owner_client_id, or the holders joined to the kind's webhooks, it read an
+ * owner's webhooks of every kind or every webhook of the kind again. The holders are a UNION:
+ * a client holding the account twice yields its webhooks once. The installer's test against
+ * the configured clients is `= ANY`, one array walk per event (a join there walked it too).
+ *
+ * An event without a source (the service's own), or with more than
+ * ALL_ACCOUNTS_HOLDERS_LOOKED_UP clients holding every account, takes receivesSql as it is,
+ * read by kind; both tests are constant within a row, so PostgreSQL runs one branch.
+ */
+export function receivingWebhooksSql({ kind, clients, event: e, holding }: ReceivingTerms): string {
+  const account = `coalesce(${e}.source->>'account_id', '')`;
+  const ownerEvents = ownerEventsSql('w');
+  const byKind =
+    `(SELECT count(*) FROM ${holding} WHERE account = '${ALL_ACCOUNTS}') ` +
+    `> ${ALL_ACCOUNTS_HOLDERS_LOOKED_UP}`;
+  return `SELECT w.id FROM webhooks w
+      WHERE (${e}.source IS NULL OR ${byKind})
+        AND ${receivesSql({ webhook: 'w', kind, clients, event: e })}
+      UNION ALL
+      SELECT w.id
+      FROM (SELECT h.client FROM ${holding} h
+            WHERE h.account = '${ALL_ACCOUNTS}' OR (${account} <> '' AND h.account = ${account})
+            UNION
+            SELECT ins.installed_by FROM installations ins
+            WHERE ${account} <> '' AND ins.account_id = ${account} AND ins.status <> 'revoked'
+              AND ins.installed_by = ANY(${clients})) h
+      CROSS JOIN LATERAL (
+        SELECT w.id FROM webhooks w
+        WHERE w.active AND ${ownerEvents} @> ARRAY[E'${HOLDS_SQL}' || h.client]
+          AND ${ownerEvents} && ${subscriptionsSql(kind)}
+        OFFSET 0) w
+      WHERE ${e}.source IS NOT NULL AND NOT ${byKind}`;
 }
 
 /**

@@ -16,7 +16,13 @@ import {
   freshLeasedDelivery,
   leasedTargetJson,
 } from '../delivery-record/delivery.store';
-import { receivesSql, receivingClients, ruleSourceSql } from '../delivery-record/fan-out-rule';
+import {
+  holdingSql,
+  receivingClients,
+  receivingWebhooksSql,
+  ruleSourceSql,
+  subscriptionsSql,
+} from '../delivery-record/fan-out-rule';
 import { preparedQuery, query } from '../database/query';
 import type { Statement } from '../delivery-record/statement';
 import { SubscriptionEvent, platformEventKind } from '../webhooks/subscription-events';
@@ -84,11 +90,15 @@ export const INLINE_FANOUT_MAX = 100;
 // at all. `matched` holds each event's webhooks by the rule, filters aside, only up to the cap,
 // and `reach` counts them: by the event's account, since with many platform accounts a kind may
 // have thousands of webhooks while an event of one account reaches a few (counting by kind
-// alone sent every such event through the inbound queue); the fan-out part then applies only
-// the filters to those pairs, rather than reading every webhook of the kind a second time
-// (docs/benchmarks.md#many-platform-accounts). `watched` holds the platform kinds
+// alone sent every such event through the inbound queue). Both find the webhooks from the
+// clients holding the event's account (receivingWebhooksSql, over `holding`: the configured
+// holdings, read once per statement) rather than from every webhook of the kind; the fan-out
+// part then applies only the filters to those pairs (docs/benchmarks.md#many-platform-accounts).
+// `watched` holds the platform kinds
 // (zoom.<event>) some active webhook whose owner holds the account takes as they are, directly or
-// through zoom.*: such an event stays unprocessed for the inbound job, which publishes it as it is. The event's
+// through zoom.*: such an event stays unprocessed for the inbound job, which publishes it as it is.
+// It looks for holders only for the kinds some active webhook takes at all (`taken`, one probe
+// of the kind's index a kind): a batch of 50 accounts' events is 50 pairs of kind and account. The event's
 // idempotency key (inboundEventKey, in the input) is the one the inbound job would publish under,
 // so a later run of the job adds nothing. The download token is kept only on an event left
 // unprocessed. $3: the API clients (AUTH_CLIENTS) whose webhooks count.
@@ -102,11 +112,11 @@ const INGEST_SQL = `
            lease_ms int, raw_body text, trace_context text, order_key text, order_ts bigint,
            via text)
   ),
+  holding AS MATERIALIZED (${holdingSql('$3::text[]')}),
   matched AS (
     SELECT n.event_id, m.id AS webhook_id
     FROM input n CROSS JOIN LATERAL (
-      SELECT w.id FROM webhooks w
-      WHERE ${receivesSql({ webhook: 'w', kind: 'n.kind', clients: '$3::text[]', event: 'n' })}
+      ${receivingWebhooksSql({ kind: 'n.kind', clients: '$3::text[]', event: 'n', holding: 'holding' })}
       LIMIT $2 + 1
     ) m
     WHERE n.plan = 'publish'
@@ -114,13 +124,17 @@ const INGEST_SQL = `
   reach AS (
     SELECT event_id, count(*) AS webhooks FROM matched GROUP BY event_id
   ),
+  taken AS (
+    SELECT k.as_is FROM (SELECT DISTINCT as_is FROM input WHERE as_is IS NOT NULL) k
+    WHERE EXISTS (SELECT 1 FROM webhooks w
+                  WHERE w.active AND w.events && ${subscriptionsSql('k.as_is')})
+  ),
   watched AS (
     SELECT a.as_is, a.source
     FROM (SELECT DISTINCT n.as_is, ${ruleSourceSql('n')} AS source FROM input n
-          WHERE n.as_is IS NOT NULL) a
+          WHERE n.as_is IN (SELECT as_is FROM taken)) a
     WHERE EXISTS (
-      SELECT 1 FROM webhooks w
-      WHERE ${receivesSql({ webhook: 'w', kind: 'a.as_is', clients: '$3::text[]', event: 'a' })})
+      ${receivingWebhooksSql({ kind: 'a.as_is', clients: '$3::text[]', event: 'a', holding: 'holding' })})
   ),
   planned AS (
     SELECT i.id, i.plan = 'publish' AND coalesce(r.webhooks, 0) <= $2 AS publish,

@@ -23,6 +23,7 @@ export type WebhookOrdering = (typeof WEBHOOK_ORDERINGS)[number];
 // synchronize: false keeps migration:generate from proposing to drop them.
 @Index('webhooks_active_events_idx', { synchronize: false })
 @Index('webhooks_owner_page_idx', { synchronize: false })
+@Index('webhooks_active_owner_events_idx', { synchronize: false })
 @Check(
   'webhooks_previous_secret_ck',
   '(previous_secret_encrypted IS NULL) = (previous_secret_expires_at IS NULL)',

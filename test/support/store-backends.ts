@@ -100,12 +100,14 @@ export const ADMIN_OWNERS = Object.values(CLIENTS)
   .filter((c) => c.scopes.split(' ').includes('bridge:admin'))
   .map((c) => c.client_id);
 
-function testConfig(databaseUrl: string): AppConfig {
+/** The stores' configuration over `databaseUrl`: CLIENTS as AUTH_CLIENTS unless `env` says. */
+export function testConfig(databaseUrl: string, env: Record<string, string> = {}): AppConfig {
   return loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
     REDIS_URL: TEST_REDIS_URL,
     AUTH_CLIENTS: JSON.stringify(Object.values(CLIENTS)),
+    ...env,
   });
 }
 

@@ -10,11 +10,27 @@ WITH input AS (
          lease_ms int, raw_body text, trace_context text, order_key text, order_ts bigint,
          via text)
 ),
+holding AS MATERIALIZED (SELECT split_part(c, E'\t', 1) AS client, split_part(c, E'\t', 2) AS account FROM unnest($3::text[]) c WHERE strpos(c, E'\t') > 0),
 matched AS (
   SELECT n.event_id, m.id AS webhook_id
   FROM input n CROSS JOIN LATERAL (
     SELECT w.id FROM webhooks w
-    WHERE (w.active AND w.owner_client_id IN (SELECT unnest($3::text[])) AND w.events && CASE WHEN n.kind LIKE 'zoom.%' THEN ARRAY[n.kind, 'zoom.*'] ELSE ARRAY[n.kind] END AND (n.source IS NULL OR w.owner_client_id || E'\t*' IN (SELECT unnest($3::text[])) OR (coalesce(n.source->>'account_id', '') <> '' AND (w.owner_client_id || E'\t' || coalesce(n.source->>'account_id', '') IN (SELECT unnest($3::text[])) OR (coalesce(n.source->>'account_id', ''), w.owner_client_id) IN (SELECT ins.account_id, ins.installed_by FROM installations ins WHERE ins.status <> 'revoked')))))
+    WHERE (n.source IS NULL OR (SELECT count(*) FROM holding WHERE account = '*') > 16)
+      AND (w.active AND w.owner_client_id IN (SELECT unnest($3::text[])) AND w.events && CASE WHEN n.kind LIKE 'zoom.%' THEN ARRAY[n.kind, 'zoom.*'] ELSE ARRAY[n.kind] END AND (n.source IS NULL OR w.owner_client_id || E'\t*' IN (SELECT unnest($3::text[])) OR (coalesce(n.source->>'account_id', '') <> '' AND (w.owner_client_id || E'\t' || coalesce(n.source->>'account_id', '') IN (SELECT unnest($3::text[])) OR (coalesce(n.source->>'account_id', ''), w.owner_client_id) IN (SELECT ins.account_id, ins.installed_by FROM installations ins WHERE ins.status <> 'revoked')))))
+    UNION ALL
+    SELECT w.id
+    FROM (SELECT h.client FROM holding h
+          WHERE h.account = '*' OR (coalesce(n.source->>'account_id', '') <> '' AND h.account = coalesce(n.source->>'account_id', ''))
+          UNION
+          SELECT ins.installed_by FROM installations ins
+          WHERE coalesce(n.source->>'account_id', '') <> '' AND ins.account_id = coalesce(n.source->>'account_id', '') AND ins.status <> 'revoked'
+            AND ins.installed_by = ANY($3::text[])) h
+    CROSS JOIN LATERAL (
+      SELECT w.id FROM webhooks w
+      WHERE w.active AND array_append(w.events, E'\t' || w.owner_client_id) @> ARRAY[E'\t' || h.client]
+        AND array_append(w.events, E'\t' || w.owner_client_id) && CASE WHEN n.kind LIKE 'zoom.%' THEN ARRAY[n.kind, 'zoom.*'] ELSE ARRAY[n.kind] END
+      OFFSET 0) w
+    WHERE n.source IS NOT NULL AND NOT (SELECT count(*) FROM holding WHERE account = '*') > 16
     LIMIT $2 + 1
   ) m
   WHERE n.plan = 'publish'
@@ -22,13 +38,33 @@ matched AS (
 reach AS (
   SELECT event_id, count(*) AS webhooks FROM matched GROUP BY event_id
 ),
+taken AS (
+  SELECT k.as_is FROM (SELECT DISTINCT as_is FROM input WHERE as_is IS NOT NULL) k
+  WHERE EXISTS (SELECT 1 FROM webhooks w
+                WHERE w.active AND w.events && CASE WHEN k.as_is LIKE 'zoom.%' THEN ARRAY[k.as_is, 'zoom.*'] ELSE ARRAY[k.as_is] END)
+),
 watched AS (
   SELECT a.as_is, a.source
   FROM (SELECT DISTINCT n.as_is, CASE WHEN n.source IS NULL THEN NULL ELSE jsonb_build_object('account_id', n.source->'account_id') END AS source FROM input n
-        WHERE n.as_is IS NOT NULL) a
+        WHERE n.as_is IN (SELECT as_is FROM taken)) a
   WHERE EXISTS (
-    SELECT 1 FROM webhooks w
-    WHERE (w.active AND w.owner_client_id IN (SELECT unnest($3::text[])) AND w.events && CASE WHEN a.as_is LIKE 'zoom.%' THEN ARRAY[a.as_is, 'zoom.*'] ELSE ARRAY[a.as_is] END AND (a.source IS NULL OR w.owner_client_id || E'\t*' IN (SELECT unnest($3::text[])) OR (coalesce(a.source->>'account_id', '') <> '' AND (w.owner_client_id || E'\t' || coalesce(a.source->>'account_id', '') IN (SELECT unnest($3::text[])) OR (coalesce(a.source->>'account_id', ''), w.owner_client_id) IN (SELECT ins.account_id, ins.installed_by FROM installations ins WHERE ins.status <> 'revoked'))))))
+    SELECT w.id FROM webhooks w
+    WHERE (a.source IS NULL OR (SELECT count(*) FROM holding WHERE account = '*') > 16)
+      AND (w.active AND w.owner_client_id IN (SELECT unnest($3::text[])) AND w.events && CASE WHEN a.as_is LIKE 'zoom.%' THEN ARRAY[a.as_is, 'zoom.*'] ELSE ARRAY[a.as_is] END AND (a.source IS NULL OR w.owner_client_id || E'\t*' IN (SELECT unnest($3::text[])) OR (coalesce(a.source->>'account_id', '') <> '' AND (w.owner_client_id || E'\t' || coalesce(a.source->>'account_id', '') IN (SELECT unnest($3::text[])) OR (coalesce(a.source->>'account_id', ''), w.owner_client_id) IN (SELECT ins.account_id, ins.installed_by FROM installations ins WHERE ins.status <> 'revoked')))))
+    UNION ALL
+    SELECT w.id
+    FROM (SELECT h.client FROM holding h
+          WHERE h.account = '*' OR (coalesce(a.source->>'account_id', '') <> '' AND h.account = coalesce(a.source->>'account_id', ''))
+          UNION
+          SELECT ins.installed_by FROM installations ins
+          WHERE coalesce(a.source->>'account_id', '') <> '' AND ins.account_id = coalesce(a.source->>'account_id', '') AND ins.status <> 'revoked'
+            AND ins.installed_by = ANY($3::text[])) h
+    CROSS JOIN LATERAL (
+      SELECT w.id FROM webhooks w
+      WHERE w.active AND array_append(w.events, E'\t' || w.owner_client_id) @> ARRAY[E'\t' || h.client]
+        AND array_append(w.events, E'\t' || w.owner_client_id) && CASE WHEN a.as_is LIKE 'zoom.%' THEN ARRAY[a.as_is, 'zoom.*'] ELSE ARRAY[a.as_is] END
+      OFFSET 0) w
+    WHERE a.source IS NOT NULL AND NOT (SELECT count(*) FROM holding WHERE account = '*') > 16)
 ),
 planned AS (
   SELECT i.id, i.plan = 'publish' AND coalesce(r.webhooks, 0) <= $2 AS publish,
