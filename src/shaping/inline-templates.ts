@@ -1,0 +1,311 @@
+import jsonata from 'jsonata';
+import { TEMPLATE_OUTPUT_MAX_BYTES, describeJsonataError } from '../webhooks/template-rules';
+import type { TemplateResult } from './template-runner';
+
+/**
+ * Most CPU an evaluation may take in the service's own process: past it, that delivery's
+ * template goes to the evaluators (template-runner.ts). The recipes of docs/templates.md take
+ * about 0.05 ms, once the code they run is compiled (their first run took 8 ms).
+ */
+export const INLINE_BUDGET_MS = 2;
+/**
+ * Times a template may run past INLINE_BUDGET_MS before it goes to the evaluators from then on:
+ * more than once, because a first run's compiling, or a body much larger than most, is not the
+ * template's usual cost.
+ */
+export const INLINE_OVERRUNS = 3;
+/**
+ * Largest value (about its size as JSON) a step may yield in the service's process: a template
+ * that builds more goes to the evaluators. It bounds what one step can cost (a `$string` or a
+ * `&` of it, the output's serialization), which the time checks between steps cannot.
+ */
+export const INLINE_MAX_WEIGHT = 4 * TEMPLATE_OUTPUT_MAX_BYTES;
+/** Compiled templates kept, and templates known to need the evaluators, most recent first. */
+const CACHE_SIZE = 256;
+/** Longest string literal a `$join` separator or a `$replace` pattern or replacement may be. */
+const LITERAL_MAX = 64;
+/** The binding through which the step hooks find their evaluation's state. */
+const GUARD = '__meb_inline_guard';
+
+/** A node of JSONata's parsed expression (jsonata(...).ast()), as far as the checks read it. */
+interface Node {
+  type?: string;
+  value?: unknown;
+  procedure?: Node;
+  arguments?: Node[];
+  [key: string]: unknown;
+}
+
+const literal = (node: Node | undefined): boolean =>
+  node?.type === 'string' && typeof node.value === 'string' && node.value.length <= LITERAL_MAX;
+const any = () => true;
+/**
+ * The built-in functions an inline template may call, with what its arguments must be: each one
+ * costs at most about the size of its arguments and yields no more (no regular expressions, no
+ * `$eval`, no `$pad` or prettified `$string`, whose cost a number or the nesting decides; a
+ * `$join` or `$replace` multiplies a value by a short literal only).
+ */
+const CALLS: Record<string, (args: Node[]) => boolean> = {
+  string: (args) => args.length <= 1,
+  join: (args) => args.length <= 1 || literal(args[1]),
+  replace: (args) => literal(args[1]) && literal(args[2]),
+  now: (args) => args.length === 0,
+  millis: any,
+  ...Object.fromEntries(
+    [
+      'length',
+      'substring',
+      'substringBefore',
+      'substringAfter',
+      'uppercase',
+      'lowercase',
+      'trim',
+      'contains',
+      'split',
+      'number',
+      'abs',
+      'floor',
+      'ceil',
+      'round',
+      'sum',
+      'max',
+      'min',
+      'average',
+      'boolean',
+      'not',
+      'exists',
+      'count',
+      'append',
+      'reverse',
+      'keys',
+      'lookup',
+      'type',
+      'encodeUrlComponent',
+      'encodeUrl',
+    ].map((name) => [name, any]),
+  ),
+};
+/** Operators whose cost is that of their operands (not `..`, a range; not `in`, a product). */
+const OPERATORS = new Set([
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '=',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  '&',
+  'and',
+  'or',
+]);
+/** Node types that need no more checking than their children. */
+const PLAIN = new Set([
+  'path',
+  'name',
+  'string',
+  'number',
+  'value',
+  'condition',
+  'block',
+  'wildcard',
+  'descendant',
+  'filter',
+]);
+
+/**
+ * Whether `node` stays within the inline subset: no variables but `$` and `$$` (so no bindings,
+ * no functions of the template's own, no recursion), no regular expressions, ranges, sorting,
+ * transforms or parent steps, and only the built-in calls of CALLS. In it, every step costs
+ * at most about the size of what the steps before it yielded, which INLINE_MAX_WEIGHT bounds.
+ */
+export function inlineable(node: unknown, seen = new Set<object>()): boolean {
+  if (node === null || typeof node !== 'object' || seen.has(node)) return true;
+  seen.add(node);
+  if (Array.isArray(node)) return node.every((child) => inlineable(child, seen));
+  const n = node as Node;
+  const children = (skip?: string) =>
+    Object.entries(n).every(([key, child]) => key === skip || inlineable(child, seen));
+  if (n.type === undefined) return children();
+  if (PLAIN.has(n.type)) return children();
+  switch (n.type) {
+    case 'variable':
+      return n.value === '' || n.value === '$';
+    case 'binary':
+      return OPERATORS.has(n.value as string) && children();
+    case 'unary':
+      return ['-', '[', '{'].includes(n.value as string) && children();
+    case 'function': {
+      const name = n.procedure?.type === 'variable' ? (n.procedure.value as string) : '';
+      const rule = Object.prototype.hasOwnProperty.call(CALLS, name) ? CALLS[name] : undefined;
+      return rule !== undefined && rule(n.arguments ?? []) && children('procedure');
+    }
+    default:
+      return false;
+  }
+}
+
+/** Why an inline evaluation stopped without deciding: the evaluators decide instead. */
+class NotHere {
+  constructor(readonly slow: boolean) {}
+}
+
+/** One inline evaluation's bounds: its start, its CPU at the start, the sizes of its values. */
+interface Guard {
+  started: number;
+  cpu: NodeJS.CpuUsage;
+  weights: WeakMap<object, number>;
+}
+
+/** About the size of `value` as JSON, counted no further than past INLINE_MAX_WEIGHT. */
+function weigh(value: unknown, weights: WeakMap<object, number>): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (value === null || typeof value !== 'object') return 8;
+  const known = weights.get(value);
+  if (known !== undefined) return known;
+  let total = 2;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      total += weigh(item, weights) + 1;
+      if (total > INLINE_MAX_WEIGHT) break;
+    }
+  } else {
+    for (const [key, item] of Object.entries(value)) {
+      total += key.length + 4 + weigh(item, weights);
+      if (total > INLINE_MAX_WEIGHT) break;
+    }
+  }
+  weights.set(value, total);
+  return total;
+}
+
+/** Past INLINE_BUDGET_MS on the clock, the CPU used decides (a busy machine's waits are not it). */
+function overran(guard: Guard): boolean {
+  if (performance.now() - guard.started <= INLINE_BUDGET_MS) return false;
+  const used = process.cpuUsage(guard.cpu);
+  return (used.user + used.system) / 1000 > INLINE_BUDGET_MS;
+}
+
+interface StepEnvironment {
+  base: { lookup(name: string): unknown; depth: number };
+}
+const guardOf = (env: StepEnvironment) => env.base.lookup(GUARD) as Guard;
+const onEntry = (_expr: unknown, _input: unknown, env: StepEnvironment) => {
+  if (overran(guardOf(env))) throw new NotHere(true);
+};
+const onExit = (_expr: unknown, _input: unknown, env: StepEnvironment, result: unknown) => {
+  const guard = guardOf(env);
+  if (weigh(result, guard.weights) > INLINE_MAX_WEIGHT) throw new NotHere(false);
+  if (overran(guard)) throw new NotHere(true);
+};
+
+/** What a template's output is as a delivery's bytes, or why it is none (docs/templates.md). */
+function judged(output: unknown): TemplateResult {
+  if (output === undefined) return { ok: false, error: 'it yielded nothing for this body' };
+  if (typeof output !== 'object' || output === null) {
+    const what = output === null ? 'null' : `a ${typeof output}`;
+    return { ok: false, error: `it yielded ${what}, not a JSON object or array` };
+  }
+  const json = JSON.stringify(output);
+  const bytes = Buffer.byteLength(json, 'utf8');
+  return bytes > TEMPLATE_OUTPUT_MAX_BYTES
+    ? {
+        ok: false,
+        error: `its output is ${bytes} bytes; at most ${TEMPLATE_OUTPUT_MAX_BYTES} are sent`,
+      }
+    : { ok: true, json };
+}
+
+/**
+ * Evaluates in the service's own process the templates that can be bounded there
+ * (docs/templates.md#how-templates-are-evaluated): those of the inline subset (inlineable), each
+ * step checked against INLINE_BUDGET_MS of CPU and INLINE_MAX_WEIGHT. A template outside the
+ * subset, or one that reaches a bound, is left to the evaluators (render answers null), which
+ * decide with TEMPLATE_TIMEOUT_MS as before; one that reached the time bound INLINE_OVERRUNS
+ * times goes to them from then on. No evaluator's round trip for the others: waiting for an evaluator to be scheduled
+ * was what a templated delivery's slot spent most of its time on
+ * (docs/benchmarks.md#templates-and-chat-messages-benchtemplatests).
+ */
+export class InlineTemplates {
+  /** Compiled inlineable templates, most recently used last. */
+  private readonly compiled = new Map<string, jsonata.Expression>();
+  /** Templates for the evaluators: outside the subset, or past INLINE_BUDGET_MS too often. */
+  private readonly elsewhere = new Map<string, true>();
+  /** How often a template ran past INLINE_BUDGET_MS. */
+  private readonly overruns = new Map<string, number>();
+
+  /**
+   * The template's output for the notification body `body` (JSON text), as the evaluators would
+   * give it, or null: the evaluators decide.
+   */
+  async render(template: string, body: string): Promise<TemplateResult | null> {
+    const expr = this.expression(template);
+    if (expr === null) return null;
+    let output: unknown;
+    try {
+      const input: unknown = JSON.parse(body);
+      // From here: parsing a large body is not the template's cost.
+      const guard: Guard = {
+        started: performance.now(),
+        cpu: process.cpuUsage(),
+        weights: new WeakMap(),
+      };
+      output = await expr.evaluate(input, { [GUARD]: guard });
+    } catch (error) {
+      if (error instanceof NotHere) {
+        if (error.slow) this.overran(template);
+        return null;
+      }
+      // JSONata's own errors (a code such as T2001) are the template's, and the evaluators would
+      // give the same; anything else (the stack, say) is for them to decide.
+      const code = (error as { code?: unknown } | null)?.code;
+      if (typeof code !== 'string' || code === 'U1001') return null;
+      return { ok: false, error: describeJsonataError(error) };
+    }
+    return judged(output);
+  }
+
+  private overran(template: string): void {
+    const times = (this.overruns.get(template) ?? 0) + 1;
+    remember(this.overruns, template, times);
+    if (times < INLINE_OVERRUNS) return;
+    this.overruns.delete(template);
+    this.compiled.delete(template);
+    remember(this.elsewhere, template, true);
+  }
+
+  private expression(template: string): jsonata.Expression | null {
+    if (this.elsewhere.has(template)) return null;
+    const known = this.compiled.get(template);
+    if (known !== undefined) {
+      remember(this.compiled, template, known);
+      return known;
+    }
+    let expr: jsonata.Expression;
+    try {
+      expr = jsonata(template);
+    } catch {
+      // Refused when the webhook was stored; the evaluators say why, as before.
+      remember(this.elsewhere, template, true);
+      return null;
+    }
+    if (!inlineable(expr.ast())) {
+      remember(this.elsewhere, template, true);
+      return null;
+    }
+    expr.assign(Symbol.for('jsonata.__evaluate_entry') as never, onEntry);
+    expr.assign(Symbol.for('jsonata.__evaluate_exit') as never, onExit);
+    remember(this.compiled, template, expr);
+    return expr;
+  }
+}
+
+/** Puts `key` last in `map`, dropping the least recently used past CACHE_SIZE. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > CACHE_SIZE) map.delete(map.keys().next().value as string);
+}
