@@ -19,11 +19,17 @@ export const INLINE_OVERRUNS = 3;
  * that builds more goes to the evaluators. It bounds what one step can cost (a `$string` or a
  * `&` of it, the output's serialization), which the time checks between steps cannot.
  */
-export const INLINE_MAX_WEIGHT = 4 * TEMPLATE_OUTPUT_MAX_BYTES;
+export const INLINE_MAX_WEIGHT = TEMPLATE_OUTPUT_MAX_BYTES;
+/**
+ * Largest notification body (JSON text) evaluated in the service's process. The sizes of the
+ * body's parts are counted as steps reach them, within the budget; a larger body (rare: a few KB
+ * is usual) goes to the evaluators rather than spend the budget on that.
+ */
+export const INLINE_MAX_BODY = 64 * 1024;
 /** Compiled templates kept, and templates known to need the evaluators, most recent first. */
 const CACHE_SIZE = 256;
 /** Longest string literal a `$join` separator or a `$replace` pattern or replacement may be. */
-const LITERAL_MAX = 64;
+const LITERAL_MAX = 16;
 /** The binding through which the step hooks find their evaluation's state. */
 const GUARD = '__meb_inline_guard';
 
@@ -236,14 +242,29 @@ export class InlineTemplates {
   private readonly elsewhere = new Map<string, true>();
   /** How often a template ran past INLINE_BUDGET_MS. */
   private readonly overruns = new Map<string, number>();
+  /** The evaluation last started, the next one's turn when it is over. */
+  private turn: Promise<unknown> = Promise.resolve();
 
   /**
    * The template's output for the notification body `body` (JSON text), as the evaluators would
    * give it, or null: the evaluators decide.
    */
-  async render(template: string, body: string): Promise<TemplateResult | null> {
+  render(template: string, body: string): Promise<TemplateResult | null> {
+    if (body.length > INLINE_MAX_BODY) return Promise.resolve(null);
     const expr = this.expression(template);
-    if (expr === null) return null;
+    if (expr === null) return Promise.resolve(null);
+    // One at a time: JSONata awaits at every step, so evaluations started together would run
+    // step by step in turn, and each one's time would count the others'.
+    const run = this.turn.then(() => this.evaluate(template, expr, body));
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
+  private async evaluate(
+    template: string,
+    expr: jsonata.Expression,
+    body: string,
+  ): Promise<TemplateResult | null> {
     let output: unknown;
     try {
       const input: unknown = JSON.parse(body);
