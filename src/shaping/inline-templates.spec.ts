@@ -1,6 +1,12 @@
 import jsonata from 'jsonata';
 import type { AppConfig } from '../config/config.types';
-import { INLINE_BUDGET_MS, INLINE_OVERRUNS, InlineTemplates, inlineable } from './inline-templates';
+import {
+  INLINE_BUDGET_MS,
+  INLINE_MAX_BODY,
+  INLINE_OVERRUNS,
+  InlineTemplates,
+  inlineable,
+} from './inline-templates';
 import { ShapingService } from './shaping.service';
 import { TemplateRunner } from './template-runner';
 
@@ -16,11 +22,11 @@ const body = JSON.stringify({
     ],
   },
 });
-/** A body with many files: what a template that multiplies them works on. */
+/** A body with many files (under INLINE_MAX_BODY): what a template that multiplies them works on. */
 const wide = JSON.stringify({
   data: {
     files: Array.from({ length: 300 }, (_, i) => ({ file_type: 'MP4', download_url: `u${i}` })),
-    big: 'y'.repeat(100_000),
+    big: 'y'.repeat(40_000),
   },
 });
 
@@ -92,23 +98,28 @@ describe('InlineTemplates', () => {
 
   it('stops a template that runs long within a few ms of CPU, and sends it to the evaluators after a few times', async () => {
     const inline = new InlineTemplates();
-    // 300³ steps: minutes, unbounded.
-    const template = '{"n": $count(data.files.($$.data.files.($$.data.files.(file_type & "x"))))}';
+    // 300³ steps (minutes, unbounded), yielding nothing: the time and the steps stop it.
+    const template =
+      '{"n": $count(data.files.($$.data.files.($$.data.files.(file_type = "none" ? 1))))}';
+    const { elsewhere } = inline as unknown as { elsewhere: Map<string, true> };
     for (let time = 1; time <= INLINE_OVERRUNS; time++) {
+      expect(elsewhere.has(template)).toBe(false);
       const cpu = process.cpuUsage();
       await expect(inline.render(template, wide)).resolves.toBeNull();
       const used = process.cpuUsage(cpu);
       // The bound and one step past it: far below what the template asks, and TEMPLATE_TIMEOUT_MS.
       expect((used.user + used.system) / 1000).toBeLessThan(INLINE_BUDGET_MS + 40);
     }
+    expect(elsewhere.has(template)).toBe(true);
     const again = process.cpuUsage();
     await expect(inline.render(template, wide)).resolves.toBeNull();
     expect(process.cpuUsage(again).user / 1000).toBeLessThan(2);
   });
 
   it('stops a template whose values grow past what one step may cost, before they are built on', async () => {
+    expect(wide.length).toBeLessThan(INLINE_MAX_BODY);
     const inline = new InlineTemplates();
-    // Each `data` is 100 KB: their text would be made and serialized in one step, unbounded.
+    // Each `data` is about 55 KB: their text would be made and serialized in one step, unbounded.
     const template = `{"a": $string([${Array(12).fill('data').join(', ')}])}`;
     for (let time = 1; time <= INLINE_OVERRUNS + 1; time++) {
       await expect(inline.render(template, wide)).resolves.toBeNull();
@@ -116,6 +127,24 @@ describe('InlineTemplates', () => {
     // Stopped by the size, not the clock (but for a first run's compiling): not sent away for good.
     const { elsewhere } = inline as unknown as { elsewhere: Map<string, true> };
     expect(elsewhere.has(template)).toBe(false);
+  });
+
+  it('evaluates many at once without counting the time of one against another', async () => {
+    const inline = new InlineTemplates();
+    const outputs = await Promise.all(
+      Array.from({ length: 200 }, () => inline.render(INLINE[2], body)),
+    );
+    expect(outputs.map((output) => (output === null ? 'N' : output.ok ? '.' : 'E')).join('')).toBe(
+      '.'.repeat(200),
+    );
+    const { overruns } = inline as unknown as { overruns: Map<string, number> };
+    expect(overruns.has(INLINE[2])).toBe(false);
+  });
+
+  it('leaves a body over 64 KiB to the evaluators', async () => {
+    const inline = new InlineTemplates();
+    const large = JSON.stringify({ data: { topic: 'x'.repeat(70_000) } });
+    await expect(inline.render('{"a": data.topic}', large)).resolves.toBeNull();
   });
 
   it('through shaping: what inline leaves is decided by the evaluators, as before', async () => {

@@ -177,12 +177,15 @@ const WARM_UP_BODY = JSON.stringify({
 });
 const WARM_UP_RUNS = 30;
 
+/** The inline evaluation last started in this process, the next one's turn when it is over. */
+let turn: Promise<unknown> = Promise.resolve();
+
 /** Why an inline evaluation stopped without deciding: the evaluators decide instead. */
 class NotHere {
   constructor(readonly slow: boolean) {}
 }
 
-/** One inline evaluation's bounds: its start, its CPU at the start, the sizes of its values. */
+/** One inline evaluation's bounds: its time and steps so far, the sizes of its values. */
 interface Guard {
   /** When the last step started or ended, and the time counted so far. */
   last: number;
@@ -255,12 +258,12 @@ function judged(output: unknown): TemplateResult {
 /**
  * Evaluates in the service's own process the templates that can be bounded there
  * (docs/templates.md#how-templates-are-evaluated): those of the inline subset (inlineable), each
- * step checked against INLINE_BUDGET_MS of CPU and INLINE_MAX_WEIGHT. A template outside the
+ * step checked against INLINE_BUDGET_MS, INLINE_MAX_STEPS and INLINE_MAX_WEIGHT. A template outside the
  * subset, or one that reaches a bound, is left to the evaluators (render answers null), which
- * decide with TEMPLATE_TIMEOUT_MS as before; one that reached the time bound INLINE_OVERRUNS
- * times goes to them from then on. No evaluator's round trip for the others: waiting for an evaluator to be scheduled
- * was what a templated delivery's slot spent most of its time on
- * (docs/benchmarks.md#templates-and-chat-messages-benchtemplatests).
+ * decide with TEMPLATE_TIMEOUT_MS as before; one past the time or the steps INLINE_OVERRUNS
+ * evaluations in a row goes to them from then on. No evaluator's round trip for the others:
+ * waiting for an evaluator to be scheduled was what a templated delivery's slot spent most of
+ * its time on (docs/benchmarks.md#templates-and-chat-messages-benchtemplatests).
  */
 export class InlineTemplates {
   /** Compiled inlineable templates, most recently used last. */
@@ -269,8 +272,6 @@ export class InlineTemplates {
   private readonly elsewhere = new Map<string, true>();
   /** How many evaluations in a row of a template ran past INLINE_BUDGET_MS or INLINE_MAX_STEPS. */
   private readonly overruns = new Map<string, number>();
-  /** The evaluation last started, the next one's turn when it is over. */
-  private turn: Promise<unknown> = Promise.resolve();
 
   constructor() {
     // JSONata's code and this file's compiled before the first delivery's template: a cold first
@@ -294,10 +295,10 @@ export class InlineTemplates {
     if (body.length > INLINE_MAX_BODY) return Promise.resolve(null);
     const expr = this.expression(template);
     if (expr === null) return Promise.resolve(null);
-    // One at a time: JSONata awaits at every step, so evaluations started together would run
-    // step by step in turn, and each one's time would count the others'.
-    const run = this.turn.then(() => this.evaluate(template, expr, body));
-    this.turn = run.catch(() => undefined);
+    // One at a time in the process: JSONata awaits at every step, so evaluations started
+    // together would run step by step in turn, and each one's time would count the others'.
+    const run = turn.then(() => this.evaluate(template, expr, body));
+    turn = run.catch(() => undefined);
     return run;
   }
 
