@@ -4,8 +4,9 @@
  * - evaluation: what shaping a delivery costs, through ShapingService as a delivery calls it
  *   (the body as JSON text in, the bytes to send out): each chat tool's built-in message for
  *   every kind (built in the service's process, no evaluator), and the recipes of
- *   docs/templates.md through the template evaluators, SAMPLES times each (default 2,000), one
- *   at a time: p50 and p99 in ms.
+ *   docs/templates.md (in the service's process, being of the inline subset; the Slack one also
+ *   as the docs write it, with a function of its own, through the template evaluators), SAMPLES
+ *   times each (default 2,000), one at a time: p50 and p99 in ms.
  * - evaluators: SAMPLES × 4 jobs of the Slack recording recipe at 50 at once, through
  *   evaluators sent up to 16 jobs a message (the default) and one job a message (the baseline:
  *   how jobs were sent before): jobs/s, and CPU per job of this process and of the evaluators.
@@ -68,11 +69,17 @@ const RECIPES: Record<string, string> = {
     '"body": [{"type": "TextBlock", "text": "Started: " & data.topic, "wrap": true}]}}]} : {}',
   'recording (http)':
     '{"meeting": data.topic, "files": [data.files.{"type": file_type, "url": download_url}]}',
+  'recording (Slack, with $esc)':
+    '($esc := function($s) { $replace($replace($replace($s, "&", "&amp;"), "<", "&lt;"), ">", "&gt;") }; ' +
+    '{"text": "Recording ready: " & $esc(data.topic), "blocks": [{"type": "section", "text": {"type": "mrkdwn", ' +
+    '"text": "*Recording ready:* " & $esc(data.topic)}}, {"type": "section", "text": {"type": "mrkdwn", ' +
+    '"text": $join(data.files.("<" & download_url & "|" & file_type & ">"), "\\n")}}]})',
 };
 const RECIPE_TYPES: Record<string, string> = {
   'recording (Slack)': 'slack',
   'one host (Teams)': 'teams',
   'recording (http)': 'http',
+  'recording (Slack, with $esc)': 'slack',
 };
 
 const load = () =>
@@ -122,7 +129,8 @@ async function evaluationPhase(): Promise<void> {
         times.push(performance.now() - t0);
         if (!out.ok) throw new Error(`${name}: ${out.error}`);
       }
-      console.log(`template ${name} (evaluator round trip): ${ms(times)}`);
+      const where = name.includes('$esc') ? 'evaluator round trip' : "in the service's process";
+      console.log(`template ${name} (${where}): ${ms(times)}`);
     }
   } finally {
     await shaping.onApplicationShutdown();

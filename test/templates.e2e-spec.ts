@@ -173,6 +173,13 @@ describe('templates: what a webhook is sent, signed and logged (http and NATS)',
   it.each([
     ['never ends', '($f := function($n) { $f($n + 1) }; {"a": $f(0)})', /nests deeper|ran longer/],
     ['spins', '{"a": $count([1..10000000].($ * 2))}', /ran longer|memory/],
+    // Of the inline subset (docs/templates.md#how-templates-are-evaluated): the service's process
+    // gives up on it at its bounds, and an evaluator decides.
+    [
+      'multiplies its steps within the inline subset',
+      '{"a": $count($$.**.($$.**.($$.**.($$.**))))}',
+      /ran longer/,
+    ],
     ['grows without bound', '($f := function($s) { $f($s & $s) }; {"a": $f("x")})', /template: /],
     ['yields too much', '{"a": $pad("", 300000, "x")}', /262144|ran longer/],
     ['calls what is not there', '{"a": $require("fs")}', /template: /],

@@ -3,6 +3,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { AppConfig } from '../config/config.types';
 import { builtInMessage } from '../destinations/chat/chat-tool';
 import { DESTINATIONS } from '../destinations/registry';
+import { InlineTemplates } from './inline-templates';
 import { TemplateRunner } from './template-runner';
 
 /** What a delivery is to send: its shaped bytes (null: the notification body as it is), or why none. */
@@ -36,6 +37,7 @@ export type AttemptBytes =
 @Injectable()
 export class ShapingService implements OnApplicationShutdown {
   private readonly runner: TemplateRunner;
+  private readonly inline = new InlineTemplates();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.runner = new TemplateRunner(config.templateTimeoutMs);
@@ -85,7 +87,9 @@ export class ShapingService implements OnApplicationShutdown {
       if (chat === undefined) return { ok: true, json: body };
       return { ok: true, json: JSON.stringify(builtInMessage(chat, JSON.parse(body))) };
     }
-    const result = await this.runner.render(template, body);
+    // In this process when it can be bounded here, else in the evaluators (docs/templates.md).
+    const result =
+      (await this.inline.render(template, body)) ?? (await this.runner.render(template, body));
     if (!result.ok) return { ok: false, error: `template: ${result.error}` };
     if (chat !== undefined) {
       const refusal = chat.refusal(JSON.parse(result.json));

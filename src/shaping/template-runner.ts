@@ -117,9 +117,9 @@ interface Slot {
 const failedWith = (error: string): TemplateResult => ({ ok: false, error });
 
 /**
- * Evaluates templates (docs/templates.md) in a few child processes, never in the process that
- * sends deliveries: a template that loops, nests or grows without end costs its own delivery
- * and nothing else. Processes, not worker threads: a worker thread that reaches its heap limit
+ * Evaluates the templates that the service's process does not (inline-templates.ts;
+ * docs/templates.md#how-templates-are-evaluated) in a few child processes: a template that
+ * loops, nests or grows without end costs its own delivery and nothing else. Processes, not worker threads: a worker thread that reaches its heap limit
  * can abort the whole process (Node 20 does, for JSONata's `[1..10000000]`), a child only
  * itself. Each evaluator runs one job at a time, taking them from one queue in batches of up to
  * MAX_BATCH (each answered on its own as it is done); a job is bounded by TEMPLATE_TIMEOUT_MS

@@ -23,8 +23,8 @@ export function describeJsonataError(error: unknown): string {
 
 /**
  * Why `template` cannot be a webhook's template, naming `field`, or null. Parsing is linear in
- * the text, which is at most 8 KiB: safe in a request. Evaluating is not, and happens elsewhere
- * (template-runner.ts).
+ * the text, which is at most 8 KiB: safe in a request. Evaluating is not, and happens within
+ * bounds (shaping/inline-templates.ts, shaping/template-runner.ts).
  */
 export function templateProblem(template: unknown, field = 'template'): string | null {
   if (typeof template !== 'string')
