@@ -4,7 +4,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * The ingest statement is the one writer of inbound_events, and it claims each event's key in
  * inbound_event_keys before it stores the row (docs/operations.md#partitions). The insert
  * trigger that added the keys again cost every ingest a PL/pgSQL call and a unique-index probe
- * per row, each one finding the key just claimed (docs/benchmarks.md, "End-to-end regression").
+ * per row, each one finding the key just claimed (docs/benchmarks.md, "End to end after the fifth round's changes").
  * Re-keying an event (a migration's UPDATE of identity_key) still moves its key: that trigger
  * stays.
  */
