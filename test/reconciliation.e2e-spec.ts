@@ -46,11 +46,11 @@ interface Setup {
  * The budget grants on Redis's clock with a margin (WINDOW_MARGIN_MS) for the varying delay
  * between a grant and the request's arrival.
  */
-function mostInOneSecond(times: number[]): number {
+function mostWithin(times: number[], windowMs = 1000): number {
   const sorted = [...times].sort((a, b) => a - b);
   let most = 0;
   for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i] - sorted[j] >= 1000) j++;
+    while (sorted[i] - sorted[j] >= windowMs) j++;
     most = Math.max(most, i - j + 1);
   }
   return most;
@@ -470,9 +470,17 @@ describe('reconciliation: scheduled, after a WebSocket gap, and across processes
     expect(window).toBe(4 * HOUR);
     expect(Date.parse(scheduled.until)).toBeLessThanOrEqual(Date.now() - HOUR);
     expect(scheduled.created['meeting.started']).toBe(12);
-    // Any second of requests at the platform: at most RECONCILE_MAX_RPS.
+    // At most RECONCILE_MAX_RPS requests start in any second (the budget's grants: the next
+    // test). Where the platform is, each also carries its time in transit, which a loaded
+    // machine makes differ by up to a few hundred ms: at most 5 in any 750 ms there. Without
+    // the budget, the run's 13 and more requests would come within a few ms.
     expect(s.reports.hits.length).toBeGreaterThan(12);
-    expect(mostInOneSecond(s.reports.hits.map((h) => h.at))).toBeLessThanOrEqual(5);
+    expect(
+      mostWithin(
+        s.reports.hits.map((h) => h.at),
+        750,
+      ),
+    ).toBeLessThanOrEqual(5);
   });
 
   it('holds the request budget across processes', async () => {
@@ -489,7 +497,7 @@ describe('reconciliation: scheduled, after a WebSocket gap, and across processes
         }
       }),
     );
-    expect(mostInOneSecond(granted)).toBeLessThanOrEqual(5);
+    expect(mostWithin(granted)).toBeLessThanOrEqual(5);
   });
 
   it('reconciles an ended gap once its delay has passed, and marks the gap', async () => {
